@@ -1,0 +1,34 @@
+# Two commands for a newcomer: `make run` (app on a bundled example) and `make test` (whole suite).
+# Each creates .venv and installs the pinned dependencies itself.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint bench browser fixtures
+
+$(STAMP): pyproject.toml constraints.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -c constraints.txt -e '.[test]'
+	touch $(STAMP)
+
+browser:
+	@command -v chromium >/dev/null 2>&1 || ( \
+	  echo "installing Debian chromium for the browser tests"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium >/dev/null )
+
+run: $(STAMP)
+	GRADIO_ANALYTICS_ENABLED=False $(PY) app.py --example
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+test: $(STAMP) browser lint
+	@GRADIO_ANALYTICS_ENABLED=False PERF_DOCTOR_REQUIRE_BROWSER=1 $(PY) -m pytest; rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing on purpose" >&2; exit 1; fi; exit $$rc
+
+bench: $(STAMP)
+	$(PY) bench/run.py

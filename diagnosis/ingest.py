@@ -1,0 +1,107 @@
+"""From any user input to one canonical Run: materialise, find run roots, choose a rank, read.
+
+The readers decide from the files present which layout a folder holds; this module only
+collects their candidates and picks one.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+
+from diagnosis.errors import InputError
+from diagnosis.model import Run
+from diagnosis.readers import Candidate
+
+# Reader modules in detection order: the most specific layouts first, so that a 2.3/2.4 output
+# (legacy profiler/ plus rank-*_ascend_ms) is not taken for a plain 2.5+ one.
+READER_MODULES = (
+    "diagnosis.readers.ascend_legacy",
+    "diagnosis.readers.torch_npu",
+    "diagnosis.readers.ascend",
+    "diagnosis.readers.cpu",
+    "diagnosis.readers.gpu",
+    "diagnosis.readers.legacy_cpu",
+)
+
+KNOWN_LAYOUTS_TEXT = (
+    "a MindSpore profiler output: *_ascend_ms/ with ASCEND_PROFILER_OUTPUT/ (Ascend, MindSpore 2.3+), "
+    "*_ascend_ms/FRAMEWORK/cpu_* (CPU, MindSpore 2.5+), a flat profiler/ folder (MindSpore 2.0-2.4: "
+    "aicore_intermediate_*, gpu_op_detail_info_*, cpu_op_detail_info_*), or a torch_npu *_ascend_pt/ folder"
+)
+
+
+def _readers() -> list[ModuleType]:
+    mods = []
+    for name in READER_MODULES:
+        try:
+            mods.append(importlib.import_module(name))
+        except ModuleNotFoundError as exc:  # a reader not written yet must not break the others
+            if exc.name != name:
+                raise
+    return mods
+
+
+def find_runs(folder: Path) -> list[Candidate]:
+    """Every run root of every known layout at or below `folder`, without duplicates."""
+    found: list[Candidate] = []
+    claimed: set[Path] = set()
+    for reader in _readers():
+        for cand in reader.candidates(folder):
+            root = cand.root.resolve()
+            if root in claimed:
+                continue
+            claimed.add(root)
+            found.append(cand)
+    return found
+
+
+def choose_run(candidates: Sequence[Candidate], rank: int | None, source: str) -> Candidate:
+    """The candidate for `rank`, or the only / lowest rank when no rank is asked for."""
+    if not candidates:
+        raise InputError("no profiler output found", path=source, expected=KNOWN_LAYOUTS_TEXT)
+    layouts = {c.layout for c in candidates}
+    if len(layouts) > 1 and rank is None:
+        # Mixed layouts in one upload are almost always two different runs packed together.
+        names = ", ".join(sorted(f"{c.root.name} ({c.layout})" for c in candidates))
+        raise InputError(
+            f"several different profiler outputs found: {names}",
+            path=source,
+            expected="one run (or the ranks of one run) per input",
+        )
+    if rank is None:
+        return min(candidates, key=lambda c: (c.rank is None, c.rank or 0, str(c.root)))
+    for cand in candidates:
+        if cand.rank == rank:
+            return cand
+    ranks = sorted({c.rank for c in candidates if c.rank is not None})
+    raise InputError(f"rank {rank} does not exist", path=source, expected=f"one of the ranks {ranks}")
+
+
+def read_folder(folder: Path, *, rank: int | None = None, source: str | None = None) -> Run:
+    """Read the run (of `rank`) found in a local folder."""
+    display = source or folder.name
+    cands = find_runs(folder)
+    if not cands:
+        from diagnosis.sources import describe
+
+        raise InputError(
+            f"this is not profiler output (found: {describe(folder)})",
+            path=display,
+            expected=KNOWN_LAYOUTS_TEXT,
+        )
+    cand = choose_run(cands, rank, display)
+    reader = next(
+        r for r in _readers() if cand.layout == r.LAYOUT or cand.layout in getattr(r, "LAYOUTS", ())
+    )
+    run = reader.read(cand)
+    run.meta.source = display
+    run.meta.ranks_available = tuple(sorted({c.rank for c in cands if c.rank is not None}))
+    return run
+
+
+def list_ranks(folder: Path) -> list[int]:
+    """Ranks found in a folder (empty when the runs carry no rank)."""
+    return sorted({c.rank for c in find_runs(folder) if c.rank is not None})

@@ -1,0 +1,160 @@
+"""The canonical, typed run model every reader produces and every analyzer consumes.
+
+One profiler output, whatever its layout, becomes one :class:`Run`: per-launch kernels in a
+pyarrow-backed DataFrame with fixed column names, per-step times, run metadata and an
+explicit list of questions the run cannot answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+# Canonical kernel columns and their pyarrow-backed dtypes. Readers fill what their layout has and
+# leave the rest missing (<NA>); extra hardware-counter columns keep their `aic_*`/`aiv_*` names.
+KERNEL_SCHEMA: dict[str, str] = {
+    "name": "string[pyarrow]",  # full kernel / op name as the profiler wrote it
+    "op_type": "string[pyarrow]",  # operator type, e.g. Conv2D
+    "scope": "string[pyarrow]",  # framework scope (full_op_name) when known, else <NA>
+    "step": "int64[pyarrow]",  # step id when the layout records or implies one
+    "start_us": "double[pyarrow]",  # launch start, microseconds (absolute clock of the run)
+    "duration_us": "double[pyarrow]",
+    "wait_us": "double[pyarrow]",
+    "core": "string[pyarrow]",  # AI_CORE, AI_VECTOR_CORE, AI_CPU, MIX_AIC, HCCL, CPU, GPU ...
+    "block_dim": "int64[pyarrow]",
+    "input_shapes": "string[pyarrow]",  # ';' between inputs, ',' between dims, quotes stripped
+    "input_dtypes": "string[pyarrow]",
+    "input_formats": "string[pyarrow]",
+    "output_shapes": "string[pyarrow]",
+    "output_dtypes": "string[pyarrow]",
+    "output_formats": "string[pyarrow]",
+    "op_state": "string[pyarrow]",  # static / dynamic / <NA> (unknown, never assume dynamic)
+}
+
+STEP_SCHEMA: dict[str, str] = {
+    "step": "int64[pyarrow]",
+    "start_us": "double[pyarrow]",
+    "duration_us": "double[pyarrow]",  # wall time of the step
+    "busy_us": "double[pyarrow]",  # device (or host-op) busy time inside the step
+    "free_us": "double[pyarrow]",  # idle time (step_trace_time Free or wall - busy)
+    "communication_us": "double[pyarrow]",
+}
+
+LAYOUTS = (
+    "ascend-ms",  # MindSpore 2.5+ *_ascend_ms with ASCEND_PROFILER_OUTPUT/kernel_details.csv
+    "ascend-ms-2.3",  # MindSpore 2.3/2.4: profiler/ legacy files + rank-*_ascend_ms
+    "legacy-ascend",  # MindSpore 2.0-2.2 flat profiler/ (Ascend)
+    "legacy-gpu",  # MindSpore 2.0-2.4 flat profiler/ (GPU)
+    "legacy-cpu",  # MindSpore 2.0-2.4 flat profiler/ (CPU)
+    "cpu-ms",  # MindSpore 2.5+ CPU: *_ascend_ms/FRAMEWORK/cpu_* + trace_view.json
+    "torch-npu",  # torch_npu *_ascend_pt
+)
+
+
+@dataclass(frozen=True)
+class Limitation:
+    """A question this input cannot answer, why, and how to get the data that would answer it."""
+
+    topic: str  # stable key, e.g. "dtypes", "profiler-config", "steps", "shapes", "scopes"
+    reason: str
+    remedy: str = ""
+
+
+@dataclass
+class ProfilerConfig:
+    """Profiler settings normalised across layouts; None means the layout did not record it."""
+
+    level: str | None = None  # Level0 / Level1 / Level2 / LevelNone
+    aic_metrics: str | None = None  # PipeUtilization, ArithmeticUtilization, ..., None
+    activities: tuple[str, ...] | None = None
+    with_stack: bool | None = None
+    profile_memory: bool | None = None
+    data_process: bool | None = None
+    record_shapes: bool | None = None
+    schedule: dict[str, Any] | None = None
+    raw: dict[str, Any] = field(default_factory=dict)  # the record as written, for diffs
+
+    @property
+    def recorded(self) -> bool:
+        return bool(self.raw)
+
+
+@dataclass
+class RunMeta:
+    """What the run is: layout, framework, device, rank, configuration and inferred traits."""
+
+    layout: str
+    source: str  # display name of the input (user data: escape before showing)
+    framework: str = "mindspore"  # mindspore | torch_npu
+    framework_version: str | None = None
+    device: str = "unknown"  # Ascend | GPU | CPU | unknown
+    rank: int | None = None
+    ranks_available: tuple[int, ...] = ()
+    config: ProfilerConfig = field(default_factory=ProfilerConfig)
+    jit_level: str | None = None
+    execution_mode: str = "unknown"  # graph | pynative | unknown
+    phase: str = "unknown"  # train | inference | unknown
+    amp: dict[str, Any] = field(default_factory=dict)  # cast_ops_per_step, output_to16_scopes, ...
+    environment: dict[str, Any] = field(default_factory=dict)  # profiler_metadata.json
+    files: tuple[str, ...] = ()  # relative paths of the files that were read
+
+
+@dataclass
+class Run:
+    """One profiler output in canonical form."""
+
+    meta: RunMeta
+    kernels: pd.DataFrame  # KERNEL_SCHEMA columns (+ aic_*/aiv_* counters), one row per launch
+    steps: pd.DataFrame  # STEP_SCHEMA columns, one row per step; may be empty
+    limitations: list[Limitation] = field(default_factory=list)
+    extras: dict[str, pd.DataFrame] = field(default_factory=dict)  # memory, dataset, minddata, freq ...
+
+    @property
+    def step_count(self) -> int:
+        """Number of steps the kernels cover (at least 1)."""
+        if len(self.steps):
+            return len(self.steps)
+        if "step" in self.kernels and self.kernels["step"].notna().any():
+            return int(self.kernels["step"].nunique())
+        return 1
+
+    def cannot_answer(self, topic: str) -> Limitation | None:
+        """The limitation recorded for `topic`, if any."""
+        return next((lim for lim in self.limitations if lim.topic == topic), None)
+
+
+def empty_kernels() -> pd.DataFrame:
+    """An empty kernel table with the canonical schema."""
+    return conform_kernels(pd.DataFrame())
+
+
+def empty_steps() -> pd.DataFrame:
+    """An empty step table with the canonical schema."""
+    return conform_steps(pd.DataFrame())
+
+
+def conform_kernels(df: pd.DataFrame) -> pd.DataFrame:
+    """Add missing canonical columns as <NA> and cast known ones to their schema dtype."""
+    return _conform(df, KERNEL_SCHEMA, extra_prefixes=("aic_", "aiv_", "aicore_", "cube_"))
+
+
+def conform_steps(df: pd.DataFrame) -> pd.DataFrame:
+    """Add missing step columns as <NA> and cast to the schema."""
+    return _conform(df, STEP_SCHEMA, extra_prefixes=())
+
+
+def _conform(df: pd.DataFrame, schema: dict[str, str], extra_prefixes: tuple[str, ...]) -> pd.DataFrame:
+    out = {}
+    n = len(df)
+    for col, dtype in schema.items():
+        if col in df.columns:
+            series = df[col]
+            out[col] = series if str(series.dtype) == dtype else series.astype(dtype)
+        else:
+            out[col] = pd.Series(pd.NA, index=df.index if n else None, dtype=dtype)
+    for col in df.columns:
+        if col not in schema and col.startswith(extra_prefixes):
+            out[col] = df[col]
+    return pd.DataFrame(out, index=df.index if n else None).reset_index(drop=True)

@@ -1,0 +1,215 @@
+"""The symptom type shared by the profile analyzers, the graph checks and the knowledge base."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+# Where a symptom was seen. Rules declare which of these they apply to.
+SOURCES = ("pair", "baseline", "target", "mindir", "mindir+profile")
+
+
+@dataclass(frozen=True)
+class Symptom:
+    """One observed fact with numbers, the rows that prove it and, where it can be estimated,
+    the time per step that removing it would give back.
+
+    `kind` is a stable kebab-case id (e.g. ``precision-change``) that rules refer to;
+    `strength` in [0, 1] says how clear the evidence is (effect size beyond noise).
+    """
+
+    kind: str
+    summary: str
+    source: str = "pair"
+    strength: float = 1.0
+    values: dict[str, Any] = field(default_factory=dict)
+    evidence: tuple[dict[str, Any], ...] = ()  # operator rows or graph nodes (JSON-able dicts)
+    recoverable_ms_per_step: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able form used by the report model."""
+        return {
+            "kind": self.kind,
+            "summary": self.summary,
+            "source": self.source,
+            "strength": round(float(self.strength), 4),
+            "values": self.values,
+            "evidence": list(self.evidence),
+            "recoverable_ms_per_step": self.recoverable_ms_per_step,
+        }
+
+
+@dataclass(frozen=True)
+class SymptomKind:
+    """Documentation of one symptom kind: what it means and which numbers it carries."""
+
+    description: str
+    values: tuple[str, ...] = ()
+
+
+# The vocabulary rules may refer to. Analyzers only emit kinds listed here (a test checks it),
+# and every number a rule thresholds on is named in `values`.
+SYMPTOM_KINDS: dict[str, SymptomKind] = {
+    # --- a pair of profiled runs (source "pair") ---
+    "step-time-gap": SymptomKind(
+        "Target is slower (or faster) per step than the baseline's forward pass.",
+        ("baseline_ms_per_step", "target_ms_per_step", "ratio", "per_sample_ratio"),
+    ),
+    "precision-change": SymptomKind(
+        "Compute-heavy ops run in FP32 on the target but FP16/BF16 on the baseline (dtype columns), "
+        "or Cast ops/AMP scope markers exist on one side only (CPU evidence).",
+        (
+            "ops_changed",
+            "fp32_share_target",
+            "lost_ms_per_step",
+            "baseline_casts_per_step",
+            "target_casts_per_step",
+            "evidence_basis",
+        ),
+    ),
+    "cast-heavy": SymptomKind(
+        "Cast kernels take a large share of the target's time or outnumber compute ops.",
+        ("cast_share", "casts_per_step", "compute_ops_per_step", "cast_ms_per_step"),
+    ),
+    "fusion-split": SymptomKind(
+        "Kernels fused on the baseline run as separate kernels on the target (or Conv and BN run as "
+        "separate kernels in an Ascend/GPU inference run).",
+        ("split_groups", "extra_kernels_per_step", "split_ms_per_step"),
+    ),
+    "train-mode-kernels": SymptomKind(
+        "Training-mode BatchNorm (batch statistics) or Dropout kernels run in the inference run.",
+        ("bn_training_kernels", "dropout_kernels", "ms_per_step"),
+    ),
+    "ai-cpu-ops": SymptomKind(
+        "Operators run on AI CPU in the target (share of time, ops >= 20 us).",
+        ("aicpu_share", "aicpu_ms_per_step", "ops"),
+    ),
+    "core-change": SymptomKind(
+        "The same operator runs on a different accelerator core in the two runs (e.g. AI_CORE -> AI_CPU).",
+        ("ops", "ms_per_step"),
+    ),
+    "format-conversion": SymptomKind(
+        "TransData / format-conversion kernels take a share of the target or appear more than on baseline.",
+        ("transdata_share", "transdata_ms_per_step", "baseline_count_per_step", "target_count_per_step"),
+    ),
+    "shape-mismatch": SymptomKind(
+        "Matched operators see different input shapes (usually a different batch size).",
+        ("baseline_batch", "target_batch", "ops_with_different_shapes"),
+    ),
+    "dynamic-shapes": SymptomKind(
+        "One operator sees many distinct input shapes, or kernels report a dynamic OP State, or the "
+        "step times show recompile spikes at new shapes.",
+        ("max_distinct_shapes", "dynamic_ops_share", "recompile_steps"),
+    ),
+    "uniform-slowdown": SymptomKind(
+        "Nearly all matched operators are slower by a similar factor (clock, thermal, contention).",
+        ("median_ratio", "ratio_iqr", "matched_ops", "slower_share", "lost_ms_per_step"),
+    ),
+    "op-slowdown": SymptomKind(
+        "Specific operators are much slower on the target than on the baseline beyond noise.",
+        ("ops", "lost_ms_per_step"),
+    ),
+    "step-drift": SymptomKind(
+        "Step time trends over the run (e.g. 23 ms -> 35 ms).",
+        ("first_ms", "last_ms", "slope_ms_per_step", "relative_change", "kernel_share_of_change"),
+    ),
+    "step-jitter": SymptomKind(
+        "Step times are dispersed (robust coefficient of variation).",
+        ("cv", "p50_ms", "p95_ms", "steps"),
+    ),
+    "first-step-outlier": SymptomKind(
+        "The first step(s) are much slower than the median: compile / no warm-up inside the window.",
+        ("first_ms", "median_ms", "ratio", "outlier_steps"),
+    ),
+    "device-idle": SymptomKind(
+        "The device (or host op executor) is idle for a large share of the step.",
+        ("utilisation", "free_share", "free_ms_per_step"),
+    ),
+    "host-bound": SymptomKind(
+        "Many tiny kernels separated by gaps: the host cannot feed the device.",
+        ("tiny_kernel_share", "median_kernel_us", "median_gap_us", "utilisation"),
+    ),
+    "execution-mode-mismatch": SymptomKind(
+        "One run executed in graph mode, the other in PyNative (op-by-op) mode.",
+        ("baseline_mode", "target_mode"),
+    ),
+    "profiler-config-diff": SymptomKind(
+        "The two runs were profiled with different profiler settings.",
+        ("differences",),
+    ),
+    "profiler-level-low": SymptomKind(
+        "A run lacks dtype/format/shape columns (profiled at Level0).",
+        ("runs",),
+    ),
+    "data-pipeline-wait": SymptomKind(
+        "Steps wait for input data (dataset / minddata queue empty or slow get-next).",
+        ("wait_share", "empty_queue_share", "ms_per_step"),
+    ),
+    "random-augmentation": SymptomKind(
+        "Random augmentation operations run in the inference data pipeline.",
+        ("ops",),
+    ),
+    "memory-growth": SymptomKind(
+        "Allocated device/host memory grows across the run.",
+        ("start_mb", "end_mb", "growth_mb", "relative_growth"),
+    ),
+    "frequency-drop": SymptomKind(
+        "AI Core frequency falls below its maximum during the run (throttling) or npu-smi shows it.",
+        ("max_mhz", "min_mhz", "mean_drop", "temperature_c", "power_w"),
+    ),
+    "environment-diff": SymptomKind(
+        "Environment recorded in profiler_metadata.json differs or is set for debugging "
+        "(log level, launch blocking, deterministic).",
+        ("variables",),
+    ),
+    "communication-share": SymptomKind(
+        "Collective communication takes a share of the inference step.",
+        ("communication_share", "ms_per_step"),
+    ),
+    "small-batch": SymptomKind(
+        "The target's batch is much smaller than the baseline's and kernels are short (device under-used).",
+        ("baseline_batch", "target_batch", "utilisation"),
+    ),
+    "elementwise-heavy": SymptomKind(
+        "Many short elementwise kernels (Add/Mul/ReLU/Cast...) that graph-kernel fusion would merge.",
+        ("elementwise_share", "elementwise_ms_per_step", "kernels_per_step"),
+    ),
+    "float64-input": SymptomKind(
+        "DOUBLE inputs reach the device (Cast from DOUBLE, AI CPU ops on DOUBLE/INT64).",
+        ("ops", "ms_per_step"),
+    ),
+    "sync-heavy": SymptomKind(
+        "Host synchronisation after launches (SynchronizeStream) dominates gaps: synchronous execution.",
+        ("sync_events_per_step", "sync_ms_per_step"),
+    ),
+    "op-set-mismatch": SymptomKind(
+        "Large parts of one run have no counterpart in the other: different workloads.",
+        ("matched_share_baseline", "matched_share_target", "unmatched_ms_per_step"),
+    ),
+    # --- a MINDIR (source "mindir") ---
+    "mindir-train-mode": SymptomKind(
+        "Exported in training mode: BatchNorm is_training=True or Dropout nodes.",
+        ("bn_training", "dropout_nodes"),
+    ),
+    "mindir-fp32-compute": SymptomKind(
+        "Compute ops output FP32 and there is no Cast: exported without mixed precision.",
+        ("fp32_compute_ops", "compute_ops"),
+    ),
+    "mindir-low-precision": SymptomKind(
+        "Compute ops run in FP16/BF16.", ("low_precision_ops", "compute_ops")
+    ),
+    "mindir-dynamic-input": SymptomKind("Graph inputs have dynamic (-1) dimensions.", ("inputs",)),
+    "mindir-float64-input": SymptomKind("A graph input is float64.", ("inputs",)),
+    "mindir-cast-ops": SymptomKind("Many Cast nodes relative to compute ops.", ("casts", "compute_ops")),
+    "mindir-aicpu-risk": SymptomKind("Ops that fall back to AI CPU on Ascend for the dtypes used.", ("ops",)),
+    "mindir-fusible-chains": SymptomKind(
+        "Conv/BN/activation (and MatMul) chains that an inference compiler should fuse.",
+        ("total", "fusible", "blocked", "by_pattern"),
+    ),
+    # --- a MINDIR joined with a profile (source "mindir+profile") ---
+    "chains-ran-split": SymptomKind(
+        "Fusible chains ran as separate kernels in the profile; the BN/activation kernels' time is "
+        "recoverable.",
+        ("chains_split", "chains_fused", "split_ms_per_step", "approximate"),
+    ),
+}
