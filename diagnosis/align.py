@@ -1,0 +1,140 @@
+"""Operator alignment between two runs: per-operator per-step aggregates, matched by normalised
+scope first and by (op type, input shape, order of appearance) sequence alignment for the rest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+import numpy as np
+import pandas as pd
+
+# Per-operator attributes whose most common value is kept per side (changes are symptoms).
+ATTRS = ("op_type", "input_shapes", "input_dtypes", "input_formats", "output_dtypes", "core", "block_dim")
+
+
+@dataclass
+class Alignment:
+    """Matched operator keys of two runs and how much of each side was matched."""
+
+    pairs: pd.DataFrame  # columns: baseline_key, target_key, match ("scope" | "sequence")
+    baseline_ops: pd.DataFrame  # per-operator aggregates of the baseline, indexed by key
+    target_ops: pd.DataFrame
+    baseline_matched_share: float  # share of baseline per-step time that found a partner
+    target_matched_share: float
+    method: str  # "scope", "sequence" or "scope+sequence"
+
+
+def operator_aggregates(kernels: pd.DataFrame, steps: int) -> pd.DataFrame:
+    """One row per operator key: time and launches per step, first appearance, modal attributes."""
+    steps = max(int(steps), 1)
+    dur = kernels["duration_us"].astype("float64")
+    grouped = kernels.assign(_dur=dur).groupby("key", sort=False, observed=True)
+    agg = grouped.agg(
+        total_us=("_dur", "sum"),
+        launches=("_dur", "size"),
+        mean_us=("_dur", "mean"),
+        first_start_us=("start_us", "min"),
+    )
+    agg["us_per_step"] = agg["total_us"] / steps
+    agg["launches_per_step"] = agg["launches"] / steps
+    for col in ATTRS:
+        if col in kernels and kernels[col].notna().any():
+            agg[col] = _modal(kernels, col)
+            if col in ("input_shapes", "input_dtypes", "input_formats", "core"):
+                agg[f"{col}_distinct"] = kernels.groupby("key", sort=False)[col].nunique()
+        else:
+            agg[col] = pd.NA
+    for col in [c for c in kernels.columns if c.startswith(("aic_", "aiv_"))]:
+        agg[col] = kernels.groupby("key", sort=False)[col].mean()
+    agg = agg.sort_values("first_start_us", kind="stable")
+    agg["order"] = np.arange(len(agg))
+    return agg
+
+
+def _modal(kernels: pd.DataFrame, col: str) -> pd.Series:
+    """Most frequent non-missing value of `col` per key (vectorised via value counts)."""
+    counts = kernels[["key", col]].dropna().value_counts(sort=True)
+    first = counts.reset_index().drop_duplicates("key", keep="first")
+    return first.set_index("key")[col]
+
+
+def per_step_times(kernels: pd.DataFrame) -> pd.DataFrame:
+    """Operator time per step as a (key x step) matrix; the noise model's samples."""
+    if "step" not in kernels or kernels["step"].isna().all():
+        return pd.DataFrame()
+    frame = kernels[["key", "step"]].assign(d=kernels["duration_us"].astype("float64"))
+    return frame.pivot_table(index="key", columns="step", values="d", aggfunc="sum", fill_value=0.0)
+
+
+def align(baseline: pd.DataFrame, target: pd.DataFrame, *, use_scopes: bool) -> Alignment:
+    """Match operator keys of two aggregate tables (from `operator_aggregates`)."""
+    pairs = []
+    if use_scopes:
+        common = baseline.index.intersection(target.index)
+        pairs.append(pd.DataFrame({"baseline_key": common, "target_key": common, "match": "scope"}))
+    matched_b = set(pairs[0]["baseline_key"]) if pairs else set()
+    matched_t = set(pairs[0]["target_key"]) if pairs else set()
+    rest_b = baseline.loc[~baseline.index.isin(matched_b)]
+    rest_t = target.loc[~target.index.isin(matched_t)]
+    seq = sequence_pairs(rest_b, rest_t)
+    if len(seq):
+        pairs.append(seq)
+    table = pd.concat(pairs, ignore_index=True) if pairs else _empty_pairs()
+    methods = sorted(set(table["match"]))
+    return Alignment(
+        pairs=table,
+        baseline_ops=baseline,
+        target_ops=target,
+        baseline_matched_share=_share(baseline, table["baseline_key"]),
+        target_matched_share=_share(target, table["target_key"]),
+        method="+".join(methods) if methods else "none",
+    )
+
+
+def _empty_pairs() -> pd.DataFrame:
+    return pd.DataFrame({"baseline_key": [], "target_key": [], "match": []}, dtype="object")
+
+
+def _share(ops: pd.DataFrame, keys: pd.Series) -> float:
+    total = float(ops["us_per_step"].sum())
+    return float(ops.loc[ops.index.isin(keys), "us_per_step"].sum()) / total if total > 0 else 0.0
+
+
+def sequence_pairs(baseline: pd.DataFrame, target: pd.DataFrame) -> pd.DataFrame:
+    """Align the leftover operators by op type (and input shape when both sides have it) in order
+    of first appearance; only equal op types are paired."""
+    if baseline.empty or target.empty:
+        return _empty_pairs()
+    sig_b = _signatures(baseline)
+    sig_t = _signatures(target)
+    matcher = SequenceMatcher(a=sig_b, b=sig_t, autojunk=False)
+    keys_b, keys_t = list(baseline.index), list(target.index)
+    out_b, out_t = [], []
+    for block in matcher.get_matching_blocks():
+        out_b += keys_b[block.a : block.a + block.size]
+        out_t += keys_t[block.b : block.b + block.size]
+    # Second pass: same op type without shape, for what the exact signature left (batch differs).
+    left_b = baseline.loc[~baseline.index.isin(out_b)]
+    left_t = target.loc[~target.index.isin(out_t)]
+    if len(left_b) and len(left_t) and _has_shapes(baseline, target):
+        types_b = left_b["op_type"].astype(str).tolist()
+        types_t = left_t["op_type"].astype(str).tolist()
+        m2 = SequenceMatcher(a=types_b, b=types_t, autojunk=False)
+        lb, lt = list(left_b.index), list(left_t.index)
+        for block in m2.get_matching_blocks():
+            out_b += lb[block.a : block.a + block.size]
+            out_t += lt[block.b : block.b + block.size]
+    return pd.DataFrame({"baseline_key": out_b, "target_key": out_t, "match": "sequence"})
+
+
+def _has_shapes(baseline: pd.DataFrame, target: pd.DataFrame) -> bool:
+    return bool(baseline["input_shapes"].notna().any() and target["input_shapes"].notna().any())
+
+
+def _signatures(ops: pd.DataFrame) -> list[str]:
+    types = ops["op_type"].astype(str)
+    if ops["input_shapes"].notna().any():
+        return (types + "|" + ops["input_shapes"].astype(str)).tolist()
+    return types.tolist()

@@ -1,0 +1,62 @@
+"""Small helpers shared by the analyzers: rounding, JSON-able evidence rows, op-type groups."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+# Compute-heavy operator types: where precision and fusion matter most.
+COMPUTE_OPS = (
+    "Conv2D",
+    "Conv3D",
+    "Conv2DFusion",
+    "Conv",
+    "Convolution",
+    "MatMul",
+    "MatMulV2",
+    "MatMulV3",
+    "BatchMatMul",
+    "BatchMatMulV2",
+    "Dense",
+    "FlashAttentionScore",
+    "GroupedMatmul",
+    "QuantBatchMatmul",
+)
+LOW_PRECISION = ("FLOAT16", "BF16", "BFLOAT16", "DT_BF16", "DT_FLOAT16", "FP16", "HALF")
+FULL_PRECISION = ("FLOAT", "FLOAT32", "DT_FLOAT", "FP32")
+
+
+def rnd(x: float | None, nd: int = 3) -> float | None:
+    """Round for display; None and NaN become None so JSON stays valid."""
+    if x is None:
+        return None
+    x = float(x)
+    return None if math.isnan(x) or math.isinf(x) else round(x, nd)
+
+
+def rows(table: pd.DataFrame, cols: list[str], n: int = 10) -> tuple[dict, ...]:
+    """The first `n` rows of `cols` as JSON-able dicts (floats rounded, missing -> None)."""
+    cols = [c for c in cols if c in table.columns]
+    out = []
+    for record in table[cols].head(n).to_dict("records"):
+        clean = {}
+        for key, value in record.items():
+            if value is pd.NA or value is None:
+                clean[key] = None
+            elif isinstance(value, float):
+                clean[key] = rnd(value)
+            elif hasattr(value, "item"):
+                clean[key] = value.item()
+            else:
+                clean[key] = value
+        out.append(clean)
+    return tuple(out)
+
+
+def first_dtype(dtypes: pd.Series) -> pd.Series:
+    """The first input's dtype from ';'-separated dtype lists, upper-cased."""
+    return dtypes.astype("string").str.split(";").str[0].str.strip().str.upper()
+
+
+OP_COLS = ["operator", "op_type", "baseline_us_per_step", "target_us_per_step", "ratio", "z"]

@@ -1,0 +1,121 @@
+"""Configuration symptoms: execution mode, profiler settings, profiler level, comparability."""
+
+from __future__ import annotations
+
+from diagnosis.analyzers import pair_analyzer
+from diagnosis.analyzers.common import rnd, rows
+from diagnosis.compare import Comparison
+from diagnosis.model import ProfilerConfig
+from diagnosis.symptoms import Symptom
+
+CONFIG_FIELDS = (
+    "level",
+    "aic_metrics",
+    "activities",
+    "with_stack",
+    "profile_memory",
+    "data_process",
+    "record_shapes",
+    "schedule",
+)
+MIN_MATCHED_SHARE = 0.5
+
+
+@pair_analyzer
+def execution_mode_mismatch(c: Comparison) -> list[Symptom]:
+    """One run in graph mode, the other in PyNative."""
+    b, t = c.baseline.run.meta.execution_mode, c.target.run.meta.execution_mode
+    if "unknown" in (b, t) or b == t:
+        return []
+    return [
+        Symptom(
+            "execution-mode-mismatch",
+            f"The baseline ran in {b} mode and the target in {t} mode.",
+            strength=1.0,
+            values={"baseline_mode": b, "target_mode": t},
+        )
+    ]
+
+
+def config_differences(a: ProfilerConfig, b: ProfilerConfig) -> dict[str, list]:
+    """Fields recorded in both configurations whose values differ."""
+    diffs = {}
+    for name in CONFIG_FIELDS:
+        va, vb = getattr(a, name), getattr(b, name)
+        if va is not None and vb is not None and va != vb:
+            diffs[name] = [_plain(va), _plain(vb)]
+    return diffs
+
+
+def _plain(value: object) -> object:
+    return list(value) if isinstance(value, tuple) else value
+
+
+@pair_analyzer
+def profiler_config_diff(c: Comparison) -> list[Symptom]:
+    """The two runs were profiled with different settings (only when both recorded them)."""
+    a, b = c.baseline.run.meta.config, c.target.run.meta.config
+    if not (a.recorded and b.recorded):
+        return []
+    diffs = config_differences(a, b)
+    if not diffs:
+        return []
+    text = ", ".join(f"{k}: {v[0]} vs {v[1]}" for k, v in diffs.items())
+    return [
+        Symptom(
+            "profiler-config-diff",
+            f"The runs were profiled with different settings ({text}).",
+            strength=min(1.0, 0.6 + 0.1 * len(diffs)),
+            values={"differences": diffs},
+        )
+    ]
+
+
+@pair_analyzer
+def profiler_level_low(c: Comparison) -> list[Symptom]:
+    """A device run without dtype/shape columns: it was profiled at Level0."""
+    low = [
+        role
+        for role, side in (("baseline", c.baseline), ("target", c.target))
+        if side.run.meta.device in ("Ascend", "GPU") and side.kernels["input_dtypes"].isna().all()
+    ]
+    if not low:
+        return []
+    levels = {
+        r: getattr(s.run.meta.config, "level", None)
+        for r, s in (("baseline", c.baseline), ("target", c.target))
+    }
+    return [
+        Symptom(
+            "profiler-level-low",
+            f"No dtype, format or shape columns in the {' and '.join(low)} run"
+            f"{'s' if len(low) > 1 else ''} (profiler level {', '.join(str(levels[r]) for r in low)}).",
+            strength=1.0,
+            values={"runs": low},
+        )
+    ]
+
+
+@pair_analyzer
+def op_set_mismatch(c: Comparison) -> list[Symptom]:
+    """Most of one run's time has no counterpart in the other: the workloads differ."""
+    sb, st = c.alignment.baseline_matched_share, c.alignment.target_matched_share
+    if min(sb, st) >= MIN_MATCHED_SHARE:
+        return []
+    unmatched = c.table.loc[c.table["match"] == "target-only"].sort_values(
+        "target_us_per_step", ascending=False
+    )
+    return [
+        Symptom(
+            "op-set-mismatch",
+            f"Only {sb:.0%} of the baseline's and {st:.0%} of the target's operator time could be matched: "
+            "the two runs execute different work.",
+            strength=min(1.0, (MIN_MATCHED_SHARE - min(sb, st)) * 2 + 0.3),
+            values={
+                "matched_share_baseline": rnd(sb),
+                "matched_share_target": rnd(st),
+                "unmatched_ms_per_step": rnd(float(unmatched["target_us_per_step"].sum()) / 1000),
+            },
+            evidence=rows(unmatched, ["operator", "op_type", "target_us_per_step"]),
+        )
+    ]

@@ -1,0 +1,146 @@
+"""Precision symptoms: FP16/BF16 on the baseline but FP32 on the target (from dtype columns, or
+from Cast ops and AMP scope markers where a layout has no dtypes), and Cast-heavy targets."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from diagnosis.analyzers import pair_analyzer, run_analyzer
+from diagnosis.analyzers.common import (
+    COMPUTE_OPS,
+    FULL_PRECISION,
+    LOW_PRECISION,
+    OP_COLS,
+    first_dtype,
+    rnd,
+    rows,
+)
+from diagnosis.compare import Comparison, Side
+from diagnosis.symptoms import Symptom
+
+MIN_AMP_CASTS_PER_STEP = 2.0
+CAST_SHARE = 0.05
+CASTS_PER_COMPUTE = 2.0
+
+
+def _compute_rows(table: pd.DataFrame) -> pd.DataFrame:
+    matched = table["match"].isin(["scope", "sequence"])
+    return table.loc[matched & table["op_type"].isin(COMPUTE_OPS)]
+
+
+@pair_analyzer
+def precision_change(c: Comparison) -> list[Symptom]:
+    """Compute ops that ran in low precision on the baseline and in FP32 on the target."""
+    if _has_dtypes(c.baseline) and _has_dtypes(c.target):
+        return _from_dtypes(c)
+    return _from_casts(c)
+
+
+def _has_dtypes(side: Side) -> bool:
+    return bool(side.kernels["input_dtypes"].notna().any())
+
+
+def _from_dtypes(c: Comparison) -> list[Symptom]:
+    compute = _compute_rows(c.table)
+    if compute.empty:
+        return []
+    b = first_dtype(compute["baseline_input_dtypes"])
+    t = first_dtype(compute["target_input_dtypes"])
+    changed = compute.loc[(b.isin(LOW_PRECISION) & t.isin(FULL_PRECISION)).fillna(False).to_numpy()]
+    if changed.empty:
+        return []
+    all_target = c.table.loc[c.table["op_type"].isin(COMPUTE_OPS)]
+    t_all = first_dtype(all_target["target_input_dtypes"])
+    fp32_time = float(
+        all_target.loc[t_all.isin(FULL_PRECISION).fillna(False).to_numpy(), "target_us_per_step"].sum()
+    )
+    share = fp32_time / max(float(all_target["target_us_per_step"].sum()), 1e-9)
+    lost = float(changed["delta_us_per_step"].clip(lower=0).sum()) / 1000
+    ev = changed.assign(baseline_dtype=b.loc[changed.index], target_dtype=t.loc[changed.index]).sort_values(
+        "delta_us_per_step", ascending=False
+    )
+    return [
+        Symptom(
+            "precision-change",
+            f"{len(changed)} compute operators run in FP16/BF16 on the baseline but FP32 on the target; "
+            f"they lose {lost:.3f} ms per step.",
+            strength=min(1.0, 0.6 + share * 0.4),
+            values={
+                "ops_changed": len(changed),
+                "fp32_share_target": rnd(share),
+                "lost_ms_per_step": rnd(lost),
+                "baseline_casts_per_step": c.baseline.run.meta.amp.get("cast_ops_per_step"),
+                "target_casts_per_step": c.target.run.meta.amp.get("cast_ops_per_step"),
+                "evidence_basis": "dtype columns",
+            },
+            evidence=rows(ev, [*OP_COLS, "baseline_dtype", "target_dtype"]),
+            recoverable_ms_per_step=rnd(lost),
+        )
+    ]
+
+
+def _from_casts(c: Comparison) -> list[Symptom]:
+    b_amp, t_amp = c.baseline.run.meta.amp, c.target.run.meta.amp
+    b_casts = float(b_amp.get("cast_ops_per_step") or 0.0)
+    t_casts = float(t_amp.get("cast_ops_per_step") or 0.0)
+    baseline_amp = b_casts >= MIN_AMP_CASTS_PER_STEP or b_amp.get("output_to16_scopes")
+    target_amp = t_casts >= MIN_AMP_CASTS_PER_STEP or t_amp.get("output_to16_scopes")
+    if not baseline_amp or target_amp:
+        return []
+    compute = _compute_rows(c.table)
+    slower = compute.loc[compute["delta_us_per_step"] > 0].sort_values("delta_us_per_step", ascending=False)
+    lost = float(slower["delta_us_per_step"].sum()) / 1000
+    return [
+        Symptom(
+            "precision-change",
+            f"The baseline runs mixed precision ({b_casts:g} Cast ops per step"
+            f"{', _OutputTo16 scopes' if b_amp.get('output_to16_scopes') else ''}) and the target none "
+            f"({t_casts:g}): the target computes in FP32; its compute operators lose {lost:.3f} ms per step.",
+            strength=0.8 if lost > 0 else 0.5,
+            values={
+                "ops_changed": len(slower),
+                "fp32_share_target": 1.0,
+                "lost_ms_per_step": rnd(lost),
+                "baseline_casts_per_step": rnd(b_casts),
+                "target_casts_per_step": rnd(t_casts),
+                "evidence_basis": "cast ops and AMP scopes",
+            },
+            evidence=rows(slower, OP_COLS),
+            recoverable_ms_per_step=rnd(lost) if lost > 0 else None,
+        )
+    ]
+
+
+@run_analyzer
+def cast_heavy(side: Side, role: str) -> list[Symptom]:
+    """Cast kernels with a large share of time, or many more Casts than compute ops."""
+    ops = side.ops
+    total = float(ops["us_per_step"].sum())
+    is_cast = (ops["op_type"] == "Cast") | ops.index.astype(str).str.contains("trans_Cast", regex=False)
+    casts = ops.loc[is_cast]
+    if casts.empty or total <= 0:
+        return []
+    cast_us = float(casts["us_per_step"].sum())
+    share = cast_us / total
+    per_step = float(casts["launches_per_step"].sum())
+    compute = float(ops.loc[ops["op_type"].isin(COMPUTE_OPS), "launches_per_step"].sum())
+    if share < CAST_SHARE and per_step <= CASTS_PER_COMPUTE * max(compute, 1.0):
+        return []
+    top = casts.sort_values("us_per_step", ascending=False).reset_index(names="operator")
+    return [
+        Symptom(
+            "cast-heavy",
+            f"Cast kernels take {share:.0%} of the {role}'s operator time ({per_step:g} per step against "
+            f"{compute:g} compute operators).",
+            source=role,
+            strength=min(1.0, max(share / 0.15, per_step / max(compute, 1.0) / 6)),
+            values={
+                "cast_share": rnd(share),
+                "casts_per_step": rnd(per_step),
+                "compute_ops_per_step": rnd(compute),
+                "cast_ms_per_step": rnd(cast_us / 1000),
+            },
+            evidence=rows(top, ["operator", "op_type", "us_per_step", "launches_per_step"]),
+            recoverable_ms_per_step=rnd(cast_us / 1000),
+        )
+    ]

@@ -1,0 +1,298 @@
+"""Time symptoms: the per-step gap, uniform vs per-operator slowdown, drift, jitter, first-step
+outliers, idle time and host-bound execution. Every test is robust to the run's own noise.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from diagnosis.analyzers import pair_analyzer, run_analyzer
+from diagnosis.analyzers.common import OP_COLS, rnd, rows
+from diagnosis.compare import Comparison, Side
+from diagnosis.stats import bootstrap_median_ratio, kendall_tau, robust_cv, theil_sen_slope
+from diagnosis.symptoms import Symptom
+
+GAP_MIN_RATIO = 1.10
+UNIFORM_MIN_RATIO = 1.20
+UNIFORM_MAX_SPREAD = 0.25  # IQR of log2 ratios: the factor is "similar" across operators
+UNIFORM_MIN_OPS = 5
+UNIFORM_MIN_SLOWER_SHARE = 0.8
+OP_SLOW_RATIO = 1.5
+OP_SLOW_MIN_SHARE = 0.02
+DRIFT_MIN_STEPS = 8
+DRIFT_MIN_TAU = 0.4
+DRIFT_MIN_CHANGE = 0.20
+JITTER_MIN_STEPS = 5
+JITTER_CV = 0.15
+FIRST_STEP_RATIO = 3.0
+IDLE_MAX_UTILISATION = 0.6
+TINY_KERNEL_US = 20.0
+
+
+def step_forward_samples(side: Side) -> np.ndarray:
+    """Forward kernel time per step (µs), one value per step."""
+    if side.step_samples.empty:
+        return np.array([side.ops["us_per_step"].sum()])
+    return side.step_samples.sum(axis=0).to_numpy(dtype="float64")
+
+
+@pair_analyzer
+def step_time_gap(c: Comparison) -> list[Symptom]:
+    """The target's forward time per step against the baseline's, beyond both runs' noise."""
+    b, t = step_forward_samples(c.baseline), step_forward_samples(c.target)
+    if c.per_sample:  # different batch sizes: judge the gap per sample, report both
+        b, t = b / c.baseline.batch, t / c.target.batch
+    ratio = float(np.median(t) / max(np.median(b), 1e-9))
+    b_step, t_step = step_forward_samples(c.baseline), step_forward_samples(c.target)
+    values = {
+        "baseline_ms_per_step": rnd(np.median(b_step) / 1000),
+        "target_ms_per_step": rnd(np.median(t_step) / 1000),
+        "ratio": rnd(np.median(t_step) / max(np.median(b_step), 1e-9)),
+        "per_sample_ratio": rnd(ratio) if c.per_sample else None,
+    }
+    significant = ratio >= GAP_MIN_RATIO
+    if b.size >= 3 and t.size >= 3:
+        lo, _hi = bootstrap_median_ratio(b, t)
+        significant = significant and lo > 1.0
+    if not significant:
+        return []
+    return [
+        Symptom(
+            "step-time-gap",
+            f"The target takes {values['target_ms_per_step']} ms of operator time per step against "
+            f"{values['baseline_ms_per_step']} ms for the baseline's forward pass ({ratio:.2f}x"
+            + (" per sample)." if c.per_sample else ")."),
+            strength=min(1.0, (ratio - 1.0) / 0.5),
+            values=values,
+            recoverable_ms_per_step=rnd((np.median(t_step) - np.median(b_step)) / 1000)
+            if not c.per_sample
+            else None,
+        )
+    ]
+
+
+def _matched(c: Comparison) -> pd.DataFrame:
+    t = c.table
+    m = t.loc[t["match"].isin(["scope", "sequence"]) & (t["baseline_us_per_step"] > 0)]
+    return m.loc[m["baseline_share"] >= 0.01]
+
+
+@pair_analyzer
+def uniform_slowdown(c: Comparison) -> list[Symptom]:
+    """Nearly every operator slower by a similar factor: clock, thermal or contention, not one op."""
+    m = _matched(c)
+    ratio_col = "ratio_per_sample" if c.per_sample and "ratio_per_sample" in m else "ratio"
+    ratios = m[ratio_col].astype("float64").replace([np.inf, 0], np.nan).dropna()
+    if len(ratios) < UNIFORM_MIN_OPS:
+        return []
+    logs = np.log2(ratios.to_numpy())
+    median = float(2 ** np.median(logs))
+    q1, q3 = np.percentile(logs, [25, 75])
+    slower = float((ratios > 1.05).mean())
+    if median < UNIFORM_MIN_RATIO or (q3 - q1) > UNIFORM_MAX_SPREAD or slower < UNIFORM_MIN_SLOWER_SHARE:
+        return []
+    lost = float(m["delta_us_per_step"].clip(lower=0).sum()) / 1000
+    return [
+        Symptom(
+            "uniform-slowdown",
+            f"{slower:.0%} of {len(ratios)} matched operators are slower by a similar factor "
+            f"(median {median:.2f}x, spread {q3 - q1:.2f} in log2): the whole device or host ran slower.",
+            strength=min(1.0, (median - 1.0) / 0.5) * (1.0 - (q3 - q1) / UNIFORM_MAX_SPREAD / 2),
+            values={
+                "median_ratio": rnd(median),
+                "ratio_iqr": rnd(q3 - q1),
+                "matched_ops": len(ratios),
+                "slower_share": rnd(slower),
+                "lost_ms_per_step": rnd(lost),
+            },
+            evidence=rows(m.sort_values("delta_us_per_step", ascending=False), OP_COLS),
+            recoverable_ms_per_step=rnd(lost),
+        )
+    ]
+
+
+@pair_analyzer
+def op_slowdown(c: Comparison) -> list[Symptom]:
+    """Operators much slower on the target than on the baseline, beyond the per-step noise."""
+    t = c.table
+    ratio_col = "ratio_per_sample" if c.per_sample and "ratio_per_sample" in t else "ratio"
+    total = max(float(t["target_us_per_step"].sum()), 1e-9)
+    slow = t.loc[
+        t["significant"]
+        & (t[ratio_col] >= OP_SLOW_RATIO)
+        & (t["delta_us_per_step"] / total >= OP_SLOW_MIN_SHARE)
+    ].sort_values("delta_us_per_step", ascending=False)
+    if slow.empty:
+        return []
+    lost = float(slow["delta_us_per_step"].sum()) / 1000
+    top = slow.iloc[0]
+    return [
+        Symptom(
+            "op-slowdown",
+            f"{len(slow)} operators are significantly slower on the target, losing {lost:.3f} ms per step; "
+            f"the largest is {top['op_type']} ({float(top[ratio_col]):.2f}x).",
+            strength=min(1.0, lost * 1000 / total * 2),
+            values={"ops": len(slow), "lost_ms_per_step": rnd(lost)},
+            evidence=rows(slow, OP_COLS),
+            recoverable_ms_per_step=rnd(lost),
+        )
+    ]
+
+
+def _durations(side: Side) -> pd.DataFrame:
+    steps = side.run.steps
+    return steps.loc[steps["duration_us"].notna()].reset_index(drop=True)
+
+
+@run_analyzer
+def step_drift(side: Side, role: str) -> list[Symptom]:
+    """A monotone trend of step time over the run; says whether kernels or gaps grew."""
+    steps = _durations(side)
+    if len(steps) < DRIFT_MIN_STEPS:
+        return []
+    d = steps["duration_us"].to_numpy(dtype="float64")
+    third = max(len(d) // 3, 2)
+    first, last = float(np.median(d[:third])), float(np.median(d[-third:]))
+    change = last / max(first, 1e-9) - 1.0
+    tau = kendall_tau(d)
+    if tau < DRIFT_MIN_TAU or change < DRIFT_MIN_CHANGE:
+        return []
+    busy = steps["busy_us"].to_numpy(dtype="float64")
+    busy_change = float(np.median(busy[-third:]) - np.median(busy[:third]))
+    kernel_share = max(0.0, min(1.0, busy_change / max(last - first, 1e-9)))
+    return [
+        Symptom(
+            "step-drift",
+            f"Step time rises over the run from {first / 1000:.2f} ms to {last / 1000:.2f} ms "
+            f"(+{change:.0%}); {kernel_share:.0%} of the rise is operator time, the rest gaps.",
+            source=role,
+            strength=min(1.0, change / 0.5) * min(1.0, tau / 0.7),
+            values={
+                "first_ms": rnd(first / 1000),
+                "last_ms": rnd(last / 1000),
+                "slope_ms_per_step": rnd(theil_sen_slope(d) / 1000, 4),
+                "relative_change": rnd(change),
+                "kernel_share_of_change": rnd(kernel_share),
+            },
+            recoverable_ms_per_step=rnd((np.median(d) - first) / 1000),
+        )
+    ]
+
+
+@run_analyzer
+def step_jitter(side: Side, role: str) -> list[Symptom]:
+    """Dispersion of step times (robust CV), leaving out a first-step outlier."""
+    steps = _durations(side)
+    if len(steps) < JITTER_MIN_STEPS:
+        return []
+    d = steps["duration_us"].to_numpy(dtype="float64")
+    if d[0] >= FIRST_STEP_RATIO * np.median(d[1:]):
+        d = d[1:]
+    cv = robust_cv(d)
+    if not np.isfinite(cv) or cv < JITTER_CV:
+        return []
+    p50, p95 = np.percentile(d, [50, 95])
+    return [
+        Symptom(
+            "step-jitter",
+            f"Step times vary: robust CV {cv:.0%}, p50 {p50 / 1000:.2f} ms, p95 {p95 / 1000:.2f} ms "
+            f"over {len(d)} steps.",
+            source=role,
+            strength=min(1.0, cv / 0.4),
+            values={"cv": rnd(cv), "p50_ms": rnd(p50 / 1000), "p95_ms": rnd(p95 / 1000), "steps": len(d)},
+            recoverable_ms_per_step=rnd(max(0.0, float(np.mean(d)) - p50) / 1000),
+        )
+    ]
+
+
+@run_analyzer
+def first_step_outlier(side: Side, role: str) -> list[Symptom]:
+    """The first profiled step far slower than the median: compilation or no warm-up."""
+    steps = side.run.steps
+    if len(steps) < 3:
+        return []
+    d = steps["duration_us"].astype("float64").to_numpy()
+    d = np.where(np.isnan(d), steps["busy_us"].astype("float64").to_numpy(), d)
+    median = float(np.median(d[1:]))
+    ratio = float(d[0] / max(median, 1e-9))
+    if ratio < FIRST_STEP_RATIO:
+        return []
+    outliers = int((d >= FIRST_STEP_RATIO * median).sum())
+    return [
+        Symptom(
+            "first-step-outlier",
+            f"The first profiled step takes {d[0] / 1000:.1f} ms, {ratio:.1f}x the median "
+            f"{median / 1000:.2f} ms of the rest.",
+            source=role,
+            strength=min(1.0, 0.5 + (ratio - FIRST_STEP_RATIO) / 14),
+            values={
+                "first_ms": rnd(d[0] / 1000),
+                "median_ms": rnd(median / 1000),
+                "ratio": rnd(ratio),
+                "outlier_steps": outliers,
+            },
+            recoverable_ms_per_step=rnd((d[0] - median) / 1000 / len(d)),
+        )
+    ]
+
+
+def utilisation(side: Side) -> float | None:
+    """Busy operator time over wall time across steps with a known wall time."""
+    steps = _durations(side)
+    wall = float(steps["duration_us"].sum())
+    if wall <= 0:
+        return None
+    return float(steps["busy_us"].sum()) / wall
+
+
+@run_analyzer
+def device_idle(side: Side, role: str) -> list[Symptom]:
+    """A large share of each step with nothing running."""
+    util = utilisation(side)
+    if util is None or util >= IDLE_MAX_UTILISATION:
+        return []
+    steps = _durations(side)
+    free_ms = float((steps["duration_us"] - steps["busy_us"]).clip(lower=0).median()) / 1000
+    where = "device" if side.run.meta.device in ("Ascend", "GPU") else "operator executor"
+    return [
+        Symptom(
+            "device-idle",
+            f"The {where} is busy only {util:.0%} of each step; {free_ms:.2f} ms per step is idle.",
+            source=role,
+            strength=min(1.0, (IDLE_MAX_UTILISATION - util) / 0.4),
+            values={"utilisation": rnd(util), "free_share": rnd(1 - util), "free_ms_per_step": rnd(free_ms)},
+            recoverable_ms_per_step=rnd(free_ms),
+        )
+    ]
+
+
+@run_analyzer
+def host_bound(side: Side, role: str) -> list[Symptom]:
+    """Many tiny kernels separated by gaps longer than the kernels: the host cannot keep up."""
+    k = side.kernels.sort_values("start_us")
+    if len(k) < 20:
+        return []
+    dur = k["duration_us"].to_numpy(dtype="float64")
+    start = k["start_us"].to_numpy(dtype="float64")
+    gaps = np.clip(start[1:] - (start[:-1] + dur[:-1]), 0, None)
+    tiny = float((dur < TINY_KERNEL_US).mean())
+    med_k, med_g = float(np.median(dur)), float(np.median(gaps))
+    util = utilisation(side)
+    if tiny < 0.5 or med_g <= med_k or (util is not None and util > 0.5):
+        return []
+    return [
+        Symptom(
+            "host-bound",
+            f"{tiny:.0%} of kernels are shorter than {TINY_KERNEL_US:.0f} µs and the median gap between "
+            f"kernels ({med_g:.1f} µs) exceeds the median kernel ({med_k:.1f} µs).",
+            source=role,
+            strength=min(1.0, tiny) * min(1.0, med_g / max(med_k, 1e-9) / 4),
+            values={
+                "tiny_kernel_share": rnd(tiny),
+                "median_kernel_us": rnd(med_k),
+                "median_gap_us": rnd(med_g),
+                "utilisation": None if util is None else rnd(util),
+            },
+        )
+    ]

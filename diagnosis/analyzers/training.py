@@ -1,0 +1,45 @@
+"""Training-mode kernels in an inference run: BatchNorm with batch statistics, Dropout."""
+
+from __future__ import annotations
+
+from diagnosis.analyzers import run_analyzer
+from diagnosis.analyzers.common import rnd, rows
+from diagnosis.compare import Side
+from diagnosis.symptoms import Symptom
+
+BN_TRAINING_TYPES = (
+    "BNTrainingReduce",
+    "BNTrainingUpdate",
+    "BatchNormTraining",
+    "BNTrainingUpdateV2",
+    "BNTrainingUpdateV3",
+    "BatchNormWithActivation",
+)
+DROPOUT_PATTERN = r"(?i)dropout"
+
+
+@run_analyzer
+def train_mode_kernels(side: Side, role: str) -> list[Symptom]:
+    """Dropout or training-mode BatchNorm kernels in a run that is otherwise inference."""
+    if side.run.meta.phase != "inference":
+        return []
+    ops = side.ops.reset_index(names="operator")
+    types = ops["op_type"].astype(str)
+    bn = ops.loc[types.isin(BN_TRAINING_TYPES)]
+    dropout = ops.loc[types.str.contains(DROPOUT_PATTERN, regex=True)]
+    if bn.empty and dropout.empty:
+        return []
+    found = ops.loc[bn.index.union(dropout.index)]
+    ms = float(found["us_per_step"].sum()) / 1000
+    return [
+        Symptom(
+            "train-mode-kernels",
+            f"The inference run executes {len(bn)} training-mode BatchNorm and {len(dropout)} Dropout "
+            f"operators ({ms:.3f} ms per step): the network was left in training mode.",
+            source=role,
+            strength=1.0 if len(dropout) or len(bn) >= 2 else 0.7,
+            values={"bn_training_kernels": len(bn), "dropout_kernels": len(dropout), "ms_per_step": rnd(ms)},
+            evidence=rows(found, ["operator", "op_type", "us_per_step", "launches_per_step"]),
+            recoverable_ms_per_step=rnd(ms),
+        )
+    ]

@@ -1,0 +1,220 @@
+"""Compare two canonical runs: roles, forward-pass filtering, alignment, the operator table and
+the symptoms. Pure functions over DataFrames; `compare_runs` is the facade.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from diagnosis.align import Alignment, align, operator_aggregates, per_step_times
+from diagnosis.forward import forward_kernels
+from diagnosis.model import Run
+from diagnosis.stats import MIN_RELATIVE_EFFECT, Z_THRESHOLD, median_shift_z, row_medians_mads
+from diagnosis.symptoms import Symptom
+
+# Operator types whose first input's leading dimension is the batch size.
+BATCH_OPS = ("Conv2D", "Conv3D", "Conv2DFusion", "MatMul", "BatchMatMul", "MatMulV2", "Dense", "Conv")
+LEADERBOARD = 10
+
+
+@dataclass
+class Side:
+    """One run prepared for comparison: forward kernels, per-operator aggregates, per-step samples."""
+
+    run: Run
+    kernels: pd.DataFrame
+    ops: pd.DataFrame
+    step_samples: pd.DataFrame
+    steps: int
+    batch: int | None
+
+    @property
+    def ms_per_step(self) -> float:
+        return float(self.ops["us_per_step"].sum()) / 1000.0
+
+
+@dataclass
+class Comparison:
+    """Everything the symptom analyzers and the report need about a pair of runs."""
+
+    baseline: Side
+    target: Side
+    alignment: Alignment
+    table: pd.DataFrame
+    notes: list[str] = field(default_factory=list)
+    symptoms: list[Symptom] = field(default_factory=list)
+
+    @property
+    def per_sample(self) -> bool:
+        b, t = self.baseline.batch, self.target.batch
+        return bool(b and t and b != t)
+
+
+def assign_roles(first: Run, second: Run, baseline: str | None = None) -> tuple[Run, Run]:
+    """(baseline, target): the caller's choice ('first'/'second'), else the training run is the baseline."""
+    if baseline == "second":
+        return second, first
+    if baseline == "first":
+        return first, second
+    if second.meta.phase == "train" and first.meta.phase != "train":
+        return second, first
+    return first, second
+
+
+def prepare(run: Run) -> Side:
+    """Forward kernels, aggregates and per-step samples of one run."""
+    kernels = forward_kernels(run)
+    steps = run.step_count
+    ops = operator_aggregates(kernels, steps)
+    return Side(run, kernels, ops, per_step_times(kernels), steps, batch_size(ops))
+
+
+def batch_size(ops: pd.DataFrame) -> int | None:
+    """Leading dimension of the first input of the earliest compute-heavy operator."""
+    compute = ops.loc[ops["op_type"].isin(BATCH_OPS) & ops["input_shapes"].notna()]
+    if compute.empty:
+        return None
+    first = str(compute.sort_values("order")["input_shapes"].iloc[0]).split(";")[0].split(",")[0]
+    return int(first) if first.strip().isdigit() else None
+
+
+def compare_runs(first: Run, second: Run, *, baseline: str | None = None) -> Comparison:
+    """Align two runs and build the operator table (symptoms are added by `diagnosis.analyze`)."""
+    base_run, target_run = assign_roles(first, second, baseline)
+    base, target = prepare(base_run), prepare(target_run)
+    use_scopes = "pynative" not in (base_run.meta.execution_mode, target_run.meta.execution_mode)
+    alignment = align(base.ops, target.ops, use_scopes=use_scopes)
+    notes = _notes(base, target, alignment, use_scopes)
+    table = operator_table(base, target, alignment)
+    return Comparison(base, target, alignment, table, notes)
+
+
+def _notes(base: Side, target: Side, alignment: Alignment, use_scopes: bool) -> list[str]:
+    notes = [
+        f"Matched {alignment.baseline_matched_share:.0%} of the baseline's and "
+        f"{alignment.target_matched_share:.0%} of the target's per-step operator time "
+        f"(method: {alignment.method})."
+    ]
+    if not use_scopes:
+        notes.append(
+            "A PyNative run has no operator scopes: operators were aligned by type, shape and order, "
+            "so the per-operator comparison is approximate."
+        )
+    if base.run.meta.phase == "train":
+        notes.append("Only the training run's forward pass is compared (backward and optimizer dropped).")
+    if base.batch and target.batch and base.batch != target.batch:
+        notes.append(
+            f"Batch sizes differ (baseline {base.batch}, target {target.batch}): times are also "
+            "compared per sample."
+        )
+    return notes
+
+
+def operator_table(base: Side, target: Side, alignment: Alignment) -> pd.DataFrame:
+    """One row per operator: matched pairs first, then one-side-only operators with a reason."""
+    pairs = alignment.pairs
+    b = base.ops.add_prefix("baseline_")
+    t = target.ops.add_prefix("target_")
+    matched = pairs.join(b, on="baseline_key").join(t, on="target_key")
+    only_b = b.loc[~b.index.isin(pairs["baseline_key"])].reset_index(names="baseline_key")
+    only_b["match"] = "baseline-only"
+    only_t = t.loc[~t.index.isin(pairs["target_key"])].reset_index(names="target_key")
+    only_t["match"] = "target-only"
+    table = pd.concat([matched, only_b, only_t], ignore_index=True)
+    table["operator"] = table["target_key"].fillna(table["baseline_key"])
+    table["op_type"] = table["target_op_type"].fillna(table["baseline_op_type"])
+    for side in ("baseline", "target"):
+        table[f"{side}_us_per_step"] = table[f"{side}_us_per_step"].astype("float64").fillna(0.0)
+        total = table[f"{side}_us_per_step"].sum()
+        table[f"{side}_share"] = table[f"{side}_us_per_step"] / total if total > 0 else 0.0
+        table[f"{side}_rank"] = (
+            table[f"{side}_us_per_step"]
+            .where(table[f"{side}_us_per_step"] > 0)
+            .rank(ascending=False, method="first")
+        )
+    table["delta_us_per_step"] = table["target_us_per_step"] - table["baseline_us_per_step"]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        table["ratio"] = table["target_us_per_step"] / table["baseline_us_per_step"].replace(0.0, np.nan)
+    _add_changes(table)
+    _add_significance(table, base, target)
+    _add_per_sample(table, base, target)
+    table["one_side_reason"] = one_side_reasons(table, base)
+    return table.sort_values("delta_us_per_step", ascending=False, key=np.abs, kind="stable").reset_index(
+        drop=True
+    )
+
+
+def _add_changes(table: pd.DataFrame) -> None:
+    """Flags for every attribute that changed between the matched sides."""
+    for attr in ("input_dtypes", "input_formats", "input_shapes", "core", "output_dtypes", "block_dim"):
+        b, t = table.get(f"baseline_{attr}"), table.get(f"target_{attr}")
+        if b is None or t is None:
+            table[f"{attr}_changed"] = False
+            continue
+        both = b.notna() & t.notna()
+        table[f"{attr}_changed"] = (
+            (both & (b.astype("string") != t.astype("string"))).fillna(False).astype(bool)
+        )
+
+
+def _add_significance(table: pd.DataFrame, base: Side, target: Side) -> None:
+    """z of the per-step median shift per matched operator, and whether it exceeds the noise."""
+    table["z"] = np.nan
+    matched = table["match"].isin(["scope", "sequence"]).to_numpy()
+    sb, st = base.step_samples, target.step_samples
+    if sb.empty or st.empty or sb.shape[1] < 3 or st.shape[1] < 3:
+        rel = (table["ratio"] - 1.0).abs()
+        table["significant"] = matched & (rel > 0.25).fillna(False).to_numpy()
+        return
+    rows = table.loc[matched]
+    mb, ab = row_medians_mads(sb.reindex(rows["baseline_key"]).fillna(0.0).to_numpy())
+    mt, at = row_medians_mads(st.reindex(rows["target_key"]).fillna(0.0).to_numpy())
+    z = median_shift_z(mb, ab, sb.shape[1], mt, at, st.shape[1])
+    table.loc[matched, "z"] = z
+    rel = (table["ratio"] - 1.0).abs().fillna(0.0)
+    table["significant"] = matched & (table["z"].abs() > Z_THRESHOLD).to_numpy() & (rel > MIN_RELATIVE_EFFECT)
+
+
+def _add_per_sample(table: pd.DataFrame, base: Side, target: Side) -> None:
+    if base.batch and target.batch and base.batch != target.batch:
+        table["baseline_us_per_sample"] = table["baseline_us_per_step"] / base.batch
+        table["target_us_per_sample"] = table["target_us_per_step"] / target.batch
+        with np.errstate(divide="ignore", invalid="ignore"):
+            table["ratio_per_sample"] = table["target_us_per_sample"] / table[
+                "baseline_us_per_sample"
+            ].replace(0.0, np.nan)
+
+
+FUSED_NAME_HINTS = ("Fusion", "Fused", "fused_", "BNInfer", "ConvBN", "Conv2DBn", "ReluV2")
+EXTRA_WORK_TYPES = ("Cast", "TransData", "Transpose", "TransposeD", "MemcpyAsync", "Identity", "TensorMove")
+
+
+def one_side_reasons(table: pd.DataFrame, base: Side) -> pd.Series:
+    """Why an operator exists on one side only: fused on the other side, training-only, extra work."""
+    reason = pd.Series("", index=table.index, dtype="object")
+    names = table["operator"].astype(str)
+    types = table["op_type"].astype(str)
+    fused = names.str.contains("|".join(FUSED_NAME_HINTS), regex=True)
+    extra = types.isin(EXTRA_WORK_TYPES) | names.str.contains("trans_", regex=False)
+    dropout = types.str.contains("Dropout", case=False, regex=False)
+    bn_train = types.isin(("BNTrainingReduce", "BNTrainingUpdate", "BatchNormTraining"))
+    only_b = table["match"] == "baseline-only"
+    only_t = table["match"] == "target-only"
+    reason[only_b & fused] = "fused kernel on the baseline; split on the target"
+    reason[only_t & fused] = "fused kernel on the target; split on the baseline"
+    reason[only_b & (dropout | bn_train)] = "training-only (dropout / batch statistics)"
+    reason[only_t & (dropout | bn_train)] = "training-mode kernel in the target"
+    reason[only_t & extra & (reason == "")] = "extra work on the target (cast / layout / copy)"
+    reason[only_b & extra & (reason == "")] = "extra work on the baseline (cast / layout / copy)"
+    reason[(only_b | only_t) & (reason == "")] = "no counterpart on the other side"
+    return reason
+
+
+def leaderboard(table: pd.DataFrame, side: str, n: int = LEADERBOARD) -> pd.DataFrame:
+    """The top-n operators of one side by time per step (the list users look at first)."""
+    col = f"{side}_us_per_step"
+    top = table.loc[table[col] > 0].nlargest(n, col)
+    return top[["operator", "op_type", col, f"{side}_share"]].reset_index(drop=True)

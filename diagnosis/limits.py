@@ -1,0 +1,66 @@
+"""Resource budgets for untrusted input, in one place, with defaults and environment overrides.
+
+Every field can be overridden by an environment variable named ``PERF_DOCTOR_<FIELD NAME IN CAPITALS>``,
+e.g. ``PERF_DOCTOR_MAX_TOTAL_BYTES=536870912``. Values are plain numbers (bytes for sizes).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from diagnosis.errors import InputError
+
+ENV_PREFIX = "PERF_DOCTOR_"
+MIB = 1024 * 1024
+GIB = 1024 * MIB
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Budgets that bound what one upload may cost in files, bytes, memory and nesting."""
+
+    max_members: int = 20_000  # files and folders in one upload (archive members or listed files)
+    max_total_bytes: int = 2 * GIB  # bytes written to the workspace for one upload
+    max_ratio: float = 200.0  # decompressed / compressed bytes of one archive member
+    ratio_grace_bytes: int = MIB  # the ratio is only judged once a member has produced this much
+    max_depth: int = 32  # folder levels of one member path
+    max_header_bytes: int = 64 * 1024  # one tar extended (pax / GNU long-name) header, held in memory
+
+    def __post_init__(self) -> None:
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                raise ValueError(f"Limits.{field.name} must be a positive number, got {value!r}")
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Limits:
+        """The defaults, with every field that has a ``PERF_DOCTOR_<FIELD>`` variable set replaced by it."""
+        env = os.environ if environ is None else environ
+        hints = typing.get_type_hints(cls)
+        overrides: dict[str, int | float] = {}
+        for field in dataclasses.fields(cls):
+            name = env_name(field.name)
+            if env.get(name, "").strip():
+                overrides[field.name] = _parse(name, env[name], hints[field.name])
+        return cls(**overrides)
+
+
+def env_name(field_name: str) -> str:
+    """The environment variable that overrides one Limits field, e.g. PERF_DOCTOR_MAX_MEMBERS."""
+    return ENV_PREFIX + field_name.upper()
+
+
+def _parse(name: str, raw: str, kind: type) -> int | float:
+    """One positive number from an environment variable; a bad value is reported by variable name."""
+    expected = "a positive whole number" if kind is int else "a positive number"
+    try:
+        value = kind(raw.strip())
+    except ValueError:
+        raise InputError(f"{raw!r} is not a number", path=name, expected=expected) from None
+    if not value > 0:
+        raise InputError(f"{raw!r} is not positive", path=name, expected=expected)
+    return value

@@ -1,0 +1,86 @@
+"""Run traits inferred from operator names, shared by every reader: mode, phase, AMP markers.
+
+All functions are vectorised over the kernel table's string columns.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+# Optimizer update kernels (MindSpore and CANN spellings); their presence means a training step.
+OPTIMIZER_OPS = (
+    "ApplyMomentum",
+    "ApplyAdam",
+    "Adam",
+    "AdamWeightDecay",
+    "ApplyAdamW",
+    "AdamW",
+    "FusedAdam",
+    "FusedAdamWeightDecay",
+    "ApplyGradientDescent",
+    "SGD",
+    "ApplyRMSProp",
+    "ApplyAdagrad",
+    "Lamb",
+    "LARSUpdate",
+    "ApplyFtrl",
+)
+_BACKWARD_TYPE_RE = r"(?:Grad|Backprop|Backward)"
+_GRAD_SCOPE_PREFIX = "Gradients/"
+
+
+def backward_mask(names: pd.Series, op_types: pd.Series) -> pd.Series:
+    """True for backward kernels: `Gradients/` scopes, `*Grad*`/`*Backprop*` types, torch `*Backward*`."""
+    by_scope = names.str.contains(_GRAD_SCOPE_PREFIX, regex=False).fillna(False)
+    by_type = op_types.fillna("").str.contains(_BACKWARD_TYPE_RE, regex=True)
+    return (by_scope | by_type).astype(bool)
+
+
+def optimizer_mask(names: pd.Series, op_types: pd.Series) -> pd.Series:
+    """True for optimizer kernels, by type or by an `optimizer-` scope segment."""
+    by_type = op_types.fillna("").isin(OPTIMIZER_OPS)
+    by_scope = names.str.contains(r"(?:^|/)optimizer-", regex=True).fillna(False)
+    return (by_type | by_scope).astype(bool)
+
+
+def infer_phase(names: pd.Series, op_types: pd.Series) -> str:
+    """`train` when backward or optimizer kernels run, else `inference`."""
+    if names.empty:
+        return "unknown"
+    if backward_mask(names, op_types).any() or optimizer_mask(names, op_types).any():
+        return "train"
+    return "inference"
+
+
+def infer_execution_mode(names: pd.Series) -> str:
+    """`graph` when ops carry cell scopes (`Default/<cell>/<Op>-opN`), `pynative` when they do not.
+
+    PyNative names are bare types (`MatMul`) or sit directly under `Default/`; graph-mode names
+    nest under at least one cell scope.
+    """
+    text = names.dropna().astype(str)
+    if text.empty:
+        return "unknown"
+    depth = text.str.count("/")
+    scoped = (text.str.startswith(("Default/", "Gradients/")) & (depth >= 2)).mean()
+    bare = (depth == 0).mean()
+    if scoped >= 0.5:
+        return "graph"
+    if bare > 0 or (text.str.startswith("Default/") & (depth == 1)).mean() >= 0.5:
+        return "pynative"
+    return "unknown"
+
+
+def amp_markers(kernels: pd.DataFrame, steps: int) -> dict[str, Any]:
+    """Cast kernels per step and AMP wrapper scopes (`_OutputTo16`/`_OutputTo32`)."""
+    names = kernels["name"].fillna("").astype(str)
+    types = kernels["op_type"].fillna("").astype(str)
+    forward = ~backward_mask(kernels["name"], kernels["op_type"])
+    casts = int(((types == "Cast") | names.str.contains("trans_Cast", regex=False))[forward].sum())
+    return {
+        "cast_ops_per_step": round(casts / max(steps, 1), 3),
+        "output_to16_scopes": bool(names.str.contains("_OutputTo16", regex=False).any()),
+        "output_to32_scopes": bool(names.str.contains("_OutputTo32", regex=False).any()),
+    }
