@@ -73,7 +73,7 @@ class Workspace:
         if self._path is not None:
             raise RuntimeError("this Workspace is already open")
         _refuse_gradio_temp(self._base or Path(tempfile.gettempdir()))
-        path = Path(tempfile.mkdtemp(prefix="perf-doctor-", dir=self._base))
+        path = Path(os.path.abspath(tempfile.mkdtemp(prefix="perf-doctor-", dir=self._base)))
         os.chmod(path, 0o700)
         self._path = path
         self._finalizer = weakref.finalize(self, _remove_tree, path)
@@ -519,13 +519,15 @@ def _unzip_member(
     if file_type not in (0, stat.S_IFREG, stat.S_IFDIR):
         raise tree.refuse(label, "is a device or special file", "only regular files and folders")
     parts = tree.parts(label)
-    if info.is_dir() or file_type == stat.S_IFDIR or info.external_attr & 0x10:
+    if label.endswith("/") or file_type == stat.S_IFDIR or info.external_attr & 0x10:  # is_dir() fails on ''
         tree.make_dir(parts, label)
         return
     if info.flag_bits & 0x1:
         raise tree.refuse(label, "is encrypted", "an archive without a password")
     if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
-        raise tree.refuse(label, f"uses compression method {info.compress_type}", "stored or deflated members")
+        raise tree.refuse(
+            label, f"uses compression method {info.compress_type}", "stored or deflated members"
+        )
     try:
         stream = archive.open(info)
     except _READ_ERRORS as error:
@@ -646,7 +648,8 @@ def _fill_from_files(paths: list[Path], dest: Path, meter: _Meter) -> None:
         extract(path, kind, folder, meter)
     if not archives and not placed:
         raise InputError(
-            f"none of the {len(loose)} files is a known profiler file (found {_preview(p.name for p in loose)})",
+            f"none of the {len(loose)} files is a known profiler file "
+            f"(found {_preview(path.name for path in loose)})",
             expected="the files of a profiler output folder (e.g. kernel_details.csv, trace_view.json, "
             "cpu_op_detail_info_0.csv) or a .zip/.tar.gz archive of the folder",
         )
@@ -749,8 +752,9 @@ def placement(names: Iterable[str]) -> dict[str, tuple[str, ...]]:
 
 
 def _rank_of(roles: dict[str, str]) -> int:
-    """The rank named by a profiler_info_<r>.json or a legacy *_<r>.* file, 0 if none says."""
-    for name in sorted(roles):
+    """The rank named by profiler_info_<r>.json, else by a legacy *_<r>[_detail].* file, else 0."""
+    ordered = sorted(roles, key=lambda name: (roles[name] != "shared-root", name))
+    for name in ordered:
         found = re.search(r"_(\d+)(?:_[a-z_]+)?\.(?:json|csv|txt)$", name)
         if roles[name] in ("shared-root", "legacy") and found:
             return int(found.group(1))

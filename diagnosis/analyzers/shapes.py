@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-import numpy as np
+import pandas as pd
 
 from diagnosis.analyzers import pair_analyzer, run_analyzer
 from diagnosis.analyzers.common import rnd, rows
@@ -46,18 +46,13 @@ def shape_mismatch(c: Comparison) -> list[Symptom]:
 @run_analyzer
 def dynamic_shapes(side: Side, role: str) -> list[Symptom]:
     """Many distinct shapes for one operator, dynamic OP State, and slow steps at new shapes."""
-    ops = side.ops
-    distinct = ops.get("input_shapes_distinct")
-    max_distinct = int(distinct.max()) if distinct is not None and distinct.notna().any() else 0
+    max_distinct, per_position = _distinct_shapes(side)
     dynamic_share = _dynamic_share(side)
     recompiles = _recompile_steps(side)
     if max_distinct < DISTINCT_SHAPES and (dynamic_share or 0.0) < DYNAMIC_SHARE and not recompiles:
         return []
     if max_distinct < DISTINCT_SHAPES and not recompiles and dynamic_share is None:
         return []
-    worst = ops.reset_index(names="operator")
-    if distinct is not None:
-        worst = worst.sort_values("input_shapes_distinct", ascending=False)
     parts = []
     if max_distinct >= DISTINCT_SHAPES:
         parts.append(f"an operator sees {max_distinct} distinct input shapes")
@@ -78,7 +73,7 @@ def dynamic_shapes(side: Side, role: str) -> list[Symptom]:
                 "dynamic_ops_share": rnd(dynamic_share),
                 "recompile_steps": len(recompiles),
             },
-            evidence=rows(worst, ["operator", "op_type", "input_shapes_distinct", "input_shapes"]),
+            evidence=rows(per_position, ["operator", "op_type", "distinct_shapes", "example_shapes"]),
             recoverable_ms_per_step=_recompile_cost(side, recompiles),
         )
     ]
@@ -91,28 +86,70 @@ def _dynamic_share(side: Side) -> float | None:
     return float((state == "dynamic").mean())
 
 
+def step_gaps(side: Side) -> pd.DataFrame:
+    """Per step: first launch, last end, and the host gap before it (where a recompile shows on CPU)."""
+    k = side.kernels.dropna(subset=["step"])
+    ends = k["start_us"].astype("float64") + k["duration_us"].astype("float64")
+    spans = k.assign(end=ends).groupby("step").agg(start=("start_us", "min"), end=("end", "max"))
+    spans["gap_before"] = spans["start"] - spans["end"].shift(1)
+    spans["span"] = spans["end"] - spans["start"]
+    return spans
+
+
 def _recompile_steps(side: Side) -> list[int]:
-    """Steps far slower than the median in which some operator meets a shape it had not seen."""
-    steps = side.run.steps
+    """Steps that meet an input shape not seen before and are preceded (or taken) by a long stall."""
     k = side.kernels
-    if len(steps) < 3 or k["input_shapes"].isna().all() or k["step"].isna().all():
+    if k["input_shapes"].isna().all() or k["step"].isna().all() or k["step"].nunique() < 3:
         return []
-    d = steps["duration_us"].astype("float64").fillna(steps["busy_us"].astype("float64")).to_numpy()
-    slow = set(steps["step"].to_numpy()[d >= RECOMPILE_RATIO * np.median(d)].tolist())
-    first_seen = k.dropna(subset=["input_shapes"]).groupby(["key", "input_shapes"])["step"].min()
-    first_step = int(k["step"].min())
-    new_shape_steps = set(first_seen[first_seen > first_step].astype(int).tolist())
+    shaped = k.assign(position=_positions(k)).dropna(subset=["input_shapes"])
+    first_seen = shaped.groupby(["position", "input_shapes"])["step"].min()
+    new_shape_steps = set(first_seen[first_seen > int(k["step"].min())].astype(int).tolist())
+    spans = step_gaps(side)
+    stall = spans["gap_before"].fillna(0.0) + spans["span"]
+    # Reference: steps that met no new shape (when every step did, the plain kernel spans).
+    steady = stall.loc[~stall.index.isin(new_shape_steps)]
+    reference = float(steady.median()) if len(steady) else float(spans["span"].median())
+    slow = set(spans.index[stall >= RECOMPILE_RATIO * reference].astype(int).tolist())
     return sorted(slow & new_shape_steps)
+
+
+def _positions(kernels: pd.DataFrame) -> pd.Series:
+    """Operator position without the `-opN` suffix that a recompiled graph renumbers."""
+    return kernels["key"].astype("string").str.replace(r"-op\d+$", "", regex=True)
 
 
 def _recompile_cost(side: Side, recompile_steps: list[int]) -> float | None:
     if not recompile_steps:
         return None
-    steps = side.run.steps
-    d = steps.set_index("step")["duration_us"].astype("float64")
-    median = float(d.median())
-    extra = float((d.loc[recompile_steps] - median).clip(lower=0).sum())
-    return rnd(extra / 1000 / len(steps))
+    spans = step_gaps(side)
+    stall = spans["gap_before"].fillna(0.0) + spans["span"]
+    steady = stall.loc[~stall.index.isin(recompile_steps)]
+    extra = float((stall.loc[recompile_steps] - steady.median()).clip(lower=0).sum())
+    return rnd(extra / 1000 / len(spans))
+
+
+def _distinct_shapes(side: Side) -> tuple[int, pd.DataFrame]:
+    """Most distinct per-step shape sets seen at one operator position, and the per-position table.
+
+    An operator launched several times per step with the same shapes every step (PyNative merges
+    same-type ops into one name) is not dynamic: shapes are compared as per-step sets.
+    """
+    k = side.kernels.dropna(subset=["input_shapes", "step"])
+    if k.empty:
+        return 0, pd.DataFrame()
+    k = k.assign(position=_positions(k))
+    per_step = (
+        k.groupby(["position", "step"])["input_shapes"]
+        .agg(lambda shapes: "|".join(sorted(set(shapes))))
+        .rename("signature")
+        .reset_index()
+    )
+    per = per_step.groupby("position").agg(
+        distinct_shapes=("signature", "nunique"), example_shapes=("signature", "first")
+    )
+    per["op_type"] = k.groupby("position")["op_type"].first()
+    per = per.sort_values("distinct_shapes", ascending=False).reset_index(names="operator")
+    return int(per["distinct_shapes"].max()), per
 
 
 @pair_analyzer

@@ -10,7 +10,7 @@ import pandas as pd
 from diagnosis.analyzers import pair_analyzer, run_analyzer
 from diagnosis.analyzers.common import OP_COLS, rnd, rows
 from diagnosis.compare import Comparison, Side
-from diagnosis.stats import bootstrap_median_ratio, kendall_tau, robust_cv, theil_sen_slope
+from diagnosis.stats import MAD_TO_SIGMA, bootstrap_median_ratio, robust_cv, theil_sen_slope
 from diagnosis.symptoms import Symptom
 
 GAP_MIN_RATIO = 1.10
@@ -21,11 +21,13 @@ UNIFORM_MIN_SLOWER_SHARE = 0.8
 OP_SLOW_RATIO = 1.5
 OP_SLOW_MIN_SHARE = 0.02
 DRIFT_MIN_STEPS = 8
-DRIFT_MIN_TAU = 0.4
+DRIFT_MIN_SEPARATION = 0.9
 DRIFT_MIN_CHANGE = 0.20
 JITTER_MIN_STEPS = 5
 JITTER_CV = 0.15
 FIRST_STEP_RATIO = 3.0
+FIRST_STEP_MIN_RATIO = 1.5
+FIRST_STEP_MIN_Z = 5.0
 IDLE_MAX_UTILISATION = 0.6
 TINY_KERNEL_US = 20.0
 
@@ -145,18 +147,25 @@ def _durations(side: Side) -> pd.DataFrame:
     return steps.loc[steps["duration_us"].notna()].reset_index(drop=True)
 
 
+def separation(early: np.ndarray, late: np.ndarray) -> float:
+    """Share of (early, late) pairs in which the late value is larger (common-language effect size)."""
+    return float((late[None, :] > early[:, None]).mean())
+
+
 @run_analyzer
 def step_drift(side: Side, role: str) -> list[Symptom]:
-    """A monotone trend of step time over the run; says whether kernels or gaps grew."""
+    """Step time rising between the first and last third of the run, beyond overlap; says whether
+    kernels or gaps grew. A step change (a noisy neighbour arriving) counts as drift too."""
     steps = _durations(side)
     if len(steps) < DRIFT_MIN_STEPS:
         return []
     d = steps["duration_us"].to_numpy(dtype="float64")
     third = max(len(d) // 3, 2)
-    first, last = float(np.median(d[:third])), float(np.median(d[-third:]))
+    early, late = d[:third], d[-third:]
+    first, last = float(np.median(early)), float(np.median(late))
     change = last / max(first, 1e-9) - 1.0
-    tau = kendall_tau(d)
-    if tau < DRIFT_MIN_TAU or change < DRIFT_MIN_CHANGE:
+    sep = separation(early, late)
+    if sep < DRIFT_MIN_SEPARATION or change < DRIFT_MIN_CHANGE:
         return []
     busy = steps["busy_us"].to_numpy(dtype="float64")
     busy_change = float(np.median(busy[-third:]) - np.median(busy[:third]))
@@ -167,7 +176,7 @@ def step_drift(side: Side, role: str) -> list[Symptom]:
             f"Step time rises over the run from {first / 1000:.2f} ms to {last / 1000:.2f} ms "
             f"(+{change:.0%}); {kernel_share:.0%} of the rise is operator time, the rest gaps.",
             source=role,
-            strength=min(1.0, change / 0.5) * min(1.0, tau / 0.7),
+            strength=min(1.0, change / 0.5) * sep,
             values={
                 "first_ms": rnd(first / 1000),
                 "last_ms": rnd(last / 1000),
@@ -175,7 +184,7 @@ def step_drift(side: Side, role: str) -> list[Symptom]:
                 "relative_change": rnd(change),
                 "kernel_share_of_change": rnd(kernel_share),
             },
-            recoverable_ms_per_step=rnd((np.median(d) - first) / 1000),
+            recoverable_ms_per_step=rnd((np.mean(d) - first) / 1000),
         )
     ]
 
@@ -208,24 +217,32 @@ def step_jitter(side: Side, role: str) -> list[Symptom]:
 
 @run_analyzer
 def first_step_outlier(side: Side, role: str) -> list[Symptom]:
-    """The first profiled step far slower than the median: compilation or no warm-up."""
+    """The first profiled step far slower than the rest: compilation or no warm-up in the window.
+
+    Fires at >= 3x the median of the other steps, or at >= 1.5x when the first step also lies
+    more than 5 robust sigmas above them (CPU profiles do not see the compile itself, only the
+    cold first step that follows it).
+    """
     steps = side.run.steps
     if len(steps) < 3:
         return []
     d = steps["duration_us"].astype("float64").to_numpy()
     d = np.where(np.isnan(d), steps["busy_us"].astype("float64").to_numpy(), d)
-    median = float(np.median(d[1:]))
+    rest = d[1:]
+    median = float(np.median(rest))
     ratio = float(d[0] / max(median, 1e-9))
-    if ratio < FIRST_STEP_RATIO:
+    sigma = MAD_TO_SIGMA * float(np.median(np.abs(rest - median))) + 0.01 * median
+    z = (d[0] - median) / sigma
+    if ratio < FIRST_STEP_RATIO and not (ratio >= FIRST_STEP_MIN_RATIO and z >= FIRST_STEP_MIN_Z):
         return []
-    outliers = int((d >= FIRST_STEP_RATIO * median).sum())
+    outliers = int((d >= FIRST_STEP_MIN_RATIO * median).sum())
     return [
         Symptom(
             "first-step-outlier",
             f"The first profiled step takes {d[0] / 1000:.1f} ms, {ratio:.1f}x the median "
             f"{median / 1000:.2f} ms of the rest.",
             source=role,
-            strength=min(1.0, 0.5 + (ratio - FIRST_STEP_RATIO) / 14),
+            strength=min(1.0, 0.4 + (ratio - 1.0) / 4),
             values={
                 "first_ms": rnd(d[0] / 1000),
                 "median_ms": rnd(median / 1000),

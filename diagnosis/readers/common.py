@@ -56,7 +56,7 @@ class Col:
 
 
 def read_header(path: Path) -> list[str]:
-    """The header fields of a CSV file, stripped; InputError when the file is empty or not UTF-8."""
+    """The header fields of a CSV file as written; InputError when the file is empty or not UTF-8."""
     try:
         with open(path, "rb") as fh:
             probe = fh.read(_HEADER_PROBE)
@@ -69,19 +69,21 @@ def read_header(path: Path) -> list[str]:
         text = line.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(
-            f"not UTF-8 text (byte {exc.start} of the header)", path=display(path), expected="a UTF-8 CSV file"
+            f"not UTF-8 text (byte {exc.start} of the header)",
+            path=display(path),
+            expected="a UTF-8 CSV file",
         ) from None
-    return [f.strip() for f in next(csv.reader([text]))]
+    return next(csv.reader([text]))
 
 
 def resolve(header: Sequence[str], cols: Iterable[Col]) -> dict[str, str]:
-    """Map canonical name -> header field actually present (first alias that matches)."""
+    """Map canonical name -> header field actually present (first alias that matches, spaces ignored)."""
     present = {h.strip(): h for h in header}
     found = {}
     for col in cols:
         hit = next((a for a in col.aliases if a in present), None)
         if hit is not None:
-            found[col.name] = hit
+            found[col.name] = present[hit]
     return found
 
 
@@ -123,30 +125,16 @@ def read_csv(
     rename = {found[c.name]: c.name for c in cols if c.name in found}
     if counters:
         for raw in header:
-            if raw.startswith(COUNTER_PREFIXES) and raw not in types:
+            if raw.strip().startswith(COUNTER_PREFIXES) and raw not in types:
                 types[raw] = pa.float64()
                 rename[raw] = counter_name(raw)
-    raw_names = _raw_names(path, header, list(types))
-    table = _arrow_read(path, header, raw_names, {raw_names[k]: t for k, t in types.items()})
-    return table.rename_columns([rename[_strip_map(raw_names)[c]] for c in table.column_names])
+    table = _arrow_read(path, header, types)
+    return table.rename_columns([rename[c] for c in table.column_names])
 
 
-def _raw_names(path: Path, header: list[str], wanted: list[str]) -> dict[str, str]:
-    """Stripped header name -> the exact field pyarrow sees (headers may carry spaces after commas)."""
-    with open(path, "rb") as fh:
-        line = fh.read(_HEADER_PROBE).split(b"\n", 1)[0].rstrip(b"\r").decode("utf-8-sig")
-    exact = next(csv.reader([line]))
-    mapping = {f.strip(): f for f in exact}
-    return {w: mapping[w] for w in wanted}
-
-
-def _strip_map(raw_names: dict[str, str]) -> dict[str, str]:
-    return {v: k for k, v in raw_names.items()}
-
-
-def _arrow_read(path: Path, header: list[str], include: dict[str, str], types: dict[str, pa.DataType]) -> pa.Table:
+def _arrow_read(path: Path, header: list[str], types: dict[str, pa.DataType]) -> pa.Table:
     convert = pacsv.ConvertOptions(
-        include_columns=list(include.values()),
+        include_columns=list(types),
         column_types=types,
         null_values=NULL_VALUES,
         strings_can_be_null=True,
@@ -160,7 +148,7 @@ def _arrow_read(path: Path, header: list[str], include: dict[str, str], types: d
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
         raise InputError(
-            _explain_arrow(exc, header), path=display(path), expected=_expectation(exc, types)
+            _explain_arrow(exc, header), path=display(path), expected=_expectation(exc)
         ) from None
 
 
@@ -169,7 +157,7 @@ def _explain_arrow(exc: BaseException, header: list[str]) -> str:
     msg = _first_line(exc)
     hit = re.search(r"CSV column #(\d+)", msg)
     if hit and int(hit.group(1)) < len(header):
-        col = header[int(hit.group(1))]
+        col = header[int(hit.group(1))].strip()
         msg = msg.replace(hit.group(0), f"column {col!r}")
     if "invalid UTF8" in msg or "UTF8" in msg:
         return f"not UTF-8 text ({msg})"
@@ -178,7 +166,7 @@ def _explain_arrow(exc: BaseException, header: list[str]) -> str:
     return msg
 
 
-def _expectation(exc: BaseException, types: dict[str, pa.DataType]) -> str:
+def _expectation(exc: BaseException) -> str:
     msg = str(exc)
     if "conversion error to" in msg:
         kind = msg.split("conversion error to", 1)[1].split(":", 1)[0].strip()
@@ -228,7 +216,9 @@ def load_json(path: Path, expected: str = "a JSON document") -> Any:
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text (byte {exc.start})", path=display(path), expected=expected) from None
+        raise InputError(
+            f"not UTF-8 text (byte {exc.start})", path=display(path), expected=expected
+        ) from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
@@ -241,7 +231,9 @@ def read_text(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text (byte {exc.start})", path=display(path), expected="UTF-8 text") from None
+        raise InputError(
+            f"not UTF-8 text (byte {exc.start})", path=display(path), expected="UTF-8 text"
+        ) from None
     except OSError as exc:
         raise InputError(f"cannot open ({exc.strerror})", path=display(path)) from None
 
@@ -667,7 +659,9 @@ def fill_step_starts(steps: pd.DataFrame, kernels: pd.DataFrame) -> pd.DataFrame
 def communication_summary(data: Any, path: Path) -> pd.DataFrame:
     """communication.json -> one row per (step, collective|p2p, op): time info and per-link bandwidth."""
     if not isinstance(data, dict):
-        raise InputError("not a JSON object", path=display(path), expected="{step: {collective|p2p: {op: ...}}}")
+        raise InputError(
+            "not a JSON object", path=display(path), expected="{step: {collective|p2p: {op: ...}}}"
+        )
     rows = []
     for step_key, kinds in data.items():
         if not isinstance(kinds, dict):

@@ -234,11 +234,13 @@ def derive_steps(kernels: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, str
     """
     if kernels.empty:
         return conform_steps(pd.DataFrame()), kernels, "no launches"
-    counts = kernels.groupby("name", sort=False).size()
+    # A recompiled graph renumbers its ops (`Conv2D-op0` -> `Conv2D-op3`): count by position.
+    position = kernels["name"].str.replace(r"-op\d+$", "", regex=True)
+    counts = kernels.groupby(position, sort=False).size()
     n_steps = int(counts.mode().min())
-    first_start = kernels.groupby("name", sort=False)["start_us"].min()
+    first_start = kernels.groupby(position, sort=False)["start_us"].min()
     anchor = first_start[counts[counts == n_steps].index].idxmin()
-    anchor_starts = np.sort(kernels.loc[kernels["name"] == anchor, "start_us"].to_numpy(dtype="float64"))
+    anchor_starts = np.sort(kernels.loc[position == anchor, "start_us"].to_numpy(dtype="float64"))
     starts = kernels["start_us"].to_numpy(dtype="float64")
     step_idx = np.searchsorted(anchor_starts, starts, side="right") - 1
     # Launches before the first anchor belong to the first step (ops ordered before the anchor).

@@ -1,0 +1,475 @@
+"""Reader for MindSpore 2.5+ Ascend output (layout "ascend-ms"), plus the ASCEND_PROFILER_OUTPUT/ pipeline
+that the torch_npu and MindSpore 2.3/2.4 readers share.
+
+Sources, cheapest first: ``kernel_details.csv`` (kernels; only the needed columns), ``step_trace_time.csv``
+(steps), ``profiler_info_<rank>.json`` (configuration), then one byte-level scan of ``trace_view.json`` for
+ProfilerStep spans and AI Core Freq samples. The trace is decoded in full only when kernel_details.csv is
+missing (its "Ascend Hardware" events are then the kernels).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from diagnosis.errors import InputError
+from diagnosis.model import (
+    KERNEL_SCHEMA,
+    Limitation,
+    ProfilerConfig,
+    Run,
+    RunMeta,
+    conform_kernels,
+    conform_steps,
+    empty_steps,
+)
+from diagnosis.readers import Candidate
+from diagnosis.readers.common import (
+    Col,
+    InfoRecord,
+    assign_steps,
+    communication_summary,
+    display,
+    fill_step_starts,
+    load_json,
+    map_unique,
+    normalise_columns,
+    op_type_of_kernel,
+    parse_profiler_info,
+    read_csv,
+    read_step_trace_time,
+    read_table,
+    scope_of,
+    steps_from_kernels,
+    to_frame,
+    union_lengths,
+)
+from diagnosis.readers.discover import APO, discover
+from diagnosis.readers.trace import DeviceTimeline, Markers, read_device_timeline, scan_markers
+from diagnosis.readers.traits import amp_markers, infer_execution_mode, infer_phase
+
+LAYOUT = "ascend-ms"
+
+# kernel_details.csv columns: canonical name, spellings (documented first, then CANN op_summary / older).
+KD_COLUMNS = (
+    Col("step", ("Step ID", "Step Id"), pa.int64()),
+    Col("name", ("Name", "Op Name")),
+    Col("op_type", ("Type", "OP Type")),
+    Col("op_state", ("OP State",)),
+    Col("core", ("Accelerator Core", "Task Type")),
+    Col("start_us", ("Start Time(us)", "Task Start Time(us)"), pa.float64()),
+    Col("duration_us", ("Duration(us)", "Task Duration(us)"), pa.float64()),
+    Col("wait_us", ("Wait Time(us)", "Task Wait Time(us)"), pa.float64()),
+    Col("block_dim", ("Block Num", "Block Dim"), pa.int64()),
+    Col("input_shapes", ("Input Shapes",)),
+    Col("input_dtypes", ("Input Data Types",)),
+    Col("input_formats", ("Input Formats",)),
+    Col("output_shapes", ("Output Shapes",)),
+    Col("output_dtypes", ("Output Data Types",)),
+    Col("output_formats", ("Output Formats",)),
+)
+KD_REQUIRED = ("name", "start_us", "duration_us")
+EXTRA_TABLES = {
+    "op_statistic": "op_statistic.csv",
+    "api_statistic": "api_statistic.csv",
+    "memory_record": "memory_record.csv",
+    "npu_module_mem": "npu_module_mem.csv",
+    "operator_memory": "operator_memory.csv",
+    "static_op_mem": "static_op_mem.csv",
+    "dataset": "dataset.csv",
+    "data_preprocess": "data_preprocess.csv",
+    "operator_details": "operator_details.csv",
+}
+
+
+@dataclass(frozen=True)
+class Tool:
+    """Framework-specific wording of remedies (MindSpore vs torch_npu API spellings)."""
+
+    framework: str
+    level1: str
+    aic_metrics: str
+    op_state: str
+    scopes: str
+    steps: str
+    config: str
+
+
+MINDSPORE = Tool(
+    framework="mindspore",
+    level1="re-profile both runs with _ExperimentalConfig(profiler_level=ProfilerLevel.Level1)",
+    aic_metrics="re-profile with _ExperimentalConfig(profiler_level=ProfilerLevel.Level1, "
+    "aic_metrics=AicoreMetrics.PipeUtilization)",
+    op_state="profile with CANN 8.x or newer, whose kernel tables carry OP State",
+    scopes="profile with activities=[ProfilerActivity.CPU, ProfilerActivity.NPU] so kernel names carry "
+    "their framework op",
+    steps="profile with schedule=schedule(wait=1, warmup=1, active=5) and call prof.step() once per step",
+    config="upload the whole <host>_<pid>_<ts>_ascend_ms folder: profiler_info_<rank>.json sits beside "
+    "ASCEND_PROFILER_OUTPUT",
+)
+
+
+# ---------------------------------------------------------------------------------------------- protocol
+
+
+def candidates(folder: Path) -> list[Candidate]:
+    """MindSpore 2.5+ Ascend run roots at or below `folder`."""
+    return [c for c in discover(folder) if c.layout == LAYOUT]
+
+
+def read(candidate: Candidate) -> Run:
+    """Read one `*_ascend_ms` run (or a bare ASCEND_PROFILER_OUTPUT) into the canonical model."""
+    root = candidate.root
+    info, info_path = read_info(root, candidate.rank)
+    config = info.config if info else ProfilerConfig()
+    out = read_output(output_dir(root), candidate.rank, config.level, MINDSPORE)
+    if info_path:
+        out.files.insert(0, info_path)
+    else:
+        out.limitations.insert(0, no_config_limitation(MINDSPORE))
+    environment = read_metadata(root, out)
+    meta = build_meta(LAYOUT, root, candidate, info, out, environment)
+    return out.to_run(meta)
+
+
+def output_dir(root: Path) -> Path:
+    """ASCEND_PROFILER_OUTPUT of a run root, or the root itself when it is that folder."""
+    inner = root / APO
+    return inner if inner.is_dir() else root
+
+
+def read_info(root: Path, rank: int | None) -> tuple[InfoRecord | None, Path | None]:
+    """The run's profiler_info record: `profiler_info_<rank>.json`, else the only one present."""
+    named = root / f"profiler_info_{rank}.json" if rank is not None else None
+    paths = [named] if named and named.is_file() else sorted(root.glob("profiler_info*.json"))
+    if not paths:
+        return None, None
+    data = load_json(paths[0], expected="a profiler_info JSON object")
+    return parse_profiler_info(data, paths[0]), paths[0]
+
+
+def no_config_limitation(tool: Tool) -> Limitation:
+    """The run carries no profiler configuration record."""
+    return Limitation(
+        "profiler-config",
+        "no profiler_info json in the run folder: the profiler configuration (level, aic_metrics, schedule, "
+        "activities) is unknown, so configuration differences cannot be checked",
+        tool.config,
+    )
+
+
+def read_metadata(root: Path, out: Output) -> dict[str, Any]:
+    """profiler_metadata.json (user metadata, parallel_group_info) -> meta.environment."""
+    path = root / "profiler_metadata.json"
+    if not path.is_file():
+        return {}
+    try:
+        data = load_json(path, expected="a JSON object")
+    except InputError as exc:
+        out.limitations.append(Limitation("extras", f"ignored: {exc.message}"))
+        return {}
+    out.files.append(path)
+    return data if isinstance(data, dict) else {"metadata": data}
+
+
+def build_meta(
+    layout: str,
+    root: Path,
+    candidate: Candidate,
+    info: InfoRecord | None,
+    out: Output,
+    environment: dict[str, Any],
+) -> RunMeta:
+    """RunMeta from the info record and the kernels (phase, AMP markers and mode are inferred)."""
+    kernels = out.kernels
+    steps = max(int(len(out.steps)), int(kernels["step"].nunique()) if kernels["step"].notna().any() else 1)
+    mode = info.execution_mode if info and info.execution_mode != "unknown" else _mode_from_scopes(kernels)
+    if info and info.cann_version:
+        environment = {**environment, "cann_version": info.cann_version}
+    return RunMeta(
+        layout=layout,
+        source=root.name,
+        framework=info.framework if info else out.tool.framework,
+        framework_version=info.framework_version if info else None,
+        device="Ascend",
+        rank=candidate.rank if candidate.rank is not None else (info.rank if info else None),
+        config=info.config if info else ProfilerConfig(),
+        jit_level=info.jit_level if info else None,
+        execution_mode=mode,
+        phase=infer_phase(kernels["name"], kernels["op_type"]),
+        amp=amp_markers(kernels, steps),
+        environment=environment,
+        files=tuple(_relative(p, root) for p in out.files),
+    )
+
+
+def _mode_from_scopes(kernels: pd.DataFrame) -> str:
+    scopes = kernels["scope"].dropna()
+    return (
+        infer_execution_mode(pd.Series(scopes.unique(), dtype="string[pyarrow]"))
+        if len(scopes)
+        else "unknown"
+    )
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return Path("..", path.relative_to(root.parent)).as_posix()
+
+
+# ------------------------------------------------------------------------------ ASCEND_PROFILER_OUTPUT/
+
+
+@dataclass
+class Output:
+    """What one ASCEND_PROFILER_OUTPUT folder holds, in canonical form."""
+
+    tool: Tool
+    kernels: pd.DataFrame
+    steps: pd.DataFrame
+    kd_columns: frozenset[str]  # canonical kernel columns kernel_details.csv had (empty: kernels from trace)
+    extras: dict[str, pd.DataFrame] = field(default_factory=dict)
+    limitations: list[Limitation] = field(default_factory=list)
+    files: list[Path] = field(default_factory=list)
+
+    def to_run(self, meta: RunMeta) -> Run:
+        """Assemble the Run."""
+        return Run(
+            meta=meta,
+            kernels=self.kernels,
+            steps=self.steps,
+            limitations=self.limitations,
+            extras=self.extras,
+        )
+
+
+def read_output(apo: Path, rank: int | None, level: str | None, tool: Tool) -> Output:
+    """Kernels, steps, extras and limitations of one ASCEND_PROFILER_OUTPUT folder."""
+    kd_path, trace_path = apo / "kernel_details.csv", apo / "trace_view.json"
+    if kd_path.is_file():
+        kernels, kd_columns = read_kernel_details(kd_path)
+        markers = scan_markers(trace_path) if trace_path.is_file() else Markers()
+        out = Output(tool, kernels, empty_steps(), kd_columns, files=[kd_path])
+    elif trace_path.is_file():
+        timeline = read_device_timeline(trace_path)
+        markers = Markers(steps=timeline.steps, freq=timeline.freq)
+        out = Output(tool, kernels_from_trace(timeline, trace_path), empty_steps(), frozenset())
+    else:
+        raise InputError(
+            "no kernel_details.csv or trace_view.json",
+            path=display(apo),
+            expected="ASCEND_PROFILER_OUTPUT with kernel_details.csv (profiler_level Level0 or higher, "
+            "export_type text)",
+        )
+    if trace_path.is_file():
+        out.files.append(trace_path)
+    _attach_steps(out, apo, markers)
+    out.limitations.extend(kernel_limitations(out.kd_columns, out.kernels, level, tool))
+    _attach_extras(out, apo, rank, markers)
+    return out
+
+
+def _attach_steps(out: Output, apo: Path, markers: Markers) -> None:
+    """Steps from step_trace_time.csv, else ProfilerStep spans, else the kernels' step ids."""
+    kernels = out.kernels
+    spans = markers.steps
+    if kernels["step"].isna().all() and len(spans):
+        ids = assign_steps(kernels["start_us"].to_numpy(dtype="float64", na_value=np.nan), spans)
+        kernels["step"] = pd.array(pd.Series(ids).astype("Int64"), dtype="int64[pyarrow]")
+    step_trace = apo / "step_trace_time.csv"
+    if step_trace.is_file():
+        steps = read_step_trace_time(step_trace)
+        out.files.append(step_trace)
+    elif len(spans):
+        steps = steps_from_spans(spans, kernels)
+    else:
+        steps = steps_from_kernels(kernels)
+    out.steps = fill_step_starts(_starts_from_spans(steps, spans), kernels)
+    if out.steps.empty:
+        out.limitations.append(
+            Limitation(
+                "steps",
+                "no step information (no step_trace_time.csv, no ProfilerStep# events, no Step ID column): "
+                "totals cover the whole profiled window",
+                out.tool.steps,
+            )
+        )
+
+
+def steps_from_spans(spans: pd.DataFrame, kernels: pd.DataFrame) -> pd.DataFrame:
+    """Steps from ProfilerStep spans; busy = union of the step's kernel intervals, free = wall - busy."""
+    frame = pd.DataFrame(
+        {
+            "step": kernels["step"].to_numpy(dtype="float64", na_value=np.nan),
+            "start": kernels["start_us"].to_numpy(dtype="float64", na_value=np.nan),
+        }
+    )
+    frame["end"] = frame["start"] + kernels["duration_us"].to_numpy(dtype="float64", na_value=0.0)
+    frame = frame.dropna(subset=["step", "start"])
+    busy = union_lengths(frame, "step") if len(frame) else pd.Series(dtype="float64")
+    steps = spans.copy()
+    steps["busy_us"] = steps["step"].astype("float64").map(busy).fillna(0.0).to_numpy()
+    steps["free_us"] = (steps["duration_us"] - steps["busy_us"]).clip(lower=0)
+    return conform_steps(steps)
+
+
+def _starts_from_spans(steps: pd.DataFrame, spans: pd.DataFrame) -> pd.DataFrame:
+    if steps.empty or not len(spans) or steps["start_us"].notna().all():
+        return steps
+    by_step = pd.Series(spans["start_us"].to_numpy(), index=spans["step"].to_numpy())
+    found = steps["step"].astype("float64").map(by_step)
+    steps = steps.copy()
+    steps["start_us"] = steps["start_us"].astype("float64").fillna(found).astype("double[pyarrow]")
+    return steps
+
+
+def _attach_extras(out: Output, apo: Path, rank: int | None, markers: Markers) -> None:
+    """Optional tables; an unreadable optional file becomes a limitation, not a failure."""
+    for key, name in EXTRA_TABLES.items():
+        _try_extra(out, key, apo / name, read_table)
+    minddata = sorted(apo.glob(f"minddata_pipeline_raw_{rank if rank is not None else '*'}.csv"))
+    if minddata:
+        _try_extra(out, "minddata_pipeline", minddata[0], read_table)
+    comm = apo / "communication.json"
+    _try_extra(out, "communication", comm, lambda p: communication_summary(load_json(p), p))
+    if len(markers.freq):
+        out.extras["aicore_freq"] = markers.freq
+
+
+def _try_extra(out: Output, key: str, path: Path, reader: Any) -> None:
+    if not path.is_file():
+        return
+    try:
+        frame = reader(path)
+    except InputError as exc:
+        out.limitations.append(Limitation("extras", f"ignored: {exc.message}", "re-export the profile"))
+        return
+    out.files.append(path)
+    if len(frame):
+        out.extras[key] = frame
+
+
+# ------------------------------------------------------------------------------------------ kernel table
+
+
+def read_kernel_details(path: Path) -> tuple[pd.DataFrame, frozenset[str]]:
+    """kernel_details.csv (or a CANN op_summary) -> canonical kernels and the columns it had."""
+    table = read_csv(path, KD_COLUMNS, required=KD_REQUIRED, counters=True)
+    present = frozenset(table.column_names) & KERNEL_SCHEMA.keys()
+    table = normalise_columns(table)
+    names = table.column("name")
+    table = _with(table, "scope", map_unique(names, scope_of))
+    if "op_type" not in table.column_names or table.column("op_type").null_count:
+        derived = map_unique(names, op_type_of_kernel)
+        current = table.column("op_type") if "op_type" in table.column_names else derived
+        table = _with(table, "op_type", pc.coalesce(current, derived))
+    return conform_kernels(to_frame(complete(table))), present
+
+
+def _with(table: pa.Table, name: str, column: pa.ChunkedArray) -> pa.Table:
+    if name in table.column_names:
+        return table.set_column(table.column_names.index(name), name, column)
+    return table.append_column(name, column)
+
+
+_ARROW_TYPES = {"string[pyarrow]": pa.string(), "int64[pyarrow]": pa.int64(), "double[pyarrow]": pa.float64()}
+
+
+def complete(table: pa.Table) -> pa.Table:
+    """Schema columns first (absent ones as typed nulls), then the counters, so conform has nothing to do."""
+    n = table.num_rows
+    columns, names = [], []
+    for name, dtype in KERNEL_SCHEMA.items():
+        columns.append(table.column(name) if name in table.column_names else pa.nulls(n, _ARROW_TYPES[dtype]))
+        names.append(name)
+    for name in table.column_names:
+        if name not in KERNEL_SCHEMA:
+            columns.append(table.column(name))
+            names.append(name)
+    return pa.table(columns, names=names)
+
+
+def kernels_from_trace(timeline: DeviceTimeline, path: Path) -> pd.DataFrame:
+    """ "Ascend Hardware" events -> kernels (names, times, task type; no types, shapes or dtypes)."""
+    events = timeline.kernels
+    if events.empty:
+        raise InputError(
+            "no Ascend Hardware kernels in trace_view.json and no kernel_details.csv",
+            path=display(path),
+            expected="an Ascend profile (a CPU-only trace is read by the CPU reader)",
+        )
+    names = pa.array(events["name"].astype(str).to_list(), type=pa.string())
+    core = pa.array([None if c is None else str(c) for c in events["core"]], type=pa.string())
+    table = pa.table(
+        {
+            "name": names,
+            "op_type": map_unique(names, op_type_of_kernel),
+            "scope": map_unique(names, scope_of),
+            "start_us": pa.array(events["start_us"].to_numpy(dtype="float64")),
+            "duration_us": pa.array(events["duration_us"].to_numpy(dtype="float64")),
+            "core": core,
+        }
+    )
+    table = normalise_columns(table).sort_by([("start_us", "ascending")])
+    return conform_kernels(to_frame(complete(table)))
+
+
+# ------------------------------------------------------------------------------------------ limitations
+
+LEVEL1_GROUPS = {
+    "dtypes": ("input_dtypes", "Input Data Types"),
+    "shapes": ("input_shapes", "Input Shapes"),
+    "formats": ("input_formats", "Input Formats"),
+}
+
+
+def kernel_limitations(
+    kd_columns: frozenset[str], kernels: pd.DataFrame, level: str | None, tool: Tool
+) -> list[Limitation]:
+    """What the kernel table cannot answer: Level0 columns, OP State, counters, framework scopes."""
+    lims = []
+    for topic, (col, header) in LEVEL1_GROUPS.items():
+        if col not in kd_columns:
+            lims.append(Limitation(topic, _level_reason(header, kd_columns, level), tool.level1))
+    if kd_columns and "op_state" not in kd_columns:
+        lims.append(
+            Limitation(
+                "op-state",
+                "no OP State column (older CANN): whether kernels ran static or dynamic shape is unknown; "
+                "it is not assumed dynamic",
+                tool.op_state,
+            )
+        )
+    if not any(str(c).startswith(("aic_", "aiv_")) for c in kernels.columns):
+        lims.append(
+            Limitation(
+                "aic-metrics",
+                "no AI Core pipeline counters (aic_metrics None or Level0): bound analysis is not possible",
+                tool.aic_metrics,
+            )
+        )
+    if kernels["scope"].isna().all():
+        reason = (
+            "torch_npu kernel names carry no MindSpore scopes"
+            if tool.framework == "torch_npu"
+            else "kernel names carry no framework launch op: scope-level alignment with a MINDIR is not possible"
+        )
+        lims.append(Limitation("scopes", reason, tool.scopes))
+    return lims
+
+
+def _level_reason(header: str, kd_columns: frozenset[str], level: str | None) -> str:
+    if not kd_columns:
+        return f"no kernel_details.csv: kernels come from trace_view.json, which has no {header}"
+    if level in (None, "Level0"):
+        how = "recorded" if level else "inferred from the missing columns"
+        return f"no {header} column in kernel_details.csv: profiled at Level0 ({how})"
+    return f"no {header} column in kernel_details.csv although profiler_level is {level}"

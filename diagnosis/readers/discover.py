@@ -1,0 +1,197 @@
+"""Find profiler run roots in a folder and tell their layout from the files present (never a version string).
+
+One classifier serves the Ascend-family and legacy readers, so two readers never claim the same folder:
+each reader's ``candidates()`` keeps the roots of its own layout. Accepted inputs: a run root, any parent
+of run roots (one candidate per rank), or ``ASCEND_PROFILER_OUTPUT/`` itself.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import replace
+from pathlib import Path
+
+from diagnosis.errors import InputError
+from diagnosis.readers import Candidate
+
+APO = "ASCEND_PROFILER_OUTPUT"
+MAX_DEPTH = 6
+_SKIP = re.compile(r"^(?:PROF_.*|FRAMEWORK|logs|device_\d+|host|mindstudio_profiler_\w+|__pycache__|\..*)$")
+_INFO = re.compile(r"^profiler_info_(\d+)\.json$")
+_RANK_DIR = re.compile(r"^rank-(\d+)_")
+_RANK_SUFFIX = re.compile(
+    r"^(?:ascend_mindspore_profiler|ascend_pytorch_profiler|minddata_pipeline_raw)_(\d+)\."
+)
+_LEGACY_GPU = re.compile(
+    r"^(?:gpu_op_detail_info|gpu_op_execute_timestamp|gpu_activity_data|gpu_op_type_info)_(\d+)\."
+)
+_LEGACY_ASCEND = re.compile(
+    r"^(?:framework_raw|output_timeline_data|aicore_intermediate|aicpu_intermediate|step_trace_raw"
+    r"|ascend_timeline_display)_(\d+)[._]"
+)
+_LEGACY_CPU = re.compile(r"^(?:cpu_op_detail_info|cpu_op_execute_timestamp)_(\d+)\.")
+_CPU_DETAIL = re.compile(r"^cpu_op_detail_info_\d+\.csv$")
+
+
+def discover(folder: Path) -> list[Candidate]:
+    """Every run root at or below `folder`, in path order (roots are not searched inside)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return []
+    if folder.name == APO:
+        return _output_folder_given(folder)
+    found: list[Candidate] = []
+    _walk(folder, 0, found)
+    return found
+
+
+def _output_folder_given(folder: Path) -> list[Candidate]:
+    """`ASCEND_PROFILER_OUTPUT/` itself: read its run folder when that is one, else the folder alone."""
+    parent = classify(folder.parent)
+    if parent:
+        note = f"{APO} given directly; read its run folder {folder.parent.name}"
+        return [replace(c, note=note) for c in parent]
+    return classify(folder)
+
+
+def _walk(folder: Path, depth: int, found: list[Candidate]) -> None:
+    here = classify(folder)
+    if here:
+        found.extend(here)
+        return
+    if depth >= MAX_DEPTH:
+        return
+    for sub in _subdirs(folder):
+        if not _SKIP.match(sub.name):
+            _walk(sub, depth + 1, found)
+
+
+def _subdirs(folder: Path) -> list[Path]:
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return []
+    return [Path(e.path) for e in entries if e.is_dir(follow_symlinks=False)]
+
+
+def _listing(folder: Path) -> tuple[set[str], set[str]]:
+    """(file names, directory names) of a folder; empty when unreadable."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return set(), set()
+    files = {e.name for e in entries if e.is_file()}
+    dirs = {e.name for e in entries if e.is_dir()}
+    return files, dirs
+
+
+def classify(folder: Path) -> list[Candidate]:
+    """The run roots located exactly at `folder` (several for a flat legacy folder with several ranks)."""
+    files, dirs = _listing(folder)
+    if APO in dirs:
+        return _run_root(folder, files, dirs)
+    flat = _flat_legacy(folder, files, dirs)
+    if flat:
+        return flat
+    if "kernel_details.csv" in files:
+        note = "kernel_details.csv without its run folder: no profiler configuration record"
+        return [Candidate("ascend-ms", folder, _suffix_rank(files), note=note)]
+    return []
+
+
+def _run_root(folder: Path, files: set[str], dirs: set[str]) -> list[Candidate]:
+    """A folder holding ASCEND_PROFILER_OUTPUT/: torch_npu, MindSpore 2.3/2.4 rank folder, 2.5+ or CPU."""
+    out_files, _ = _listing(folder / APO)
+    info_ranks = sorted(int(m.group(1)) for f in files if (m := _INFO.match(f)))
+    if _is_torch(folder, files, info_ranks):
+        return [Candidate("torch-npu", folder, info_ranks[0] if info_ranks else None)]
+    rank_dir = _RANK_DIR.match(folder.name)
+    if not info_ranks and (rank_dir or _legacy_parent(folder.parent)):
+        return [Candidate("ascend-ms-2.3", folder, int(rank_dir.group(1)) if rank_dir else None)]
+    has_prof = any(d.startswith("PROF_") for d in dirs)
+    if not has_prof and "kernel_details.csv" not in out_files and _has_cpu_framework(folder):
+        return [Candidate("cpu-ms", folder, None)]
+    ascend_files = "kernel_details.csv" in out_files or any(f.endswith(".db") for f in out_files)
+    if has_prof or info_ranks or ascend_files or folder.name.endswith("_ascend_ms"):
+        rank = info_ranks[0] if info_ranks else _suffix_rank(out_files)
+        return [Candidate("ascend-ms", folder, rank)]
+    return []
+
+
+def _is_torch(folder: Path, files: set[str], info_ranks: list[int]) -> bool:
+    """torch_npu: `*_ascend_pt`, a rank-less `profiler_info.json`, or a `config` record inside."""
+    if folder.name.endswith("_ascend_pt") or "profiler_info.json" in files:
+        return True
+    if not info_ranks:
+        return False
+    try:
+        record = json.loads((folder / f"profiler_info_{info_ranks[0]}.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(record, dict) and "config" in record and "profiler_parameters" not in record
+
+
+def _legacy_parent(folder: Path) -> bool:
+    """The `profiler/` folder of MindSpore 2.3/2.4: legacy per-rank files beside the rank folders."""
+    files, _ = _listing(folder)
+    return any(_INFO.match(f) or _LEGACY_ASCEND.match(f) for f in files)
+
+
+def _has_cpu_framework(folder: Path) -> bool:
+    files, _ = _listing(folder / "FRAMEWORK")
+    return any(_CPU_DETAIL.match(f) for f in files)
+
+
+def _suffix_rank(files: set[str]) -> int | None:
+    ranks = sorted(int(m.group(1)) for f in files if (m := _RANK_SUFFIX.match(f)))
+    return ranks[0] if ranks else None
+
+
+def _ids(files: set[str], pattern: re.Pattern[str]) -> list[int]:
+    return sorted({int(m.group(1)) for f in files if (m := pattern.match(f))})
+
+
+def _flat_legacy(folder: Path, files: set[str], dirs: set[str]) -> list[Candidate]:
+    """MindSpore 2.0-2.4 flat `profiler/` folders: GPU, then Ascend, then CPU files decide."""
+    gpu = _ids(files, _LEGACY_GPU)
+    if gpu:
+        return [Candidate("legacy-gpu", folder, r) for r in gpu]
+    if any(_RANK_DIR.match(d) and d.endswith("_ascend_ms") for d in dirs):
+        return []  # MindSpore 2.3/2.4: the rank folders below are the run roots
+    ascend = _ids(files, _LEGACY_ASCEND)
+    if ascend:
+        return [Candidate("legacy-ascend", folder, r) for r in ascend]
+    cpu = _ids(files, _LEGACY_CPU)
+    if cpu and folder.name != "FRAMEWORK":
+        return [Candidate("legacy-cpu", folder, r) for r in cpu]
+    return []
+
+
+def choose(found: list[Candidate], rank: int | None, source: str) -> Candidate:
+    """The candidate for `rank` (lowest rank when None); InputError when absent or ambiguous."""
+    if not found:
+        raise InputError(
+            "no profiler output found",
+            path=source,
+            expected="a *_ascend_ms / *_ascend_pt run folder, its parent, its ASCEND_PROFILER_OUTPUT, "
+            "or a MindSpore 2.0-2.4 profiler/ folder",
+        )
+    ranks = sorted({c.rank for c in found if c.rank is not None})
+    if rank is None:
+        rank = ranks[0] if ranks else None
+    elif rank not in ranks:
+        listed = ", ".join(str(r) for r in ranks) or "none recorded"
+        raise InputError(
+            f"rank {rank} does not exist in this input", path=source, expected=f"one of: {listed}"
+        )
+    picked = [c for c in found if c.rank == rank]
+    if len(picked) > 1:
+        names = ", ".join(sorted(str(c.root.name) for c in picked))
+        raise InputError(
+            f"{len(picked)} runs hold rank {rank} ({names})",
+            path=source,
+            expected="one run per rank: upload one",
+        )
+    return picked[0]

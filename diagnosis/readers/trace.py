@@ -1,0 +1,400 @@
+"""Streaming readers for Chrome-trace `trace_view.json` files (a JSON list of events).
+
+Two ways in, both single passes with bounded memory:
+
+- :func:`iter_events` decodes every event, one at a time, with ``json.JSONDecoder.raw_decode`` over
+  text chunks (used when the trace is the only source of kernels or ops).
+- :func:`scan_events` finds marker byte strings (``"AI Core Freq"``, ``ProfilerStep#``) and decodes only
+  the events that contain them, so a gigabyte trace costs a byte search, not a JSON parse.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from diagnosis.errors import InputError
+from diagnosis.readers.common import display
+
+TEXT_CHUNK = 1 << 22  # characters decoded per read in iter_events
+BYTE_CHUNK = 1 << 23  # bytes searched per read in scan_events
+SYNTAX_MARGIN = 1 << 20  # a decode error this far before the buffer end is a syntax error, not truncation
+BACK_CONTEXT = 1 << 16  # bytes kept before a marker to find the start of its event
+EXPECTED = "a JSON list of Chrome-trace events ([{...}, {...}])"
+STEP_PREFIX = "ProfilerStep#"
+FREQ_NAME = "AI Core Freq"
+_DECODER = json.JSONDecoder()
+_SPACE = re.compile(r"[ \t\r\n]*")
+
+
+# ------------------------------------------------------------------------------------------ iter_events
+
+
+def iter_events(path: Path) -> Iterator[dict[str, Any]]:
+    """Yield each event of a trace_view.json list in file order; InputError on bad or truncated JSON."""
+    with _open_text(path) as fh:
+        reader = _ChunkReader(fh, path)
+        reader.expect_list_start()
+        while True:
+            obj = reader.next_item()
+            if obj is None:
+                return
+            if isinstance(obj, dict):
+                yield obj
+
+
+def _open_text(path: Path) -> Any:
+    try:
+        return open(path, encoding="utf-8", errors="strict")
+    except OSError as exc:
+        raise InputError(f"cannot open ({exc.strerror})", path=display(path)) from None
+
+
+class _ChunkReader:
+    """A text buffer over a file that refills itself while raw_decode needs more characters."""
+
+    def __init__(self, fh: Any, path: Path) -> None:
+        self.fh = fh
+        self.path = path
+        self.buf = ""
+        self.pos = 0
+        self.eof = False
+        self.consumed = 0  # characters dropped from the front of buf, for error positions
+        self.after_item = False
+
+    def _fill(self) -> bool:
+        if self.eof:
+            return False
+        try:
+            data = self.fh.read(TEXT_CHUNK)
+        except UnicodeDecodeError as exc:
+            raise InputError(
+                f"not UTF-8 text (near byte {exc.start})", path=display(self.path), expected=EXPECTED
+            ) from None
+        if not data:
+            self.eof = True
+            return False
+        self.consumed += self.pos
+        self.buf = self.buf[self.pos :] + data
+        self.pos = 0
+        return True
+
+    def _skip_space(self) -> str:
+        """The next non-space character (filling as needed), or '' at end of file."""
+        while True:
+            self.pos = _SPACE.match(self.buf, self.pos).end()
+            if self.pos < len(self.buf):
+                return self.buf[self.pos]
+            if not self._fill():
+                return ""
+
+    def _fail(self, problem: str) -> InputError:
+        where = self.consumed + self.pos
+        return InputError(f"{problem} (character {where})", path=display(self.path), expected=EXPECTED)
+
+    def expect_list_start(self) -> None:
+        first = self._skip_space()
+        if first == "":
+            raise InputError("empty file", path=display(self.path), expected=EXPECTED)
+        if first != "[":
+            raise self._fail("not a JSON list")
+        self.pos += 1
+
+    def next_item(self) -> Any:
+        """The next list element, or None after the closing bracket."""
+        char = self._skip_space()
+        if char == "]":
+            self.pos += 1
+            if self._skip_space() != "":
+                raise self._fail("data after the end of the event list")
+            return None
+        if self.after_item:
+            if char != ",":
+                raise self._fail("truncated file" if char == "" else f"expected ',' or ']', found {char!r}")
+            self.pos += 1
+            char = self._skip_space()
+        if char == "":
+            raise self._fail("truncated file: the event list is not closed")
+        obj = self._decode()
+        self.after_item = True
+        return obj
+
+    def _decode(self) -> Any:
+        while True:
+            try:
+                obj, end = _DECODER.raw_decode(self.buf, self.pos)
+            except json.JSONDecodeError as exc:
+                if exc.pos < len(self.buf) - SYNTAX_MARGIN or not self._fill():
+                    self.pos = exc.pos
+                    raise self._fail(f"invalid or truncated JSON ({exc.msg})") from None
+                continue
+            if end == len(self.buf) and not self.eof and not isinstance(obj, dict | list):
+                self._fill()  # a bare number may continue in the next chunk
+                continue
+            self.pos = end
+            return obj
+
+
+# ------------------------------------------------------------------------------------------ scan_events
+
+
+def scan_events(path: Path, markers: Sequence[bytes]) -> Iterator[dict[str, Any]]:
+    """Yield the events (dicts with a "ph" key) whose JSON text contains any marker, in file order."""
+    try:
+        fh = open(path, "rb")
+    except OSError as exc:
+        raise InputError(f"cannot open ({exc.strerror})", path=display(path)) from None
+    with fh:
+        _check_list_ends(fh, path)
+        yield from _scan(fh, path, markers)
+
+
+def _check_list_ends(fh: Any, path: Path) -> None:
+    """Cheap structural check before a marker scan: the file opens with '[' and closes with ']'."""
+    head = fh.read(4096).lstrip()
+    if not head:
+        raise InputError("empty file", path=display(path), expected=EXPECTED)
+    if not head.startswith(b"["):
+        raise InputError("not a JSON list", path=display(path), expected=EXPECTED)
+    fh.seek(0, 2)
+    size = fh.tell()
+    fh.seek(max(0, size - 4096))
+    if not fh.read().rstrip().endswith(b"]"):
+        raise InputError(
+            "truncated file: the event list is not closed", path=display(path), expected=EXPECTED
+        )
+    fh.seek(0)
+
+
+def _scan(fh: Any, path: Path, markers: Sequence[bytes]) -> Iterator[dict[str, Any]]:
+    buf = b""
+    base = 0  # file offset of buf[0]
+    search_from = 0  # file offset from which markers are still unprocessed
+    done_until = 0  # file offset of the end of the last event yielded
+    eof = False
+    while not eof:
+        data = fh.read(BYTE_CHUNK)
+        eof = not data
+        buf += data
+        limit = len(buf) if eof else len(buf) - max(len(m) for m in markers)
+        hits = _marker_positions(buf, markers, search_from - base, limit)
+        resume = None
+        for pos in hits:
+            if base + pos < done_until:
+                continue
+            found = _enclosing_event(buf, pos, eof, path, base)
+            if found is _NEED_MORE:
+                resume = pos
+                break
+            if found is not None:
+                event, end = found
+                done_until = base + end
+                yield event
+        search_from = base + (resume if resume is not None else max(limit, 0))
+        keep_from = max(0, min(search_from - base, len(buf)) - BACK_CONTEXT)
+        buf = buf[keep_from:]
+        base += keep_from
+
+
+def _marker_positions(buf: bytes, markers: Sequence[bytes], start: int, limit: int) -> list[int]:
+    hits = []
+    for marker in markers:
+        pos = buf.find(marker, max(start, 0), limit + len(marker) - 1 if limit >= 0 else 0)
+        while pos != -1:
+            hits.append(pos)
+            pos = buf.find(marker, pos + 1, limit + len(marker) - 1)
+    return sorted(hits)
+
+
+_NEED_MORE = object()
+_MAX_NESTING = 6
+
+
+def _enclosing_event(buf: bytes, pos: int, eof: bool, path: Path, base: int) -> Any:
+    """(event, end offset in buf) for the event containing buf[pos], None if none, _NEED_MORE if cut off."""
+    brace = pos
+    for _ in range(_MAX_NESTING):
+        brace = buf.rfind(b"{", 0, brace)
+        if brace < 0:
+            return None
+        decoded = _decode_at(buf, brace, eof)
+        if decoded is _NEED_MORE:
+            return _NEED_MORE
+        if decoded is None:
+            continue
+        obj, end = decoded
+        if end > pos and isinstance(obj, dict) and "ph" in obj:
+            return obj, end
+    raise InputError(f"invalid JSON around byte {base + pos}", path=display(path), expected=EXPECTED)
+
+
+def _decode_at(buf: bytes, start: int, eof: bool) -> Any:
+    """Decode the JSON object starting at buf[start] from growing slices.
+
+    Returns (object, end offset in buf), None when the text there is not a JSON object, or _NEED_MORE
+    when the object runs past the end of the buffer before the end of the file.
+    """
+    size = 4096
+    while True:
+        text = buf[start : start + size].decode("utf-8", errors="replace")
+        try:
+            obj, end = _DECODER.raw_decode(text)
+        except json.JSONDecodeError as exc:
+            cut_off = exc.pos >= len(text) - BACK_CONTEXT or exc.msg.startswith("Unterminated")
+            if not cut_off:
+                return None
+            if start + size >= len(buf):
+                return None if eof else _NEED_MORE
+            size *= 8
+            continue
+        return obj, start + (end if text.isascii() else len(text[:end].encode("utf-8")))
+
+
+# ------------------------------------------------------------------------------------ derived timelines
+
+
+@dataclass
+class Markers:
+    """What the marker scan found: ProfilerStep spans and AI Core frequency samples."""
+
+    steps: pd.DataFrame = field(default_factory=pd.DataFrame)  # step, start_us, duration_us
+    freq: pd.DataFrame = field(default_factory=pd.DataFrame)  # ts_us, mhz
+
+
+def scan_markers(path: Path) -> Markers:
+    """One byte-level pass over trace_view.json for ProfilerStep#N spans and "AI Core Freq" counters."""
+    spans: dict[int, list[float]] = {}
+    freq_ts: list[float] = []
+    freq_mhz: list[float] = []
+    for event in scan_events(path, (STEP_PREFIX.encode(), f'"{FREQ_NAME}"'.encode())):
+        name = str(event.get("name", ""))
+        if event.get("ph") == "X" and name.startswith(STEP_PREFIX):
+            _add_span(spans, name, event)
+        elif event.get("ph") == "C" and name == FREQ_NAME:
+            _add_freq(freq_ts, freq_mhz, event)
+    return Markers(steps=step_spans(spans), freq=_freq_frame(freq_ts, freq_mhz))
+
+
+def _add_span(spans: dict[int, list[float]], name: str, event: dict[str, Any]) -> None:
+    """Merge a ProfilerStep#N event into spans[N] = [start, end] (host and device copies may both exist)."""
+    try:
+        step = int(name[len(STEP_PREFIX) :])
+        start = float(event["ts"])
+        end = start + float(event.get("dur", 0) or 0)
+    except (KeyError, TypeError, ValueError):
+        return
+    if step in spans:
+        spans[step][0] = min(spans[step][0], start)
+        spans[step][1] = max(spans[step][1], end)
+    else:
+        spans[step] = [start, end]
+
+
+def step_spans(spans: dict[int, list[float]]) -> pd.DataFrame:
+    """Step spans as a frame sorted by step: step, start_us, duration_us."""
+    if not spans:
+        return pd.DataFrame({"step": [], "start_us": [], "duration_us": []})
+    steps = sorted(spans)
+    start = np.array([spans[s][0] for s in steps])
+    end = np.array([spans[s][1] for s in steps])
+    return pd.DataFrame(
+        {"step": np.array(steps, dtype="int64"), "start_us": start, "duration_us": end - start}
+    )
+
+
+def _add_freq(ts: list[float], mhz: list[float], event: dict[str, Any]) -> None:
+    """Append one counter sample: `args.MHz` (or the counter's only value) at `ts`."""
+    args = event.get("args") if isinstance(event.get("args"), dict) else {}
+    value = args.get("MHz", next(iter(args.values())) if len(args) == 1 else None)
+    try:
+        sample = (float(event["ts"]), float(value))
+    except (KeyError, TypeError, ValueError):
+        return
+    ts.append(sample[0])
+    mhz.append(sample[1])
+
+
+def _freq_frame(ts: list[float], mhz: list[float]) -> pd.DataFrame:
+    if not ts:
+        return pd.DataFrame()
+    frame = pd.DataFrame({"ts_us": ts, "mhz": mhz}).sort_values("ts_us", kind="stable").reset_index(drop=True)
+    return frame.astype({"ts_us": "double[pyarrow]", "mhz": "double[pyarrow]"})
+
+
+@dataclass
+class DeviceTimeline:
+    """Device-side content of a trace: hardware kernels, overlap spans, step spans and frequency."""
+
+    kernels: pd.DataFrame  # name, start_us, duration_us, core, stream
+    overlap: pd.DataFrame  # kind (Computing/Free/...), start_us, duration_us
+    steps: pd.DataFrame  # step, start_us, duration_us
+    freq: pd.DataFrame  # ts_us, mhz
+    processes: dict[Any, str]
+
+
+HARDWARE = "Ascend Hardware"
+OVERLAP = "Overlap Analysis"
+
+
+def read_device_timeline(path: Path) -> DeviceTimeline:
+    """Decode a whole trace (streaming) and keep Ascend Hardware kernels, Overlap Analysis spans,
+    ProfilerStep spans and AI Core Freq samples."""
+    processes = _process_names(path)
+    wanted = {pid for pid, name in processes.items() if name in (HARDWARE, OVERLAP)}
+    cols: dict[str, list[Any]] = {k: [] for k in ("pid", "name", "ts", "dur", "core", "tid")}
+    spans: dict[int, list[float]] = {}
+    freq_ts: list[float] = []
+    freq_mhz: list[float] = []
+    for event in iter_events(path):
+        ph = event.get("ph")
+        name = event.get("name")
+        if ph == "X" and isinstance(name, str) and name.startswith(STEP_PREFIX):
+            _add_span(spans, name, event)
+        elif ph == "X" and event.get("pid") in wanted:
+            _add_x(cols, event)
+        elif ph == "C" and name == FREQ_NAME:
+            _add_freq(freq_ts, freq_mhz, event)
+    events = pd.DataFrame(cols)
+    hardware = [pid for pid in wanted if processes[pid] == HARDWARE]
+    kernels = events[events["pid"].isin(hardware)].drop(columns=["pid"])
+    overlap = events[~events["pid"].isin(hardware)][["name", "ts", "dur"]]
+    overlap = overlap.rename(columns={"name": "kind", "ts": "start_us", "dur": "duration_us"})
+    kernels = kernels.rename(columns={"ts": "start_us", "dur": "duration_us", "tid": "stream"})
+    return DeviceTimeline(
+        kernels=kernels.reset_index(drop=True),
+        overlap=overlap.reset_index(drop=True),
+        steps=step_spans(spans),
+        freq=_freq_frame(freq_ts, freq_mhz),
+        processes=processes,
+    )
+
+
+def _process_names(path: Path) -> dict[Any, str]:
+    """pid -> process name from the `process_name` metadata events (a marker scan, not a full parse)."""
+    names = {}
+    for event in scan_events(path, (b'"process_name"',)):
+        if event.get("ph") == "M" and event.get("name") == "process_name":
+            names[event.get("pid")] = str((event.get("args") or {}).get("name", ""))
+    return names
+
+
+def _add_x(cols: dict[str, list[Any]], event: dict[str, Any]) -> None:
+    try:
+        ts = float(event["ts"])
+        dur = float(event.get("dur", 0) or 0)
+    except (KeyError, TypeError, ValueError):
+        return
+    args = event.get("args") if isinstance(event.get("args"), dict) else {}
+    cols["pid"].append(event.get("pid"))
+    cols["name"].append(str(event.get("name", "")))
+    cols["ts"].append(ts)
+    cols["dur"].append(dur)
+    cols["core"].append(args.get("Task Type"))
+    cols["tid"].append(event.get("tid"))
