@@ -8,6 +8,10 @@ profiler tree from the file names it knows.
 Member names that are not valid text: tar names are decoded as UTF-8 with undecodable bytes replaced by
 U+FFFD (two names that then collide are refused as duplicates); zip names follow the zip rules (cp437
 unless flagged UTF-8) and a zip whose UTF-8-flagged names are not UTF-8 is refused with an InputError.
+
+Accepted archives: zip (stored or deflated members), tar and tar.gz. bzip2/xz (in tar or zip) are refused:
+the standard library inflates them without an output bound, so a few KiB could fill memory before a
+single byte could be counted.
 """
 
 from __future__ import annotations
@@ -71,7 +75,7 @@ class Workspace:
 
     def __enter__(self) -> Workspace:
         if self._path is not None:
-            raise RuntimeError("this Workspace is already open")
+            raise RuntimeError("a Workspace can be entered only once")
         _refuse_gradio_temp(self._base or Path(tempfile.gettempdir()))
         path = Path(os.path.abspath(tempfile.mkdtemp(prefix="perf-doctor-", dir=self._base)))
         os.chmod(path, 0o700)
