@@ -95,7 +95,12 @@ def _from_casts(c: Comparison) -> list[Symptom]:
             "precision-change",
             f"The baseline runs mixed precision ({b_casts:g} Cast ops per step"
             f"{', _OutputTo16 scopes' if b_amp.get('output_to16_scopes') else ''}) and the target none "
-            f"({t_casts:g}): the target computes in FP32; its compute operators lose {lost:.3f} ms per step.",
+            f"({t_casts:g}): the target computes in FP32"
+            + (
+                f"; its compute operators lose {lost:.3f} ms per step."
+                if lost > 0
+                else "; its compute operators are not slower on this device."
+            ),
             strength=0.8 if lost > 0 else 0.5,
             values={
                 "ops_changed": len(slower),

@@ -39,37 +39,56 @@ def step_forward_samples(side: Side) -> np.ndarray:
     return side.step_samples.sum(axis=0).to_numpy(dtype="float64")
 
 
+def step_wall_samples(side: Side) -> np.ndarray:
+    """Wall time per step (µs) for the steps whose end is known."""
+    d = side.run.steps["duration_us"].dropna()
+    return d.to_numpy(dtype="float64")
+
+
+def _gap_basis(c: Comparison) -> str:
+    """Wall time when both runs are inference (it includes host gaps), else forward operator time
+    (a training step's wall time includes the backward pass)."""
+    phases = {c.baseline.run.meta.phase, c.target.run.meta.phase}
+    walls = step_wall_samples(c.baseline).size and step_wall_samples(c.target).size
+    return "wall" if "train" not in phases and walls else "operator"
+
+
 @pair_analyzer
 def step_time_gap(c: Comparison) -> list[Symptom]:
-    """The target's forward time per step against the baseline's, beyond both runs' noise."""
-    b, t = step_forward_samples(c.baseline), step_forward_samples(c.target)
+    """The target's time per step against the baseline's (forward pass), beyond both runs' noise."""
+    basis = _gap_basis(c)
+    sampler = step_wall_samples if basis == "wall" else step_forward_samples
+    b_step, t_step = sampler(c.baseline), sampler(c.target)
+    b, t = b_step, t_step
     if c.per_sample:  # different batch sizes: judge the gap per sample, report both
         b, t = b / c.baseline.batch, t / c.target.batch
     ratio = float(np.median(t) / max(np.median(b), 1e-9))
-    b_step, t_step = step_forward_samples(c.baseline), step_forward_samples(c.target)
-    values = {
-        "baseline_ms_per_step": rnd(np.median(b_step) / 1000),
-        "target_ms_per_step": rnd(np.median(t_step) / 1000),
-        "ratio": rnd(np.median(t_step) / max(np.median(b_step), 1e-9)),
-        "per_sample_ratio": rnd(ratio) if c.per_sample else None,
-    }
     significant = ratio >= GAP_MIN_RATIO
     if b.size >= 3 and t.size >= 3:
         lo, _hi = bootstrap_median_ratio(b, t)
         significant = significant and lo > 1.0
     if not significant:
         return []
+    values = {
+        "baseline_ms_per_step": rnd(np.median(b_step) / 1000),
+        "target_ms_per_step": rnd(np.median(t_step) / 1000),
+        "ratio": rnd(np.median(t_step) / max(np.median(b_step), 1e-9)),
+        "per_sample_ratio": rnd(ratio) if c.per_sample else None,
+    }
+    what = "wall time" if basis == "wall" else "operator time"
     return [
         Symptom(
             "step-time-gap",
-            f"The target takes {values['target_ms_per_step']} ms of operator time per step against "
-            f"{values['baseline_ms_per_step']} ms for the baseline's forward pass ({ratio:.2f}x"
+            f"The target takes {values['target_ms_per_step']} ms of {what} per step against "
+            f"{values['baseline_ms_per_step']} ms for the baseline"
+            + ("'s forward pass" if c.baseline.run.meta.phase == "train" else "")
+            + f" ({ratio:.2f}x"
             + (" per sample)." if c.per_sample else ")."),
             strength=min(1.0, (ratio - 1.0) / 0.5),
             values=values,
-            recoverable_ms_per_step=rnd((np.median(t_step) - np.median(b_step)) / 1000)
-            if not c.per_sample
-            else None,
+            recoverable_ms_per_step=None
+            if c.per_sample
+            else rnd((np.median(t_step) - np.median(b_step)) / 1000),
         )
     ]
 

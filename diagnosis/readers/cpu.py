@@ -260,8 +260,11 @@ def _step_table(kernels: pd.DataFrame) -> pd.DataFrame:
     grouped = frame.groupby("step", sort=True).agg(
         start=("start", "min"), end=("end", "max"), busy=("busy", "sum")
     )
-    next_start = grouped["start"].shift(-1)
-    wall = (next_start.fillna(grouped["end"]) - grouped["start"]).clip(lower=0)
+    # A step lasts until the next one opens; the last step's trailing host gap is unknown, so its
+    # wall time is left missing rather than understated (unless it is the only step).
+    wall = (grouped["start"].shift(-1) - grouped["start"]).clip(lower=0)
+    if len(grouped) == 1:
+        wall = grouped["end"] - grouped["start"]
     steps = pd.DataFrame(
         {
             "step": grouped.index.to_numpy(),
