@@ -32,3 +32,9 @@ test: $(STAMP) browser lint
 
 bench: $(STAMP)
 	$(PY) bench/run.py
+
+# Regenerate the real MindSpore fixtures (sequential; a few minutes on 2 cores).
+fixtures: $(STAMP)
+	$(PY) tests/fixtures/cpu/generate.py --all
+	$(PY) tests/fixtures/mindir/generate.py
+	$(PY) assets/examples/generate.py

@@ -63,5 +63,26 @@ def forward_kernels(run: Run) -> pd.DataFrame:
     if run.meta.phase == "train":
         kernels = kernels.loc[~training_only_mask(kernels).to_numpy()]
     base = kernels["scope"].fillna(kernels["name"])
-    kernels = kernels.assign(key=normalise_scopes(base))
+    kernels = kernels.assign(key=merge_renumbered(kernels.assign(key=normalise_scopes(base))))
     return kernels.reset_index(drop=True)
+
+
+def merge_renumbered(kernels: pd.DataFrame) -> pd.Series:
+    """Keys with a recompiled graph's renumbering undone.
+
+    A static graph recompiled for a new shape renumbers its ops (`Conv2D-op0` becomes `Conv2D-op3`).
+    When several names of one position never run in the same step, they are one operator: all
+    take the first name seen. Names that share a step (three ReLUs of one cell) stay apart.
+    """
+    keys = kernels["key"]
+    if "step" not in kernels or kernels["step"].isna().all():
+        return keys
+    position = keys.str.replace(r"-op\d+$", "", regex=True)
+    frame = pd.DataFrame({"key": keys, "position": position, "step": kernels["step"]})
+    names_per_step = frame.groupby(["position", "step"])["key"].nunique().groupby("position").max()
+    names_total = frame.groupby("position")["key"].nunique()
+    renumbered = names_total.index[(names_total > 1) & (names_per_step.reindex(names_total.index) == 1)]
+    if renumbered.empty:
+        return keys
+    first_name = frame.loc[frame["position"].isin(renumbered)].groupby("position")["key"].first()
+    return keys.where(~position.isin(renumbered), position.map(first_name))

@@ -35,6 +35,10 @@ def run_analyzer(fn: RunAnalyzer) -> RunAnalyzer:
 def _load_all() -> None:
     from diagnosis.analyzers import (  # noqa: F401  (registration by import)
         config,
+        devices,
+        environment,
+        kernels,
+        pipeline,
         precision,
         shapes,
         timing,
@@ -50,6 +54,8 @@ def analyze_pair(comparison: Comparison) -> list[Symptom]:
         found += fn(comparison)
     for fn in RUN_ANALYZERS:
         found += fn(comparison.target, "target")
+        # The baseline's own symptoms let rules discount what both runs share (same job twice).
+        found += fn(comparison.baseline, "baseline")
     _check(found)
     return found
 

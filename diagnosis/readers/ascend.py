@@ -27,10 +27,10 @@ from diagnosis.model import (
     RunMeta,
     conform_kernels,
     conform_steps,
-    empty_steps,
 )
 from diagnosis.readers import Candidate
 from diagnosis.readers.common import (
+    no_steps,
     Col,
     InfoRecord,
     assign_steps,
@@ -257,11 +257,11 @@ def read_output(apo: Path, rank: int | None, level: str | None, tool: Tool) -> O
     if kd_path.is_file():
         kernels, kd_columns = read_kernel_details(kd_path)
         markers = scan_markers(trace_path) if trace_path.is_file() else Markers()
-        out = Output(tool, kernels, empty_steps(), kd_columns, files=[kd_path])
+        out = Output(tool, kernels, no_steps(), kd_columns, files=[kd_path])
     elif trace_path.is_file():
         timeline = read_device_timeline(trace_path)
         markers = Markers(steps=timeline.steps, freq=timeline.freq)
-        out = Output(tool, kernels_from_trace(timeline, trace_path), empty_steps(), frozenset())
+        out = Output(tool, kernels_from_trace(timeline, trace_path), no_steps(), frozenset())
     else:
         raise InputError(
             "no kernel_details.csv or trace_view.json",

@@ -8,6 +8,7 @@ CSV files are read with pyarrow, only the columns a reader asks for, and normali
 from __future__ import annotations
 
 import csv
+import io
 import json
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -23,6 +24,14 @@ import pyarrow.csv as pacsv
 
 from diagnosis.errors import InputError
 from diagnosis.model import STEP_SCHEMA, ProfilerConfig, conform_steps
+
+
+def no_steps() -> pd.DataFrame:
+    """An empty step table with the schema (zero rows; model.empty_steps() yields one <NA> row)."""
+    return conform_steps(
+        pd.DataFrame({name: pd.Series([], dtype=dtype) for name, dtype in STEP_SCHEMA.items()})
+    )
+
 
 NULL_VALUES = ["N/A", ""]
 COUNTER_PREFIXES = ("aic_", "aiv_", "aicore_", "cube_")
@@ -112,6 +121,7 @@ def read_csv(
     *,
     required: Iterable[str] = (),
     counters: bool = False,
+    nulls: Sequence[str] = NULL_VALUES,
 ) -> pa.Table:
     """Read the named columns of a CSV file (plus `aic_*`/`aiv_*` counters) under canonical names.
 
@@ -128,15 +138,15 @@ def read_csv(
             if raw.strip().startswith(COUNTER_PREFIXES) and raw not in types:
                 types[raw] = pa.float64()
                 rename[raw] = counter_name(raw)
-    table = _arrow_read(path, header, types)
+    table = _arrow_read(path, header, types, list(nulls))
     return table.rename_columns([rename[c] for c in table.column_names])
 
 
-def _arrow_read(path: Path, header: list[str], types: dict[str, pa.DataType]) -> pa.Table:
+def _arrow_read(path: Path, header: list[str], types: dict[str, pa.DataType], nulls: list[str]) -> pa.Table:
     convert = pacsv.ConvertOptions(
         include_columns=list(types),
         column_types=types,
-        null_values=NULL_VALUES,
+        null_values=nulls,
         strings_can_be_null=True,
         quoted_strings_can_be_null=True,
     )
@@ -586,11 +596,11 @@ def _step_numbers(column: pa.ChunkedArray | None, n: int) -> np.ndarray:
 def steps_from_kernels(kernels: pd.DataFrame) -> pd.DataFrame:
     """Per-step start, wall, busy (union of kernel intervals) and free time from kernels' step ids."""
     if "step" not in kernels or kernels["step"].isna().all():
-        return conform_steps(pd.DataFrame())
+        return no_steps()
     frame = _intervals(kernels)
     frame = frame[frame["step"].notna()]
     if frame.empty:
-        return conform_steps(pd.DataFrame())
+        return no_steps()
     grouped = frame.groupby("step", sort=True)
     first = grouped["start"].min()
     last = grouped["end"].max()
@@ -687,3 +697,100 @@ def _comm_row(step: int | None, kind: str, op: str, info: dict[str, Any]) -> dic
                 if isinstance(stats.get(key), int | float):
                     row[f"{link.lower()}_{counter_name(key)}"] = float(stats[key])
     return row
+
+
+# ------------------------------------------------------------------- legacy host/GPU operator files
+
+OP_DETAIL_COLS = (
+    Col("full_op_name", ("full_op_name", "op_full_name")),
+    Col("op_type", ("op_type",)),
+    Col("occurrences", ("op_occurrences",), pa.int64()),
+    Col("total_ms", ("op_total_time(ms)", "compute_time(ms)"), pa.float64()),
+    Col("total_us", ("op_total_time(us)",), pa.float64()),
+)
+
+
+def read_op_detail(path: Path) -> pa.Table:
+    """`cpu_op_detail_info` / `gpu_op_detail_info`: per-op type, occurrences and total time (as total_us)."""
+    table = read_csv(path, OP_DETAIL_COLS, required=("full_op_name", "op_type"))
+    if "total_ms" in table.column_names:
+        total = pc.multiply(table.column("total_ms"), 1000.0)
+        table = table.drop_columns(["total_ms"])
+        table = table.append_column("total_us", total) if "total_us" not in table.column_names else table
+    return table
+
+
+def read_op_timestamps(path: Path) -> pa.Table:
+    """`<op name>;<type>;<start_ns>,<duration>[,<tid>] <start_ns>,<duration> ...` -> one row per launch:
+    name, type, start_ns, duration (raw unit: ms on CPU, µs on GPU)."""
+    names, kinds, counts, chunks = _timestamp_lines(path)
+    body = "\n".join(chunks)
+    width = body.split("\n", 1)[0].count(",") + 1
+    columns = ["start_ns", "duration", "tid"][:width]
+    try:
+        launches = pacsv.read_csv(
+            io.BytesIO(body.encode()),
+            read_options=pacsv.ReadOptions(column_names=columns),
+            convert_options=pacsv.ConvertOptions(
+                column_types={"start_ns": pa.int64(), "duration": pa.float64()}, include_columns=columns[:2]
+            ),
+        )
+    except pa.ArrowInvalid as exc:
+        raise InputError(
+            f"malformed launch entry ({_first_line(exc)})",
+            path=display(path),
+            expected="<start_ns>,<duration>[,<tid>] entries separated by spaces",
+        ) from None
+    index = pa.array(np.repeat(np.arange(len(names)), counts))
+    return pa.table(
+        {
+            "name": pa.array(names, pa.string()).take(index),
+            "type": pa.array(kinds, pa.string()).take(index),
+            "start_ns": launches.column("start_ns"),
+            "duration": launches.column("duration"),
+        }
+    )
+
+
+def _timestamp_lines(path: Path) -> tuple[list[str], list[str], list[int], list[str]]:
+    """Split the per-op lines (one Python object per operator, not per launch)."""
+    names, kinds, counts, chunks = [], [], [], []
+    for lineno, line in enumerate(read_text(path).splitlines(), 1):
+        if not line.strip():
+            continue
+        parts = line.strip().split(";")
+        launches = parts[-1].split() if len(parts) >= 3 else []
+        if not launches:
+            raise InputError(
+                f"line {lineno} has no launch list",
+                path=display(path),
+                expected="<op name>;<type>;<start_ns>,<duration>,... per line",
+            )
+        names.append(parts[0])
+        kinds.append(parts[1])
+        counts.append(len(launches))
+        chunks.append("\n".join(launches))
+    if not names:
+        raise InputError("no operator launches recorded", path=display(path), expected="at least one line")
+    return names, kinds, counts, chunks
+
+
+def duration_scale(launches: pa.Table, detail: pa.Table | None, default: float) -> float:
+    """µs per raw duration unit: whichever of 1 (µs) or 1000 (ms) makes per-op launch sums match the
+    detail file's totals; `default` when the two files share no operator."""
+    if detail is None or "total_us" not in detail.column_names:
+        return default
+    sums = pd.DataFrame({"name": launches.column("name"), "d": launches.column("duration")}).groupby("name")[
+        "d"
+    ]
+    totals = pd.Series(
+        detail.column("total_us").to_numpy(zero_copy_only=False), index=detail.column("full_op_name")
+    )
+    raw = sums.sum()
+    common = raw.index.intersection(totals.index)
+    ratio = (totals[common] / raw[common]).replace([np.inf, -np.inf], np.nan).dropna()
+    ratio = ratio[ratio > 0]
+    if ratio.empty:
+        return default
+    middle = float(np.median(np.log10(ratio.to_numpy(dtype="float64"))))
+    return 1.0 if abs(middle) < abs(middle - 3.0) else 1000.0

@@ -13,7 +13,6 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from diagnosis.errors import InputError
 from diagnosis.readers import Candidate
 
 APO = "ASCEND_PROFILER_OUTPUT"
@@ -167,31 +166,3 @@ def _flat_legacy(folder: Path, files: set[str], dirs: set[str]) -> list[Candidat
     if cpu and folder.name != "FRAMEWORK":
         return [Candidate("legacy-cpu", folder, r) for r in cpu]
     return []
-
-
-def choose(found: list[Candidate], rank: int | None, source: str) -> Candidate:
-    """The candidate for `rank` (lowest rank when None); InputError when absent or ambiguous."""
-    if not found:
-        raise InputError(
-            "no profiler output found",
-            path=source,
-            expected="a *_ascend_ms / *_ascend_pt run folder, its parent, its ASCEND_PROFILER_OUTPUT, "
-            "or a MindSpore 2.0-2.4 profiler/ folder",
-        )
-    ranks = sorted({c.rank for c in found if c.rank is not None})
-    if rank is None:
-        rank = ranks[0] if ranks else None
-    elif rank not in ranks:
-        listed = ", ".join(str(r) for r in ranks) or "none recorded"
-        raise InputError(
-            f"rank {rank} does not exist in this input", path=source, expected=f"one of: {listed}"
-        )
-    picked = [c for c in found if c.rank == rank]
-    if len(picked) > 1:
-        names = ", ".join(sorted(str(c.root.name) for c in picked))
-        raise InputError(
-            f"{len(picked)} runs hold rank {rank} ({names})",
-            path=source,
-            expected="one run per rank: upload one",
-        )
-    return picked[0]

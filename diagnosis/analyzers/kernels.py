@@ -1,0 +1,489 @@
+"""Kernel-shape symptoms of device runs: fusion split apart (or Conv+BN not folded), format
+conversions, short elementwise kernels, float64 inputs and host synchronisation after launches.
+
+Every analyzer here needs an Ascend or GPU run: a CPU run never fuses or folds (MindSpore's CPU
+backend runs Conv, BatchNorm and activations as separate ops in training and inference alike), has no
+layout conversions and no device synchronisation, so these analyzers stay silent on CPU.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from diagnosis.analyzers import pair_analyzer, run_analyzer
+from diagnosis.analyzers.common import rnd, rows
+from diagnosis.compare import Comparison, Side
+from diagnosis.symptoms import Symptom
+
+DEVICES = ("Ascend", "GPU")
+
+# BatchNorm kernels that inference runs (eval mode) when the BN was not folded into the conv.
+BN_INFER_TYPES = (
+    "BatchNorm",
+    "BNInfer",
+    "BNInferD",
+    "BNInference",
+    "BNInferenceD",
+    "BatchNormExt",
+    "FusedBatchNorm",
+    "FusedBatchNormEx",
+    "FusedBatchNormV3",
+)
+ACTIVATION_TYPES = (
+    "ReLU",
+    "Relu",
+    "ReluV2",
+    "ReLU6",
+    "Relu6",
+    "LeakyRelu",
+    "Sigmoid",
+    "HSwish",
+    "HSigmoid",
+    "Swish",
+    "SiLU",
+    "GeLU",
+    "Gelu",
+    "FastGelu",
+    "Mish",
+)
+# Kernels a fused baseline kernel would have absorbed: BN, activation, bias.
+SEPARATE_TYPES = (*BN_INFER_TYPES, *ACTIVATION_TYPES, "BiasAdd")
+CONV_TYPES = ("Conv2D", "Conv3D", "Conv2DV2", "Conv", "Convolution", "DepthwiseConv2dNative", "Conv2DFusion")
+# A kernel name or type that says "several ops in one kernel": CANN/MindSpore UB fusion ("..._fusion",
+# "FusionOp_..."), graph-kernel fusion ("Fused_..."), or Conv fused with BN/activation ("Conv2DBNInfer").
+FUSED_PATTERN = r"(?i)(?:fusion|fused|conv[a-z0-9]*_?(?:bn|batchnorm|relu))"
+BN_TRAINING_PATTERN = r"BNTraining"  # training BN reduce/update fusions are not foldable Conv+BN
+
+BN_COUNT_RANGE = (0.5, 1.5)  # standalone BN kernels ~ one per conv
+BN_TIME_SHARE = 0.10  # BN time > 10 % of conv time (diagnosis-knowledge convbn-not-folded)
+
+LAYOUT_TYPES = ("TransData", "TransDataRNN", "TransposeD", "Transpose", "TransposeNOD")
+LAYOUT_NAME = r"^trans_(?:TransData|Cast|TransposeD?)_\d+$"  # CANN-inserted conversions
+LAYOUT_SHARE = 0.05
+LAYOUT_COUNT_RATIO = 2.0  # "target count per step >> baseline": at least twice ...
+LAYOUT_COUNT_EXTRA = 2.0  # ... and at least two more per step
+
+ELEMENTWISE_TYPES = (
+    "Add",
+    "AddN",
+    "Adds",
+    "Sub",
+    "Mul",
+    "Muls",
+    "RealDiv",
+    "Div",
+    "Maximum",
+    "Minimum",
+    "Neg",
+    "Abs",
+    "Exp",
+    "Log",
+    "Sqrt",
+    "Rsqrt",
+    "Square",
+    "Pow",
+    "Reciprocal",
+    "Cast",
+    "BiasAdd",
+    "Select",
+    "Equal",
+    "NotEqual",
+    "Less",
+    "LessEqual",
+    "Greater",
+    "GreaterEqual",
+    "LogicalAnd",
+    "LogicalOr",
+    "LogicalNot",
+    "Tanh",
+    "Erf",
+    "Floor",
+    "Round",
+    "Sign",
+    *ACTIVATION_TYPES,
+)
+ELEMENTWISE_SHORT_US = 20.0
+ELEMENTWISE_SHARE = 0.30
+ELEMENTWISE_MIN_KERNELS = 10
+
+DOUBLE_PATTERN = r"(?:^|;)\s*(?:DOUBLE|FLOAT64|DT_DOUBLE)\s*(?:;|$)"
+SHAPE_ARG_MAX = 8  # an INT64 vector this short is a shape or axis argument, not data
+
+SYNC_PATTERN = r"(?i)Synchronize(?:Stream|Device|Event)"
+SYNC_PER_LAUNCH = 0.5  # msprof-analyze's co-occurrence threshold (peer-msprof-analyze.md rule 13)
+
+
+def on_device(side: Side) -> bool:
+    """Whether the run executed on an accelerator (fusion, layouts and AI CPU exist only there)."""
+    return side.run.meta.device in DEVICES
+
+
+def kernel_names(kernels: pd.DataFrame) -> pd.Series:
+    """The kernel part of `<launch op>/<kernel>` names (the whole name when there is no launch op)."""
+    return kernels["name"].fillna("").astype(str).str.rsplit("/", n=1).str[-1]
+
+
+def _types(frame: pd.DataFrame) -> pd.Series:
+    return frame["op_type"].fillna("").astype(str)
+
+
+def _ops(side: Side) -> pd.DataFrame:
+    return side.ops.reset_index(names="operator")
+
+
+# ------------------------------------------------------------------------------------------ fusion split
+
+
+def fused_keys(side: Side) -> pd.Index:
+    """Operator keys of `side` that ran a fused kernel (not counting training-BN fusions or BN kernels)."""
+    k = side.kernels
+    text = kernel_names(k) + " " + _types(k)
+    fused = text.str.contains(FUSED_PATTERN, regex=True) & ~text.str.contains(BN_TRAINING_PATTERN)
+    fused &= ~_types(k).isin(SEPARATE_TYPES)
+    return pd.Index(k.loc[fused.to_numpy(), "key"].unique())
+
+
+def _split_on_target(c: Comparison) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(baseline operators that ran fused but whose target counterpart is not fused or missing,
+    target-only BN/activation/bias operators that a fused kernel would have absorbed)."""
+    t = c.table
+    base_fused, target_fused = fused_keys(c.baseline), fused_keys(c.target)
+    groups = t.loc[t["baseline_key"].isin(base_fused) & ~t["target_key"].isin(target_fused)]
+    separate = t.loc[(t["match"] == "target-only") & t["target_op_type"].isin(SEPARATE_TYPES)]
+    if groups.empty:
+        separate = separate.iloc[0:0]
+    return groups, separate
+
+
+def unfolded_bn(side: Side) -> tuple[pd.DataFrame, float]:
+    """Standalone eval-mode BN operators (plus the activation right after each) of an inference run whose
+    BN count is about the conv count and whose BN time exceeds 10 % of the conv time; and BN per step."""
+    if side.run.meta.phase != "inference" or not on_device(side):
+        return pd.DataFrame(), 0.0
+    ops = _ops(side)
+    types = _types(ops)
+    bn = ops.loc[types.isin(BN_INFER_TYPES)]
+    conv = ops.loc[types.isin(CONV_TYPES)]
+    bn_n, conv_n = float(bn["launches_per_step"].sum()), float(conv["launches_per_step"].sum())
+    bn_us, conv_us = float(bn["us_per_step"].sum()), float(conv["us_per_step"].sum())
+    low, high = BN_COUNT_RANGE
+    if conv_n <= 0 or not low * conv_n <= bn_n <= high * conv_n or bn_us <= BN_TIME_SHARE * conv_us:
+        return pd.DataFrame(), 0.0
+    return ops.loc[
+        ops["operator"].isin(bn["operator"]) | ops["operator"].isin(_activations_after_bn(side))
+    ], bn_n
+
+
+def _activations_after_bn(side: Side) -> pd.Index:
+    """Keys of activation kernels launched right after a BN kernel (Conv -> BN -> ReLU chains)."""
+    k = side.kernels.sort_values("start_us", kind="stable")
+    types = _types(k)
+    after_bn = types.shift(1).isin(BN_INFER_TYPES) & types.isin(ACTIVATION_TYPES)
+    return pd.Index(k.loc[after_bn.to_numpy(), "key"].unique())
+
+
+@pair_analyzer
+def fusion_split(c: Comparison) -> list[Symptom]:
+    """Fused kernels on the baseline that run split on the target, and Conv+BN left unfolded in an
+    Ascend/GPU inference target. Never on CPU, which does not fuse or fold at all."""
+    if not on_device(c.target):
+        return []
+    groups, separate = _split_on_target(c) if on_device(c.baseline) else (pd.DataFrame(), pd.DataFrame())
+    unfolded, bn_per_step = unfolded_bn(c.target)
+    if separate.empty and unfolded.empty:
+        return []
+    target_ops = _ops(c.target).set_index("operator")
+    keys = pd.Index(separate.get("target_key", pd.Series(dtype=object))).union(
+        pd.Index(unfolded.get("operator", pd.Series(dtype=object)))
+    )
+    split = target_ops.loc[keys]
+    split_ms = float(split["us_per_step"].sum()) / 1000
+    extra = float(split["launches_per_step"].sum())
+    n_groups = max(len(groups), round(bn_per_step))
+    return [
+        Symptom(
+            "fusion-split",
+            _fusion_summary(groups, unfolded, bn_per_step, extra, split_ms),
+            strength=min(1.0, 0.5 + 0.25 * (not groups.empty) + 0.25 * (not unfolded.empty)),
+            values={
+                "split_groups": n_groups,
+                "extra_kernels_per_step": rnd(extra),
+                "split_ms_per_step": rnd(split_ms, 4),
+            },
+            evidence=rows(
+                split.reset_index().sort_values("us_per_step", ascending=False),
+                ["operator", "op_type", "us_per_step", "launches_per_step"],
+            )
+            + rows(groups, ["operator", "baseline_key", "op_type", "baseline_us_per_step"]),
+            recoverable_ms_per_step=rnd(split_ms, 4),
+        )
+    ]
+
+
+def _fusion_summary(
+    groups: pd.DataFrame, unfolded: pd.DataFrame, bn_per_step: float, extra: float, split_ms: float
+) -> str:
+    parts = []
+    if not groups.empty:
+        parts.append(f"{len(groups)} fused baseline kernels run as separate kernels on the target")
+    if not unfolded.empty:
+        parts.append(
+            f"{bn_per_step:g} BatchNorm kernels per step run after the convolutions instead of being folded "
+            "into them"
+        )
+    return (
+        "; ".join(parts).capitalize() + f": {extra:g} extra kernels per step take {split_ms:.3f} ms per step."
+    )
+
+
+# ------------------------------------------------------------------------------------- format conversion
+
+
+def layout_mask(kernels: pd.DataFrame) -> pd.Series:
+    """TransData / Transpose / CANN `trans_*` layout-conversion kernels."""
+    names = kernel_names(kernels)
+    return (_types(kernels).isin(LAYOUT_TYPES) | names.str.match(LAYOUT_NAME)).astype(bool)
+
+
+def layout_stats(side: Side) -> tuple[float, float, float]:
+    """(share of forward kernel time, count per step, ms per step) of layout conversions."""
+    k = side.kernels
+    dur = k["duration_us"].astype("float64").fillna(0.0)
+    mask = layout_mask(k).to_numpy()
+    total = float(dur.sum())
+    layout_us = float(dur[mask].sum())
+    steps = max(side.steps, 1)
+    return (layout_us / total if total > 0 else 0.0), float(mask.sum()) / steps, layout_us / steps / 1000
+
+
+def _layout_evidence(side: Side) -> tuple[dict, ...]:
+    ops = _ops(side)
+    names = ops["operator"].astype(str).str.rsplit("/", n=1).str[-1]
+    mask = _types(ops).isin(LAYOUT_TYPES) | names.str.match(LAYOUT_NAME)
+    return rows(
+        ops.loc[mask.to_numpy()].sort_values("us_per_step", ascending=False),
+        ["operator", "op_type", "us_per_step", "launches_per_step", "input_formats"],
+    )
+
+
+@run_analyzer
+def format_conversion_share(side: Side, role: str) -> list[Symptom]:
+    """Layout conversions (TransData, Transpose, trans_Cast) take more than 5 % of a device run's time."""
+    if not on_device(side):
+        return []
+    share, per_step, ms = layout_stats(side)
+    if share <= LAYOUT_SHARE:
+        return []
+    return [
+        Symptom(
+            "format-conversion",
+            f"Layout conversions take {share:.0%} of the {role}'s kernel time ({per_step:g} per step, "
+            f"{ms:.3f} ms per step).",
+            source=role,
+            strength=min(1.0, share / 0.15),
+            values={
+                "transdata_share": rnd(share),
+                "transdata_ms_per_step": rnd(ms, 4),
+                "baseline_count_per_step": None,
+                "target_count_per_step": rnd(per_step),
+            },
+            evidence=_layout_evidence(side),
+            recoverable_ms_per_step=rnd(ms, 4),
+        )
+    ]
+
+
+@pair_analyzer
+def format_conversion_count(c: Comparison) -> list[Symptom]:
+    """Many more layout conversions per step on the target than on the baseline. When their share of
+    the target already exceeds 5 % the run analyzer reports them, so this one stays silent."""
+    if not (on_device(c.baseline) and on_device(c.target)):
+        return []
+    share, t_count, t_ms = layout_stats(c.target)
+    _, b_count, b_ms = layout_stats(c.baseline)
+    if share > LAYOUT_SHARE:
+        return []
+    if t_count < LAYOUT_COUNT_RATIO * b_count or t_count - b_count < LAYOUT_COUNT_EXTRA:
+        return []
+    extra_ms = max(t_ms - b_ms, 0.0)
+    return [
+        Symptom(
+            "format-conversion",
+            f"The target runs {t_count:g} layout conversions per step against {b_count:g} on the baseline "
+            f"({share:.0%} of its kernel time).",
+            strength=min(1.0, 0.4 + 0.1 * (t_count - b_count)),
+            values={
+                "transdata_share": rnd(share),
+                "transdata_ms_per_step": rnd(t_ms, 4),
+                "baseline_count_per_step": rnd(b_count),
+                "target_count_per_step": rnd(t_count),
+            },
+            evidence=_layout_evidence(c.target),
+            recoverable_ms_per_step=rnd(extra_ms, 4),
+        )
+    ]
+
+
+# --------------------------------------------------------------------------------------- elementwise
+
+
+@run_analyzer
+def elementwise_heavy(side: Side, role: str) -> list[Symptom]:
+    """More than 30 % of a device run's kernels are elementwise and shorter than 20 µs: graph-kernel
+    fusion (jit_level O1) would merge them. `kernels_per_step` counts those short elementwise kernels."""
+    k = side.kernels
+    if not on_device(side) or len(k) < ELEMENTWISE_MIN_KERNELS:
+        return []
+    dur = k["duration_us"].astype("float64")
+    short_ew = (_types(k).isin(ELEMENTWISE_TYPES) & (dur < ELEMENTWISE_SHORT_US)).fillna(False).to_numpy()
+    share = float(short_ew.mean())
+    if share <= ELEMENTWISE_SHARE:
+        return []
+    steps = max(side.steps, 1)
+    ms = float(dur[short_ew].sum()) / steps / 1000
+    per_step = float(short_ew.sum()) / steps
+    ops = _ops(side)
+    ew_ops = ops.loc[_types(ops).isin(ELEMENTWISE_TYPES).to_numpy() & (ops["mean_us"] < ELEMENTWISE_SHORT_US)]
+    return [
+        Symptom(
+            "elementwise-heavy",
+            f"{share:.0%} of the {role}'s kernels are elementwise and shorter than "
+            f"{ELEMENTWISE_SHORT_US:g} µs ({per_step:g} per step, {ms:.3f} ms per step).",
+            source=role,
+            strength=min(1.0, share / 0.6),
+            values={
+                "elementwise_share": rnd(share),
+                "elementwise_ms_per_step": rnd(ms, 4),
+                "kernels_per_step": rnd(per_step),
+            },
+            evidence=rows(
+                ew_ops.sort_values("launches_per_step", ascending=False),
+                ["operator", "op_type", "launches_per_step", "mean_us"],
+            ),
+        )
+    ]
+
+
+# ------------------------------------------------------------------------------------------- float64
+
+
+def int64_data_inputs(kernels: pd.DataFrame) -> pd.Series:
+    """True where an INT64 input is a data tensor, not a shape/axis argument (a vector of at most
+    SHAPE_ARG_MAX values, such as DropOutGenMask's shape input). Judged once per distinct
+    (dtypes, shapes) pair; an INT64 input of unknown shape counts as data."""
+    pairs = pd.DataFrame(
+        {
+            "d": kernels["input_dtypes"].astype("string").fillna("").to_numpy(dtype=object),
+            "s": kernels["input_shapes"].astype("string").fillna("?").to_numpy(dtype=object),
+        }
+    )
+    uniq = pairs.drop_duplicates().reset_index(drop=True)
+    uniq["data"] = [_int64_data(d, s) for d, s in zip(uniq["d"], uniq["s"], strict=True)]
+    judged = pairs.merge(uniq, on=["d", "s"], how="left")["data"].to_numpy(dtype=bool)
+    return pd.Series(judged, index=kernels.index)
+
+
+def _int64_data(dtypes: str, shapes: str) -> bool:
+    dims_of = shapes.split(";")
+    for i, dtype in enumerate(dtypes.upper().split(";")):
+        if dtype.strip() not in ("INT64", "DT_INT64"):
+            continue
+        dims = [d.strip() for d in dims_of[i].split(",") if d.strip()] if i < len(dims_of) else ["?"]
+        if len(dims) > 1 or (len(dims) == 1 and (not dims[0].isdigit() or int(dims[0]) > SHAPE_ARG_MAX)):
+            return True
+    return False
+
+
+@run_analyzer
+def float64_input(side: Side, role: str) -> list[Symptom]:
+    """DOUBLE inputs on the device (a Cast from DOUBLE, any kernel reading FLOAT64) and AI CPU kernels
+    reading INT64. Silent when the run has no dtype columns (Level0): that cannot be observed."""
+    k = side.kernels
+    dtypes = k["input_dtypes"].astype("string").str.upper()
+    if not on_device(side) or dtypes.isna().all():
+        return []
+    double = dtypes.str.contains(DOUBLE_PATTERN, regex=True).fillna(False)
+    on_aicpu = (k["core"].astype("string").str.upper() == "AI_CPU").fillna(False)
+    hit = (double | (on_aicpu & int64_data_inputs(k))).to_numpy()
+    if not hit.any():
+        return []
+    found = k.loc[hit]
+    per_op = (
+        found.assign(_d=found["duration_us"].astype("float64"))
+        .groupby("key", sort=False)
+        .agg(
+            op_type=("op_type", "first"),
+            input_dtypes=("input_dtypes", "first"),
+            core=("core", "first"),
+            total_us=("_d", "sum"),
+        )
+        .reset_index(names="operator")
+    )
+    per_op["us_per_step"] = per_op["total_us"] / max(side.steps, 1)
+    ms = float(per_op["us_per_step"].sum()) / 1000
+    casts = int((per_op["op_type"] == "Cast").sum())
+    return [
+        Symptom(
+            "float64-input",
+            f"{len(per_op)} operators of the {role} read DOUBLE (or INT64 on AI CPU) inputs"
+            + (f", {casts} of them Casts" if casts else "")
+            + f", {ms:.3f} ms per step: the script feeds float64/int64 arrays.",
+            source=role,
+            strength=1.0 if double.any() else 0.7,
+            values={"ops": len(per_op), "ms_per_step": rnd(ms, 4)},
+            evidence=rows(
+                per_op.sort_values("us_per_step", ascending=False),
+                ["operator", "op_type", "input_dtypes", "core", "us_per_step"],
+            ),
+            recoverable_ms_per_step=rnd(ms, 4),
+        )
+    ]
+
+
+# ---------------------------------------------------------------------------------------------- sync
+
+
+def sync_events(side: Side) -> tuple[float, float] | None:
+    """(count, total µs) of host stream/device synchronisations over the profiled window, from
+    api_statistic.csv (CANN API calls such as aclrtSynchronizeStream) or kernel names; None when the
+    run records neither, which means synchronisation cannot be observed."""
+    stats = side.run.extras.get("api_statistic")
+    if stats is not None and {"API Name", "Count"} <= set(stats.columns):
+        hit = stats["API Name"].astype("string").str.contains(SYNC_PATTERN, regex=True).fillna(False)
+        time_col = "Time(us)" if "Time(us)" in stats.columns else None
+        total = float(stats.loc[hit, time_col].astype("float64").sum()) if time_col else float("nan")
+        return float(stats.loc[hit, "Count"].astype("float64").sum()), total
+    names = side.run.kernels["name"].astype("string").str.contains(SYNC_PATTERN, regex=True).fillna(False)
+    if names.any():
+        dur = side.run.kernels.loc[names.to_numpy(), "duration_us"].astype("float64")
+        return float(names.sum()), float(dur.sum())
+    return None
+
+
+@run_analyzer
+def sync_heavy(side: Side, role: str) -> list[Symptom]:
+    """The host synchronises after most launches (more than 0.5 synchronisations per kernel launch):
+    synchronous execution such as ASCEND_LAUNCH_BLOCKING=1. Runs without a record of synchronisation
+    calls (no api_statistic.csv, no sync events among the kernels) return nothing: not observable."""
+    found = sync_events(side)
+    launches = len(side.run.kernels)
+    if found is None or launches == 0:
+        return []
+    count, total_us = found
+    per_launch = count / launches
+    if per_launch <= SYNC_PER_LAUNCH:
+        return []
+    steps = max(side.run.step_count, 1)
+    ms = total_us / steps / 1000 if np.isfinite(total_us) else None
+    return [
+        Symptom(
+            "sync-heavy",
+            f"The host synchronises {count:g} times for {launches} kernel launches "
+            f"({per_launch:.2f} per launch, {count / steps:g} per step): execution is synchronous.",
+            source=role,
+            strength=min(1.0, per_launch),
+            values={"sync_events_per_step": rnd(count / steps), "sync_ms_per_step": rnd(ms, 4)},
+            recoverable_ms_per_step=rnd(ms, 4),
+        )
+    ]

@@ -1,0 +1,543 @@
+"""Readers for MindSpore's older Ascend layouts: 2.3/2.4 ("ascend-ms-2.3") and 2.0-2.2 ("legacy-ascend").
+
+MindSpore 2.0-2.2 writes everything flat in ``<out>/profiler/*_<rank>.*``: per-launch times in
+``output_timeline_data_<r>.txt``; op type, block dim and per-input dtype / format / shape in
+``framework_raw_<r>.csv`` (its ``op_info`` JSON); steps in ``step_trace_raw_<r>_detail_time.csv`` (sys-count
+ticks of 10 ns). When the timeline is missing, the per-operator averages of
+``aicore_intermediate_<r>_detail.csv`` stand in (no start times).
+
+MindSpore 2.3/2.4 keeps those files in ``profiler/`` (with ``profiler_info_<r>.json`` holding a free-form
+``profiling_options`` dict and ``jit_level``) and adds ``profiler/rank-<r>_<ts>_ascend_ms/
+ASCEND_PROFILER_OUTPUT/``, whose kernel_details.csv is a plain merge of CANN op_summary files (keeps
+``Device_id``, no ``Step ID``). Its candidate root is the rank folder; the parent supplies the
+configuration and, when the output folder has no step table, the legacy step trace.
+
+One module, two layouts: ``LAYOUTS`` lists both and :func:`read` dispatches on the candidate's layout.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+from diagnosis.errors import InputError
+from diagnosis.model import (
+    Limitation,
+    ProfilerConfig,
+    Run,
+    RunMeta,
+    conform_kernels,
+    conform_steps,
+)
+from diagnosis.readers import Candidate
+from diagnosis.readers.ascend import (
+    MINDSPORE,
+    Output,
+    build_meta,
+    complete,
+    no_config_limitation,
+    output_dir,
+    read_info,
+    read_metadata,
+    read_output,
+)
+from diagnosis.readers.common import (
+    no_steps,
+    Col,
+    InfoRecord,
+    assign_steps,
+    canonical_dtype,
+    canonical_format,
+    display,
+    load_json,
+    map_unique,
+    normalise_columns,
+    parse_profiler_info,
+    read_csv,
+    read_header,
+    read_table,
+    read_text,
+    scope_of,
+    to_frame,
+)
+from diagnosis.readers.discover import discover
+from diagnosis.readers.traits import amp_markers, infer_execution_mode, infer_phase
+
+LAYOUT = "legacy-ascend"
+LAYOUT_23 = "ascend-ms-2.3"
+LAYOUTS = (LAYOUT_23, LAYOUT)
+SYSCNT_US = 0.01  # step_trace_raw values are sys-count ticks of 10 ns
+LEGACY_REMEDY = "profile with MindSpore 2.5+ (mindspore.profiler.profile), which records its configuration"
+
+
+def candidates(folder: Path) -> list[Candidate]:
+    """MindSpore 2.3/2.4 rank folders and 2.0-2.2 flat folders (one per rank) at or below `folder`."""
+    return [c for c in discover(folder) if c.layout in LAYOUTS]
+
+
+def read(candidate: Candidate) -> Run:
+    """Read one rank of either layout."""
+    return read_ms23(candidate) if candidate.layout == LAYOUT_23 else read_flat(candidate)
+
+
+def read_flat(candidate: Candidate) -> Run:
+    """Read one rank of a flat MindSpore 2.0-2.2 Ascend folder."""
+    folder = candidate.root
+    rank = candidate.rank if candidate.rank is not None else 0
+    files: list[Path] = []
+    limitations: list[Limitation] = []
+    kernels = legacy_kernels(folder, rank, files, limitations)
+    steps = read_step_trace_raw(folder / f"step_trace_raw_{rank}_detail_time.csv", files)
+    kernels = steps_onto_kernels(kernels, steps)
+    if steps.empty:
+        limitations.append(Limitation("steps", "no step_trace_raw file: no step boundaries", LEGACY_REMEDY))
+    info, info_path = read_legacy_info(folder, rank, files)
+    limitations[:0] = legacy_config_limitations(info, info_path)
+    limitations += legacy_kernel_limitations(kernels)
+    meta = RunMeta(
+        layout=LAYOUT,
+        source=folder.name,
+        framework_version=info.framework_version if info else None,
+        device="Ascend",
+        rank=rank,
+        config=info.config if info else ProfilerConfig(),
+        jit_level=info.jit_level if info else None,
+        execution_mode=_mode(info, kernels),
+        phase=infer_phase(kernels["name"], kernels["op_type"]),
+        amp=amp_markers(kernels, max(len(steps), 1)),
+        files=tuple(p.relative_to(folder).as_posix() for p in files),
+    )
+    extras = legacy_extras(folder, rank, files, limitations)
+    return Run(meta=meta, kernels=kernels, steps=steps, limitations=limitations, extras=extras)
+
+
+def _mode(info: InfoRecord | None, kernels: pd.DataFrame) -> str:
+    if info and info.execution_mode != "unknown":
+        return info.execution_mode
+    return infer_execution_mode(kernels["name"])
+
+
+# --------------------------------------------------------------------------------------------- kernels
+
+
+def legacy_kernels(folder: Path, rank: int, files: list[Path], limitations: list[Limitation]) -> pd.DataFrame:
+    """Per-launch kernels from the timeline (or per-op averages), joined with framework_raw op info."""
+    timeline = folder / f"output_timeline_data_{rank}.txt"
+    detail = folder / f"aicore_intermediate_{rank}_detail.csv"
+    if timeline.is_file():
+        launches = read_timeline(timeline)
+        files.append(timeline)
+    elif detail.is_file():
+        launches = read_aicore_detail(detail)
+        files.append(detail)
+        limitations.append(
+            Limitation(
+                "launches",
+                "no output_timeline_data file: each operator's launches carry its average duration and no "
+                "start time (from aicore_intermediate detail)",
+                "include output_timeline_data_<rank>.txt in the upload",
+            )
+        )
+    else:
+        raise InputError(
+            f"no output_timeline_data_{rank}.txt or aicore_intermediate_{rank}_detail.csv",
+            path=display(folder),
+            expected="the MindSpore 2.0-2.4 profiler/ folder with its per-rank operator files",
+        )
+    framework = folder / f"framework_raw_{rank}.csv"
+    ops = read_framework_raw(framework) if framework.is_file() else None
+    if ops is not None:
+        files.append(framework)
+    return join_ops(launches, ops)
+
+
+_TIMELINE_COLS = (
+    Col("name", ("op_name",)),
+    Col("stream", ("stream_id",)),
+    Col("start", ("start_time(us)", "start_time(ms)", "start_time"), pa.float64()),
+    Col("duration", ("duration(ms)", "duration(us)", "duration"), pa.float64()),
+)
+
+
+def read_timeline(path: Path) -> pa.Table:
+    """output_timeline_data: `op_name,stream_id,start_time(<unit>),duration(<unit>)`; units from the header
+    (a header without units, as in 2.0's space-separated file, means milliseconds)."""
+    header = read_header(path)
+    if len(header) == 1 and " " in header[0].strip():
+        table, header = _read_spaced(path)
+    else:
+        table = read_csv(path, _TIMELINE_COLS, required=("name", "start", "duration"))
+    return pa.table(
+        {
+            "name": table.column("name"),
+            "start_us": pc.multiply(table.column("start"), _unit_scale(header, "start_time")),
+            "duration_us": pc.multiply(table.column("duration"), _unit_scale(header, "duration")),
+        }
+    )
+
+
+def _read_spaced(path: Path) -> tuple[pa.Table, list[str]]:
+    """2.0 style: fields separated by runs of spaces."""
+    text = read_text(path)
+    body = re.sub(r"[ \t]+", ",", text.strip())
+    header = body.split("\n", 1)[0].split(",")
+    names = ["name", "stream", "start", "duration"][: len(header)]
+    try:
+        table = pacsv.read_csv(
+            io.BytesIO(body.encode()),
+            read_options=pacsv.ReadOptions(column_names=names, skip_rows=1),
+            convert_options=pacsv.ConvertOptions(
+                column_types={"name": pa.string(), "start": pa.float64(), "duration": pa.float64()}
+            ),
+        )
+    except pa.ArrowInvalid as exc:
+        raise InputError(
+            f"malformed row ({str(exc).splitlines()[0][:200]})",
+            path=display(path),
+            expected="op_name stream_id start_time duration per line",
+        ) from None
+    return table, header
+
+
+def _unit_scale(header: list[str], field: str) -> float:
+    """Microseconds per unit of `field` as written in the header: (us) -> 1, (ms) or none -> 1000."""
+    spelled = next((h.strip() for h in header if h.strip().startswith(field)), "")
+    return 1.0 if spelled.endswith("(us)") else 1000.0
+
+
+_DETAIL_COLS = (
+    Col("name", ("full_op_name", "full_kernel_name")),
+    Col("avg_ms", ("task_duration", "execution_time"), pa.float64()),
+    Col("count", ("execution_frequency",), pa.int64()),
+    Col("core", ("task_type",)),
+)
+
+
+def read_aicore_detail(path: Path) -> pa.Table:
+    """Per-op averages (ms) -> one row per launch with the average duration and no start time."""
+    table = read_csv(path, _DETAIL_COLS, required=("name", "avg_ms"))
+    counts = table.column("count").fill_null(1).to_numpy() if "count" in table.column_names else None
+    counts = np.ones(table.num_rows, dtype="int64") if counts is None else counts.clip(min=1)
+    rows = table.take(pa.array(np.repeat(np.arange(table.num_rows), counts)))
+    columns = {
+        "name": rows.column("name"),
+        "start_us": pa.nulls(rows.num_rows, pa.float64()),
+        "duration_us": pc.multiply(rows.column("avg_ms"), 1000.0),
+    }
+    if "core" in rows.column_names:
+        columns["core"] = rows.column("core")
+    return pa.table(columns)
+
+
+_FRAMEWORK_COLS = (
+    Col("full_op_name", ("full_op_name",)),
+    Col("op_name", ("op_name",)),
+    Col("op_type", ("op_type",)),
+    Col("block_dim", ("block_dim",), pa.int64()),
+    Col("op_info", ("op_info",)),
+    Col("kernel_type", ("kernel_type",)),
+)
+_KERNEL_TYPES = {"TBE": "AI_CORE", "AKG": "AI_CORE", "AICORE": "AI_CORE", "AICPU": "AI_CPU", "HOST": "CPU"}
+TENSOR_COLUMNS = (
+    "input_shapes",
+    "input_dtypes",
+    "input_formats",
+    "output_shapes",
+    "output_dtypes",
+    "output_formats",
+)
+
+
+def read_framework_raw(path: Path) -> pa.Table:
+    """framework_raw: one row per op (first task) with type, block dim, core and per-tensor dtype/format/shape."""
+    table = read_csv(path, _FRAMEWORK_COLS, required=("full_op_name", "op_type"))
+    _, first = np.unique(table.column("full_op_name").to_numpy(zero_copy_only=False), return_index=True)
+    table = table.take(pa.array(np.sort(first)))
+    infos = [_op_info(text, path) for text in _column_or_nulls(table, "op_info").to_pylist()]
+    columns = {
+        name: table.column(name)
+        for name in ("full_op_name", "op_name", "op_type", "block_dim")
+        if name in table.column_names
+    }
+    for key in TENSOR_COLUMNS:
+        columns[key] = pa.array([info.get(key) for info in infos], type=pa.string())
+    if "kernel_type" in table.column_names:
+        columns["core"] = pa.array(
+            [_core_of_kernel_type(v) for v in table.column("kernel_type").to_pylist()], pa.string()
+        )
+    return pa.table(columns)
+
+
+def _column_or_nulls(table: pa.Table, name: str) -> pa.ChunkedArray:
+    if name in table.column_names:
+        return table.column(name)
+    return pa.chunked_array([pa.nulls(table.num_rows, pa.string())])
+
+
+def _core_of_kernel_type(value: Any) -> str | None:
+    if not isinstance(value, str) or not value.strip():
+        return None
+    key = value.strip().upper().replace("_", "").replace(" ", "")
+    return _KERNEL_TYPES.get(key, value.strip().upper())
+
+
+def _op_info(text: Any, path: Path) -> dict[str, str]:
+    """`{"Input_0": {"format", "data_type", "shape"}, "Output_0": ...}` -> `;`-joined canonical strings."""
+    if not isinstance(text, str) or not text.strip():
+        return {}
+    try:
+        info = json.loads(text)
+    except json.JSONDecodeError:
+        raise InputError(
+            "op_info is not valid JSON", path=display(path), expected='op_info like {"Input_0": {...}}'
+        ) from None
+    if not isinstance(info, dict):
+        return {}
+    out = {}
+    for side in ("input", "output"):
+        tensors = [_tensor(info[k]) for k in sorted(info, key=_tensor_index) if k.lower().startswith(side)]
+        if tensors:
+            out[f"{side}_dtypes"] = ";".join(t[0] for t in tensors)
+            out[f"{side}_formats"] = ";".join(t[1] for t in tensors)
+            out[f"{side}_shapes"] = ";".join(t[2] for t in tensors)
+    return out
+
+
+def _tensor_index(key: str) -> int:
+    digits = re.search(r"(\d+)$", key)
+    return int(digits.group(1)) if digits else 0
+
+
+def _tensor(entry: Any) -> tuple[str, str, str]:
+    if not isinstance(entry, dict):
+        return "UNDEFINED", "", ""
+    shape = entry.get("shape", "")
+    dims = ",".join(str(d) for d in shape) if isinstance(shape, list) else str(shape).strip('[]" ')
+    return (
+        canonical_dtype(str(entry.get("data_type", "UNDEFINED"))),
+        canonical_format(str(entry.get("format", ""))),
+        dims.replace(" ", ""),
+    )
+
+
+def join_ops(launches: pa.Table, ops: pa.Table | None) -> pd.DataFrame:
+    """Attach framework_raw columns to launches (hash joins on the full op name, then the short name)."""
+    table = launches.append_column("_row", pa.array(np.arange(launches.num_rows)))
+    if ops is not None and ops.num_rows:
+        table = _join_by(table, ops, "full_op_name", table.column("name"))
+        short = map_unique(table.column("name"), lambda n: n.rsplit("/", 1)[-1])
+        if "op_name" in ops.column_names:
+            table = _join_by(table, ops, "op_name", short)
+    table = table.sort_by("_row").drop_columns(["_row"])
+    table = table.append_column("scope", map_unique(table.column("name"), scope_of))
+    return conform_kernels(to_frame(complete(normalise_columns(table))))
+
+
+def _join_by(table: pa.Table, ops: pa.Table, key: str, values: pa.ChunkedArray) -> pa.Table:
+    """Left-join `ops` on `values` == ops[key], filling only columns that are still null."""
+    right_cols = [c for c in ops.column_names if c not in ("full_op_name", "op_name")]
+    right = ops.select([key, *right_cols]).rename_columns(["_key", *[f"_r_{c}" for c in right_cols]])
+    right = right.take(
+        pa.array(np.unique(right.column("_key").to_numpy(zero_copy_only=False), return_index=True)[1])
+    )
+    joined = table.append_column("_key", values).join(right, "_key", join_type="left outer")
+    for col in right_cols:
+        incoming = joined.column(f"_r_{col}")
+        merged = pc.coalesce(joined.column(col), incoming) if col in joined.column_names else incoming
+        joined = joined.drop_columns([f"_r_{col}"])
+        if col in joined.column_names:
+            joined = joined.set_column(joined.column_names.index(col), col, merged)
+        else:
+            joined = joined.append_column(col, merged)
+    return joined.drop_columns(["_key"])
+
+
+# ----------------------------------------------------------------------------------------------- steps
+
+_STEP_COLS = (
+    Col("step", ("step_num",)),
+    Col("start", ("start_point",), pa.float64()),
+    Col("end", ("end_point",), pa.float64()),
+    Col("total", ("total",), pa.float64()),
+    Col("interval", ("iteration_interval",), pa.float64()),
+    Col("fp_and_bp", ("fp_and_bp",), pa.float64()),
+    Col("tail", ("tail",), pa.float64()),
+)
+
+
+def read_step_trace_raw(path: Path, files: list[Path]) -> pd.DataFrame:
+    """step_trace_raw detail: sys-count (10 ns) columns -> µs; the final `-` row (average) is dropped."""
+    if not path.is_file():
+        return no_steps()
+    table = read_csv(path, _STEP_COLS, required=("step", "start", "total"), nulls=["N/A", "", "-"])
+    files.append(path)
+    frame = table.to_pandas()
+    frame = frame[pd.to_numeric(frame["step"], errors="coerce").notna()]
+    busy = frame.get("fp_and_bp", pd.Series(np.nan, index=frame.index)).fillna(0) + frame.get(
+        "tail", pd.Series(0.0, index=frame.index)
+    ).fillna(0)
+    steps = pd.DataFrame(
+        {
+            "step": pd.to_numeric(frame["step"]).astype("int64"),
+            "start_us": frame["start"] * SYSCNT_US,
+            "duration_us": frame["total"] * SYSCNT_US,
+            "busy_us": busy * SYSCNT_US if {"fp_and_bp", "tail"} & set(frame) else np.nan,
+            "free_us": frame["interval"] * SYSCNT_US if "interval" in frame else np.nan,
+        }
+    )
+    return conform_steps(steps)
+
+
+def steps_onto_kernels(kernels: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
+    """Give kernels step ids when their start times fall inside the step spans (same clock)."""
+    if steps.empty or kernels["start_us"].isna().all():
+        return kernels
+    starts = kernels["start_us"].to_numpy(dtype="float64", na_value=np.nan)
+    first = float(steps["start_us"].min())
+    last = float((steps["start_us"] + steps["duration_us"]).max())
+    inside = np.mean((starts >= first) & (starts <= last))
+    if not inside >= 0.5:  # another clock: leave steps unknown rather than guess
+        return kernels
+    ids = assign_steps(starts, steps[["step", "start_us"]].astype("float64"))
+    kernels = kernels.copy()
+    kernels["step"] = pd.array(pd.Series(ids).astype("Int64"), dtype="int64[pyarrow]")
+    return kernels
+
+
+# ---------------------------------------------------------------------------------- config and extras
+
+
+def read_legacy_info(folder: Path, rank: int, files: list[Path]) -> tuple[InfoRecord | None, Path | None]:
+    """profiler_info_<rank>.json of a legacy folder, if present."""
+    path = folder / f"profiler_info_{rank}.json"
+    if not path.is_file():
+        return None, None
+    files.insert(0, path)
+    return parse_profiler_info(load_json(path, expected="a profiler_info JSON object"), path), path
+
+
+def legacy_config_limitations(info: InfoRecord | None, path: Path | None) -> list[Limitation]:
+    """Legacy records hold no profiler options before 2.3; without the file nothing is known."""
+    if info is None:
+        return [Limitation("profiler-config", "no profiler_info json: configuration unknown", LEGACY_REMEDY)]
+    if not info.options_recorded:
+        return [
+            Limitation(
+                "profiler-config",
+                f"{path.name if path else 'profiler_info'} of MindSpore 2.0-2.2 records no profiler options",
+                LEGACY_REMEDY,
+            )
+        ]
+    return []
+
+
+def legacy_kernel_limitations(kernels: pd.DataFrame) -> list[Limitation]:
+    """Dtype/shape/format gaps of a legacy kernel table, plus the always-missing OP State and counters."""
+    lims = []
+    for topic, col in (("dtypes", "input_dtypes"), ("shapes", "input_shapes"), ("formats", "input_formats")):
+        if kernels[col].isna().all():
+            lims.append(
+                Limitation(
+                    topic,
+                    f"no {topic} recorded: framework_raw op_info is missing or empty",
+                    "include framework_raw_<rank>.csv in the upload",
+                )
+            )
+    lims.append(
+        Limitation(
+            "op-state", "legacy profiles do not record static/dynamic shape per kernel; not assumed dynamic"
+        )
+    )
+    lims.append(
+        Limitation("aic-metrics", "legacy profiles carry no AI Core pipeline counters", LEGACY_REMEDY)
+    )
+    return lims
+
+
+_LEGACY_EXTRAS = {
+    "aicpu": "aicpu_intermediate_{r}.csv",
+    "minddata_pipeline": "minddata_pipeline_raw_{r}.csv",
+    "hccl": "hccl_raw_{r}.csv",
+    "aicore_type": "aicore_intermediate_{r}_type.csv",
+}
+
+
+def legacy_extras(
+    folder: Path, rank: int, files: list[Path], limitations: list[Limitation]
+) -> dict[str, Any]:
+    """Optional per-rank tables of a legacy folder; unreadable ones become limitations."""
+    extras = {}
+    for key, pattern in _LEGACY_EXTRAS.items():
+        path = folder / pattern.format(r=rank)
+        if not path.is_file():
+            continue
+        try:
+            frame = read_table(path)
+        except InputError as exc:
+            limitations.append(Limitation("extras", f"ignored: {exc.message}", "re-export the profile"))
+            continue
+        files.append(path)
+        if len(frame):
+            extras[key] = frame
+    return extras
+
+
+# ------------------------------------------------------------------------------------ MindSpore 2.3/2.4
+
+
+def read_ms23(candidate: Candidate) -> Run:
+    """Read one 2.3/2.4 rank folder, with the legacy files of its parent `profiler/` folder when present."""
+    root = candidate.root
+    info, info_path = _ms23_info(root, candidate.rank)
+    config = info.config if info else ProfilerConfig()
+    out = read_output(output_dir(root), candidate.rank, config.level, MINDSPORE)
+    if info_path:
+        out.files.insert(0, info_path)
+    else:
+        out.limitations.insert(0, no_config_limitation(MINDSPORE))
+    rank = candidate.rank if candidate.rank is not None else (info.rank if info else None)
+    if rank is not None:
+        _ms23_steps(out, root.parent, rank)
+        _ms23_minddata(out, root.parent, rank)
+    environment = read_metadata(root, out)
+    return out.to_run(build_meta(LAYOUT_23, root, candidate, info, out, environment))
+
+
+def _ms23_info(root: Path, rank: int | None) -> tuple[InfoRecord | None, Path | None]:
+    """profiler_info_<rank>.json sits in the parent `profiler/` folder (older builds: in the rank folder)."""
+    if rank is not None and (root.parent / f"profiler_info_{rank}.json").is_file():
+        return read_info(root.parent, rank)
+    return read_info(root, rank)
+
+
+def _ms23_steps(out: Output, profiler_dir: Path, rank: int) -> None:
+    """Steps from the parent's step_trace_raw file when the output folder had none."""
+    if len(out.steps):
+        return
+    steps = read_step_trace_raw(profiler_dir / f"step_trace_raw_{rank}_detail_time.csv", out.files)
+    if steps.empty:
+        return
+    out.steps = steps
+    out.kernels = steps_onto_kernels(out.kernels, steps)
+    out.limitations = [lim for lim in out.limitations if lim.topic != "steps"]
+
+
+def _ms23_minddata(out: Output, profiler_dir: Path, rank: int) -> None:
+    path = profiler_dir / f"minddata_pipeline_raw_{rank}.csv"
+    if "minddata_pipeline" in out.extras or not path.is_file():
+        return
+    try:
+        out.extras["minddata_pipeline"] = read_table(path)
+    except InputError as exc:
+        out.limitations.append(Limitation("extras", f"ignored: {exc.message}", "re-export the profile"))
+        return
+    out.files.append(path)

@@ -1,0 +1,151 @@
+"""Reader for MindSpore 2.0-2.4 CPU output (layout "legacy-cpu": flat `<out>/profiler/cpu_*_<id>.*`).
+
+The four CPU files are those of MindSpore 2.10 (see the "cpu-ms" reader) but sit flat beside
+``profiler_info_<id>.json`` instead of under ``FRAMEWORK/``. Launch lines are
+``<full_op_name>;HostCpuOps;<start_ns>,<dur_ms>[,<tid>] ...``; the duration unit is confirmed against the
+detail file's ``op_total_time(ms)`` (MindSpore 1.x: ``compute_time(ms)``). The host-op parsing here is
+shared with the GPU reader, whose folders also hold CPU ops.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from diagnosis.errors import InputError
+from diagnosis.model import Limitation, ProfilerConfig, Run, RunMeta, conform_kernels
+from diagnosis.readers import Candidate
+from diagnosis.readers.ascend import complete
+from diagnosis.readers.ascend_legacy import legacy_config_limitations, read_legacy_info
+from diagnosis.readers.common import (
+    display,
+    duration_scale,
+    map_unique,
+    read_op_detail,
+    read_op_timestamps,
+    scope_of,
+    to_frame,
+)
+from diagnosis.readers.cpu import _attach_shapes as attach_framework_shapes
+from diagnosis.readers.cpu import derive_steps
+from diagnosis.readers.discover import discover
+from diagnosis.readers.traits import amp_markers, infer_execution_mode, infer_phase
+
+LAYOUT = "legacy-cpu"
+MS_TO_US = 1000.0
+
+
+def candidates(folder: Path) -> list[Candidate]:
+    """MindSpore 2.0-2.4 CPU folders at or below `folder`, one candidate per device id."""
+    return [c for c in discover(folder) if c.layout == LAYOUT]
+
+
+def read(candidate: Candidate) -> Run:
+    """Read one device of a flat legacy CPU folder."""
+    folder = candidate.root
+    rank = candidate.rank if candidate.rank is not None else 0
+    files: list[Path] = []
+    kernels, detail = host_kernels(folder, "cpu", rank, MS_TO_US, "CPU", files)
+    steps, kernels, note = derive_steps(kernels)
+    info, info_path = read_legacy_info(folder, rank, files)
+    limitations = legacy_config_limitations(info, info_path) + host_limitations(note)
+    meta = RunMeta(
+        layout=LAYOUT,
+        source=folder.name,
+        framework_version=info.framework_version if info else None,
+        device="CPU",
+        rank=rank,
+        config=info.config if info else ProfilerConfig(),
+        jit_level=info.jit_level if info else None,
+        execution_mode=info.execution_mode
+        if info and info.execution_mode != "unknown"
+        else infer_execution_mode(kernels["name"]),
+        phase=infer_phase(kernels["name"], kernels["op_type"]),
+        amp=amp_markers(kernels, max(len(steps), 1)),
+        files=tuple(p.relative_to(folder).as_posix() for p in files),
+    )
+    extras = {"op_detail": to_frame(detail)} if detail is not None else {}
+    return Run(meta=meta, kernels=kernels, steps=steps, limitations=limitations, extras=extras)
+
+
+def host_kernels(
+    folder: Path, prefix: str, rank: int, default_scale: float, core: str, files: list[Path]
+) -> tuple[pd.DataFrame, pa.Table | None]:
+    """Per-launch kernels from `<prefix>_op_execute_timestamp_<rank>.txt`, typed by the detail file and
+    shaped by the framework file; also returns the detail table."""
+    stamps = folder / f"{prefix}_op_execute_timestamp_{rank}.txt"
+    detail_path = folder / f"{prefix}_op_detail_info_{rank}.csv"
+    if not stamps.is_file():
+        raise InputError(
+            f"no {stamps.name}", path=display(folder), expected=f"{prefix}_op_execute_timestamp_<id>.txt"
+        )
+    detail = read_op_detail(detail_path) if detail_path.is_file() else None
+    files += [p for p in (detail_path, stamps) if p.is_file()]
+    launches = read_op_timestamps(stamps)
+    scale = duration_scale(launches, detail, default_scale)
+    kernels = _kernel_table(launches, detail, scale, core, typed_lines=prefix != "cpu")
+    framework = folder / f"{prefix}_framework_{rank}.txt"
+    if framework.is_file():
+        files.append(framework)
+        kernels = attach_framework_shapes(kernels, framework)
+    return conform_kernels(kernels), detail
+
+
+def _kernel_table(
+    launches: pa.Table, detail: pa.Table | None, scale: float, core: str, typed_lines: bool
+) -> pd.DataFrame:
+    """Canonical kernels, sorted by start; op type from the line (GPU), the detail file, or the name."""
+    names = launches.column("name")
+    from_name = map_unique(names, _type_from_name)
+    op_type = launches.column("type") if typed_lines else from_name
+    if detail is not None:
+        types = dict(
+            zip(detail.column("full_op_name").to_pylist(), detail.column("op_type").to_pylist(), strict=False)
+        )
+        op_type = pc.coalesce(map_unique(names, types.get), op_type)
+    table = pa.table(
+        {
+            "name": names,
+            "op_type": op_type,
+            "scope": map_unique(names, scope_of),
+            "start_us": pc.divide(pc.cast(launches.column("start_ns"), pa.float64(), safe=False), 1000.0),
+            "duration_us": pc.multiply(launches.column("duration"), scale),
+            "core": pa.array(np.full(launches.num_rows, core, dtype=object), pa.string()),
+        }
+    ).sort_by([("start_us", "ascending")])
+    return to_frame(complete(table))
+
+
+def _type_from_name(name: str) -> str:
+    """`Default/conv-Conv2d/Conv2D-op0` -> `Conv2D`; a bare PyNative name is its own type."""
+    return re.sub(r"-op\d+$", "", name.rsplit("/", 1)[-1])
+
+
+def host_limitations(step_note: str) -> list[Limitation]:
+    """What host-op profiles cannot answer."""
+    lims = [
+        Limitation(
+            "dtypes",
+            "CPU and GPU profiles record no dtypes: precision is judged from Cast ops and AMP scopes",
+            "export the model to MINDIR and add it",
+        ),
+        Limitation("formats", "CPU and GPU profiles record no tensor formats", ""),
+        Limitation(
+            "op-state", "no static/dynamic shape per kernel in these profiles; not assumed dynamic", ""
+        ),
+        Limitation("aic-metrics", "no AI Core pipeline counters outside Ascend", ""),
+    ]
+    if step_note:
+        lims.append(
+            Limitation(
+                "steps",
+                "no step boundaries recorded: steps were derived from operator launches and are approximate",
+                "profile one net call per step",
+            )
+        )
+    return lims
