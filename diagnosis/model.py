@@ -147,14 +147,13 @@ def conform_steps(df: pd.DataFrame) -> pd.DataFrame:
 
 def _conform(df: pd.DataFrame, schema: dict[str, str], extra_prefixes: tuple[str, ...]) -> pd.DataFrame:
     out = {}
-    n = len(df)
     for col, dtype in schema.items():
         if col in df.columns:
             series = df[col]
             out[col] = series if str(series.dtype) == dtype else series.astype(dtype)
         else:
-            out[col] = pd.Series(pd.NA, index=df.index if n else None, dtype=dtype)
+            out[col] = pd.Series(pd.NA, index=df.index, dtype=dtype)
     for col in df.columns:
         if col not in schema and col.startswith(extra_prefixes):
             out[col] = df[col]
-    return pd.DataFrame(out, index=df.index if n else None).reset_index(drop=True)
+    return pd.DataFrame(out, index=df.index).reset_index(drop=True)

@@ -1,0 +1,45 @@
+"""MINDIR graphs: load a .mindir with protobuf alone, find fusion chains, check export hygiene,
+cross-link chains with profiled kernels, and draw the graph (graph.view, imported on demand).
+
+Public API: load_mindir, find_chains, chain_counts, hygiene_symptoms, crosslink.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+# Pick protobuf's fast upb backend before anything imports protobuf: MindSpore sets this variable to
+# "python" at import when it is unset, which makes every later parse in the process ~200x slower.
+os.environ.setdefault("PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION", "upb")
+
+from graph.chains import PATTERNS, Pattern, chain_counts, find_chains
+from graph.hygiene import hygiene_symptoms
+from graph.loader import MAX_FILE_BYTES, load_mindir
+from graph.model import Chain, FunctionInfo, MindirModel, ParameterSummary, TensorInfo
+
+
+def __getattr__(name: str) -> Any:
+    """`crosslink` is imported on first use: it pulls in pandas, which parsing does not need."""
+    if name == "crosslink":
+        from graph.profile_join import crosslink
+
+        return crosslink
+    raise AttributeError(f"module 'graph' has no attribute {name!r}")
+
+
+__all__ = [
+    "MAX_FILE_BYTES",
+    "PATTERNS",
+    "Chain",
+    "FunctionInfo",
+    "MindirModel",
+    "ParameterSummary",
+    "Pattern",
+    "TensorInfo",
+    "chain_counts",
+    "crosslink",
+    "find_chains",
+    "hygiene_symptoms",
+    "load_mindir",
+]

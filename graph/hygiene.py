@@ -1,0 +1,281 @@
+"""Export-hygiene checks on a MINDIR graph, each a Symptom (source "mindir") with node evidence.
+
+Kinds: mindir-train-mode, mindir-fp32-compute / mindir-low-precision, mindir-dynamic-input,
+mindir-float64-input, mindir-cast-ops, mindir-aicpu-risk, mindir-fusible-chains. Values are plain
+numbers so knowledge rules can threshold on them; evidence lists at most MAX_EVIDENCE items.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+import networkx as nx
+
+from diagnosis.symptoms import Symptom
+from graph.aicpu import matching_rules
+from graph.chains import OP_GROUPS, chain_counts
+from graph.dtypes import LOW_PRECISION
+from graph.model import Chain, MindirModel, TensorInfo
+
+SOURCE = "mindir"
+MAX_EVIDENCE = 200
+# Same ratio as the knowledge base's cast-overhead rule (Cast count > 2 x (#Conv + #MatMul)).
+CASTS_PER_COMPUTE_OP = 2.0
+DROPOUT_OPS = frozenset(
+    {"Dropout", "DropoutExt", "DropoutGenMask", "DropoutDoMask", "StatelessDropOutGenMask"}
+)
+COMPUTE_OPS = OP_GROUPS["conv"] | OP_GROUPS["matmul"]
+
+
+def hygiene_symptoms(model: MindirModel, chains: list[Chain]) -> list[Symptom]:
+    """Every hygiene check that fires on this model, in a stable order."""
+    checks: list[Callable[[], Symptom | None]] = [
+        lambda: train_mode(model),
+        lambda: precision(model),
+        lambda: dynamic_input(model),
+        lambda: float64_input(model),
+        lambda: cast_ops(model),
+        lambda: aicpu_risk(model),
+        lambda: fusible_chains(chains),
+    ]
+    return [s for s in (check() for check in checks) if s is not None]
+
+
+def node_evidence(g: nx.DiGraph, node: str, **extra: Any) -> dict[str, Any]:
+    """JSON-able description of one graph node (id, op, scope, dtype, shape)."""
+    data = g.nodes[node]
+    shape = data.get("shape")
+    return {
+        "node": node,
+        "op": data.get("op"),
+        "scope": data.get("scope", ""),
+        "dtype": data.get("dtype"),
+        "shape": list(shape) if shape is not None else None,
+        **extra,
+    }
+
+
+def _nodes(model: MindirModel, ops: frozenset[str]) -> list[str]:
+    return [n for n, d in model.graph.nodes(data=True) if d.get("kind") == "op" and d.get("op") in ops]
+
+
+def train_mode(model: MindirModel) -> Symptom | None:
+    """BatchNorm with is_training=True or a Dropout node: the graph was exported in training mode."""
+    g = model.graph
+    bns = _nodes(model, OP_GROUPS["bn"])
+    training = [n for n in bns if _is_training(g.nodes[n])]
+    dropouts = _nodes(model, DROPOUT_OPS)
+    if not training and not dropouts:
+        return None
+    parts = [f"{len(training)} of {len(bns)} BatchNorm with is_training=True"] if training else []
+    parts += [f"{len(dropouts)} Dropout op(s)"] if dropouts else []
+    evidence = [node_evidence(g, n, is_training=True) for n in training] + [
+        node_evidence(g, n) for n in dropouts
+    ]
+    effect = "batch statistics are computed and Conv+BN cannot be folded" if training else "Dropout runs"
+    return Symptom(
+        kind="mindir-train-mode",
+        summary=f"Exported in training mode: {', '.join(parts)}; {effect} (call net.set_train(False) "
+        "before export)",
+        source=SOURCE,
+        values={
+            "bn_training": len(training),
+            "bn_total": len(bns),
+            "dropout_ops": len(dropouts),
+            "graph_training_flag": int(bool(model.training)),
+        },
+        evidence=tuple(evidence[:MAX_EVIDENCE]),
+    )
+
+
+def _is_training(data: dict[str, Any]) -> bool:
+    args = data.get("args") or {}
+    return bool(args.get("is_training", args.get("training", False)))
+
+
+def precision(model: MindirModel) -> Symptom | None:
+    """FP32 compute (no casts to fp16/bf16 anywhere) versus low-precision compute (AMP, to_float)."""
+    g = model.graph
+    compute = _nodes(model, COMPUTE_OPS)
+    casts = _nodes(model, frozenset({"Cast"}))
+    low_casts = [n for n in casts if (g.nodes[n].get("args") or {}).get("dst_dtype") in LOW_PRECISION]
+    by_dtype = Counter(g.nodes[n].get("dtype") for n in compute)
+    low_compute = [n for n in compute if g.nodes[n].get("dtype") in LOW_PRECISION]
+    low_params = sum(count for dtype, count in model.parameters.dtypes.items() if dtype in LOW_PRECISION)
+    if low_compute or low_casts or low_params:
+        dtypes = sorted({g.nodes[n].get("dtype") for n in low_compute} | _cast_targets(g, low_casts))
+        return Symptom(
+            kind="mindir-low-precision",
+            summary=f"Low-precision graph ({', '.join(dtypes) or 'fp16/bf16 parameters'}): "
+            f"{len(low_compute)} of {len(compute)} Conv/MatMul ops output fp16/bf16, "
+            f"{len(low_casts)} casts to fp16/bf16, {low_params} fp16/bf16 parameters",
+            source=SOURCE,
+            values={
+                "compute_ops": len(compute),
+                "low_precision_compute_ops": len(low_compute),
+                "float16_compute_ops": by_dtype.get("float16", 0),
+                "bfloat16_compute_ops": by_dtype.get("bfloat16", 0),
+                "casts_to_low_precision": len(low_casts),
+                "low_precision_parameters": low_params,
+            },
+            evidence=tuple(node_evidence(g, n) for n in [*low_compute, *low_casts][:MAX_EVIDENCE]),
+        )
+    if compute and by_dtype.get("float32", 0) == len(compute):
+        return Symptom(
+            kind="mindir-fp32-compute",
+            summary=f"FP32 graph: all {len(compute)} Conv/MatMul ops output float32 and no op casts to "
+            "fp16/bf16 (exported without AMP)",
+            source=SOURCE,
+            values={
+                "compute_ops": len(compute),
+                "fp32_compute_ops": len(compute),
+                "casts": len(casts),
+                "fp32_parameters": model.parameters.dtypes.get("float32", 0),
+            },
+            evidence=tuple(node_evidence(g, n) for n in compute[:MAX_EVIDENCE]),
+        )
+    return None
+
+
+def _cast_targets(g: nx.DiGraph, casts: list[str]) -> set[str]:
+    return {(g.nodes[n].get("args") or {}).get("dst_dtype", "?") for n in casts}
+
+
+def _input_evidence(info: TensorInfo) -> dict[str, Any]:
+    return {"input": info.name, "dtype": info.dtype, "shape": list(info.shape)}
+
+
+def dynamic_input(model: MindirModel) -> Symptom | None:
+    """Graph inputs with -1 dims: the model will run dynamic-shape kernels."""
+    dynamic = [i for i in model.inputs if i.dynamic]
+    if not dynamic:
+        return None
+    dims = sum(1 for i in dynamic for d in i.shape if d < 0)
+    names = ", ".join(f"{i.name}{list(i.shape)}" for i in dynamic)
+    return Symptom(
+        kind="mindir-dynamic-input",
+        summary=f"Dynamic input shape: {names} (-1 = dynamic); dynamic-shape kernels are usually slower",
+        source=SOURCE,
+        values={"dynamic_inputs": len(dynamic), "dynamic_dims": dims, "inputs": len(model.inputs)},
+        evidence=tuple(_input_evidence(i) for i in dynamic),
+    )
+
+
+def float64_input(model: MindirModel) -> Symptom | None:
+    """float64 graph inputs: numpy float64 fed in, cast on every call (or computed in double)."""
+    doubles = [i for i in model.inputs if i.dtype == "float64"]
+    if not doubles:
+        return None
+    return Symptom(
+        kind="mindir-float64-input",
+        summary=f"float64 graph input(s): {', '.join(i.name for i in doubles)}; feed float32 "
+        "(ms.Tensor(arr.astype(np.float32)))",
+        source=SOURCE,
+        values={"float64_inputs": len(doubles), "inputs": len(model.inputs)},
+        evidence=tuple(_input_evidence(i) for i in doubles),
+    )
+
+
+def cast_ops(model: MindirModel) -> Symptom | None:
+    """Many Cast nodes relative to Conv/MatMul ops (more than CASTS_PER_COMPUTE_OP per op)."""
+    g = model.graph
+    casts = _nodes(model, frozenset({"Cast"}))
+    compute = len(_nodes(model, COMPUTE_OPS))
+    ratio = len(casts) / max(compute, 1)
+    if not casts or ratio <= CASTS_PER_COMPUTE_OP:
+        return None
+    targets = Counter((g.nodes[n].get("args") or {}).get("dst_dtype", "?") for n in casts)
+    return Symptom(
+        kind="mindir-cast-ops",
+        summary=f"{len(casts)} Cast ops for {compute} Conv/MatMul ops ({ratio:.1f} per op; "
+        f"to {', '.join(f'{k} x{v}' for k, v in targets.most_common())})",
+        source=SOURCE,
+        strength=min(1.0, ratio / (2 * CASTS_PER_COMPUTE_OP)),
+        values={"casts": len(casts), "compute_ops": compute, "casts_per_compute_op": round(ratio, 3)},
+        evidence=tuple(
+            node_evidence(g, n, dst_dtype=(g.nodes[n].get("args") or {}).get("dst_dtype")) for n in casts
+        )[:MAX_EVIDENCE],
+    )
+
+
+def io_dtypes(g: nx.DiGraph, node: str) -> tuple[list[str], list[str]]:
+    """Dtypes of a node's tensor inputs (from their producers) and of its outputs."""
+    inputs = []
+    for pred, edge in g.pred[node].items():
+        inputs.append(_output_dtype(g.nodes[pred], edge.get("out_index")))
+    data = g.nodes[node]
+    outputs = [t[0] for t in data["out_types"]] if data.get("out_types") else [data.get("dtype")]
+    return [d for d in inputs if d], [d for d in outputs if d]
+
+
+def _output_dtype(data: dict[str, Any], index: int | None) -> str | None:
+    types = data.get("out_types")
+    if index is not None and types and 0 <= index < len(types):
+        return types[index][0]
+    return data.get("dtype")
+
+
+def aicpu_risk(model: MindirModel) -> Symptom | None:
+    """Ops that the AI CPU fallback table (graph.aicpu) flags for the dtypes they use."""
+    g = model.graph
+    evidence = []
+    confidences: Counter[str] = Counter()
+    for node, data in g.nodes(data=True):
+        if data.get("kind") != "op":
+            continue
+        inputs, outputs = io_dtypes(g, node)
+        rules = matching_rules(data.get("op", ""), inputs, outputs)
+        if rules:
+            confidences[rules[0].confidence] += 1
+            evidence.append(
+                node_evidence(
+                    g,
+                    node,
+                    input_dtypes=inputs,
+                    output_dtypes=outputs,
+                    rule=rules[0].source,
+                    confidence=rules[0].confidence,
+                )
+            )
+    if not evidence:
+        return None
+    ops = Counter(e["op"] for e in evidence)
+    return Symptom(
+        kind="mindir-aicpu-risk",
+        summary=f"{len(evidence)} op(s) at risk of falling back to the AI CPU on Ascend for their dtypes "
+        f"({confidences['documented']} documented, {confidences['heuristic']} heuristic): "
+        + ", ".join(f"{op} x{n}" for op, n in ops.most_common()),
+        source=SOURCE,
+        strength=0.8 if confidences["documented"] else 0.4,
+        values={
+            "aicpu_risk_ops": len(evidence),
+            "documented": confidences["documented"],
+            "heuristic": confidences["heuristic"],
+        },
+        evidence=tuple(evidence[:MAX_EVIDENCE]),
+    )
+
+
+def fusible_chains(chains: list[Chain]) -> Symptom | None:
+    """The fusion chains found: counts by pattern, how many are fusible, and why others are blocked."""
+    if not chains:
+        return None
+    counts = chain_counts(chains)
+    fusible = sum(c.fusible for c in chains)
+    listed = ", ".join(f"{n} {p}" for p, n in sorted(counts.items(), key=lambda kv: -kv[1]))
+    return Symptom(
+        kind="mindir-fusible-chains",
+        summary=f"{len(chains)} fusion chains ({listed}); {fusible} fusible, {len(chains) - fusible} blocked",
+        source=SOURCE,
+        values={
+            **counts,
+            "chains": len(chains),
+            "fusible": fusible,
+            "blocked": len(chains) - fusible,
+            "depthwise": sum(c.depthwise for c in chains),
+            "casts_in_chains": sum(len(c.casts) for c in chains),
+        },
+        evidence=tuple(c.to_dict() for c in chains[:MAX_EVIDENCE]),
+    )

@@ -1,0 +1,295 @@
+"""Plotly views of a MINDIR graph: an overview with fusion chains highlighted and a chain close-up.
+
+Layout is computed apart from plotting (``overview_layout`` / ``chain_layout`` return a GraphLayout;
+``layout_figure`` draws one). Nodes are placed in layers by topological depth. Big graphs are
+summarised so a figure never holds more than ``max_nodes`` markers: ops are collapsed into groups
+by scope prefix (the deepest prefix level that fits), or, when that leaves too few groups, into
+consecutive runs of the topological order. Text from the file is HTML-escaped before display.
+"""
+
+from __future__ import annotations
+
+import html
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+import networkx as nx
+import plotly.graph_objects as go
+
+from graph.model import Chain, MindirModel
+
+MAX_NODES = 2000
+MIN_GROUPS = 10  # a scope grouping with fewer groups than this is too coarse to show
+SHOWN_KINDS = frozenset({"op", "input", "call"})
+PALETTE = {
+    "conv-bn-add-act": "#d62728",
+    "conv-bn-act": "#1f77b4",
+    "conv-bn": "#17becf",
+    "conv-act": "#9467bd",
+    "matmul-biasadd-act": "#2ca02c",
+    "matmul-biasadd": "#98df8a",
+    "matmul-add": "#bcbd22",
+    "blocked": "#ff7f0e",
+    "input": "#7f7f7f",
+    "parameter": "#c7c7c7",
+    "other": "#b0b0b0",
+    "group": "#8c8c8c",
+}
+
+
+@dataclass
+class GraphLayout:
+    """Positions and labels of what a figure draws (one entry per marker)."""
+
+    ids: list[str] = field(default_factory=list)
+    x: list[float] = field(default_factory=list)
+    y: list[float] = field(default_factory=list)
+    hover: list[str] = field(default_factory=list)
+    category: list[str] = field(default_factory=list)
+    size: list[float] = field(default_factory=list)
+    edges: list[tuple[int, int]] = field(default_factory=list)
+    members: list[int] = field(default_factory=list)  # graph nodes behind each marker
+    note: str = ""  # how the graph was summarised ("" when drawn in full)
+
+    def add(self, node_id: str, hover: str, category: str, size: float, members: int = 1) -> int:
+        """Append one marker (position set later) and return its index."""
+        self.ids.append(node_id)
+        self.hover.append(hover)
+        self.category.append(category)
+        self.size.append(size)
+        self.members.append(members)
+        return len(self.ids) - 1
+
+
+# ---------------------------------------------------------------- layout (no plotting)
+
+
+def depths(g: nx.DiGraph, nodes: list[str]) -> dict[str, int]:
+    """Longest-path depth of each node from the graph's sources, restricted to `nodes`."""
+    keep = set(nodes)
+    sub = g.subgraph(keep)
+    depth: dict[str, int] = {}
+    for node in nx.topological_sort(sub):
+        depth[node] = max((depth[p] + 1 for p in sub.pred[node]), default=0)
+    return depth
+
+
+def chain_membership(chains: list[Chain]) -> dict[str, Chain]:
+    """Chain of each node that belongs to one (Casts inside a chain included)."""
+    return {n: c for c in chains for n in (*c.nodes, *c.casts)}
+
+
+def overview_layout(model: MindirModel, chains: list[Chain], max_nodes: int = MAX_NODES) -> GraphLayout:
+    """Layered layout of the whole graph, summarised to at most `max_nodes` markers."""
+    g = model.graph
+    nodes = [n for n, d in g.nodes(data=True) if d.get("kind") in SHOWN_KINDS]
+    depth = depths(g, nodes)
+    in_chain = chain_membership(chains)
+    if len(nodes) <= max_nodes:
+        return _full_layout(g, nodes, depth, in_chain)
+    groups, how = _groups(g, nodes, depth, max_nodes)
+    return _group_layout(g, groups, depth, in_chain, how, len(nodes))
+
+
+def _full_layout(
+    g: nx.DiGraph, nodes: list[str], depth: dict[str, int], in_chain: dict[str, Chain]
+) -> GraphLayout:
+    layout = GraphLayout()
+    index = {}
+    for node in nodes:
+        data = g.nodes[node]
+        chain = in_chain.get(node)
+        index[node] = layout.add(node, node_hover(g, node, chain), _category(data, chain), 9 if chain else 7)
+    layout.edges = [(index[a], index[b]) for a, b in g.subgraph(nodes).edges() if a in index and b in index]
+    _place(layout, [depth[n] for n in nodes])
+    return layout
+
+
+def _category(data: dict, chain: Chain | None) -> str:
+    if chain is not None:
+        return chain.pattern if chain.fusible else "blocked"
+    return "input" if data.get("kind") == "input" else "other"
+
+
+def _groups(
+    g: nx.DiGraph, nodes: list[str], depth: dict[str, int], max_nodes: int
+) -> tuple[dict[str, list[str]], str]:
+    """Collapse nodes into at most `max_nodes` groups: by scope prefix, else by runs of the order."""
+    scopes = {n: g.nodes[n].get("scope") or g.nodes[n].get("op", "?") for n in nodes}
+    deepest = max(s.count("/") for s in scopes.values())
+    best: dict[str, list[str]] | None = None
+    for level in range(deepest, 0, -1):
+        grouped: dict[str, list[str]] = defaultdict(list)
+        for node in nodes:
+            grouped["/".join(scopes[node].split("/")[:level])].append(node)
+        if len(grouped) <= max_nodes:
+            best = grouped
+            break
+    if best is not None and len(best) >= MIN_GROUPS:
+        return dict(best), "scope prefix"
+    ordered = sorted(nodes, key=lambda n: depth[n])
+    per_group = -(-len(ordered) // max_nodes)
+    runs: dict[str, list[str]] = {}
+    for start in range(0, len(ordered), per_group):
+        members = ordered[start : start + per_group]
+        runs[f"{_common_prefix([scopes[m] for m in members])} [{start}:{start + len(members)}]"] = members
+    return runs, "runs of topological order"
+
+
+def _common_prefix(scopes: list[str]) -> str:
+    parts = [s.split("/") for s in scopes]
+    common = []
+    for segs in zip(*parts, strict=False):
+        if len(set(segs)) != 1:
+            break
+        common.append(segs[0])
+    return "/".join(common) or "(mixed scopes)"
+
+
+def _group_layout(
+    g: nx.DiGraph,
+    groups: dict[str, list[str]],
+    depth: dict[str, int],
+    in_chain: dict[str, Chain],
+    how: str,
+    total: int,
+) -> GraphLayout:
+    layout = GraphLayout(note=f"{total:,} nodes collapsed into {len(groups):,} groups by {how}")
+    owner: dict[str, int] = {}
+    levels = []
+    for name, members in groups.items():
+        ops = Counter(g.nodes[m].get("op", "?") for m in members)
+        patterns = Counter(in_chain[m].pattern for m in members if m in in_chain)
+        top = ", ".join(f"{html.escape(str(op))} x{n}" for op, n in ops.most_common(4))
+        hover = (
+            f"<b>{html.escape(name)}</b><br>{len(members):,} ops: {top}"
+            f"<br>in chains: {sum(patterns.values()):,}"
+        )
+        category = patterns.most_common(1)[0][0] if patterns else "group"
+        index = layout.add(name, hover, category, 6 + min(14.0, len(members) ** 0.5), len(members))
+        for m in members:
+            owner[m] = index
+        levels.append(min(depth[m] for m in members))
+    edges = set()
+    for a, b in g.edges():
+        ia, ib = owner.get(a), owner.get(b)
+        if ia is not None and ib is not None and ia != ib:
+            edges.add((ia, ib))
+    layout.edges = sorted(edges)
+    _place(layout, levels)
+    return layout
+
+
+def _place(layout: GraphLayout, levels: list[int]) -> None:
+    """x = position within the layer, y = -layer (dense rank of depth), centred per layer."""
+    rank = {d: i for i, d in enumerate(sorted(set(levels)))}
+    rows: dict[int, list[int]] = defaultdict(list)
+    for i, level in enumerate(levels):
+        rows[rank[level]].append(i)
+    layout.x = [0.0] * len(levels)
+    layout.y = [0.0] * len(levels)
+    for row, members in rows.items():
+        offset = (len(members) - 1) / 2
+        for position, i in enumerate(members):
+            layout.x[i] = position - offset
+            layout.y[i] = -float(row)
+
+
+def node_hover(g: nx.DiGraph, node: str, chain: Chain | None = None) -> str:
+    """Hover text of one node: op, scope, dtype, shape (and its chain), HTML-escaped."""
+    data = g.nodes[node]
+    shape = data.get("shape")
+    lines = [
+        f"<b>{html.escape(str(data.get('op', '?')))}</b>",
+        f"scope: {html.escape(data.get('scope') or '-')}",
+        f"dtype: {html.escape(str(data.get('dtype')))}",
+        f"shape: {list(shape) if shape is not None else '-'}",
+    ]
+    if chain is not None:
+        lines.append(
+            f"chain: {chain.pattern}"
+            + ("" if chain.fusible else f" (blocked: {html.escape(chain.blocked_reason)})")
+        )
+    return "<br>".join(lines)
+
+
+def chain_layout(model: MindirModel, chain: Chain) -> GraphLayout:
+    """The chain's nodes (and Casts inside it) with their direct producers and consumers."""
+    g = model.graph
+    core = [*chain.nodes, *chain.casts]
+    around = {p for n in core for p in g.pred[n]} | {s for n in core for s in g.succ[n]}
+    nodes = [n for n in g.nodes if n in set(core) | around]
+    depth = depths(g, nodes)
+    layout = GraphLayout(note=f"{chain.pattern}: {len(chain.nodes)} ops, {len(chain.casts)} casts")
+    index = {}
+    for node in nodes:
+        data = g.nodes[node]
+        mine = chain if node in core else None
+        category = _category(data, mine) if data.get("kind") != "parameter" else "parameter"
+        index[node] = layout.add(node, node_hover(g, node, mine), category, 16 if mine else 10)
+    layout.edges = [(index[a], index[b]) for a, b in g.subgraph(nodes).edges()]
+    _place(layout, [depth[n] for n in nodes])
+    return layout
+
+
+# ---------------------------------------------------------------- plotting
+
+
+def layout_figure(layout: GraphLayout, title: str) -> go.Figure:
+    """Draw a GraphLayout: one line trace for edges, one marker trace per category."""
+    edge_x: list[float | None] = []
+    edge_y: list[float | None] = []
+    for a, b in layout.edges:
+        edge_x += [layout.x[a], layout.x[b], None]
+        edge_y += [layout.y[a], layout.y[b], None]
+    traces = [
+        go.Scatter(
+            x=edge_x,
+            y=edge_y,
+            mode="lines",
+            line={"width": 0.6, "color": "#c0c0c0"},
+            hoverinfo="skip",
+            name="edges",
+        )
+    ]
+    by_category: dict[str, list[int]] = defaultdict(list)
+    for i, category in enumerate(layout.category):
+        by_category[category].append(i)
+    for category, members in sorted(by_category.items()):
+        traces.append(
+            go.Scatter(
+                x=[layout.x[i] for i in members],
+                y=[layout.y[i] for i in members],
+                mode="markers",
+                name=category,
+                marker={"size": [layout.size[i] for i in members], "color": PALETTE.get(category, "#555555")},
+                hovertext=[layout.hover[i] for i in members],
+                hoverinfo="text",
+            )
+        )
+    figure = go.Figure(traces)
+    subtitle = f"<br><sup>{html.escape(layout.note)}</sup>" if layout.note else ""
+    figure.update_layout(
+        title={"text": html.escape(title) + subtitle},
+        showlegend=True,
+        xaxis={"visible": False},
+        yaxis={"visible": False},
+        hovermode="closest",
+        margin={"l": 10, "r": 10, "t": 60, "b": 10},
+        plot_bgcolor="white",
+    )
+    return figure
+
+
+def overview_figure(model: MindirModel, chains: list[Chain], max_nodes: int = MAX_NODES) -> go.Figure:
+    """The whole model, layered by depth, fusion chains coloured by pattern (blocked ones orange)."""
+    layout = overview_layout(model, chains, max_nodes)
+    name = model.path.replace("\\", "/").rsplit("/", 1)[-1]
+    return layout_figure(layout, f"{name}: {len(chains)} fusion chains")
+
+
+def chain_figure(model: MindirModel, chain: Chain) -> go.Figure:
+    """One chain with its neighbours; the title says whether it is fusible and why not."""
+    state = "fusible" if chain.fusible else f"blocked: {chain.blocked_reason}"
+    kind = " (depthwise)" if chain.depthwise else ""
+    return layout_figure(chain_layout(model, chain), f"{chain.pattern}{kind}: {state}")

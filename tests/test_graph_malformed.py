@@ -1,0 +1,166 @@
+"""Bad input to the MINDIR loader ends in one InputError naming the file, never a raw traceback."""
+
+from __future__ import annotations
+
+import os
+import random
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import graph
+from diagnosis.errors import InputError
+from graph import schema
+
+FIXTURES = Path(__file__).parent / "fixtures" / "mindir"
+REAL = (FIXTURES / "conv_bn_relu_eval.mindir").read_bytes()
+
+
+def load_bytes(data: bytes) -> graph.MindirModel:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "model.mindir"
+        path.write_bytes(data)
+        return graph.load_mindir(path)
+
+
+def test_random_bytes():
+    data = random.Random(7).randbytes(4096)
+    with pytest.raises(InputError) as err:
+        load_bytes(data)
+    assert "model.mindir" in str(err.value) and "expected a .mindir file" in str(err.value)
+
+
+def test_truncated_file():
+    with pytest.raises(InputError, match="protobuf decoding failed"):
+        load_bytes(REAL[: len(REAL) // 2])
+
+
+def test_empty_file_has_no_producer():
+    with pytest.raises(InputError, match="has no producer name"):
+        load_bytes(b"")
+
+
+def test_wrong_producer():
+    model = schema.model_class()(producer_name="pytorch", ir_version="8")
+    model.graph.node.add(name="a", op_type="Relu")
+    with pytest.raises(InputError, match="produced by 'pytorch', not MindSpore"):
+        load_bytes(model.SerializeToString())
+
+
+def test_no_graph():
+    model = schema.model_class()(producer_name="MindSpore", model_version="2.10.0")
+    with pytest.raises(InputError, match="no graph nodes"):
+        load_bytes(model.SerializeToString())
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, value = value & 0x7F, value >> 7
+        out.append(byte | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+def _field(number: int, payload: bytes | int) -> bytes:
+    """One protobuf field in wire format (varint for ints, length-delimited for bytes)."""
+    if isinstance(payload, int):
+        return _varint(number << 3) + _varint(payload)
+    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
+
+
+def _nested(depth: int) -> bytes:
+    """Wire bytes of a MindSpore-looking model whose Constant's value nests TUPLE values `depth` deep
+    (written by hand: the protobuf API itself refuses to build messages this deep)."""
+    attr = _field(1, b"value") + _field(16, 7) + _field(3, 1)
+    for _ in range(depth):
+        attr = _field(1, b"value") + _field(16, 20) + _field(17, attr)
+    node = _field(3, b"n") + _field(4, b"Constant") + _field(5, attr)
+    return _field(2, b"MindSpore") + _field(7, _field(1, node))
+
+
+def test_deeply_nested_message():
+    with pytest.raises(InputError, match="protobuf decoding failed"):
+        load_bytes(_nested(300))
+
+
+def test_moderately_nested_message_still_loads():
+    model = load_bytes(_nested(20))  # a Constant only: loads, nothing to draw
+    assert model.graph.number_of_nodes() == 0
+
+
+def test_file_over_2_gib_is_refused_without_reading(tmp_path):
+    huge = tmp_path / "huge.mindir"
+    with huge.open("wb") as f:  # sparse: no data blocks are written
+        f.truncate(graph.MAX_FILE_BYTES + 1)
+    with pytest.raises(InputError, match="over the 2,147,483,648-byte limit") as err:
+        graph.load_mindir(huge)
+    assert "huge.mindir" in str(err.value)
+
+
+def test_size_limit_is_a_parameter(tmp_path):
+    path = tmp_path / "small.mindir"
+    path.write_bytes(REAL)
+    with pytest.raises(InputError, match="over the 100-byte limit"):
+        graph.load_mindir(path, max_bytes=100)
+    assert graph.load_mindir(path, max_bytes=len(REAL)).graph.number_of_nodes() == 9
+
+
+def test_missing_file_and_folder(tmp_path):
+    with pytest.raises(InputError, match="file not found"):
+        graph.load_mindir(tmp_path / "nope.mindir")
+    with pytest.raises(InputError, match="is a folder"):
+        graph.load_mindir(tmp_path)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can read files without read permission")
+def test_unreadable_file(tmp_path):
+    path = tmp_path / "locked.mindir"
+    path.write_bytes(REAL)
+    path.chmod(0)
+    with pytest.raises(InputError, match="cannot be read"):
+        graph.load_mindir(path)
+
+
+def test_node_name_that_is_not_utf8():
+    model = schema.model_class().FromString(REAL)
+    conv = next(n for n in model.graph.node if "Conv2D" in n.op_type)
+    raw = bytearray(model.SerializeToString())
+    name_field = _field(3, conv.name.encode())  # NodeProto.name = 3
+    at = raw.index(name_field) + len(name_field) - len(conv.name)
+    raw[at : at + 2] = b"\xff\xfe"  # same length, invalid UTF-8, in the node's name field
+    with pytest.raises(InputError, match="not valid UTF-8"):
+        load_bytes(bytes(raw))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.binary(max_size=2048))
+def test_arbitrary_bytes_raise_nothing_but_input_error(data):
+    try:
+        model = load_bytes(data)
+    except InputError as err:
+        assert err.path and err.path.endswith("model.mindir") and err.problem
+    else:
+        assert model.producer == "MindSpore"
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.tuples(st.integers(0, len(REAL) - 1), st.integers(0, 255)), min_size=1, max_size=8),
+    st.integers(1, len(REAL)),
+)
+def test_corrupted_real_file_loads_or_raises_input_error(edits, keep):
+    """Byte flips and truncations of a real export: either a model (maybe with warnings) or InputError."""
+    data = bytearray(REAL[:keep])
+    for at, value in edits:
+        if at < len(data):
+            data[at] = value
+    try:
+        model = load_bytes(bytes(data))
+    except InputError:
+        return
+    assert model.producer == "MindSpore"
+    graph.hygiene_symptoms(model, graph.find_chains(model))
