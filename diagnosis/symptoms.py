@@ -189,27 +189,66 @@ SYMPTOM_KINDS: dict[str, SymptomKind] = {
     # --- a MINDIR (source "mindir") ---
     "mindir-train-mode": SymptomKind(
         "Exported in training mode: BatchNorm is_training=True or Dropout nodes.",
-        ("bn_training", "dropout_nodes"),
+        ("bn_training", "bn_total", "dropout_ops", "graph_training_flag"),
     ),
     "mindir-fp32-compute": SymptomKind(
         "Compute ops output FP32 and there is no Cast: exported without mixed precision.",
-        ("fp32_compute_ops", "compute_ops"),
+        ("fp32_compute_ops", "compute_ops", "casts", "fp32_parameters"),
     ),
     "mindir-low-precision": SymptomKind(
-        "Compute ops run in FP16/BF16.", ("low_precision_ops", "compute_ops")
+        "Compute ops run in FP16/BF16.",
+        (
+            "compute_ops",
+            "low_precision_compute_ops",
+            "float16_compute_ops",
+            "bfloat16_compute_ops",
+            "casts_to_low_precision",
+            "low_precision_parameters",
+        ),
     ),
-    "mindir-dynamic-input": SymptomKind("Graph inputs have dynamic (-1) dimensions.", ("inputs",)),
-    "mindir-float64-input": SymptomKind("A graph input is float64.", ("inputs",)),
-    "mindir-cast-ops": SymptomKind("Many Cast nodes relative to compute ops.", ("casts", "compute_ops")),
-    "mindir-aicpu-risk": SymptomKind("Ops that fall back to AI CPU on Ascend for the dtypes used.", ("ops",)),
+    "mindir-dynamic-input": SymptomKind(
+        "Graph inputs have dynamic (-1) dimensions.", ("dynamic_inputs", "dynamic_dims", "inputs")
+    ),
+    "mindir-float64-input": SymptomKind("A graph input is float64.", ("float64_inputs", "inputs")),
+    "mindir-cast-ops": SymptomKind(
+        "Many Cast nodes relative to compute ops.", ("casts", "compute_ops", "casts_per_compute_op")
+    ),
+    "mindir-aicpu-risk": SymptomKind(
+        "Ops that fall back to AI CPU on Ascend for the dtypes used.",
+        ("aicpu_risk_ops", "documented", "heuristic"),
+    ),
     "mindir-fusible-chains": SymptomKind(
         "Conv/BN/activation (and MatMul) chains that an inference compiler should fuse.",
-        ("total", "fusible", "blocked", "by_pattern"),
+        (
+            "chains",
+            "fusible",
+            "blocked",
+            "depthwise",
+            "casts_in_chains",
+            "conv-bn-act",
+            "conv-bn-add-act",
+            "conv-bn",
+            "conv-act",
+            "matmul-biasadd-act",
+            "matmul-biasadd",
+            "matmul-add",
+        ),
     ),
     # --- a MINDIR joined with a profile (source "mindir+profile") ---
     "chains-ran-split": SymptomKind(
         "Fusible chains ran as separate kernels in the profile; the BN/activation kernels' time is "
         "recoverable.",
-        ("chains_split", "chains_fused", "split_ms_per_step", "approximate"),
+        (
+            "chains",
+            "chains_split",
+            "chains_partly_fused",
+            "chains_fused",
+            "chains_not_found",
+            "separate_ms_per_step",
+            "split_ms_per_step",
+            "steps",
+            "approximate",
+            "cpu_run",
+        ),
     ),
 }

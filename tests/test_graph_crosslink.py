@@ -125,7 +125,7 @@ def test_every_chain_ran_split_and_the_time_is_recoverable():
     assert symptom.kind == "chains-ran-split" and symptom.source == "mindir+profile"
     assert symptom.recoverable_ms_per_step == pytest.approx(resnet_separate_us() / 1000)
     assert symptom.values["chains_split"] == 54 and symptom.values["steps"] == 3
-    assert symptom.values["approximate_join"] == 0 and symptom.values["cpu_run"] == 0
+    assert symptom.values["approximate"] == 0 and symptom.values["cpu_run"] == 0
     assert symptom.strength == 1.0 and "Ascend/GPU" not in symptom.summary
     assert symptom.evidence[0]["separate_us_per_step"] == max(table["separate_us_per_step"])
 
@@ -284,7 +284,7 @@ def test_pynative_profiles_join_by_op_type_and_order(with_steps):
     table, (symptom,) = graph.crosslink(
         model, chains, make_run(pynative_rows(model, with_steps), mode="pynative")
     )
-    assert set(table["join"]) == {"op-type-order"} and symptom.values["approximate_join"] == 1
+    assert set(table["join"]) == {"op-type-order"} and symptom.values["approximate"] == 1
     assert "approximate" in symptom.summary and symptom.strength == pytest.approx(0.7)
     bn_order = model.op_nodes("BatchNorm")
     for chain, row in zip(chains, table.itertuples(), strict=True):

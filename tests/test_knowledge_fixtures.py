@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from diagnosis.model import Limitation
-from diagnosis.symptoms import Symptom
+from diagnosis.symptoms import SYMPTOM_KINDS, Symptom
 from knowledge import evaluate, load_rules
 
 FIXTURES = Path(__file__).parent / "fixtures" / "rules"
@@ -36,6 +36,9 @@ class Case:
 def _symptom(raw: dict[str, Any]) -> Symptom:
     unknown = set(raw) - SYMPTOM_KEYS
     assert not unknown, f"unknown symptom keys {unknown}"
+    # Fixtures speak the analyzers' vocabulary: a value no analyzer emits would test nothing real.
+    registered = set(SYMPTOM_KINDS[raw["kind"]].values)
+    assert set(raw.get("values", {})) <= registered, f"{raw['kind']}: {set(raw['values']) - registered}"
     return Symptom(
         kind=raw["kind"],
         summary=raw.get("summary", f"fixture {raw['kind']}"),

@@ -440,13 +440,15 @@ def _component_series(table: pd.DataFrame, prefix: str) -> pd.DataFrame | None:
     return frame.loc[frame["component"] == chosen, ["time_us", "mb"]].sort_values("time_us")
 
 
-def window_peaks(series: pd.DataFrame, steps: pd.DataFrame) -> np.ndarray:
+def window_peaks(series: pd.DataFrame, steps: pd.DataFrame, run_end: float | None) -> np.ndarray:
     """Peak memory per step (per equal-time window when steps do not cover the samples): per-step peaks
-    ignore the allocate/free cycle inside a step and keep what persists across steps."""
+    ignore the allocate/free cycle inside a step and keep what persists across steps. The last step
+    ends at its recorded end or, when that is missing, at the run's last kernel end."""
     t = series["time_us"].to_numpy()
     if len(steps) >= MEMORY_MIN_WINDOWS and steps["start_us"].notna().all():
         edges = steps["start_us"].astype("float64").to_numpy()
-        last_end = float((steps["start_us"] + steps["duration_us"]).astype("float64").iloc[-1])
+        ends = (steps["start_us"] + steps["duration_us"]).astype("float64").to_numpy()
+        last_end = max(np.nanmax(ends) if np.isfinite(ends).any() else -np.inf, run_end or -np.inf)
         idx = np.searchsorted(edges, t, side="right") - 1
         inside = (idx >= 0) & (t <= last_end)
         if inside.mean() >= 0.5:
@@ -458,29 +460,35 @@ def window_peaks(series: pd.DataFrame, steps: pd.DataFrame) -> np.ndarray:
 
 @run_analyzer
 def memory_growth(side: Side, role: str) -> list[Symptom]:
-    """Allocated memory whose per-step peak rises steadily over the run (growth > 10 % and Kendall's
-    tau > 0.5): a leak, or a pool that keeps re-allocating. Silent without a memory record."""
+    """Allocated memory whose per-step peak rises steadily over the run (median of the last third of the
+    steps > 10 % above that of the first third, Kendall's tau > 0.5): a leak, or a pool that keeps
+    re-allocating. Silent without a memory record."""
     series = memory_series(side)
     if series is None or len(series) < MEMORY_MIN_WINDOWS:
         return []
-    peaks = window_peaks(series, side.run.steps)
-    if len(peaks) < MEMORY_MIN_WINDOWS or peaks[0] <= 0:
+    window = run_window(side)
+    peaks = window_peaks(series, side.run.steps, window[1] if window else None)
+    if len(peaks) < MEMORY_MIN_WINDOWS:
         return []
-    growth = float(peaks[-1] - peaks[0])
-    relative = growth / float(peaks[0])
+    third = len(peaks) // 3
+    start, end = float(np.median(peaks[:third])), float(np.median(peaks[-third:]))
+    if start <= 0:
+        return []
+    growth = end - start
+    relative = growth / start
     tau = kendall_tau(peaks)
     if relative <= MEMORY_GROWTH or tau <= MEMORY_TAU:
         return []
     return [
         Symptom(
             "memory-growth",
-            f"Allocated memory of the {role} grows from {peaks[0]:.3f} MB to {peaks[-1]:.3f} MB over "
-            f"{len(peaks)} windows (+{relative:.0%}, Kendall tau {tau:.2f}).",
+            f"The per-step peak of allocated memory of the {role} grows from {start:.3f} MB to {end:.3f} MB "
+            f"over {len(peaks)} steps (+{relative:.0%}, Kendall tau {tau:.2f}).",
             source=role,
             strength=min(1.0, relative / 0.5) * min(1.0, tau),
             values={
-                "start_mb": rnd(float(peaks[0]), 4),
-                "end_mb": rnd(float(peaks[-1]), 4),
+                "start_mb": rnd(start, 4),
+                "end_mb": rnd(end, 4),
                 "growth_mb": rnd(growth, 4),
                 "relative_growth": rnd(relative),
             },

@@ -185,55 +185,68 @@ def _activations_after_bn(side: Side) -> pd.Index:
 
 @pair_analyzer
 def fusion_split(c: Comparison) -> list[Symptom]:
-    """Fused kernels on the baseline that run split on the target, and Conv+BN left unfolded in an
-    Ascend/GPU inference target. Never on CPU, which does not fuse or fold at all."""
-    if not on_device(c.target):
+    """Kernels fused on the baseline (UB / graph-kernel fusion) whose target counterpart runs as a plain
+    kernel followed by separate BN, activation or bias kernels. Device runs only: CPU never fuses."""
+    if not (on_device(c.baseline) and on_device(c.target)):
         return []
-    groups, separate = _split_on_target(c) if on_device(c.baseline) else (pd.DataFrame(), pd.DataFrame())
-    unfolded, bn_per_step = unfolded_bn(c.target)
-    if separate.empty and unfolded.empty:
+    groups, separate = _split_on_target(c)
+    if separate.empty:
         return []
-    target_ops = _ops(c.target).set_index("operator")
-    keys = pd.Index(separate.get("target_key", pd.Series(dtype=object))).union(
-        pd.Index(unfolded.get("operator", pd.Series(dtype=object)))
-    )
-    split = target_ops.loc[keys]
+    split = _ops(c.target).set_index("operator").loc[pd.Index(separate["target_key"])]
     split_ms = float(split["us_per_step"].sum()) / 1000
     extra = float(split["launches_per_step"].sum())
-    n_groups = max(len(groups), round(bn_per_step))
+    kinds = ", ".join(sorted(set(split["op_type"].astype(str))))
     return [
         Symptom(
             "fusion-split",
-            _fusion_summary(groups, unfolded, bn_per_step, extra, split_ms),
-            strength=min(1.0, 0.5 + 0.25 * (not groups.empty) + 0.25 * (not unfolded.empty)),
+            f"{len(groups)} kernels fused on the baseline run split on the target: {extra:g} extra kernels "
+            f"per step ({kinds}) take {split_ms:.3f} ms per step.",
+            strength=min(1.0, 0.5 + 0.1 * extra),
             values={
-                "split_groups": n_groups,
+                "split_groups": len(groups),
                 "extra_kernels_per_step": rnd(extra),
                 "split_ms_per_step": rnd(split_ms, 4),
             },
-            evidence=rows(
-                split.reset_index().sort_values("us_per_step", ascending=False),
-                ["operator", "op_type", "us_per_step", "launches_per_step"],
-            )
-            + rows(groups, ["operator", "baseline_key", "op_type", "baseline_us_per_step"]),
+            evidence=rows(groups, ["operator", "baseline_key", "op_type", "baseline_us_per_step"])
+            + _split_rows(split),
             recoverable_ms_per_step=rnd(split_ms, 4),
         )
     ]
 
 
-def _fusion_summary(
-    groups: pd.DataFrame, unfolded: pd.DataFrame, bn_per_step: float, extra: float, split_ms: float
-) -> str:
-    parts = []
-    if not groups.empty:
-        parts.append(f"{len(groups)} fused baseline kernels run as separate kernels on the target")
-    if not unfolded.empty:
-        parts.append(
-            f"{bn_per_step:g} BatchNorm kernels per step run after the convolutions instead of being folded "
-            "into them"
+@run_analyzer
+def conv_bn_unfolded(side: Side, role: str) -> list[Symptom]:
+    """Standalone eval-mode BatchNorm kernels in an Ascend/GPU inference run, about one per convolution
+    and more than 10 % of the convolution time: Conv+BN was not folded (diagnosis-knowledge
+    convbn-not-folded). Emitted as `fusion-split` for that run; never on CPU, which never folds."""
+    unfolded, bn_per_step = unfolded_bn(side)
+    if unfolded.empty:
+        return []
+    split_ms = float(unfolded["us_per_step"].sum()) / 1000
+    extra = float(unfolded["launches_per_step"].sum())
+    return [
+        Symptom(
+            "fusion-split",
+            f"{bn_per_step:g} BatchNorm kernels per step run after the convolutions of the {role} instead of "
+            f"being folded into them: with the activations after them, {extra:g} kernels per step take "
+            f"{split_ms:.3f} ms per step.",
+            source=role,
+            strength=0.7,
+            values={
+                "split_groups": round(bn_per_step),
+                "extra_kernels_per_step": rnd(extra),
+                "split_ms_per_step": rnd(split_ms, 4),
+            },
+            evidence=_split_rows(unfolded.set_index("operator")),
+            recoverable_ms_per_step=rnd(split_ms, 4),
         )
-    return (
-        "; ".join(parts).capitalize() + f": {extra:g} extra kernels per step take {split_ms:.3f} ms per step."
+    ]
+
+
+def _split_rows(split: pd.DataFrame) -> tuple[dict, ...]:
+    return rows(
+        split.reset_index(names="operator").sort_values("us_per_step", ascending=False),
+        ["operator", "op_type", "us_per_step", "launches_per_step"],
     )
 
 
@@ -332,8 +345,11 @@ def format_conversion_count(c: Comparison) -> list[Symptom]:
 def elementwise_heavy(side: Side, role: str) -> list[Symptom]:
     """More than 30 % of a device run's kernels are elementwise and shorter than 20 µs: graph-kernel
     fusion (jit_level O1) would merge them. `kernels_per_step` counts those short elementwise kernels."""
+    if not on_device(side):
+        return []
     k = side.kernels
-    if not on_device(side) or len(k) < ELEMENTWISE_MIN_KERNELS:
+    k = k.loc[(k["core"].astype("string") != "CPU").fillna(True).to_numpy()]  # host ops are not kernels
+    if len(k) < ELEMENTWISE_MIN_KERNELS:
         return []
     dur = k["duration_us"].astype("float64")
     short_ew = (_types(k).isin(ELEMENTWISE_TYPES) & (dur < ELEMENTWISE_SHORT_US)).fillna(False).to_numpy()

@@ -30,7 +30,6 @@ from diagnosis.model import (
 )
 from diagnosis.readers import Candidate
 from diagnosis.readers.common import (
-    no_steps,
     Col,
     InfoRecord,
     assign_steps,
@@ -39,6 +38,7 @@ from diagnosis.readers.common import (
     fill_step_starts,
     load_json,
     map_unique,
+    no_steps,
     normalise_columns,
     op_type_of_kernel,
     parse_profiler_info,
@@ -49,6 +49,7 @@ from diagnosis.readers.common import (
     steps_from_kernels,
     to_frame,
     union_lengths,
+    unique_names,
 )
 from diagnosis.readers.discover import APO, discover
 from diagnosis.readers.trace import DeviceTimeline, Markers, read_device_timeline, scan_markers
@@ -188,7 +189,7 @@ def build_meta(
 ) -> RunMeta:
     """RunMeta from the info record and the kernels (phase, AMP markers and mode are inferred)."""
     kernels = out.kernels
-    steps = max(int(len(out.steps)), int(kernels["step"].nunique()) if kernels["step"].notna().any() else 1)
+    steps = max(len(out.steps), int(kernels["step"].nunique()) if kernels["step"].notna().any() else 1)
     mode = info.execution_mode if info and info.execution_mode != "unknown" else _mode_from_scopes(kernels)
     if info and info.cann_version:
         environment = {**environment, "cann_version": info.cann_version}
@@ -202,11 +203,19 @@ def build_meta(
         config=info.config if info else ProfilerConfig(),
         jit_level=info.jit_level if info else None,
         execution_mode=mode,
-        phase=infer_phase(kernels["name"], kernels["op_type"]),
+        phase=phase_of(kernels),
         amp=amp_markers(kernels, steps),
         environment=environment,
         files=tuple(_relative(p, root) for p in out.files),
     )
+
+
+def phase_of(kernels: pd.DataFrame) -> str:
+    """train / inference from backward and optimizer kernels (decided on distinct names: exact, fast)."""
+    if kernels.empty:
+        return "unknown"
+    pairs = unique_names(kernels)
+    return infer_phase(pairs["name"], pairs["op_type"])
 
 
 def _mode_from_scopes(kernels: pd.DataFrame) -> str:
@@ -256,11 +265,14 @@ def read_output(apo: Path, rank: int | None, level: str | None, tool: Tool) -> O
     kd_path, trace_path = apo / "kernel_details.csv", apo / "trace_view.json"
     if kd_path.is_file():
         kernels, kd_columns = read_kernel_details(kd_path)
-        markers = scan_markers(trace_path) if trace_path.is_file() else Markers()
+        # ProfilerStep spans only matter when neither the kernels nor step_trace_time.csv give steps.
+        need_spans = kernels["step"].isna().all() or not (apo / "step_trace_time.csv").is_file()
+        markers = scan_markers(trace_path, steps=need_spans) if trace_path.is_file() else Markers()
         out = Output(tool, kernels, no_steps(), kd_columns, files=[kd_path])
     elif trace_path.is_file():
         timeline = read_device_timeline(trace_path)
-        markers = Markers(steps=timeline.steps, freq=timeline.freq)
+        computing = timeline.overlap[timeline.overlap["kind"] == "Computing"]
+        markers = Markers(steps=timeline.steps, freq=timeline.freq, computing=computing)
         out = Output(tool, kernels_from_trace(timeline, trace_path), no_steps(), frozenset())
     else:
         raise InputError(
@@ -289,7 +301,7 @@ def _attach_steps(out: Output, apo: Path, markers: Markers) -> None:
         steps = read_step_trace_time(step_trace)
         out.files.append(step_trace)
     elif len(spans):
-        steps = steps_from_spans(spans, kernels)
+        steps = steps_from_spans(spans, kernels, markers.computing)
     else:
         steps = steps_from_kernels(kernels)
     out.steps = fill_step_starts(_starts_from_spans(steps, spans), kernels)
@@ -304,8 +316,22 @@ def _attach_steps(out: Output, apo: Path, markers: Markers) -> None:
         )
 
 
-def steps_from_spans(spans: pd.DataFrame, kernels: pd.DataFrame) -> pd.DataFrame:
-    """Steps from ProfilerStep spans; busy = union of the step's kernel intervals, free = wall - busy."""
+def steps_from_spans(spans: pd.DataFrame, kernels: pd.DataFrame, computing: pd.DataFrame) -> pd.DataFrame:
+    """Steps from ProfilerStep spans; free = wall - busy, where busy is the step's Overlap Analysis
+    "Computing" time when the trace has it, else the union of the step's kernel intervals."""
+    if len(computing):
+        starts = computing["start_us"].to_numpy(dtype="float64")
+        ids = assign_steps(starts, spans)
+        busy = pd.Series(computing["duration_us"].to_numpy(dtype="float64")).groupby(ids).sum()
+    else:
+        busy = _kernel_union_by_step(kernels)
+    steps = spans.copy()
+    steps["busy_us"] = steps["step"].astype("float64").map(busy).fillna(0.0).to_numpy()
+    steps["free_us"] = (steps["duration_us"] - steps["busy_us"]).clip(lower=0)
+    return conform_steps(steps)
+
+
+def _kernel_union_by_step(kernels: pd.DataFrame) -> pd.Series:
     frame = pd.DataFrame(
         {
             "step": kernels["step"].to_numpy(dtype="float64", na_value=np.nan),
@@ -314,11 +340,7 @@ def steps_from_spans(spans: pd.DataFrame, kernels: pd.DataFrame) -> pd.DataFrame
     )
     frame["end"] = frame["start"] + kernels["duration_us"].to_numpy(dtype="float64", na_value=0.0)
     frame = frame.dropna(subset=["step", "start"])
-    busy = union_lengths(frame, "step") if len(frame) else pd.Series(dtype="float64")
-    steps = spans.copy()
-    steps["busy_us"] = steps["step"].astype("float64").map(busy).fillna(0.0).to_numpy()
-    steps["free_us"] = (steps["duration_us"] - steps["busy_us"]).clip(lower=0)
-    return conform_steps(steps)
+    return union_lengths(frame, "step") if len(frame) else pd.Series(dtype="float64")
 
 
 def _starts_from_spans(steps: pd.DataFrame, spans: pd.DataFrame) -> pd.DataFrame:
@@ -460,7 +482,7 @@ def kernel_limitations(
         reason = (
             "torch_npu kernel names carry no MindSpore scopes"
             if tool.framework == "torch_npu"
-            else "kernel names carry no framework launch op: scope-level alignment with a MINDIR is not possible"
+            else "kernel names carry no framework launch op: no scope-level alignment with a MINDIR"
         )
         lims.append(Limitation("scopes", reason, tool.scopes))
     return lims

@@ -46,12 +46,12 @@ from diagnosis.readers.ascend import (
     complete,
     no_config_limitation,
     output_dir,
+    phase_of,
     read_info,
     read_metadata,
     read_output,
 )
 from diagnosis.readers.common import (
-    no_steps,
     Col,
     InfoRecord,
     assign_steps,
@@ -60,6 +60,7 @@ from diagnosis.readers.common import (
     display,
     load_json,
     map_unique,
+    no_steps,
     normalise_columns,
     parse_profiler_info,
     read_csv,
@@ -70,7 +71,7 @@ from diagnosis.readers.common import (
     to_frame,
 )
 from diagnosis.readers.discover import discover
-from diagnosis.readers.traits import amp_markers, infer_execution_mode, infer_phase
+from diagnosis.readers.traits import amp_markers, infer_execution_mode
 
 LAYOUT = "legacy-ascend"
 LAYOUT_23 = "ascend-ms-2.3"
@@ -112,7 +113,7 @@ def read_flat(candidate: Candidate) -> Run:
         config=info.config if info else ProfilerConfig(),
         jit_level=info.jit_level if info else None,
         execution_mode=_mode(info, kernels),
-        phase=infer_phase(kernels["name"], kernels["op_type"]),
+        phase=phase_of(kernels),
         amp=amp_markers(kernels, max(len(steps), 1)),
         files=tuple(p.relative_to(folder).as_posix() for p in files),
     )
@@ -258,7 +259,7 @@ TENSOR_COLUMNS = (
 
 
 def read_framework_raw(path: Path) -> pa.Table:
-    """framework_raw: one row per op (first task) with type, block dim, core and per-tensor dtype/format/shape."""
+    """framework_raw: one row per op (its first task): type, block dim, core, tensor dtypes/formats/shapes."""
     table = read_csv(path, _FRAMEWORK_COLS, required=("full_op_name", "op_type"))
     _, first = np.unique(table.column("full_op_name").to_numpy(zero_copy_only=False), return_index=True)
     table = table.take(pa.array(np.sort(first)))

@@ -36,7 +36,6 @@ def no_steps() -> pd.DataFrame:
 NULL_VALUES = ["N/A", ""]
 COUNTER_PREFIXES = ("aic_", "aiv_", "aicore_", "cube_")
 _HEADER_PROBE = 1 << 16  # bytes read to find the header line
-_BLOCK_SIZE = 1 << 24  # pyarrow CSV block: large blocks parse faster on wide files
 
 
 # --------------------------------------------------------------------------------------------- errors
@@ -65,7 +64,7 @@ class Col:
 
 
 def read_header(path: Path) -> list[str]:
-    """The header fields of a CSV file as written; InputError when the file is empty or not UTF-8."""
+    """The header fields of a CSV file as written; InputError when the file is empty, binary or not UTF-8."""
     try:
         with open(path, "rb") as fh:
             probe = fh.read(_HEADER_PROBE)
@@ -73,16 +72,23 @@ def read_header(path: Path) -> list[str]:
         raise InputError(f"cannot open ({exc.strerror})", path=display(path)) from None
     if not probe.strip():
         raise InputError("empty file", path=display(path), expected="a CSV header line and rows")
+    if b"\x00" in probe:
+        raise InputError("binary data, not CSV text", path=display(path), expected="a UTF-8 CSV file")
+    _check_utf8(probe, path)
     line = probe.split(b"\n", 1)[0].rstrip(b"\r")
+    return next(csv.reader([line.decode("utf-8-sig")]))
+
+
+def _check_utf8(probe: bytes, path: Path) -> None:
+    """The start of the file must be UTF-8 (a character cut by the probe's end is fine)."""
     try:
-        text = line.decode("utf-8-sig")
+        probe.decode("utf-8")
     except UnicodeDecodeError as exc:
+        if exc.reason == "unexpected end of data" and exc.start >= len(probe) - 3:
+            return
         raise InputError(
-            f"not UTF-8 text (byte {exc.start} of the header)",
-            path=display(path),
-            expected="a UTF-8 CSV file",
+            f"not UTF-8 text (byte {exc.start})", path=display(path), expected="a UTF-8 CSV file"
         ) from None
-    return next(csv.reader([text]))
 
 
 def resolve(header: Sequence[str], cols: Iterable[Col]) -> dict[str, str]:
@@ -153,7 +159,6 @@ def _arrow_read(path: Path, header: list[str], types: dict[str, pa.DataType], nu
     try:
         return pacsv.read_csv(
             path,
-            read_options=pacsv.ReadOptions(block_size=_BLOCK_SIZE),
             convert_options=convert,
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
@@ -304,23 +309,37 @@ NORMALISERS: dict[str, Callable[[str], str]] = {
 
 
 def map_unique(values: pa.ChunkedArray | pa.Array, fn: Callable[[str], str | None]) -> pa.ChunkedArray:
-    """Apply a Python function to each distinct string only, then scatter the results back."""
+    """Apply a Python function to each distinct string only, then scatter the results back.
+
+    When `fn` changes no value the column is returned as is (no copy): most kernel columns are
+    already canonical, and scattering a million strings costs more than finding their few values.
+    """
     if isinstance(values, pa.Array):
         values = pa.chunked_array([values])
     if not pa.types.is_string(values.type):
         values = values.cast(pa.string())
     uniq = pc.unique(values)
-    mapped = pa.array([None if v is None else fn(v) for v in uniq.to_pylist()], type=pa.string())
+    before = uniq.to_pylist()
+    after = [None if v is None else fn(v) for v in before]
+    if after == before:
+        return values
     index = pc.index_in(values, value_set=uniq)
+    mapped = pa.array(after, type=pa.string())
     return pa.chunked_array([pc.take(mapped, chunk) for chunk in index.chunks], type=pa.string())
 
 
 def normalise_columns(table: pa.Table) -> pa.Table:
-    """Apply NORMALISERS to the string columns of a kernel table that has them."""
+    """Apply NORMALISERS to the string columns of a kernel table that has them.
+
+    Literal quotes in shape cells are removed column-wise first, so the per-value pass usually finds
+    nothing left to change.
+    """
     for name, fn in NORMALISERS.items():
         if name in table.column_names:
-            idx = table.column_names.index(name)
-            table = table.set_column(idx, name, map_unique(table.column(name), fn))
+            column = table.column(name)
+            if name.endswith("_shapes"):
+                column = pc.replace_substring(column, '"', "")
+            table = table.set_column(table.column_names.index(name), name, map_unique(column, fn))
     return table
 
 
@@ -649,13 +668,34 @@ def assign_steps(start_us: np.ndarray, spans: pd.DataFrame) -> np.ndarray:
     return np.where(np.isfinite(start_us), out, np.nan)
 
 
+def first_start_by_step(kernels: pd.DataFrame) -> pd.Series:
+    """Earliest kernel start per step id (a pyarrow hash aggregation, not a pandas sort)."""
+    table = pa.table({"step": _arrow(kernels["step"]), "start": _arrow(kernels["start_us"])})
+    grouped = table.filter(pc.is_valid(table.column("step"))).group_by("step").aggregate([("start", "min")])
+    return pd.Series(
+        grouped.column("start_min").to_numpy(zero_copy_only=False),
+        index=grouped.column("step").to_numpy(zero_copy_only=False).astype("float64"),
+    )
+
+
+def _arrow(series: pd.Series) -> pa.ChunkedArray | pa.Array:
+    """The Arrow data behind an arrow-backed pandas column (no copy)."""
+    return pa.array(series.array) if not hasattr(series.array, "_pa_array") else series.array._pa_array
+
+
+def unique_names(kernels: pd.DataFrame) -> pd.DataFrame:
+    """Distinct (name, op_type) pairs: traits asking "is there any ..." run on these, not on launches."""
+    table = pa.table({"name": _arrow(kernels["name"]), "op_type": _arrow(kernels["op_type"])})
+    return to_frame(table.group_by(["name", "op_type"]).aggregate([]))
+
+
 def fill_step_starts(steps: pd.DataFrame, kernels: pd.DataFrame) -> pd.DataFrame:
     """Give steps without a start time the first kernel start of that step (when kernels have steps)."""
     if steps.empty or "step" not in kernels or kernels["step"].isna().all():
         return steps
     if steps["start_us"].notna().all():
         return steps
-    first = _intervals(kernels).groupby("step")["start"].min()
+    first = first_start_by_step(kernels)
     starts = pd.Series(steps["step"].to_numpy(dtype="float64", na_value=np.nan)).map(first)
     filled = steps["start_us"].astype("float64").fillna(pd.Series(starts.to_numpy(), index=steps.index))
     steps = steps.copy()

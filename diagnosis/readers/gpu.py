@@ -16,6 +16,7 @@ import pandas as pd
 
 from diagnosis.model import Limitation, ProfilerConfig, Run, RunMeta, conform_kernels
 from diagnosis.readers import Candidate
+from diagnosis.readers.ascend import phase_of
 from diagnosis.readers.ascend_legacy import (
     SYSCNT_US,
     legacy_config_limitations,
@@ -26,7 +27,7 @@ from diagnosis.readers.ascend_legacy import (
 from diagnosis.readers.common import no_steps, read_table, to_frame
 from diagnosis.readers.discover import discover
 from diagnosis.readers.legacy_cpu import MS_TO_US, host_kernels, host_limitations
-from diagnosis.readers.traits import amp_markers, infer_execution_mode, infer_phase
+from diagnosis.readers.traits import amp_markers, infer_execution_mode
 
 LAYOUT = "legacy-gpu"
 NS_US = 0.001
@@ -63,7 +64,7 @@ def read(candidate: Candidate) -> Run:
         execution_mode=info.execution_mode
         if info and info.execution_mode != "unknown"
         else infer_execution_mode(kernels["name"]),
-        phase=infer_phase(kernels["name"], kernels["op_type"]),
+        phase=phase_of(kernels),
         amp=amp_markers(kernels, max(len(steps), 1)),
         files=tuple(p.relative_to(folder).as_posix() for p in files),
     )

@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 from diagnosis.errors import InputError
 from diagnosis.model import Limitation, ProfilerConfig, Run, RunMeta, conform_kernels
 from diagnosis.readers import Candidate
-from diagnosis.readers.ascend import complete
+from diagnosis.readers.ascend import complete, phase_of
 from diagnosis.readers.ascend_legacy import legacy_config_limitations, read_legacy_info
 from diagnosis.readers.common import (
     display,
@@ -34,7 +34,7 @@ from diagnosis.readers.common import (
 from diagnosis.readers.cpu import _attach_shapes as attach_framework_shapes
 from diagnosis.readers.cpu import derive_steps
 from diagnosis.readers.discover import discover
-from diagnosis.readers.traits import amp_markers, infer_execution_mode, infer_phase
+from diagnosis.readers.traits import amp_markers, infer_execution_mode
 
 LAYOUT = "legacy-cpu"
 MS_TO_US = 1000.0
@@ -65,7 +65,7 @@ def read(candidate: Candidate) -> Run:
         execution_mode=info.execution_mode
         if info and info.execution_mode != "unknown"
         else infer_execution_mode(kernels["name"]),
-        phase=infer_phase(kernels["name"], kernels["op_type"]),
+        phase=phase_of(kernels),
         amp=amp_markers(kernels, max(len(steps), 1)),
         files=tuple(p.relative_to(folder).as_posix() for p in files),
     )

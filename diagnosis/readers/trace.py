@@ -11,6 +11,8 @@ Two ways in, both single passes with bounded memory:
 from __future__ import annotations
 
 import json
+import mmap
+import os
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -24,7 +26,7 @@ from diagnosis.errors import InputError
 from diagnosis.readers.common import display
 
 TEXT_CHUNK = 1 << 22  # characters decoded per read in iter_events
-BYTE_CHUNK = 1 << 23  # bytes searched per read in scan_events
+SCAN_REGION = 1 << 26  # bytes searched between releases of mapped pages in scan_events
 SYNTAX_MARGIN = 1 << 20  # a decode error this far before the buffer end is a syntax error, not truncation
 BACK_CONTEXT = 1 << 16  # bytes kept before a marker to find the start of its event
 EXPECTED = "a JSON list of Chrome-trace events ([{...}, {...}])"
@@ -146,14 +148,18 @@ class _ChunkReader:
 
 
 def scan_events(path: Path, markers: Sequence[bytes]) -> Iterator[dict[str, Any]]:
-    """Yield the events (dicts with a "ph" key) whose JSON text contains any marker, in file order."""
+    """Yield the events (dicts with a "ph" key) whose JSON text contains any marker, in file order.
+
+    The file is memory-mapped and searched region by region; pages already searched are released
+    (MADV_DONTNEED), so peak memory stays small however large the trace is.
+    """
     try:
-        fh = open(path, "rb")
+        with open(path, "rb") as fh:
+            _check_list_ends(fh, path)
+            with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+                yield from _scan(mapped, path, markers)
     except OSError as exc:
-        raise InputError(f"cannot open ({exc.strerror})", path=display(path)) from None
-    with fh:
-        _check_list_ends(fh, path)
-        yield from _scan(fh, path, markers)
+        raise InputError(f"cannot read ({exc.strerror})", path=display(path)) from None
 
 
 def _check_list_ends(fh: Any, path: Path) -> None:
@@ -163,9 +169,8 @@ def _check_list_ends(fh: Any, path: Path) -> None:
         raise InputError("empty file", path=display(path), expected=EXPECTED)
     if not head.startswith(b"["):
         raise InputError("not a JSON list", path=display(path), expected=EXPECTED)
-    fh.seek(0, 2)
-    size = fh.tell()
-    fh.seek(max(0, size - 4096))
+    fh.seek(0, os.SEEK_END)
+    fh.seek(max(0, fh.tell() - 4096))
     if not fh.read().rstrip().endswith(b"]"):
         raise InputError(
             "truncated file: the event list is not closed", path=display(path), expected=EXPECTED
@@ -173,85 +178,71 @@ def _check_list_ends(fh: Any, path: Path) -> None:
     fh.seek(0)
 
 
-def _scan(fh: Any, path: Path, markers: Sequence[bytes]) -> Iterator[dict[str, Any]]:
-    buf = b""
-    base = 0  # file offset of buf[0]
-    search_from = 0  # file offset from which markers are still unprocessed
-    done_until = 0  # file offset of the end of the last event yielded
-    eof = False
-    while not eof:
-        data = fh.read(BYTE_CHUNK)
-        eof = not data
-        buf += data
-        limit = len(buf) if eof else len(buf) - max(len(m) for m in markers)
-        hits = _marker_positions(buf, markers, search_from - base, limit)
-        resume = None
-        for pos in hits:
-            if base + pos < done_until:
+def _scan(mapped: mmap.mmap, path: Path, markers: Sequence[bytes]) -> Iterator[dict[str, Any]]:
+    size = len(mapped)
+    done_until = 0  # end of the last event yielded (one event may hold several markers)
+    for start in range(0, size, SCAN_REGION):
+        end = min(size, start + SCAN_REGION)
+        for pos in _marker_positions(mapped, markers, start, end):
+            if pos < done_until:
                 continue
-            found = _enclosing_event(buf, pos, eof, path, base)
-            if found is _NEED_MORE:
-                resume = pos
-                break
-            if found is not None:
-                event, end = found
-                done_until = base + end
-                yield event
-        search_from = base + (resume if resume is not None else max(limit, 0))
-        keep_from = max(0, min(search_from - base, len(buf)) - BACK_CONTEXT)
-        buf = buf[keep_from:]
-        base += keep_from
+            event, event_end = _enclosing_event(mapped, pos, path)
+            done_until = event_end
+            yield event
+        _release(mapped, start, end - BACK_CONTEXT)
 
 
-def _marker_positions(buf: bytes, markers: Sequence[bytes], start: int, limit: int) -> list[int]:
+def _marker_positions(mapped: mmap.mmap, markers: Sequence[bytes], start: int, end: int) -> list[int]:
+    """Offsets of markers that start in [start, end), sorted."""
     hits = []
     for marker in markers:
-        pos = buf.find(marker, max(start, 0), limit + len(marker) - 1 if limit >= 0 else 0)
+        stop = end + len(marker) - 1
+        pos = mapped.find(marker, start, stop)
         while pos != -1:
             hits.append(pos)
-            pos = buf.find(marker, pos + 1, limit + len(marker) - 1)
+            pos = mapped.find(marker, pos + 1, stop)
     return sorted(hits)
 
 
-_NEED_MORE = object()
+def _release(mapped: mmap.mmap, start: int, end: int) -> None:
+    """Drop already-searched pages from this process's resident set (Linux; a no-op elsewhere)."""
+    first = start - start % mmap.PAGESIZE
+    if end > first and hasattr(mmap, "MADV_DONTNEED"):
+        mapped.madvise(mmap.MADV_DONTNEED, first, end - first)
+
+
 _MAX_NESTING = 6
 
 
-def _enclosing_event(buf: bytes, pos: int, eof: bool, path: Path, base: int) -> Any:
-    """(event, end offset in buf) for the event containing buf[pos], None if none, _NEED_MORE if cut off."""
+def _enclosing_event(mapped: mmap.mmap, pos: int, path: Path) -> tuple[dict[str, Any], int]:
+    """The event containing byte `pos` and its end offset: the nearest '{' before `pos` that opens a
+    decodable object spanning `pos` and carrying "ph" (nested args dicts are skipped outwards)."""
     brace = pos
+    floor = max(0, pos - BACK_CONTEXT)
     for _ in range(_MAX_NESTING):
-        brace = buf.rfind(b"{", 0, brace)
+        brace = mapped.rfind(b"{", floor, brace)
         if brace < 0:
-            return None
-        decoded = _decode_at(buf, brace, eof)
-        if decoded is _NEED_MORE:
-            return _NEED_MORE
+            break
+        decoded = _decode_at(mapped, brace)
         if decoded is None:
             continue
         obj, end = decoded
         if end > pos and isinstance(obj, dict) and "ph" in obj:
             return obj, end
-    raise InputError(f"invalid JSON around byte {base + pos}", path=display(path), expected=EXPECTED)
+    raise InputError(f"invalid JSON around byte {pos}", path=display(path), expected=EXPECTED)
 
 
-def _decode_at(buf: bytes, start: int, eof: bool) -> Any:
-    """Decode the JSON object starting at buf[start] from growing slices.
-
-    Returns (object, end offset in buf), None when the text there is not a JSON object, or _NEED_MORE
-    when the object runs past the end of the buffer before the end of the file.
-    """
+def _decode_at(mapped: mmap.mmap, start: int) -> tuple[Any, int] | None:
+    """Decode the JSON value opening at `start` from growing slices; None when it is not valid JSON."""
     size = 4096
     while True:
-        text = buf[start : start + size].decode("utf-8", errors="replace")
+        text = mapped[start : start + size].decode("utf-8", errors="replace")
         try:
             obj, end = _DECODER.raw_decode(text)
         except json.JSONDecodeError as exc:
             cut_off = exc.pos >= len(text) - BACK_CONTEXT or exc.msg.startswith("Unterminated")
-            if not cut_off:
+            if not cut_off or start + size >= len(mapped):
                 return None
-            if start + size >= len(buf):
-                return None if eof else _NEED_MORE
             size *= 8
             continue
         return obj, start + (end if text.isascii() else len(text[:end].encode("utf-8")))
@@ -266,14 +257,16 @@ class Markers:
 
     steps: pd.DataFrame = field(default_factory=pd.DataFrame)  # step, start_us, duration_us
     freq: pd.DataFrame = field(default_factory=pd.DataFrame)  # ts_us, mhz
+    computing: pd.DataFrame = field(default_factory=pd.DataFrame)  # Overlap Analysis: start_us, duration_us
 
 
-def scan_markers(path: Path) -> Markers:
-    """One byte-level pass over trace_view.json for ProfilerStep#N spans and "AI Core Freq" counters."""
+def scan_markers(path: Path, steps: bool = True, freq: bool = True) -> Markers:
+    """One byte-level pass over trace_view.json for ProfilerStep#N spans and/or "AI Core Freq" counters."""
+    markers = ([STEP_PREFIX.encode()] if steps else []) + ([FREQ_NAME.encode()] if freq else [])
     spans: dict[int, list[float]] = {}
     freq_ts: list[float] = []
     freq_mhz: list[float] = []
-    for event in scan_events(path, (STEP_PREFIX.encode(), f'"{FREQ_NAME}"'.encode())):
+    for event in scan_events(path, markers) if markers else ():
         name = str(event.get("name", ""))
         if event.get("ph") == "X" and name.startswith(STEP_PREFIX):
             _add_span(spans, name, event)
@@ -283,29 +276,34 @@ def scan_markers(path: Path) -> Markers:
 
 
 def _add_span(spans: dict[int, list[float]], name: str, event: dict[str, Any]) -> None:
-    """Merge a ProfilerStep#N event into spans[N] = [start, end] (host and device copies may both exist)."""
+    """Merge a ProfilerStep#N event into spans[N] = [start, end, duration].
+
+    The event's own `dur` is kept as the duration: end - start of two 1.7e15 µs floats is only good to
+    0.25 µs. Host and device copies of one step may both exist; they are merged into their hull.
+    """
     try:
         step = int(name[len(STEP_PREFIX) :])
         start = float(event["ts"])
-        end = start + float(event.get("dur", 0) or 0)
+        dur = float(event.get("dur", 0) or 0)
     except (KeyError, TypeError, ValueError):
         return
-    if step in spans:
-        spans[step][0] = min(spans[step][0], start)
-        spans[step][1] = max(spans[step][1], end)
-    else:
-        spans[step] = [start, end]
+    if step not in spans:
+        spans[step] = [start, start + dur, dur]
+        return
+    span = spans[step]
+    span[0], span[1] = min(span[0], start), max(span[1], start + dur)
+    span[2] = max(span[2], dur, span[1] - span[0])
 
 
 def step_spans(spans: dict[int, list[float]]) -> pd.DataFrame:
     """Step spans as a frame sorted by step: step, start_us, duration_us."""
-    if not spans:
-        return pd.DataFrame({"step": [], "start_us": [], "duration_us": []})
     steps = sorted(spans)
-    start = np.array([spans[s][0] for s in steps])
-    end = np.array([spans[s][1] for s in steps])
     return pd.DataFrame(
-        {"step": np.array(steps, dtype="int64"), "start_us": start, "duration_us": end - start}
+        {
+            "step": np.array(steps, dtype="int64"),
+            "start_us": np.array([spans[s][0] for s in steps], dtype="float64"),
+            "duration_us": np.array([spans[s][2] for s in steps], dtype="float64"),
+        }
     )
 
 
