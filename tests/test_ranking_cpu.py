@@ -10,7 +10,7 @@ from tests.cpu_fixtures import cpu_pair, cpu_run
 
 
 def _diagnose(baseline: str, target: str) -> knowledge.Diagnosis:
-    comparison, symptoms = cpu_pair(baseline, target)
+    _, symptoms = cpu_pair(baseline, target)
     limitations = cpu_run(baseline).limitations + cpu_run(target).limitations
     return knowledge.evaluate(list(symptoms), limitations, {"pair"})
 

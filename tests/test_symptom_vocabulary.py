@@ -14,7 +14,7 @@ from diagnosis.symptoms import SYMPTOM_KINDS
 from tests.cpu_fixtures import cpu_run
 
 FIXTURES = Path(__file__).parent / "fixtures"
-MINDIRS = sorted((FIXTURES / "mindir").glob("*.mindir")) + [FIXTURES / "cpu" / "fixture_net_fp32_eval.mindir"]
+MINDIRS = [*sorted((FIXTURES / "mindir").glob("*.mindir")), FIXTURES / "cpu" / "fixture_net_fp32_eval.mindir"]
 
 
 def _graph_symptoms():
