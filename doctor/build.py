@@ -1,0 +1,401 @@
+"""Turn analysis objects (runs, comparison, symptoms, model, diagnosis) into report document parts.
+
+Each function returns plain JSON-able data in the shape docs/report.schema.json fixes; `jsonable`
+converts numpy/pandas scalars and drops NaN/inf so the document is valid JSON everywhere.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from diagnosis.compare import Comparison, Side, leaderboard
+from diagnosis.model import Limitation, Run
+from diagnosis.symptoms import Symptom
+from doctor.report import OPERATOR_COLUMNS
+from doctor.text import is_missing
+
+MAX_EVIDENCE_ROWS = 25  # rows kept per piece of evidence (the operator table has them all)
+MAX_CHAIN_ITEMS = 500
+LEADERBOARD_SIZE = 10
+
+
+def jsonable(value: Any) -> Any:
+    """`value` with numpy/pandas scalars made native, tuples made lists, NaN/inf/NA made None."""
+    if isinstance(value, Mapping):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return [jsonable(v) for v in value.tolist()]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if is_missing(value):
+        return None
+    return str(value)
+
+
+# ---------------------------------------------------------------------------------------------- runs
+
+
+def run_meta(run: Run, side: Side, role: str) -> dict[str, Any]:
+    """What a run is (layout, device, mode, phase, profiler settings) and its headline numbers."""
+    meta, cfg = run.meta, run.meta.config
+    return jsonable(
+        {
+            "role": role,
+            "source": meta.source,
+            "layout": meta.layout,
+            "device": meta.device,
+            "framework": meta.framework,
+            "framework_version": meta.framework_version,
+            "rank": meta.rank,
+            "ranks_available": list(meta.ranks_available),
+            "execution_mode": meta.execution_mode,
+            "phase": meta.phase,
+            "jit_level": meta.jit_level,
+            "amp": dict(meta.amp),
+            "profiler_config": {
+                "recorded": cfg.recorded,
+                "level": cfg.level,
+                "aic_metrics": cfg.aic_metrics,
+                "activities": list(cfg.activities) if cfg.activities is not None else None,
+                "with_stack": cfg.with_stack,
+                "profile_memory": cfg.profile_memory,
+                "data_process": cfg.data_process,
+                "record_shapes": cfg.record_shapes,
+                "schedule": cfg.schedule,
+            },
+            "steps": side.steps,
+            "batch": side.batch,
+            "ms_per_step": round(side.ms_per_step, 4),
+            "kernel_launches": len(run.kernels),
+            "operators": len(side.ops),
+            "files": list(meta.files),
+        }
+    )
+
+
+def input_entry(role: str, name: str, kind: str, layout: str | None) -> dict[str, Any]:
+    """One user input: its role, display name, kind (profile / mindir) and detected layout."""
+    return {"role": role, "name": name, "kind": kind, "layout": layout}
+
+
+def pair_timing(comparison: Comparison) -> dict[str, Any]:
+    """Per-step operator time of both sides, their ratio (and per sample) and how well they aligned."""
+    base, target = comparison.baseline, comparison.target
+    ratio = target.ms_per_step / base.ms_per_step if base.ms_per_step > 0 else None
+    per_sample = None
+    if comparison.per_sample and ratio is not None:
+        per_sample = ratio * base.batch / target.batch  # type: ignore[operator]
+    align = comparison.alignment
+    return jsonable(
+        {
+            "baseline_ms_per_step": round(base.ms_per_step, 4),
+            "target_ms_per_step": round(target.ms_per_step, 4),
+            "ratio": None if ratio is None else round(ratio, 4),
+            "per_sample_ratio": None if per_sample is None else round(per_sample, 4),
+            "baseline_batch": base.batch,
+            "target_batch": target.batch,
+            "baseline_phase": base.run.meta.phase,
+            "target_phase": target.run.meta.phase,
+            "alignment_method": align.method,
+            "matched_share_baseline": round(align.baseline_matched_share, 4),
+            "matched_share_target": round(align.target_matched_share, 4),
+        }
+    )
+
+
+def single_timing(side: Side) -> dict[str, Any]:
+    """Timing of a lone run (the target); comparison fields are null."""
+    return jsonable(
+        {
+            "baseline_ms_per_step": None,
+            "target_ms_per_step": round(side.ms_per_step, 4),
+            "ratio": None,
+            "per_sample_ratio": None,
+            "baseline_batch": None,
+            "target_batch": side.batch,
+            "baseline_phase": None,
+            "target_phase": side.run.meta.phase,
+            "alignment_method": None,
+            "matched_share_baseline": None,
+            "matched_share_target": None,
+        }
+    )
+
+
+# ----------------------------------------------------------------------------------------- operators
+
+
+def operator_records(table: pd.DataFrame) -> list[dict[str, Any]]:
+    """The comparison table reduced to the report's columns, in its order (largest |delta| first)."""
+    out = pd.DataFrame(index=table.index)
+    for name, kind in OPERATOR_COLUMNS:
+        out[name] = _column(table, name, kind)
+    return _records(out)
+
+
+def single_operator_records(side: Side) -> list[dict[str, Any]]:
+    """A lone run's operators as target-only rows of the report table, slowest first."""
+    ops = side.ops.sort_values("us_per_step", ascending=False, kind="stable")
+    total = float(ops["us_per_step"].sum())
+    frame = pd.DataFrame(
+        {
+            "operator": ops.index.astype(str),
+            "op_type": ops["op_type"].astype("object"),
+            "match": "single",
+            "target_us_per_step": ops["us_per_step"].astype("float64"),
+            "target_share": ops["us_per_step"].astype("float64") / total if total > 0 else 0.0,
+            "target_rank": np.arange(1, len(ops) + 1),
+            "target_launches_per_step": ops["launches_per_step"].astype("float64"),
+            "target_input_shapes": ops["input_shapes"].astype("object"),
+            "target_input_dtypes": ops["input_dtypes"].astype("object"),
+            "target_input_formats": ops["input_formats"].astype("object"),
+            "target_core": ops["core"].astype("object"),
+        }
+    ).reset_index(drop=True)
+    out = pd.DataFrame(index=frame.index)
+    for name, kind in OPERATOR_COLUMNS:
+        out[name] = _column(frame, name, kind)
+    return _records(out)
+
+
+def _column(frame: pd.DataFrame, name: str, kind: str) -> pd.Series:
+    """One report column from the analysis frame: typed, with a neutral value when absent."""
+    if name not in frame.columns:
+        if kind == "boolean":
+            return pd.Series(False, index=frame.index, dtype=bool)
+        if name == "one_side_reason":
+            return pd.Series("", index=frame.index, dtype=object)
+        return pd.Series(None, index=frame.index, dtype=object)
+    col = frame[name]
+    if kind == "boolean":
+        return col.astype("boolean").fillna(False).astype(bool)
+    if kind == "number":
+        return pd.to_numeric(col, errors="coerce").astype("float64")
+    if kind == "integer":
+        return pd.to_numeric(col, errors="coerce").astype("Int64")
+    return col.astype("object").where(col.notna(), None).map(lambda v: None if v is None else str(v))
+
+
+def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    return [jsonable(row) for row in frame.astype(object).to_dict(orient="records")]
+
+
+def leaderboards(table: pd.DataFrame | None, sides: Iterable[str], single: Side | None = None) -> dict:
+    """Top operators of each side by time per step (single-run reports fill only the target)."""
+    out: dict[str, list[dict[str, Any]]] = {"baseline": [], "target": []}
+    if single is not None:
+        ops = single.ops.nlargest(LEADERBOARD_SIZE, "us_per_step")
+        total = float(single.ops["us_per_step"].sum()) or 1.0
+        out["target"] = [
+            _board_row(i, str(key), row["op_type"], row["us_per_step"], row["us_per_step"] / total)
+            for i, (key, row) in enumerate(ops.iterrows(), start=1)
+        ]
+        return out
+    for side in sides:
+        board = leaderboard(table, side, LEADERBOARD_SIZE)  # type: ignore[arg-type]
+        out[side] = [
+            _board_row(i, row["operator"], row["op_type"], row[f"{side}_us_per_step"], row[f"{side}_share"])
+            for i, (_, row) in enumerate(board.iterrows(), start=1)
+        ]
+    return out
+
+
+def _board_row(rank: int, operator: str, op_type: Any, us: Any, share: Any) -> dict[str, Any]:
+    return jsonable(
+        {"rank": rank, "operator": str(operator), "op_type": op_type, "us_per_step": us, "share": share}
+    )
+
+
+# --------------------------------------------------------------------------------------------- steps
+
+
+def step_records(side: Side, role: str) -> list[dict[str, Any]]:
+    """Per step: wall time, busy and idle time from the profile, and the compared operators' time."""
+    op_ms = (side.step_samples.sum(axis=0) / 1000.0) if not side.step_samples.empty else pd.Series()
+    rows = []
+    steps = side.run.steps
+    if len(steps):
+        for rec in steps.astype(object).to_dict(orient="records"):
+            step = int(rec["step"])
+            rows.append(
+                {
+                    "role": role,
+                    "step": step,
+                    "wall_ms": _ms(rec.get("duration_us")),
+                    "busy_ms": _ms(rec.get("busy_us")),
+                    "free_ms": _ms(rec.get("free_us")),
+                    "op_ms": _lookup_ms(op_ms, step),
+                }
+            )
+    else:
+        for step, value in op_ms.items():
+            rows.append(
+                {
+                    "role": role,
+                    "step": int(step),
+                    "wall_ms": None,
+                    "busy_ms": None,
+                    "free_ms": None,
+                    "op_ms": round(float(value), 4),
+                }
+            )
+    return jsonable(rows)
+
+
+def _ms(value: Any) -> float | None:
+    return None if is_missing(value) else round(float(value) / 1000.0, 4)
+
+
+def _lookup_ms(series: pd.Series, step: int) -> float | None:
+    value = series.get(step)
+    return None if value is None or is_missing(value) else round(float(value), 4)
+
+
+# -------------------------------------------------------------------------------------------- causes
+
+
+def cause_records(causes: Sequence[Any], lang: str) -> list[dict[str, Any]]:
+    """Ranked causes in `lang`, numbered from 1, with evidence rows capped."""
+    out = []
+    for rank, cause in enumerate(causes, start=1):
+        item = cause.to_dict(lang)
+        evidence = []
+        for piece in item["evidence"]:
+            rows = list(piece.get("rows", []))
+            evidence.append(
+                {
+                    "symptom": piece["symptom"],
+                    "role": piece["role"],
+                    "source": piece["source"],
+                    "summary": piece["summary"],
+                    "strength": piece["strength"],
+                    "weight": piece["weight"],
+                    "values": piece["values"],
+                    "rows": rows[:MAX_EVIDENCE_ROWS],
+                    "rows_total": len(rows),
+                    "recoverable_ms_per_step": piece["recoverable_ms_per_step"],
+                }
+            )
+        out.append(
+            {
+                "rank": rank,
+                "id": item["id"],
+                "title": item["title"],
+                "severity": item["severity"],
+                "confidence": item["confidence"],
+                "significant": item["significant"],
+                "recoverable_ms_per_step": item["recoverable_ms_per_step"],
+                "expected_benefit_ms": item["expected_benefit_ms"],
+                "step_share": item["step_share"],
+                "evidence": evidence,
+                "fix": item["fix"],
+                "explanation": item["explanation"],
+                "references": item["references"],
+                "caveats": item["caveats"],
+            }
+        )
+    return jsonable(out)
+
+
+def symptom_records(symptoms: Sequence[Symptom]) -> list[dict[str, Any]]:
+    """Every symptom found, evidence rows capped."""
+    out = []
+    for symptom in symptoms:
+        item = symptom.to_dict()
+        rows = item.pop("evidence")
+        item["evidence"] = rows[:MAX_EVIDENCE_ROWS]
+        item["evidence_total"] = len(rows)
+        out.append(item)
+    return jsonable(out)
+
+
+# ------------------------------------------------------------------------------------------ warnings
+
+
+def warning_records(
+    undecided: Sequence[Any],
+    limitations: Sequence[tuple[str, Limitation]],
+    notes: Sequence[str],
+    model_warnings: Sequence[str],
+    lang: str,
+) -> list[dict[str, Any]]:
+    """'Cannot decide' questions first, then input limitations (merged across runs), notes, model notes."""
+    out: list[dict[str, Any]] = []
+    for item in undecided:
+        data = item.to_dict(lang)
+        out.append(_warning("undecided", data["text"], data["remedy"], None, data["id"], []))
+    merged: dict[tuple[str, str], dict[str, Any]] = {}
+    for role, lim in limitations:
+        key = (lim.topic, lim.reason)
+        if key in merged:
+            merged[key]["roles"].append(role)
+        else:
+            merged[key] = _warning("limitation", lim.reason, lim.remedy or None, lim.topic, None, [role])
+    out.extend(merged.values())
+    out.extend(_warning("note", note, None, None, None, []) for note in notes)
+    out.extend(_warning("model", text, None, None, None, ["mindir"]) for text in model_warnings)
+    return jsonable(out)
+
+
+def _warning(
+    kind: str, text: str, remedy: str | None, topic: str | None, rule: str | None, roles: list[str]
+) -> dict[str, Any]:
+    return {"kind": kind, "text": text, "remedy": remedy, "topic": topic, "rule": rule, "roles": roles}
+
+
+# --------------------------------------------------------------------------------------------- graph
+
+
+def graph_section(model: Any, chains: Sequence[Any], name: str, links: pd.DataFrame | None) -> dict:
+    """What the MINDIR is, its fusion chains by pattern, and (with a profile) how each chain ran."""
+    by_pattern: dict[str, dict[str, Any]] = {}
+    for chain in chains:
+        row = by_pattern.setdefault(chain.pattern, {"pattern": chain.pattern, "count": 0, "fusible": 0})
+        row["count"] += 1
+        row["fusible"] += int(chain.fusible)
+    patterns = sorted(by_pattern.values(), key=lambda r: (-r["count"], r["pattern"]))
+    for row in patterns:
+        row["blocked"] = row["count"] - row["fusible"]
+    fusible = sum(int(c.fusible) for c in chains)
+    ops = model.op_nodes()
+    return jsonable(
+        {
+            "file": name,
+            "producer": model.producer,
+            "model_version": model.model_version,
+            "mind_ir_version": model.mind_ir_version,
+            "training": model.training,
+            "inputs": [_tensor(t) for t in model.inputs],
+            "outputs": [_tensor(t) for t in model.outputs],
+            "op_nodes": len(ops),
+            "op_counts": dict(sorted(model.op_counts.items(), key=lambda kv: (-kv[1], kv[0]))),
+            "parameters": {
+                "count": model.parameters.count,
+                "total_bytes": model.parameters.total_bytes,
+                "absent": model.parameters.absent,
+            },
+            "chains": {
+                "total": len(chains),
+                "fusible": fusible,
+                "blocked": len(chains) - fusible,
+                "by_pattern": patterns,
+                "items": [c.to_dict() for c in list(chains)[:MAX_CHAIN_ITEMS]],
+            },
+            "crosslink": None if links is None else _records(links.astype(object)),
+        }
+    )
+
+
+def _tensor(info: Any) -> dict[str, Any]:
+    return {"name": info.name, "dtype": info.dtype, "shape": list(info.shape)}

@@ -1,0 +1,134 @@
+"""Command line: `perf-doctor compare`, `perf-doctor inspect` and `perf-doctor serve`.
+
+Exit codes: 0 done; 2 bad input or usage (one line on stderr); 1 internal error (one line plus a hint to
+rerun with --debug, which prints the traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+from diagnosis.errors import InputError
+from doctor.facade import diagnose, inspect_model
+from doctor.render import RENDERERS, render
+from doctor.report import Report
+
+PROG = "perf-doctor"
+EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports usage errors as one line with exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_INPUT, f"{PROG}: error: {message} (see {PROG} --help)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command-line grammar."""
+    parser = _Parser(
+        prog=PROG, description="Diagnose why a MindSpore model that trains fast runs slow at inference."
+    )
+    parser.add_argument("--debug", action="store_true", help="print the traceback of an internal error")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    compare = commands.add_parser("compare", help="compare a fast (baseline) and a slow (target) profile")
+    compare.add_argument("baseline", help="profiler output folder or .zip/.tar.gz archive of the fast run")
+    compare.add_argument("target", help="profiler output folder or archive of the slow run")
+    compare.add_argument("--mindir", help="MINDIR of the same model, for graph checks and chain cross-links")
+    compare.add_argument("--rank", type=int, help="rank to read from multi-rank output (default: lowest)")
+    compare.add_argument(
+        "--baseline", dest="baseline_role", choices=("first", "second"), help="which argument is the baseline"
+    )
+    _output_options(compare)
+
+    inspect = commands.add_parser("inspect", help="check a MINDIR model on its own")
+    inspect.add_argument("model", help="a .mindir file")
+    _output_options(inspect)
+
+    serve = commands.add_parser("serve", help="start the web app")
+    serve.add_argument("--port", type=int, help="port to listen on (default: Gradio's, 7860)")
+    serve.add_argument("--example", action="store_true", help="preload a bundled example")
+    return parser
+
+
+def _output_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--format", choices=tuple(RENDERERS), default="md", help="report format (default: md)"
+    )
+    parser.add_argument("-o", "--output", help="write the report to this file instead of standard output")
+    parser.add_argument("--lang", choices=("en", "zh"), default="en", help="report language")
+    # SUPPRESS keeps a --debug given before the command from being reset by this sub-command's default.
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="print the traceback of an internal error",
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; returns the exit code (the console script exits with it)."""
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as done:  # --help (0) or a usage error (2, already reported in one line)
+        return int(done.code or 0)
+    try:
+        return _run(args)
+    except InputError as error:
+        print(f"{PROG}: error: {error.message}", file=sys.stderr)
+        return EXIT_INPUT
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return EXIT_INTERNAL
+    except Exception as error:  # anything else is our bug: one line, traceback only on request
+        if args.debug:
+            traceback.print_exc()
+        first = str(error).splitlines()[0] if str(error) else ""
+        print(
+            f"{PROG}: internal error: {type(error).__name__}: {first} (rerun with --debug for the traceback)",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.command == "serve":
+        from app import launch
+
+        launch(port=args.port, example=args.example)
+        return EXIT_OK
+    if args.command == "compare":
+        report = diagnose(
+            args.baseline,
+            args.target,
+            args.mindir,
+            rank=args.rank,
+            baseline_role=args.baseline_role,
+            lang=args.lang,
+        )
+    else:
+        report = inspect_model(args.model, lang=args.lang)
+    _emit(report, args.format, args.output)
+    return EXIT_OK
+
+
+def _emit(report: Report, fmt: str, output: str | None) -> None:
+    """Print the report, or write it where the user asked."""
+    text = render(report, fmt)
+    if output is None:
+        sys.stdout.write(text)
+        return
+    target = Path(output)
+    if not target.parent.is_dir():
+        raise InputError("the folder to write the report to does not exist", path=output)
+    target.write_text(text, encoding="utf-8")
+
+
+if __name__ == "__main__":  # pragma: no cover - `python -m doctor.cli`
+    sys.exit(main())

@@ -1,0 +1,292 @@
+"""The one entry point the app and the CLI call: inputs in, a finished Report out.
+
+`diagnose` materialises every input inside one private Workspace (archives and uploads are extracted
+there and deleted when the analysis ends), reads and compares the runs, looks for symptoms, checks the
+MINDIR graph, asks the knowledge base for ranked causes and assembles the report document.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import graph
+from diagnosis.analyzers import analyze_pair, analyze_run
+from diagnosis.compare import Comparison, Side, compare_runs, prepare
+from diagnosis.errors import InputError
+from diagnosis.ingest import read_folder
+from diagnosis.model import Limitation, Run
+from diagnosis.sources import Source, Workspace, materialize
+from diagnosis.symptoms import Symptom
+from doctor import build
+from doctor.i18n import check_lang, t
+from doctor.report import OPERATOR_COLUMN_NAMES, SCHEMA_VERSION, Report
+from doctor.verdict import verdict
+from doctor.version import VERSION
+from knowledge import evaluate
+
+Progress = Callable[[float, str], None]  # (fraction done, what is happening)
+_Step = Callable[[float, str], None]  # (fraction done, REPORT_TEXT key)
+BASELINE_CHOICES = (None, "first", "second")
+NOTHING_GIVEN = "a baseline and a target profile (or one profile), and/or a .mindir model"
+
+
+@dataclass
+class _Model:
+    """A loaded MINDIR with its chains, symptoms and display name."""
+
+    model: Any
+    chains: list[Any]
+    name: str
+    symptoms: list[Symptom]
+
+
+@dataclass
+class _Analysis:
+    """Everything computed before the report is assembled."""
+
+    kind: str
+    lang: str
+    inputs: list[dict[str, Any]] = field(default_factory=list)
+    runs: list[dict[str, Any]] = field(default_factory=list)
+    timing: dict[str, Any] | None = None
+    symptoms: list[Symptom] = field(default_factory=list)
+    limitations: list[tuple[str, Limitation]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    operators: list[dict[str, Any]] = field(default_factory=list)
+    boards: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: {"baseline": [], "target": []})
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    target: Side | None = None  # the run a MINDIR is cross-linked with
+    model: _Model | None = None
+    links: Any = None
+
+
+def diagnose(
+    baseline: Source | None = None,
+    target: Source | None = None,
+    mindir: str | os.PathLike[str] | None = None,
+    *,
+    rank: int | None = None,
+    baseline_role: str | None = None,
+    progress: Progress | None = None,
+    lang: str = "en",
+) -> Report:
+    """Diagnose a pair of profiles (or one profile), optionally with the model's MINDIR.
+
+    Each profile is a folder, an archive or a list of uploaded files. `baseline_role` ("first" /
+    "second") overrides which run is the baseline (default: the training run). Bad input raises
+    diagnosis.errors.InputError with one line for the user.
+    """
+    check_lang(lang)
+    if baseline_role not in BASELINE_CHOICES:
+        raise InputError(f"unknown baseline choice {baseline_role!r}", expected="first, second or none")
+    given = [(role, src) for role, src in (("baseline", baseline), ("target", target)) if _given(src)]
+    if not given:
+        if not _given(mindir):
+            raise InputError("nothing to diagnose", expected=NOTHING_GIVEN)
+        return inspect_model(mindir, progress=progress, lang=lang)  # type: ignore[arg-type]
+    step = _stepper(progress, lang)
+    with Workspace() as workspace:
+        runs = [
+            _read(role if len(given) == 2 else "target", src, workspace, rank, step) for role, src in given
+        ]
+        if len(runs) == 2:
+            analysis = _pair(runs[0], runs[1], baseline_role, step, lang)
+        else:
+            analysis = _single(runs[0], given[0][0], step, lang)
+        if _given(mindir):
+            _add_model(analysis, _load_model(mindir, step))  # type: ignore[arg-type]
+        return _finish(analysis, step)
+
+
+def inspect_model(
+    mindir: str | os.PathLike[str], *, progress: Progress | None = None, lang: str = "en"
+) -> Report:
+    """Check one MINDIR on its own: export hygiene and fusion chains, ranked like a diagnosis."""
+    check_lang(lang)
+    if mindir is None or not str(mindir).strip():
+        raise InputError("no model was given", expected="a .mindir file")
+    step = _stepper(progress, lang)
+    model = _load_model(mindir, step)
+    analysis = _Analysis(kind="mindir", lang=lang)
+    _add_model(analysis, model)
+    return _finish(analysis, step)
+
+
+# -------------------------------------------------------------------------------------------- inputs
+
+
+def _given(source: Source | os.PathLike[str] | None) -> bool:
+    if source is None:
+        return False
+    if isinstance(source, (str, os.PathLike)):
+        return bool(str(source).strip())
+    return len(source) > 0
+
+
+def display_name(source: Source) -> str:
+    """A short name for an input: the folder or archive name, or how many files were uploaded."""
+    if isinstance(source, (str, os.PathLike)):
+        return Path(source).name or str(source)
+    items = [Path(p).name for p in source]
+    if len(items) == 1:
+        return items[0]
+    return f"{len(items)} files"
+
+
+def _read(role: str, source: Source, workspace: Workspace, rank: int | None, step: _Step) -> Run:
+    """Materialise and read one profile; errors name the role so the user knows which input is wrong."""
+    step(0.05 if role == "baseline" else 0.25, "p_read_baseline" if role == "baseline" else "p_read_target")
+    name = display_name(source)
+    try:
+        folder = materialize(source, workspace)
+        return read_folder(folder, rank=rank, source=name)
+    except InputError as error:
+        where = f"{role} {error.path}" if error.path else role
+        raise InputError(error.problem, path=where, expected=error.expected) from None
+
+
+def _load_model(path: str | os.PathLike[str], step: _Step) -> _Model:
+    step(0.6, "p_model")
+    model = graph.load_mindir(path)
+    chains = graph.find_chains(model)
+    return _Model(model, chains, Path(path).name, graph.hygiene_symptoms(model, chains))
+
+
+# ------------------------------------------------------------------------------------------ analysis
+
+
+def _pair(first: Run, second: Run, baseline_role: str | None, step: _Step, lang: str) -> _Analysis:
+    step(0.4, "p_compare")
+    comparison: Comparison = compare_runs(first, second, baseline=baseline_role)
+    step(0.5, "p_analyze")
+    analysis = _Analysis(kind="pair", lang=lang)
+    analysis.symptoms = analyze_pair(comparison)
+    for role, side in (("baseline", comparison.baseline), ("target", comparison.target)):
+        analysis.inputs.append(build.input_entry(role, side.run.meta.source, "profile", side.run.meta.layout))
+        analysis.runs.append(build.run_meta(side.run, side, role))
+        analysis.limitations += [(role, lim) for lim in side.run.limitations]
+        analysis.steps += build.step_records(side, role)
+    analysis.timing = build.pair_timing(comparison)
+    analysis.notes = list(comparison.notes)
+    analysis.operators = build.operator_records(comparison.table)
+    analysis.boards = build.leaderboards(comparison.table, ("baseline", "target"))
+    analysis.target = comparison.target
+    return analysis
+
+
+def _single(run: Run, given_as: str, step: _Step, lang: str) -> _Analysis:
+    step(0.45, "p_analyze")
+    side: Side = prepare(run)
+    analysis = _Analysis(kind="single", lang=lang)
+    analysis.symptoms = analyze_run(side, "target")
+    analysis.inputs.append(build.input_entry("target", run.meta.source, "profile", run.meta.layout))
+    analysis.runs.append(build.run_meta(run, side, "target"))
+    analysis.limitations = [("target", lim) for lim in run.limitations]
+    analysis.steps = build.step_records(side, "target")
+    analysis.timing = build.single_timing(side)
+    analysis.notes = [_single_note(given_as)]
+    analysis.operators = build.single_operator_records(side)
+    analysis.boards = build.leaderboards(None, (), single=side)
+    analysis.target = side
+    return analysis
+
+
+def _single_note(given_as: str) -> str:
+    return (
+        f"Only one profile was given (as the {given_as}): it is diagnosed on its own as the inference run; "
+        "causes that need a comparison with a fast run cannot be judged."
+    )
+
+
+def _add_model(analysis: _Analysis, model: _Model) -> None:
+    """Model inputs, hygiene symptoms and, when a profile is present, the chain-to-kernel cross-link."""
+    analysis.model = model
+    analysis.inputs.append(build.input_entry("mindir", model.name, "mindir", None))
+    analysis.symptoms += model.symptoms
+    if analysis.target is not None:
+        links, symptoms = graph.crosslink(model.model, model.chains, analysis.target.run)
+        analysis.links = links
+        analysis.symptoms += symptoms
+
+
+def _input_kinds(analysis: _Analysis) -> set[str]:
+    kinds = {"pair"} if analysis.kind == "pair" else {"single"} if analysis.kind == "single" else set()
+    if analysis.model is not None:
+        kinds.add("mindir")
+        if analysis.kind != "mindir":
+            kinds.add("mindir+profile")
+    return kinds
+
+
+def _finish(analysis: _Analysis, step: _Step) -> Report:
+    """Evaluate the knowledge base and assemble the document."""
+    step(0.85, "p_rules")
+    kinds = _input_kinds(analysis)
+    found = evaluate(analysis.symptoms, [lim for _, lim in analysis.limitations], kinds)
+    step(0.95, "p_report")
+    lang = analysis.lang
+    causes = build.cause_records(found.causes, lang)
+    model = analysis.model
+    section = None
+    if model is not None:
+        section = build.graph_section(model.model, model.chains, model.name, analysis.links)
+    data = {
+        "schema_version": SCHEMA_VERSION,
+        "generator": {"name": "perf-doctor", "version": VERSION},
+        "created_utc": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "lang": lang,
+        "kind": analysis.kind,
+        "input_kinds": sorted(kinds),
+        "inputs": analysis.inputs,
+        "runs": analysis.runs,
+        "timing": analysis.timing,
+        "verdict": verdict(
+            analysis.kind, analysis.timing, causes, found.nothing_found, len(found.undecided), lang, section
+        ),
+        "causes": causes,
+        "symptoms": build.symptom_records(analysis.symptoms),
+        "operators": {
+            "columns": list(OPERATOR_COLUMN_NAMES),
+            "total": len(analysis.operators),
+            "records": analysis.operators,
+        },
+        "leaderboards": analysis.boards,
+        "steps": analysis.steps,
+        "graph": section,
+        "warnings": build.warning_records(
+            found.undecided,
+            analysis.limitations,
+            analysis.notes,
+            model.model.warnings if model is not None else [],
+            lang,
+        ),
+    }
+    figure = _chain_figure(model)
+    step(1.0, "p_done")
+    return Report(data=data, chain_figure=figure)
+
+
+def _chain_figure(model: _Model | None) -> Any:
+    if model is None:
+        return None
+    from doctor.plots import chain_graph_figure
+
+    return chain_graph_figure(model.model, model.chains)
+
+
+# ------------------------------------------------------------------------------------------ progress
+
+
+def _stepper(progress: Progress | None, lang: str) -> _Step:
+    """A progress callback taking a text key, translated into the report language."""
+
+    def step(fraction: float, key: str) -> None:
+        if progress is not None:
+            progress(fraction, t(key, lang))
+
+    return step

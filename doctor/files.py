@@ -1,0 +1,73 @@
+"""Report files for download, written only inside one private temporary folder of this process.
+
+Each analysis gets its own sub-folder; folders older than MAX_AGE_S are removed when the next report is
+written, and the whole folder is removed when the process exits. Gradio copies a returned file into its
+own cache before serving it, so removing ours later does not break a download.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from doctor.render import SUFFIXES, render
+from doctor.report import Report
+
+MAX_AGE_S = 3600
+BASENAME = "perf-doctor-report"
+CSV_NAME = "perf-doctor-operators.csv"
+
+
+class ReportFiles:
+    """Writes the HTML, Markdown, JSON and CSV downloads of reports into a private folder (mode 0700)."""
+
+    def __init__(self, max_age_s: float = MAX_AGE_S) -> None:
+        self.max_age_s = max_age_s
+        self._root: Path | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def root(self) -> Path:
+        """The private folder, created on first use and removed at exit."""
+        with self._lock:
+            if self._root is None or not self._root.is_dir():
+                self._root = Path(tempfile.mkdtemp(prefix="perf-doctor-reports-"))
+                os.chmod(self._root, 0o700)
+                atexit.register(shutil.rmtree, self._root, True)
+            return self._root
+
+    def write(self, report: Report) -> dict[str, Path]:
+        """Render every format into a fresh sub-folder; returns format -> path."""
+        self.prune()
+        folder = Path(tempfile.mkdtemp(prefix="report-", dir=self.root))
+        paths = {}
+        for fmt, suffix in SUFFIXES.items():
+            name = CSV_NAME if fmt == "csv" else BASENAME + suffix
+            path = folder / name
+            path.write_text(render(report, fmt), encoding="utf-8")
+            paths[fmt] = path
+        return paths
+
+    def prune(self, now: float | None = None) -> int:
+        """Remove report folders older than max_age_s; returns how many were removed."""
+        if self._root is None or not self._root.is_dir():
+            return 0
+        limit = (time.time() if now is None else now) - self.max_age_s
+        removed = 0
+        for folder in self._root.iterdir():
+            if folder.is_dir() and folder.stat().st_mtime < limit:
+                shutil.rmtree(folder, ignore_errors=True)
+                removed += 1
+        return removed
+
+    def close(self) -> None:
+        """Remove the private folder now."""
+        with self._lock:
+            if self._root is not None:
+                shutil.rmtree(self._root, ignore_errors=True)
+                self._root = None

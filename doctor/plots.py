@@ -1,0 +1,245 @@
+"""Plots of a report: the numbers are computed from the report document by small pure functions
+(`*_data`, returning DataFrames that tests check), and drawn by separate `*_figure` functions.
+
+Figures: per-operator time side by side (top N), where the time went (delta by operator type), step times
+over the run, time by dtype and by core, and the fusion-chain graph (graph.view). Operator names are
+user data: they are HTML-escaped before they become labels or hover text.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from doctor.i18n import UI_TEXT
+from doctor.report import Report
+
+TOP_N = 15
+COLORS = {"baseline": "#1f77b4", "target": "#d62728"}
+LABEL_CHARS = 48
+FIGURE_KEYS = ("ops", "delta", "steps", "breakdown", "chains")
+
+
+def _suffix(name: str, segments: int) -> str:
+    """The last `segments` scope segments of an operator name, shortened from the left to LABEL_CHARS."""
+    parts = [p for p in str(name).split("/") if p] or [str(name)]
+    short = "/".join(parts[-segments:])
+    return short if len(short) <= LABEL_CHARS else "…" + short[-(LABEL_CHARS - 1) :]
+
+
+def _layout(fig: go.Figure, title: str, height: int = 420) -> go.Figure:
+    fig.update_layout(
+        title=title, height=height, template="plotly_white", margin={"l": 10, "r": 10, "t": 50, "b": 10}
+    )
+    return fig
+
+
+# ---------------------------------------------------------------------------------- operator times
+
+
+def operator_time_data(report: Report, n: int = TOP_N) -> pd.DataFrame:
+    """The n operators with the largest time per step on either side, slowest target first."""
+    ops = report.operators()
+    if ops.empty:
+        return pd.DataFrame(columns=["operator", "label", "op_type", "baseline_us", "target_us"])
+    ops = ops.assign(
+        baseline_us=ops["baseline_us_per_step"].fillna(0.0),
+        target_us=ops["target_us_per_step"].fillna(0.0),
+    )
+    ops["peak"] = ops[["baseline_us", "target_us"]].max(axis=1)
+    top = ops.nlargest(n, "peak").sort_values("target_us", ascending=True, kind="stable")
+    top = top.assign(label=_unique_labels(top["operator"]))
+    return top[["operator", "label", "op_type", "baseline_us", "target_us"]].reset_index(drop=True)
+
+
+def _unique_labels(names: pd.Series) -> list[str]:
+    """Escaped tick labels: the shortest scope suffix (two segments at least) that tells the operators
+    apart, numbered when even the full names collide (plotly merges equal category labels)."""
+    names = [str(n) for n in names]
+    depth = max((len([p for p in n.split("/") if p]) for n in names), default=1)
+    best = len({_suffix(n, depth) for n in names})  # the most distinct labels any depth can give
+    segments = 2
+    labels = [_suffix(n, segments) for n in names]
+    while len(set(labels)) < best and segments < depth:
+        segments += 1
+        labels = [_suffix(n, segments) for n in names]
+    seen: dict[str, int] = {}
+    out = []
+    for label in labels:
+        seen[label] = seen.get(label, 0) + 1
+        out.append(html.escape(label if seen[label] == 1 else f"{label} ({seen[label]})"))
+    return out
+
+
+def operator_time_figure(data: pd.DataFrame, kind: str, title: str) -> go.Figure:
+    """Horizontal bars: baseline and target µs per step for each top operator."""
+    fig = go.Figure()
+    hover = [html.escape(str(v)) for v in data["operator"]]
+    sides = ("baseline", "target") if kind == "pair" else ("target",)
+    for side in sides:
+        fig.add_bar(
+            y=data["label"],
+            x=data[f"{side}_us"],
+            name=side,
+            orientation="h",
+            marker_color=COLORS[side],
+            customdata=hover,
+            hovertemplate="%{customdata}<br>%{x:.1f} µs/step<extra>" + side + "</extra>",
+        )
+    fig.update_layout(barmode="group", xaxis_title="µs per step")
+    return _layout(fig, title, height=max(360, 28 * len(data) + 120))
+
+
+# ----------------------------------------------------------------------------------- delta by type
+
+
+def delta_by_type_data(report: Report) -> pd.DataFrame:
+    """Time per step gained (+) or saved (-) on the target, summed by operator type, largest first."""
+    ops = report.operators()
+    if ops.empty or report.kind != "pair":
+        return pd.DataFrame(columns=["op_type", "baseline_us", "target_us", "delta_us"])
+    ops = ops.assign(
+        op_type=ops["op_type"].fillna("?"),
+        baseline_us=ops["baseline_us_per_step"].fillna(0.0),
+        target_us=ops["target_us_per_step"].fillna(0.0),
+    )
+    grouped = ops.groupby("op_type", sort=False)[["baseline_us", "target_us"]].sum()
+    grouped["delta_us"] = grouped["target_us"] - grouped["baseline_us"]
+    grouped = grouped.reindex(grouped["delta_us"].abs().sort_values(ascending=False).index)
+    return grouped.reset_index()
+
+
+def delta_by_type_figure(data: pd.DataFrame, title: str, n: int = TOP_N) -> go.Figure:
+    """Bars of the per-type delta: red where the target spends more time, green where less."""
+    top = data.head(n).iloc[::-1]
+    colors = ["#d62728" if d > 0 else "#2ca02c" for d in top["delta_us"]]
+    fig = go.Figure(
+        go.Bar(
+            y=[html.escape(str(v)) for v in top["op_type"]],
+            x=top["delta_us"],
+            orientation="h",
+            marker_color=colors,
+            hovertemplate="%{y}<br>Δ %{x:.1f} µs/step<extra></extra>",
+        )
+    )
+    fig.update_layout(xaxis_title="target − baseline, µs per step")
+    return _layout(fig, title, height=max(320, 28 * len(top) + 120))
+
+
+# --------------------------------------------------------------------------------------- step times
+
+
+def step_time_data(report: Report) -> pd.DataFrame:
+    """Per role and step, in ms: the wall time when the run records it (steps without one stay gaps),
+    else the compared operators' time; `measure` says which."""
+    columns = ["role", "step", "wall_ms", "busy_ms", "free_ms", "op_ms"]
+    steps = pd.DataFrame(report.data["steps"], columns=columns)
+    for column in columns[2:]:
+        steps[column] = pd.to_numeric(steps[column], errors="coerce").astype("float64")
+    has_wall = steps.groupby("role")["wall_ms"].transform(lambda s: s.notna().any()).astype(bool)
+    steps["ms"] = steps["wall_ms"].where(has_wall, steps["op_ms"])
+    steps["measure"] = has_wall.map({True: "wall", False: "operators"})
+    return steps.sort_values(["role", "step"], kind="stable").reset_index(drop=True)
+
+
+def step_time_figure(data: pd.DataFrame, title: str) -> go.Figure:
+    """Lines of step time per role; markers make first-step outliers and drift visible."""
+    fig = go.Figure()
+    for role, group in data.groupby("role", sort=True):
+        fig.add_scatter(
+            x=group["step"],
+            y=group["ms"],
+            mode="lines+markers",
+            name=f"{role} ({group['measure'].iloc[0]})",
+            line={"color": COLORS.get(str(role), "#555")},
+            hovertemplate="step %{x}<br>%{y:.2f} ms<extra>" + str(role) + "</extra>",
+        )
+        ops = group["op_ms"]
+        if group["measure"].iloc[0] == "wall" and ops.notna().any():
+            fig.add_scatter(
+                x=group["step"],
+                y=ops,
+                mode="lines",
+                name=f"{role} (compared operators)",
+                line={"color": COLORS.get(str(role), "#555"), "dash": "dot"},
+                hovertemplate="step %{x}<br>%{y:.2f} ms<extra>operators</extra>",
+            )
+    fig.update_layout(xaxis_title="step", yaxis_title="ms", yaxis_rangemode="tozero")
+    return _layout(fig, title)
+
+
+# ----------------------------------------------------------------------------------- dtype / core
+
+
+def breakdown_data(report: Report, by: str) -> pd.DataFrame:
+    """Time per step of each side summed by the first input dtype (`by="dtype"`) or by core ("core")."""
+    column = {"dtype": "input_dtypes", "core": "core"}[by]
+    ops = report.operators()
+    rows = []
+    for side in ("baseline", "target"):
+        times = ops[f"{side}_us_per_step"].fillna(0.0)
+        if times.sum() <= 0:
+            continue
+        values = ops[f"{side}_{column}"].fillna("unknown").astype(str)
+        if by == "dtype":
+            values = values.str.split(";").str[0].replace("", "unknown")
+        summed = times.groupby(values).sum()
+        rows += [{"side": side, "group": g, "us": float(us)} for g, us in summed.items() if us > 0]
+    return pd.DataFrame(rows, columns=["side", "group", "us"])
+
+
+def breakdown_figure(dtype: pd.DataFrame, core: pd.DataFrame, title: str) -> go.Figure:
+    """Two stacked-bar panels: time per step by dtype and by core, one bar per side."""
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("by input dtype", "by core"))
+    for col, data in ((1, dtype), (2, core)):
+        for group, part in data.groupby("group", sort=True):
+            fig.add_bar(
+                x=part["side"],
+                y=part["us"],
+                name=html.escape(str(group)),
+                legendgroup=str(col),
+                hovertemplate="%{x}: %{y:.1f} µs/step<extra>" + html.escape(str(group)) + "</extra>",
+                row=1,
+                col=col,
+            )
+    fig.update_layout(barmode="stack", yaxis_title="µs per step")
+    return _layout(fig, title)
+
+
+# ------------------------------------------------------------------------------------ chain graph
+
+
+def chain_graph_figure(model: Any, chains: list[Any]) -> go.Figure:
+    """The model graph with fusion chains highlighted (graph.view does the layout and escaping)."""
+    from graph.view import overview_figure
+
+    return overview_figure(model, chains)
+
+
+# -------------------------------------------------------------------------------------- all of them
+
+
+def report_figures(report: Report, titles: dict[str, str] | None = None) -> dict[str, go.Figure]:
+    """Every figure that applies to the report, keyed by FIGURE_KEYS, titled in the report's language."""
+    names = {key: UI_TEXT[report.lang][f"plot_{key}"] for key in FIGURE_KEYS}
+    names.update(titles or {})
+    figures: dict[str, go.Figure] = {}
+    ops = operator_time_data(report)
+    if not ops.empty:
+        figures["ops"] = operator_time_figure(ops, report.kind, names["ops"])
+    delta = delta_by_type_data(report)
+    if not delta.empty:
+        figures["delta"] = delta_by_type_figure(delta, names["delta"])
+    steps = step_time_data(report)
+    if not steps.empty:
+        figures["steps"] = step_time_figure(steps, names["steps"])
+    dtype, core = breakdown_data(report, "dtype"), breakdown_data(report, "core")
+    if not (dtype.empty and core.empty):
+        figures["breakdown"] = breakdown_figure(dtype, core, names["breakdown"])
+    if report.chain_figure is not None:
+        figures["chains"] = report.chain_figure
+    return figures

@@ -1,0 +1,28 @@
+"""The operator table as CSV, safe to open in a spreadsheet.
+
+Text cells that a spreadsheet would run as a formula (starting with = + - @ TAB or CR) get a leading
+apostrophe; numeric columns are written as numbers, so sorting and sums still work.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from doctor.report import OPERATOR_COLUMNS, Report
+from doctor.text import csv_safe
+
+
+def render_csv(report: Report) -> str:
+    """Every operator row with the report's columns; empty cells for missing values."""
+    frame = report.operators()
+    return safe_frame(frame).to_csv(index=False, lineterminator="\n")
+
+
+def safe_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy whose text columns are formula-safe; number and boolean columns are left as they are."""
+    kinds = dict(OPERATOR_COLUMNS)
+    out = frame.copy()
+    for column in out.columns:
+        if kinds.get(column, "string") == "string" or out[column].dtype == object:
+            out[column] = out[column].map(lambda v: csv_safe(v) if isinstance(v, str) else v)
+    return out

@@ -1,0 +1,296 @@
+"""Markdown rendering of a report, whole or in parts (the app shows the parts in gr.Markdown).
+
+Every user string is escaped with doctor.text (HTML-escaped and Markdown punctuation backslash-escaped,
+or put in a code span); rule text and fix code come from the packaged knowledge base.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from doctor.i18n import t
+from doctor.report import Report
+from doctor.text import fenced, fmt_ms, fmt_number, fmt_percent, fmt_ratio, md_cell, md_code, md_text
+
+MAX_TABLE_ROWS = 50
+
+
+def render_markdown(report: Report) -> str:
+    """The full report as one Markdown document."""
+    lang = report.lang
+    parts = [
+        f"# {t('title', lang)}",
+        verdict_markdown(report),
+        inputs_markdown(report),
+        f"## {t('causes', lang)}",
+        causes_markdown(report),
+        f"## {t('warnings', lang)}",
+        warnings_markdown(report),
+        operators_markdown(report),
+        leaderboards_markdown(report),
+        steps_markdown(report),
+        graph_markdown(report),
+        symptoms_markdown(report),
+        footer_markdown(report),
+    ]
+    return "\n\n".join(p for p in parts if p).rstrip() + "\n"
+
+
+def verdict_markdown(report: Report) -> str:
+    """The verdict line, bold, with its status."""
+    v = report.data["verdict"]
+    status = t("status_problem" if v["status"] == "problem" else "status_ok", report.lang)
+    return f"**{t('verdict', report.lang)}** ({md_text(status)}): {md_text(v['text'])}"
+
+
+def inputs_markdown(report: Report) -> str:
+    """Inputs with detected layouts, then one row per run."""
+    lang = report.lang
+    rows = [
+        [t(i["role"], lang), md_code(i["name"]), md_cell(i["kind"]), md_cell(i["layout"])]
+        for i in report.data["inputs"]
+    ]
+    out = [f"## {t('inputs', lang)}", _table(["role", "name", "kind", "layout"], rows)]
+    runs = report.data["runs"]
+    if runs:
+        head = ["role", "device", "mode", "phase", "steps", "batch", "ms/step", "operators"]
+        rows = [
+            [
+                t(r["role"], lang),
+                md_cell(r["device"]),
+                md_cell(r["execution_mode"]),
+                md_cell(r["phase"]),
+                md_cell(r["steps"]),
+                md_cell(r["batch"]),
+                fmt_number(r["ms_per_step"]),
+                md_cell(r["operators"]),
+            ]
+            for r in runs
+        ]
+        out += [f"### {t('runs', lang)}", _table(head, rows)]
+    return "\n\n".join(out)
+
+
+def causes_markdown(report: Report, limit: int | None = None) -> str:
+    """One card per ranked cause: title, severity, confidence, recoverable time, evidence, fix."""
+    causes = report.causes[:limit] if limit else report.causes
+    if not causes:
+        return t("no_causes", report.lang)
+    return "\n\n---\n\n".join(cause_card(c, report.lang) for c in causes)
+
+
+def cause_card(cause: dict[str, Any], lang: str) -> str:
+    """A Markdown card for one cause; the fix is a fenced block (Gradio gives it a copy button)."""
+    head = f"### {cause['rank']}. {md_text(cause['title'])}"
+    facts = [
+        md_code(cause["id"]),
+        f"{t('severity', lang)} **{md_text(cause['severity'])}**",
+        f"{t('confidence', lang)} **{cause['confidence']:.2f}**",
+    ]
+    if cause["recoverable_ms_per_step"] is not None:
+        facts.append(
+            f"{t('recoverable', lang)} **{fmt_ms(cause['recoverable_ms_per_step'])}** {t('per_step', lang)}"
+        )
+    lines = [head, " · ".join(facts), "", f"**{t('evidence', lang)}**", ""]
+    lines += [f"- {md_text(e['summary'])}" for e in cause["evidence"] if e["role"] == "supports"]
+    lines += [f"- ✗ {md_text(e['summary'])}" for e in cause["evidence"] if e["role"] == "contradicts"]
+    fix = cause["fix"]
+    lines += ["", f"**{t('fix', lang)}**", "", fenced(fix["code"], fix["language"])]
+    if fix.get("notes"):
+        lines += ["", md_text(fix["notes"])]
+    why = cause["explanation"].get("why_it_matters")
+    if why:
+        lines += ["", f"**{t('why', lang)}**: {md_text(why)}"]
+    if cause["caveats"]:
+        lines += ["", f"**{t('caveats', lang)}**: " + " ".join(md_text(c) for c in cause["caveats"])]
+    if cause["references"]:
+        refs = ", ".join(_link(r["title"], r["url"]) for r in cause["references"])
+        lines += ["", f"**{t('references', lang)}**: {refs}"]
+    return "\n".join(lines)
+
+
+def _link(title: str, url: str) -> str:
+    """A Markdown link for http(s) URLs; anything else is shown as text."""
+    if url.startswith(("https://", "http://")) and not any(c in url for c in " ()<>\"'"):
+        return f"[{md_text(title)}]({url})"
+    return f"{md_text(title)} ({md_code(url)})"
+
+
+def warnings_markdown(report: Report) -> str:
+    """'Cannot decide' questions, input limitations, notes and model notes as a list."""
+    items = report.data["warnings"]
+    if not items:
+        return "—"
+    lines = []
+    for w in items:
+        text = md_text(w["text"])
+        if w["roles"] and w["kind"] == "limitation":
+            text = f"({', '.join(t(r, report.lang) for r in w['roles'])}) {text}"
+        if w["remedy"]:
+            text += f" → {md_text(w['remedy'])}"
+        lines.append(f"- **{md_text(w['kind'])}**: {text}")
+    return "\n".join(lines)
+
+
+def operators_markdown(report: Report, limit: int = MAX_TABLE_ROWS) -> str:
+    """The operator table (largest change first), capped at `limit` rows."""
+    lang = report.lang
+    records = report.data["operators"]["records"]
+    if not records:
+        return ""
+    pair = report.kind == "pair"
+    title = t("operators" if pair else "operators_single", lang)
+    if pair:
+        head = [
+            t(k, lang)
+            for k in (
+                "col_operator",
+                "col_type",
+                "col_match",
+                "col_baseline_us",
+                "col_target_us",
+                "col_delta_us",
+                "col_ratio",
+                "col_reason",
+            )
+        ]
+        rows = [
+            [
+                _code_cell(r["operator"]),
+                md_cell(r["op_type"]),
+                md_cell(r["match"]),
+                fmt_number(r["baseline_us_per_step"]),
+                fmt_number(r["target_us_per_step"]),
+                fmt_number(r["delta_us_per_step"]),
+                fmt_ratio(r["ratio"]),
+                md_cell(r["one_side_reason"] or ""),
+            ]
+            for r in records[:limit]
+        ]
+    else:
+        head = [t(k, lang) for k in ("col_operator", "col_type", "col_us", "col_share")]
+        rows = [
+            [
+                _code_cell(r["operator"]),
+                md_cell(r["op_type"]),
+                fmt_number(r["target_us_per_step"]),
+                fmt_percent(r["target_share"]),
+            ]
+            for r in records[:limit]
+        ]
+    out = [f"## {title}", _table(head, rows)]
+    if len(records) > limit:
+        out.append(md_text(t("rows_cut", lang, shown=limit, total=len(records))))
+    return "\n\n".join(out)
+
+
+def leaderboards_markdown(report: Report) -> str:
+    """Top-10 operators of each side."""
+    lang = report.lang
+    out = []
+    for role in ("baseline", "target"):
+        board = report.data["leaderboards"][role]
+        if not board:
+            continue
+        rows = [
+            [
+                str(r["rank"]),
+                _code_cell(r["operator"]),
+                md_cell(r["op_type"]),
+                fmt_number(r["us_per_step"]),
+                fmt_percent(r["share"]),
+            ]
+            for r in board
+        ]
+        head = [t(k, lang) for k in ("col_rank", "col_operator", "col_type", "col_us", "col_share")]
+        out += [f"### {t('leaderboard_of', lang, n=len(board), role=t(role, lang))}", _table(head, rows)]
+    return "\n\n".join([f"## {t('leaderboards', lang)}", *out]) if out else ""
+
+
+def steps_markdown(report: Report) -> str:
+    """Step times per role."""
+    lang = report.lang
+    steps = report.data["steps"]
+    if not steps:
+        return ""
+    head = ["role", t("col_step", lang), t("col_wall_ms", lang), t("col_op_ms", lang)]
+    rows = [
+        [t(s["role"], lang), str(s["step"]), fmt_number(s["wall_ms"]), fmt_number(s["op_ms"])] for s in steps
+    ]
+    return f"## {t('steps', lang)}\n\n{_table(head, rows)}"
+
+
+def graph_summary_markdown(report: Report) -> str:
+    """One line on the model: file, exporter version, op count, inputs and chain totals."""
+    graph = report.data["graph"]
+    if not graph:
+        return ""
+    chains = graph["chains"]
+    inputs = ", ".join(
+        f"{md_code(i['name'])} {md_text(i['dtype'])} {md_text(i['shape'])}" for i in graph["inputs"]
+    )
+    return (
+        f"{md_code(graph['file'])}: MindSpore {md_text(graph['model_version'])}, {graph['op_nodes']} ops, "
+        f"inputs {inputs or '—'}; {chains['total']} chains "
+        f"({chains['fusible']} fusible, {chains['blocked']} blocked)"
+    )
+
+
+def graph_markdown(report: Report) -> str:
+    """The model summary and its fusion chains by pattern."""
+    graph = report.data["graph"]
+    if not graph:
+        return ""
+    lang = report.lang
+    head = [t(k, lang) for k in ("col_pattern", "col_count", "col_fusible", "col_blocked")]
+    rows = [
+        [md_code(p["pattern"]), str(p["count"]), str(p["fusible"]), str(p["blocked"])]
+        for p in graph["chains"]["by_pattern"]
+    ]
+    return "\n\n".join(
+        [
+            f"## {t('graph', lang)}",
+            graph_summary_markdown(report),
+            f"### {t('chains', lang)}",
+            _table(head, rows),
+        ]
+    )
+
+
+def symptoms_markdown(report: Report) -> str:
+    """Every symptom the analyzers and graph checks found."""
+    symptoms = report.data["symptoms"]
+    if not symptoms:
+        return ""
+    lines = [f"- {md_code(s['kind'])} ({md_text(s['source'])}): {md_text(s['summary'])}" for s in symptoms]
+    return f"## {t('symptoms', report.lang)}\n\n" + "\n".join(lines)
+
+
+def footer_markdown(report: Report) -> str:
+    """Who made the report and when."""
+    d = report.data
+    return (
+        "_"
+        + md_text(
+            t(
+                "generated",
+                report.lang,
+                version=d["generator"]["version"],
+                when=d["created_utc"],
+                schema=d["schema_version"],
+            )
+        )
+        + "_"
+    )
+
+
+def _code_cell(value: Any) -> str:
+    """A code span inside a table cell (pipes must be escaped even inside code in GFM tables)."""
+    return md_code(value).replace("|", "\\|")
+
+
+def _table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)

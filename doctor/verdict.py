@@ -1,0 +1,86 @@
+"""The one-line verdict: how much slower the target is, and the most likely cause with its recoverable time.
+
+Example: "Inference is 1.79x slower per step than the training forward pass; most likely cause:
+precision mismatch, about 3.24 ms/step recoverable". When no cause is significant it says so plainly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from doctor.i18n import t
+from doctor.text import fmt_number
+
+SAME_BAND = 0.05  # ratios within 5% of 1 read as "about as long"
+
+
+def verdict(
+    kind: str,
+    timing: dict[str, Any] | None,
+    causes: Sequence[dict[str, Any]],
+    nothing_found: bool,
+    undecided: int,
+    lang: str,
+    graph: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The verdict section of the report: text, status, slowdown ratio, top cause and its recoverable time."""
+    top = next((c for c in causes if c["significant"]), None)
+    base = _subject(kind, timing, graph, lang)
+    if top is None:
+        text = _no_cause(base, timing, kind, lang)
+        if undecided:
+            text += t("v_undecided", lang, n=undecided)
+    else:
+        text = base + _cause(top, lang)
+    return {
+        "text": text,
+        "status": "nothing-found" if nothing_found or top is None else "problem",
+        "slowdown": _slowdown(timing),
+        "top_cause": None if top is None else top["id"],
+        "recoverable_ms_per_step": None if top is None else top["recoverable_ms_per_step"],
+    }
+
+
+def _slowdown(timing: dict[str, Any] | None) -> float | None:
+    """Per-sample ratio when batches differ, else per-step ratio (target / baseline)."""
+    if not timing:
+        return None
+    return timing.get("per_sample_ratio") or timing.get("ratio")
+
+
+def _subject(kind: str, timing: dict[str, Any] | None, graph: dict[str, Any] | None, lang: str) -> str:
+    """The first half of the sentence: the measured gap, the single run's time, or the model summary."""
+    if kind == "mindir" and graph is not None:
+        chains = graph["chains"]
+        return t("v_mindir", lang, name=graph["file"], chains=chains["total"], fusible=chains["fusible"])
+    if kind == "single" or not timing or timing.get("ratio") is None:
+        return t("v_single", lang, ms=fmt_number((timing or {}).get("target_ms_per_step")))
+    train_vs_infer = timing.get("baseline_phase") == "train" and timing.get("target_phase") != "train"
+    subject = t("v_infer_vs_train" if train_vs_infer else "v_target", lang)
+    ref = t("v_ref_train" if train_vs_infer else "v_ref_baseline", lang)
+    per_sample = timing.get("per_sample_ratio")
+    unit = t("v_unit_sample" if per_sample else "v_unit_step", lang)
+    ratio = float(per_sample or timing["ratio"])
+    if abs(ratio - 1.0) <= SAME_BAND:
+        return t("v_same", lang, subject=subject, ratio=f"{ratio:.2f}", unit=unit, ref=ref)
+    if ratio > 1.0:
+        return t("v_slower", lang, subject=subject, ratio=f"{ratio:.2f}", unit=unit, ref=ref)
+    return t("v_faster", lang, subject=subject, ratio=f"{1.0 / ratio:.2f}", unit=unit, ref=ref)
+
+
+def _cause(top: dict[str, Any], lang: str) -> str:
+    recoverable = top.get("recoverable_ms_per_step")
+    if recoverable:
+        return t("v_cause_ms", lang, title=top["title"], ms=fmt_number(recoverable))
+    return t("v_cause", lang, title=top["title"])
+
+
+def _no_cause(base: str, timing: dict[str, Any] | None, kind: str, lang: str) -> str:
+    """Plain 'nothing significant' wording; a measured slowdown without a cause is stated as such."""
+    if kind != "pair":
+        return t("v_nothing_after", lang, base=base)
+    ratio = _slowdown(timing)
+    if ratio is not None and ratio > 1.0 + SAME_BAND:
+        return t("v_no_cause", lang, base=base)
+    return t("v_nothing", lang, base=base)

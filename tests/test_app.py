@@ -1,0 +1,216 @@
+"""The app through its public API: gradio_client against the app launched in-process."""
+
+from __future__ import annotations
+
+import csv
+import time
+from pathlib import Path
+
+import pytest
+from gradio_client import Client, handle_file
+from gradio_client.exceptions import AppError
+
+import app
+from doctor.config import AppConfig
+from doctor.schema_check import load_schema, validate
+from tests.conftest import CPU, EXAMPLE, RESNET, files_of, free_port
+
+pytestmark = pytest.mark.slow
+
+COMPARE_OUTPUTS = 17
+REPORT = -1  # the JSON report is the last output of both endpoints
+
+
+@pytest.fixture(scope="module")
+def client(app_url: str) -> Client:
+    return Client(app_url, verbose=False, analytics_enabled=False)
+
+
+def _files(folder: Path) -> list:
+    return [handle_file(p) for p in files_of(folder)]
+
+
+def compare(client: Client, baseline: Path, target: Path, mindir: Path | None = None) -> tuple:
+    return client.predict(
+        _files(baseline),
+        _files(target),
+        handle_file(str(mindir)) if mindir else None,
+        None,
+        "auto",
+        api_name="/compare",
+    )
+
+
+def test_api_lists_compare_and_inspect_with_labelled_outputs(client):
+    api = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
+    assert {"/compare", "/inspect"} <= set(api)
+    assert len(api["/compare"]["returns"]) == COMPARE_OUTPUTS
+    assert [p["parameter_name"] for p in api["/compare"]["parameters"]] == [
+        "baseline",
+        "target",
+        "mindir",
+        "rank",
+        "role",
+    ]
+    assert not any(name.startswith("/keep_files") or name == "/search_rules" for name in api)
+
+
+def test_compare_example_pair_with_mindir_returns_causes_chains_and_files(client):
+    result = compare(client, EXAMPLE / "baseline", EXAMPLE / "target", RESNET)
+    assert len(result) == COMPARE_OUTPUTS
+    report = result[REPORT]
+    assert validate(report, load_schema()) == []
+    assert report["causes"][0]["id"] == "precision-mismatch"
+    assert report["verdict"]["top_cause"] == "precision-mismatch"
+    counts = {row["pattern"]: row["count"] for row in report["graph"]["chains"]["by_pattern"]}
+    assert (counts["conv-bn-act"], counts["conv-bn-add-act"], counts["conv-bn"]) == (33, 16, 4)
+    verdict, causes = result[0], result[1]
+    assert report["verdict"]["text"].split(";")[0] in verdict.replace("\\", "")
+    assert "`precision-mismatch`" in causes and "```python" in causes
+    html_path, md_path, json_path, csv_path = (Path(p) for p in result[12:16])
+    assert html_path.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert md_path.read_text(encoding="utf-8").startswith("# Perf Doctor report")
+    assert '"schema_version": "1.0"' in json_path.read_text(encoding="utf-8")
+    rows = list(csv.DictReader(csv_path.open(encoding="utf-8")))
+    assert len(rows) == report["operators"]["total"]
+
+
+def test_compare_returns_tables_with_text_and_number_columns_only(client):
+    result = compare(client, EXAMPLE / "baseline", EXAMPLE / "target")
+    operators = result[3]
+    assert set(operators["datatype"]) <= {"str", "number"}
+    assert operators["value"]["headers"][0] == "operator"
+    assert len(operators["value"]["data"]) == result[REPORT]["operators"]["total"]
+    top_target = result[5]["value"]["data"]
+    assert [row[1] for row in top_target] == [r["operator"] for r in result[REPORT]["leaderboards"]["target"]]
+    plots = result[6:11]
+    assert [p["visible"] for p in plots] == [True, True, True, True, False]  # no model: no chain graph
+
+
+def test_inspect_endpoint_reports_resnet_chains(client):
+    result = client.predict(handle_file(str(RESNET)), api_name="/inspect")
+    report = result[REPORT]
+    assert report["kind"] == "mindir" and validate(report, load_schema()) == []
+    assert report["graph"]["chains"]["by_pattern"][0] == {
+        "pattern": "conv-bn-act",
+        "count": 33,
+        "fusible": 33,
+        "blocked": 0,
+    }
+    assert result[5]["visible"] is True  # the chain graph
+
+
+def test_single_profile_upload_is_diagnosed_alone(client):
+    result = client.predict([], _files(CPU / "infer_fp32_pynative"), None, None, "auto", api_name="/compare")
+    assert result[REPORT]["kind"] == "single"
+
+
+def test_bad_inputs_come_back_as_one_clear_error(client, tmp_path):
+    junk = tmp_path / "notes.txt"
+    junk.write_text("not a profile", encoding="utf-8")
+    with pytest.raises(AppError, match="none of the 1 files is a known profiler file"):
+        client.predict([handle_file(str(junk))], _files(CPU / "infer_fp32_graph"), None, None, "auto",
+                       api_name="/compare")  # fmt: skip
+    garbage = tmp_path / "garbage.mindir"
+    garbage.write_bytes(b"\x08\x96\x01" * 500)
+    with pytest.raises(AppError, match=r"garbage\.mindir"):
+        client.predict(handle_file(str(garbage)), api_name="/inspect")
+    with pytest.raises(AppError, match="nothing to diagnose"):
+        client.predict([], [], None, None, "auto", api_name="/compare")
+
+
+def test_two_analyses_run_at_the_same_time(client):
+    """The queue runs up to `concurrency` analyses in parallel: a second user is not blocked."""
+    events = {fn.api_name: fn for fn in _demo_functions()}
+    assert events["compare"].concurrency_limit >= 2
+    assert events["compare"].concurrency_id == events["inspect"].concurrency_id
+    started = time.perf_counter()
+    jobs = [client.submit(handle_file(str(RESNET)), api_name="/inspect") for _ in range(2)]
+    results = [job.result(timeout=120) for job in jobs]
+    assert all(r[REPORT]["kind"] == "mindir" for r in results)
+    assert time.perf_counter() - started < 60
+
+
+def _demo_functions() -> list:
+    demo = app.build_demo(AppConfig())
+    return [fn for fn in demo.fns.values() if fn.api_name in ("compare", "inspect")]
+
+
+def test_launch_settings_suit_a_small_shared_machine():
+    kwargs = app.launch_kwargs(AppConfig())
+    assert "server_name" not in kwargs and "server_port" not in kwargs  # Spaces sets them
+    assert kwargs["run_history"] is False and kwargs["footer_links"] == ["api"]
+    assert kwargs["max_file_size"] == "500mb" and kwargs["auth"] is None
+    demo = app.build_demo(AppConfig(concurrency=2, queue_size=16))
+    assert demo._queue.max_size == 16 and demo._queue.default_concurrency_limit == 2
+    assert app.os.environ["GRADIO_ANALYTICS_ENABLED"] == "False"
+
+
+def _launch(config: AppConfig):
+    demo = app.build_demo(config)
+    _, url, _ = demo.launch(
+        server_name="127.0.0.1", server_port=free_port(), prevent_thread_lock=True, quiet=True,
+        **app.launch_kwargs(config),
+    )  # fmt: skip
+    return demo, url
+
+
+def test_login_from_the_environment_protects_the_api():
+    config = AppConfig.from_env({"PERF_DOCTOR_USERS": "alice:wonderland"})
+    demo, url = _launch(config)
+    try:
+        with pytest.raises(Exception, match=r"(?i)auth|login|401"):
+            Client(url, verbose=False, analytics_enabled=False)
+        logged_in = Client(url, auth=("alice", "wonderland"), verbose=False, analytics_enabled=False)
+        result = logged_in.predict(handle_file(str(RESNET)), api_name="/inspect")
+        assert result[REPORT]["kind"] == "mindir"
+    finally:
+        demo.close()
+
+
+def test_uploads_above_max_file_size_are_refused():
+    demo, url = _launch(AppConfig(max_file_size="100kb"))
+    try:
+        small = Client(url, verbose=False, analytics_enabled=False)
+        with pytest.raises(ValueError, match=r"(?i)size"):
+            small.predict(handle_file(str(RESNET)), api_name="/inspect")  # 293 kB
+    finally:
+        demo.close()
+
+
+def test_handlers_only_delegate_to_the_facade(monkeypatch):
+    """The compare handler passes its inputs through unchanged and shows what the facade returns."""
+    from doctor import diagnose
+
+    seen = {}
+
+    def spy(*args, **kwargs):
+        seen.update(args=args, kwargs=kwargs)
+        return diagnose(CPU / "train_amp_o2_graph", CPU / "infer_fp32_graph")
+
+    monkeypatch.setattr(app, "diagnose", spy)
+    request = type("Request", (), {"headers": {"accept-language": "zh-CN,zh;q=0.9"}})()
+    outputs = app.compare(["a.zip"], ["b.zip"], None, 1.0, "second", request, lambda *a, **k: None)
+    assert seen["args"] == (["a.zip"], ["b.zip"], None)
+    assert seen["kwargs"]["rank"] == 1 and seen["kwargs"]["baseline_role"] == "second"
+    assert seen["kwargs"]["lang"] == "zh"
+    assert outputs[REPORT]["kind"] == "pair" and len(outputs) == COMPARE_OUTPUTS
+
+
+def test_report_files_are_written_outside_the_repository(client, tmp_path):
+    before = {p for p in Path(app.__file__).parent.iterdir()}
+    result = compare(client, EXAMPLE / "baseline", EXAMPLE / "target")
+    assert result[REPORT]["kind"] == "pair"
+    assert {p for p in Path(app.__file__).parent.iterdir()} == before
+    assert not app.FILES.root.is_relative_to(Path(app.__file__).parent)
+
+
+def test_the_documented_api_snippet_runs(app_url, monkeypatch, capsys):
+    """docs/api.md's example, run as written against the test server."""
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "api.md").read_text(encoding="utf-8")
+    snippet = doc.split("```python\n", 1)[1].split("\n```", 1)[0]
+    assert 'Client("http://127.0.0.1:7860/")' in snippet
+    monkeypatch.chdir(Path(__file__).resolve().parent.parent)
+    exec(compile(snippet.replace("http://127.0.0.1:7860/", app_url), "docs/api.md", "exec"), {})
+    out = capsys.readouterr().out
+    assert "1 precision-mismatch" in out and "conv-bn-act 33 fusible: 33" in out

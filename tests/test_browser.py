@@ -1,0 +1,208 @@
+"""The app in a real browser: Debian Chromium driven by Playwright against the app launched in-process.
+
+Without /usr/bin/chromium these tests skip, unless PERF_DOCTOR_REQUIRE_BROWSER=1 (CI, `make test`): then
+they fail, so a missing browser can never pass silently.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CPU, EXAMPLE, RESNET, ROOT, XSS, files_of, free_port
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+SCREENSHOT = ROOT / "docs" / "screenshot.png"
+TIMEOUT_MS = 60_000
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+if not CHROMIUM.exists():
+    if os.environ.get("PERF_DOCTOR_REQUIRE_BROWSER") == "1":
+        raise RuntimeError(
+            f"{CHROMIUM} is missing but PERF_DOCTOR_REQUIRE_BROWSER=1: apt-get install chromium"
+        )
+    pytest.skip(f"{CHROMIUM} is not installed", allow_module_level=True)
+
+from playwright.sync_api import Browser, Page, expect  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args: dict) -> dict:
+    """pytest-playwright's launch arguments, pointed at Debian's Chromium."""
+    return {**browser_type_launch_args, "executable_path": str(CHROMIUM), "args": ARGS}
+
+
+@pytest.fixture
+def page_en(browser: Browser) -> Iterator[Page]:
+    context = browser.new_context(
+        locale="en-US", viewport={"width": 1400, "height": 1000}, accept_downloads=True
+    )
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    yield page
+    context.close()
+
+
+def _open(page: Page, url: str) -> None:
+    page.goto(url)
+    expect(page.locator("#run-compare")).to_be_visible()
+
+
+def _upload_pair(page: Page, baseline: Path, target: Path) -> None:
+    page.locator("#baseline-files input[type=file]").set_input_files(files_of(baseline))
+    page.locator("#target-files input[type=file]").set_input_files(files_of(target))
+    expect(page.locator("#baseline-files")).to_contain_text("cpu_op_detail_info_0")
+    expect(page.locator("#target-files")).to_contain_text("cpu_op_detail_info_0")
+
+
+def test_upload_pair_shows_top_cause_and_plot_and_downloads_an_offline_report(
+    page_en: Page, app_url: str, tmp_path: Path
+):
+    page = page_en
+    _open(page, app_url)
+    _upload_pair(page, EXAMPLE / "baseline", EXAMPLE / "target")
+    page.locator("#run-compare").click()
+    causes = page.locator("#causes")
+    expect(causes).to_contain_text("precision-mismatch")
+    expect(causes.locator("h3").first).to_contain_text("1.")
+    expect(page.locator("#verdict")).to_contain_text("Inference")
+    expect(page.locator("#plot-ops .js-plotly-plot")).to_be_visible()
+    expect(page.locator("#plot-steps .js-plotly-plot")).to_be_visible()
+    page.evaluate("document.querySelector('#run-compare').scrollIntoView()")
+    page.screenshot(path=str(SCREENSHOT))
+
+    page.get_by_role("tab", name="Report").click()
+    with page.expect_download() as download:
+        page.locator("#dl-html").click()
+    report = tmp_path / "report.html"
+    download.value.save_as(report)
+    html = report.read_text(encoding="utf-8")
+    assert not re.search(r"<script[^>]*\ssrc=[\"']?https?:", html)
+    _check_offline(page.context.browser, report)
+
+
+def _check_offline(browser: Browser, report: Path) -> None:
+    """The downloaded report renders its plots with the network cut and requests nothing remote."""
+    context = browser.new_context(offline=True)
+    remote: list[str] = []
+    context.route(re.compile(r"^https?://"), lambda route: (remote.append(route.request.url), route.abort()))
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.goto(report.as_uri())
+    expect(page.locator("#verdict")).to_be_visible()
+    expect(page.locator(".js-plotly-plot .main-svg").first).to_be_visible()
+    assert page.locator(".js-plotly-plot").count() == 4
+    assert remote == [] and errors == []
+    context.close()
+
+
+def test_malicious_operator_name_renders_as_text(page_en: Page, app_url: str, xss_profile: Path):
+    page = page_en
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    _open(page, app_url)
+    _upload_pair(page, CPU / "train_amp_o2_graph", xss_profile)
+    page.locator("#run-compare").click()
+    expect(page.locator("#verdict")).to_contain_text("Inference")
+    expect(page.locator("#plot-ops .js-plotly-plot")).to_be_visible()
+    page.get_by_role("tab", name="Operators").click()
+    expect(page.locator("#operators").get_by_text(XSS, exact=True).first).to_be_visible()
+    page.get_by_role("tab", name="Top 10").click()
+    expect(page.locator("#top-target").get_by_text(XSS, exact=True).first).to_be_visible()
+    page.get_by_role("tab", name="Plots").click()
+    tick = page.locator("#plot-ops .js-plotly-plot text").filter(has_text=XSS).first
+    expect(tick).to_be_visible()  # plotly shows the escaped label as literal text
+    assert page.evaluate("window.__xss") is None
+    assert page.locator("img[src=x]").count() == 0 and dialogs == []
+
+
+def test_chinese_browser_gets_chinese_ui_and_report(browser: Browser, app_url: str):
+    context = browser.new_context(locale="zh-CN", viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    try:
+        page.goto(app_url)
+        expect(page.get_by_role("tab", name="对比两次运行")).to_be_visible()
+        expect(page.locator("#run-compare")).to_have_text("诊断")
+        with page.expect_file_chooser() as chooser:  # the baseline as a whole folder
+            page.locator("#baseline-folder").click()
+        chooser.value.set_files(str(EXAMPLE / "baseline"))
+        expect(page.locator("#baseline-files")).to_contain_text("cpu_op_detail_info_0")
+        page.locator("#target-files input[type=file]").set_input_files(files_of(EXAMPLE / "target"))
+        page.locator("#run-compare").click()
+        expect(page.locator("#verdict")).to_contain_text("结论")
+        expect(page.locator("#causes")).to_contain_text("置信度")
+    finally:
+        context.close()
+
+
+def test_example_preloaded_app_shows_a_diagnosis_on_open(browser: Browser):
+    """`python app.py --example` opens with the first bundled pair diagnosed."""
+    from app import build_demo, launch_kwargs
+    from doctor.config import AppConfig
+    from doctor.examples import available_pairs
+
+    config = AppConfig()
+    demo = build_demo(config, example=available_pairs()[0].name)
+    _, url, _ = demo.launch(
+        server_name="127.0.0.1",
+        server_port=free_port(),
+        prevent_thread_lock=True,
+        quiet=True,
+        **launch_kwargs(config),
+    )
+    context = browser.new_context(locale="en-US")
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    try:
+        page.goto(url)
+        expect(page.locator("#causes")).to_contain_text("precision-mismatch")
+        expect(page.locator("#plot-ops .js-plotly-plot")).to_be_visible()
+    finally:
+        context.close()
+        demo.close()
+
+
+def test_clicking_a_bundled_example_runs_it(page_en: Page, app_url: str):
+    page = page_en
+    _open(page, app_url)
+    page.locator("#examples").get_by_text("AMP O2 training vs FP32 inference").click()
+    expect(page.locator("#causes")).to_contain_text("precision-mismatch")
+
+
+def test_rules_tab_search_filters_and_shows_the_query_as_text(page_en: Page, app_url: str):
+    page = page_en
+    _open(page, app_url)
+    page.get_by_role("tab", name="Rules").click()
+    expect(page.locator("#rules-catalog")).to_contain_text("Rule catalog")
+    page.locator("#rules-search textarea").fill(XSS)
+    expect(page.locator("#rules-catalog")).to_contain_text("rules match")
+    expect(page.locator("#rules-catalog")).to_contain_text(XSS)
+    assert page.evaluate("window.__xss") is None
+
+
+def test_inspect_tab_shows_model_causes_chains_and_graph(page_en: Page, app_url: str):
+    page = page_en
+    _open(page, app_url)
+    page.get_by_role("tab", name="Inspect a model").click()
+    page.locator("#inspect-file input[type=file]").set_input_files(str(RESNET))
+    page.locator("#run-inspect").click()
+    expect(page.locator("#inspect-verdict")).to_contain_text("resnet50_noweights.mindir: 54 fusion chains")
+    expect(page.locator("#inspect-chains").get_by_role("gridcell", name="conv-bn-act")).to_be_visible()
+    expect(page.locator("#inspect-plot-chains .js-plotly-plot")).to_be_visible()

@@ -1,0 +1,134 @@
+"""The perf-doctor command line: every command, every exit code, stdout and stderr."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import doctor.cli as cli
+from doctor.schema_check import load_schema, validate
+from tests.conftest import CPU, RESNET, ROOT
+
+TRAIN, INFER = str(CPU / "train_amp_o2_graph"), str(CPU / "infer_fp32_graph")
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_compare_json_prints_exactly_the_report_schema(capsys):
+    code, out, err = run(capsys, "compare", TRAIN, INFER, "--mindir", str(RESNET), "--format", "json")
+    assert code == 0 and err == ""
+    report = json.loads(out)
+    assert validate(report, load_schema()) == []
+    assert report["causes"][0]["id"] == "precision-mismatch"
+    counts = {row["pattern"]: row["count"] for row in report["graph"]["chains"]["by_pattern"]}
+    assert (counts["conv-bn-act"], counts["conv-bn-add-act"], counts["conv-bn"]) == (33, 16, 4)
+
+
+def test_compare_markdown_to_a_file_in_chinese(capsys, tmp_path):
+    target = tmp_path / "report.md"
+    code, out, err = run(capsys, "compare", TRAIN, INFER, "--lang", "zh", "-o", str(target))
+    assert (code, out, err) == (0, "", "")
+    assert target.read_text(encoding="utf-8").startswith("# Perf Doctor 诊断报告")
+
+
+def test_compare_options_rank_and_baseline_reach_the_facade(capsys):
+    code, out, _ = run(
+        capsys, "compare", INFER, TRAIN, "--baseline", "first", "--rank", "0", "--format", "json"
+    )
+    assert code == 0
+    runs = json.loads(out)["runs"]
+    assert [(r["role"], r["phase"], r["rank"]) for r in runs] == [
+        ("baseline", "inference", 0),
+        ("target", "train", 0),
+    ]
+
+
+def test_compare_html_is_written_standalone(capsys, tmp_path):
+    target = tmp_path / "r.html"
+    code, _, _ = run(capsys, "compare", TRAIN, INFER, "--format", "html", "-o", str(target))
+    assert code == 0
+    page = target.read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") and "<script src=" not in page
+
+
+def test_inspect_prints_markdown_and_json(capsys):
+    code, out, _ = run(capsys, "inspect", str(RESNET))
+    assert code == 0 and out.startswith("# Perf Doctor report") and "| `conv-bn-act` | 33 |" in out
+    code, out, _ = run(capsys, "inspect", str(RESNET), "--format", "json")
+    assert code == 0 and json.loads(out)["kind"] == "mindir"
+
+
+def test_usage_error_exits_2_with_one_line(capsys):
+    code, out, err = run(capsys, "compare", TRAIN)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("perf-doctor: error: ")
+
+
+def test_non_profile_folder_exits_2_with_one_line(capsys, tmp_path):
+    (tmp_path / "readme.txt").write_text("nothing here", encoding="utf-8")
+    code, out, err = run(capsys, "compare", str(tmp_path), INFER)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "not profiler output" in err and "baseline" in err
+
+
+def test_garbage_mindir_exits_2_with_one_line(capsys, tmp_path):
+    bad = tmp_path / "broken.mindir"
+    bad.write_bytes(os.urandom(4096))
+    code, out, err = run(capsys, "inspect", str(bad))
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "broken.mindir" in err
+
+
+def test_missing_output_folder_exits_2(capsys, tmp_path):
+    code, _, err = run(capsys, "inspect", str(RESNET), "-o", str(tmp_path / "no" / "such" / "r.md"))
+    assert code == 2 and "does not exist" in err
+
+
+def test_internal_error_exits_1_with_a_hint_and_traceback_on_debug(capsys, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom\nsecond line")
+
+    monkeypatch.setattr(cli, "diagnose", broken)
+    code, out, err = run(capsys, "compare", TRAIN, INFER)
+    assert code == 1 and out == ""
+    assert err == "perf-doctor: internal error: RuntimeError: boom (rerun with --debug for the traceback)\n"
+    code, _, err = run(capsys, "--debug", "compare", TRAIN, INFER)
+    assert code == 1 and "Traceback (most recent call last)" in err and 'raise RuntimeError("boom' in err
+    code, _, err = run(capsys, "compare", TRAIN, INFER, "--debug")
+    assert code == 1 and "Traceback" in err
+
+
+def test_serve_starts_the_app_with_the_port(capsys, monkeypatch):
+    import app
+
+    calls = []
+    monkeypatch.setattr(app, "launch", lambda port=None, example=False: calls.append((port, example)))
+    code, _, _ = run(capsys, "serve", "--port", "7999")
+    assert code == 0 and calls == [(7999, False)]
+    code, _, _ = run(capsys, "serve", "--example")
+    assert code == 0 and calls[-1] == (None, True)
+
+
+@pytest.mark.slow
+def test_installed_console_script_uses_the_same_exit_codes(tmp_path):
+    script = Path(sys.executable).with_name("perf-doctor")
+    assert script.exists(), "pip install -e . installs the perf-doctor console script"
+    done = subprocess.run(
+        [str(script), "inspect", str(RESNET), "--format", "json"], capture_output=True, text=True, cwd=ROOT
+    )
+    assert done.returncode == 0
+    counts = {
+        row["pattern"]: row["count"] for row in json.loads(done.stdout)["graph"]["chains"]["by_pattern"]
+    }
+    assert counts["conv-bn-act"] == 33
+    bad = subprocess.run([str(script), "compare", str(tmp_path), INFER], capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1
