@@ -31,6 +31,9 @@ def verdict(
         text = _no_cause(base, timing, kind, lang)
         if undecided:
             text += t("v_undecided", lang, n=undecided)
+    elif kind == "pair" and (_slowdown(timing) or 1.0) <= 1.0 + SAME_BAND:
+        # Not slower: a "most likely cause" of a slowdown that is not there would read wrongly.
+        text = base + t("v_finding", lang, title=top["title"])
     else:
         text = base + _cause(top, lang)
     return {
