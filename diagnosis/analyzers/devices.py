@@ -43,6 +43,7 @@ def ai_cpu_ops(side: Side, role: str) -> list[Symptom]:
     """Operators on AI CPU: more than 5 % of the run's kernel time, or any one averaging >= 20 µs."""
     ops = side.ops.reset_index(names="operator")
     aicpu = ops.loc[(ops["core"].astype("string").str.upper() == "AI_CPU").fillna(False).to_numpy()]
+    aicpu = aicpu.sort_values("us_per_step", ascending=False, kind="stable")
     total = float(ops["us_per_step"].sum())
     if aicpu.empty or total <= 0:
         return []
@@ -61,12 +62,9 @@ def ai_cpu_ops(side: Side, role: str) -> list[Symptom]:
             values={
                 "aicpu_share": rnd(share),
                 "aicpu_ms_per_step": rnd(aicpu_us / 1000, 4),
-                "ops": len(aicpu),
+                "ops": aicpu["operator"].astype(str).tolist(),
             },
-            evidence=rows(
-                aicpu.sort_values("us_per_step", ascending=False),
-                ["operator", "op_type", "mean_us", "us_per_step", "input_dtypes"],
-            ),
+            evidence=rows(aicpu, ["operator", "op_type", "mean_us", "us_per_step", "input_dtypes"]),
             recoverable_ms_per_step=rnd(aicpu_us / 1000, 4),
         )
     ]
@@ -92,7 +90,7 @@ def core_change(c: Comparison) -> list[Symptom]:
             f"{len(changed)} matched operators run on a different core on the target ({text}); "
             f"they take {ms:.3f} ms per step there.",
             strength=1.0 if to_aicpu.any() else 0.6,
-            values={"ops": len(changed), "ms_per_step": rnd(ms, 4)},
+            values={"ops": changed["operator"].astype(str).tolist(), "ms_per_step": rnd(ms, 4)},
             evidence=rows(
                 changed.sort_values("delta_us_per_step", ascending=False),
                 [*OP_COLS, "baseline_core", "target_core"],
@@ -138,9 +136,10 @@ def npu_smi_readings(side: Side) -> pd.DataFrame | None:
 
 @run_analyzer
 def frequency_drop(side: Side, role: str) -> list[Symptom]:
-    """The AI Core clock falls >= 5 % below its maximum while the run executes (trace "AI Core Freq"
-    counter), or a busy `npu-smi info -t common` reading shows the current clock >= 5 % below the
-    rated one. Temperature and power from `npu-smi` are added when attached."""
+    """The AI Core clock falls >= 5 % below its maximum while the run executes (the trace's "AI Core Freq"
+    counter, `run.extras["aicore_freq"]` with ts_us and mhz), or a busy `npu-smi info -t common` reading
+    (`run.extras["npu_smi"]`) shows the current clock >= 5 % below the rated one. Temperature and power
+    from `npu-smi` are added when attached. Silent without either record: not observable."""
     smi = npu_smi_readings(side)
     found = _trace_drop(side) or _smi_drop(smi)
     if found is None:

@@ -52,9 +52,9 @@ def _text(value: Any) -> str:
 
 
 def debug_settings(variables: dict[str, str]) -> dict[str, str]:
-    """The recorded variables set to a slow debugging value."""
+    """The recorded variables set to a slow debugging value, values lower-cased (`ON` -> `on`)."""
     return {
-        name: variables[name]
+        name: variables[name].lower()
         for name, (bad, _) in DEBUG_SETTINGS.items()
         if name in variables and variables[name].lower() in bad
     }

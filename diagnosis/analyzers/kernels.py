@@ -8,6 +8,8 @@ layout conversions and no device synchronisation, so these analyzers stay silent
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pandas as pd
 
@@ -119,9 +121,22 @@ def on_device(side: Side) -> bool:
     return side.run.meta.device in DEVICES
 
 
-def kernel_names(kernels: pd.DataFrame) -> pd.Series:
-    """The kernel part of `<launch op>/<kernel>` names (the whole name when there is no launch op)."""
-    return kernels["name"].fillna("").astype(str).str.rsplit("/", n=1).str[-1]
+def per_unique(values: pd.Series, test: Callable[[pd.Series], pd.Series]) -> pd.Series:
+    """A vectorised string test evaluated once per distinct value and scattered back (kernel tables repeat
+    a few hundred names over millions of launches); missing values give False."""
+    codes, uniques = pd.factorize(values.astype("string"), use_na_sentinel=True)
+    verdict = test(pd.Series(uniques, dtype="string")).fillna(False).to_numpy(dtype=bool)
+    hits = np.append(verdict, False)[codes] if len(verdict) else np.zeros(len(codes), dtype=bool)
+    return pd.Series(hits, index=values.index)
+
+
+def _last_segment(names: pd.Series) -> pd.Series:
+    return names.str.rsplit("/", n=1).str[-1]
+
+
+def kernel_name_test(kernels: pd.DataFrame, test: Callable[[pd.Series], pd.Series]) -> pd.Series:
+    """`test` applied to the kernel part of `<launch op>/<kernel>` names, once per distinct name."""
+    return per_unique(kernels["name"], lambda names: test(_last_segment(names)))
 
 
 def _types(frame: pd.DataFrame) -> pd.Series:
@@ -138,9 +153,12 @@ def _ops(side: Side) -> pd.DataFrame:
 def fused_keys(side: Side) -> pd.Index:
     """Operator keys of `side` that ran a fused kernel (not counting training-BN fusions or BN kernels)."""
     k = side.kernels
-    text = kernel_names(k) + " " + _types(k)
-    fused = text.str.contains(FUSED_PATTERN, regex=True) & ~text.str.contains(BN_TRAINING_PATTERN)
-    fused &= ~_types(k).isin(SEPARATE_TYPES)
+
+    def has(pattern: str) -> pd.Series:
+        by_name = kernel_name_test(k, lambda names: names.str.contains(pattern, regex=True))
+        return by_name | per_unique(k["op_type"], lambda types: types.str.contains(pattern, regex=True))
+
+    fused = has(FUSED_PATTERN) & ~has(BN_TRAINING_PATTERN) & ~_types(k).isin(SEPARATE_TYPES)
     return pd.Index(k.loc[fused.to_numpy(), "key"].unique())
 
 
@@ -255,8 +273,8 @@ def _split_rows(split: pd.DataFrame) -> tuple[dict, ...]:
 
 def layout_mask(kernels: pd.DataFrame) -> pd.Series:
     """TransData / Transpose / CANN `trans_*` layout-conversion kernels."""
-    names = kernel_names(kernels)
-    return (_types(kernels).isin(LAYOUT_TYPES) | names.str.match(LAYOUT_NAME)).astype(bool)
+    by_name = kernel_name_test(kernels, lambda names: names.str.match(LAYOUT_NAME))
+    return (_types(kernels).isin(LAYOUT_TYPES) | by_name).astype(bool)
 
 
 def layout_stats(side: Side) -> tuple[float, float, float]:
@@ -416,12 +434,13 @@ def float64_input(side: Side, role: str) -> list[Symptom]:
     """DOUBLE inputs on the device (a Cast from DOUBLE, any kernel reading FLOAT64) and AI CPU kernels
     reading INT64. Silent when the run has no dtype columns (Level0): that cannot be observed."""
     k = side.kernels
-    dtypes = k["input_dtypes"].astype("string").str.upper()
-    if not on_device(side) or dtypes.isna().all():
+    if not on_device(side) or k["input_dtypes"].isna().all():
         return []
-    double = dtypes.str.contains(DOUBLE_PATTERN, regex=True).fillna(False)
-    on_aicpu = (k["core"].astype("string").str.upper() == "AI_CPU").fillna(False)
-    hit = (double | (on_aicpu & int64_data_inputs(k))).to_numpy()
+    double = per_unique(k["input_dtypes"], lambda d: d.str.upper().str.contains(DOUBLE_PATTERN, regex=True))
+    on_aicpu = per_unique(k["core"], lambda core: core.str.upper() == "AI_CPU")
+    int64_data = pd.Series(False, index=k.index)
+    int64_data[on_aicpu] = int64_data_inputs(k.loc[on_aicpu.to_numpy()])  # AI CPU kernels are few
+    hit = (double | int64_data).to_numpy()
     if not hit.any():
         return []
     found = k.loc[hit]
@@ -437,6 +456,7 @@ def float64_input(side: Side, role: str) -> list[Symptom]:
         .reset_index(names="operator")
     )
     per_op["us_per_step"] = per_op["total_us"] / max(side.steps, 1)
+    per_op = per_op.sort_values("us_per_step", ascending=False, kind="stable")
     ms = float(per_op["us_per_step"].sum()) / 1000
     casts = int((per_op["op_type"] == "Cast").sum())
     return [
@@ -447,11 +467,8 @@ def float64_input(side: Side, role: str) -> list[Symptom]:
             + f", {ms:.3f} ms per step: the script feeds float64/int64 arrays.",
             source=role,
             strength=1.0 if double.any() else 0.7,
-            values={"ops": len(per_op), "ms_per_step": rnd(ms, 4)},
-            evidence=rows(
-                per_op.sort_values("us_per_step", ascending=False),
-                ["operator", "op_type", "input_dtypes", "core", "us_per_step"],
-            ),
+            values={"ops": per_op["operator"].astype(str).tolist(), "ms_per_step": rnd(ms, 4)},
+            evidence=rows(per_op, ["operator", "op_type", "input_dtypes", "core", "us_per_step"]),
             recoverable_ms_per_step=rnd(ms, 4),
         )
     ]
@@ -470,7 +487,7 @@ def sync_events(side: Side) -> tuple[float, float] | None:
         time_col = "Time(us)" if "Time(us)" in stats.columns else None
         total = float(stats.loc[hit, time_col].astype("float64").sum()) if time_col else float("nan")
         return float(stats.loc[hit, "Count"].astype("float64").sum()), total
-    names = side.run.kernels["name"].astype("string").str.contains(SYNC_PATTERN, regex=True).fillna(False)
+    names = per_unique(side.run.kernels["name"], lambda n: n.str.contains(SYNC_PATTERN, regex=True))
     if names.any():
         dur = side.run.kernels.loc[names.to_numpy(), "duration_us"].astype("float64")
         return float(names.sum()), float(dur.sum())
