@@ -27,45 +27,100 @@ class Alignment:
 
 
 def operator_aggregates(kernels: pd.DataFrame, steps: int) -> pd.DataFrame:
-    """One row per operator key: time and launches per step, first appearance, modal attributes."""
+    """One row per operator key: time and launches per step, first appearance, modal attributes.
+
+    Group-bys run on the key's integer codes; the result is indexed by the key text.
+    """
     steps = max(int(steps), 1)
-    dur = kernels["duration_us"].astype("float64")
-    grouped = kernels.assign(_dur=dur).groupby("key", sort=False, observed=True)
+    codes = _key_codes(kernels)
+    if (codes < 0).any():  # launches with neither scope nor name cannot be attributed
+        kernels, codes = kernels.loc[codes >= 0], codes[codes >= 0]
+    frame = pd.DataFrame(
+        {
+            "code": codes,
+            "dur": kernels["duration_us"].to_numpy(dtype="float64", na_value=0.0),
+            "start": kernels["start_us"].to_numpy(dtype="float64", na_value=np.nan),
+        }
+    )
+    grouped = frame.groupby("code", sort=False)
     agg = grouped.agg(
-        total_us=("_dur", "sum"),
-        launches=("_dur", "size"),
-        mean_us=("_dur", "mean"),
-        first_start_us=("start_us", "min"),
+        total_us=("dur", "sum"),
+        launches=("dur", "size"),
+        mean_us=("dur", "mean"),
+        first_start_us=("start", "min"),
     )
     agg["us_per_step"] = agg["total_us"] / steps
     agg["launches_per_step"] = agg["launches"] / steps
     for col in ATTRS:
         if col in kernels and kernels[col].notna().any():
-            agg[col] = _modal(kernels, col)
+            agg[col] = _modal(codes, kernels[col])
             if col in ("input_shapes", "input_dtypes", "input_formats", "core"):
-                agg[f"{col}_distinct"] = kernels.groupby("key", sort=False)[col].nunique()
+                agg[f"{col}_distinct"] = _distinct(codes, kernels[col])
         else:
             agg[col] = pd.NA
-    for col in [c for c in kernels.columns if c.startswith(("aic_", "aiv_"))]:
-        agg[col] = kernels.groupby("key", sort=False)[col].mean()
+    counters = [c for c in kernels.columns if c.startswith(("aic_", "aiv_"))]
+    if counters:
+        means = (
+            pd.DataFrame({c: pd.to_numeric(kernels[c], errors="coerce") for c in counters})
+            .groupby(codes)
+            .mean()
+        )
+        agg = agg.join(means)
+    agg.index = pd.Index(_key_text(kernels, agg.index.to_numpy()), name="key", dtype="object")
     agg = agg.sort_values("first_start_us", kind="stable")
     agg["order"] = np.arange(len(agg))
     return agg
 
 
-def _modal(kernels: pd.DataFrame, col: str) -> pd.Series:
-    """Most frequent non-missing value of `col` per key (vectorised via value counts)."""
-    counts = kernels[["key", col]].dropna().value_counts(sort=True)
-    first = counts.reset_index().drop_duplicates("key", keep="first")
-    return first.set_index("key")[col]
+def _key_codes(kernels: pd.DataFrame) -> np.ndarray:
+    key = kernels["key"]
+    if isinstance(key.dtype, pd.CategoricalDtype):
+        return key.cat.codes.to_numpy()
+    return pd.factorize(key, use_na_sentinel=True)[0]
+
+
+def _key_text(kernels: pd.DataFrame, codes: np.ndarray) -> np.ndarray:
+    key = kernels["key"]
+    if isinstance(key.dtype, pd.CategoricalDtype):
+        return np.asarray(key.cat.categories, dtype=object)[codes]
+    return np.asarray(pd.factorize(key, use_na_sentinel=True)[1], dtype=object)[codes]
+
+
+def _modal(codes: np.ndarray, values: pd.Series) -> pd.Series:
+    """Most frequent non-missing value per key code, counted on integer codes (no string group-by)."""
+    vcodes, uniques = pd.factorize(values, use_na_sentinel=True)
+    present = vcodes >= 0
+    width = len(uniques) + 1
+    pairs = codes[present].astype("int64") * width + vcodes[present]
+    counts = pd.Series(pairs).value_counts(sort=False)
+    table = pd.DataFrame({"code": counts.index // width, "v": counts.index % width, "n": counts.to_numpy()})
+    best = table.sort_values(["n", "v"], ascending=[False, True], kind="stable").drop_duplicates("code")
+    return pd.Series(np.asarray(uniques, dtype=object)[best["v"].to_numpy()], index=best["code"].to_numpy())
+
+
+def _distinct(codes: np.ndarray, values: pd.Series) -> pd.Series:
+    """Number of distinct non-missing values per key code."""
+    vcodes, uniques = pd.factorize(values, use_na_sentinel=True)
+    present = vcodes >= 0
+    pairs = np.unique(codes[present].astype("int64") * (len(uniques) + 1) + vcodes[present])
+    return pd.Series(pairs // (len(uniques) + 1)).value_counts()
 
 
 def per_step_times(kernels: pd.DataFrame) -> pd.DataFrame:
     """Operator time per step as a (key x step) matrix; the noise model's samples."""
     if "step" not in kernels or kernels["step"].isna().all():
         return pd.DataFrame()
-    frame = kernels[["key", "step"]].assign(d=kernels["duration_us"].astype("float64"))
-    return frame.pivot_table(index="key", columns="step", values="d", aggfunc="sum", fill_value=0.0)
+    codes = _key_codes(kernels)
+    frame = pd.DataFrame(
+        {
+            "code": codes,
+            "step": kernels["step"].to_numpy(),
+            "d": kernels["duration_us"].to_numpy(dtype="float64"),
+        }
+    ).dropna(subset=["step"])
+    matrix = frame.groupby(["code", "step"])["d"].sum().unstack(fill_value=0.0)
+    matrix.index = pd.Index(_key_text(kernels, matrix.index.to_numpy()), name="key", dtype="object")
+    return matrix
 
 
 def align(baseline: pd.DataFrame, target: pd.DataFrame, *, use_scopes: bool) -> Alignment:

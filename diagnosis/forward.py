@@ -4,10 +4,12 @@ with an inference run operator by operator.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from diagnosis.model import Run
 from diagnosis.readers.traits import backward_mask, optimizer_mask
+from diagnosis.unique import per_unique_category, per_unique_mask
 
 # Loss-scale bookkeeping kernels (dynamic loss scaling on Ascend / GPU).
 LOSS_SCALE_OPS = (
@@ -43,46 +45,64 @@ def normalise_scopes(names: pd.Series) -> pd.Series:
     return out.str.replace(r"^/", "", regex=True)
 
 
-def training_only_mask(kernels: pd.DataFrame) -> pd.Series:
+def training_only_mask(kernels: pd.DataFrame) -> np.ndarray:
     """True for kernels that only a training step runs: backward, optimizer, loss, loss scaling,
-    gradient communication."""
-    names = kernels["name"].fillna("")
-    types = kernels["op_type"].fillna("")
+    gradient communication. String tests run on distinct names and types only."""
+    by_name = per_unique_mask(kernels["name"], _training_only_name)
+    by_type = per_unique_mask(kernels["op_type"], _training_only_type)
+    return by_name | by_type
+
+
+def _training_only_name(names: pd.Series) -> pd.Series:
+    empty = pd.Series("", index=names.index, dtype="string")
     loss = names.str.contains(_LOSS_SCOPE, regex=True) | names.str.contains(_LOSS_SCALE_SCOPE, regex=True)
-    scale = types.isin(LOSS_SCALE_OPS)
-    return (backward_mask(names, types) | optimizer_mask(names, types) | loss | scale).astype(bool)
+    return backward_mask(names, empty) | optimizer_mask(names, empty) | loss
+
+
+def _training_only_type(types: pd.Series) -> pd.Series:
+    empty = pd.Series("", index=types.index, dtype="string")
+    return backward_mask(empty, types) | optimizer_mask(empty, types) | types.isin(LOSS_SCALE_OPS)
 
 
 def forward_kernels(run: Run) -> pd.DataFrame:
     """The run's kernels that an inference pass would also run, with a normalised `key` column.
 
     Inference runs keep every kernel; training runs drop backward, optimizer, loss and
-    loss-scale kernels. The key is the normalised scope (or name when there is no scope).
+    loss-scale kernels. The key (categorical) is the normalised scope, or the name when there is
+    no scope.
     """
     kernels = run.kernels
     if run.meta.phase == "train":
-        kernels = kernels.loc[~training_only_mask(kernels).to_numpy()]
+        kernels = kernels.loc[~training_only_mask(kernels)]
+    kernels = kernels.reset_index(drop=True)
     base = kernels["scope"].fillna(kernels["name"])
-    kernels = kernels.assign(key=merge_renumbered(kernels.assign(key=normalise_scopes(base))))
-    return kernels.reset_index(drop=True)
+    keys = per_unique_category(base, normalise_scopes)
+    return kernels.assign(key=merge_renumbered(keys, kernels.get("step")))
 
 
-def merge_renumbered(kernels: pd.DataFrame) -> pd.Series:
+def merge_renumbered(keys: pd.Series, steps: pd.Series | None) -> pd.Series:
     """Keys with a recompiled graph's renumbering undone.
 
     A static graph recompiled for a new shape renumbers its ops (`Conv2D-op0` becomes `Conv2D-op3`).
     When several names of one position never run in the same step, they are one operator: all
     take the first name seen. Names that share a step (three ReLUs of one cell) stay apart.
     """
-    keys = kernels["key"]
-    if "step" not in kernels or kernels["step"].isna().all():
+    if steps is None or steps.isna().all() or keys.empty:
         return keys
-    position = keys.str.replace(r"-op\d+$", "", regex=True)
-    frame = pd.DataFrame({"key": keys, "position": position, "step": kernels["step"]})
-    names_per_step = frame.groupby(["position", "step"])["key"].nunique().groupby("position").max()
-    names_total = frame.groupby("position")["key"].nunique()
+    cats = pd.Series(keys.cat.categories, dtype="string")
+    pos_codes, _ = pd.factorize(cats.str.replace(r"-op\d+$", "", regex=True))
+    key_codes = keys.cat.codes.to_numpy()
+    frame = pd.DataFrame({"key": key_codes, "pos": pos_codes[key_codes], "step": steps.to_numpy()})
+    frame = frame.loc[key_codes >= 0]
+    names_per_step = frame.groupby(["pos", "step"])["key"].nunique().groupby(level="pos").max()
+    names_total = frame.groupby("pos")["key"].nunique()
     renumbered = names_total.index[(names_total > 1) & (names_per_step.reindex(names_total.index) == 1)]
     if renumbered.empty:
         return keys
-    first_name = frame.loc[frame["position"].isin(renumbered)].groupby("position")["key"].first()
-    return keys.where(~position.isin(renumbered), position.map(first_name))
+    first_key = frame.drop_duplicates("pos").set_index("pos")["key"]
+    remap = np.arange(len(cats))
+    for_pos = pd.Series(pos_codes)
+    moved = for_pos.isin(renumbered).to_numpy()
+    remap[moved] = first_key.reindex(for_pos[moved]).to_numpy()
+    new_codes = np.where(key_codes >= 0, remap[np.maximum(key_codes, 0)], -1)
+    return pd.Series(pd.Categorical.from_codes(new_codes, categories=keys.cat.categories), index=keys.index)

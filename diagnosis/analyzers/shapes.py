@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from diagnosis.analyzers import pair_analyzer, run_analyzer
@@ -10,6 +11,7 @@ from diagnosis.analyzers.common import rnd, rows
 from diagnosis.analyzers.timing import utilisation
 from diagnosis.compare import Comparison, Side
 from diagnosis.symptoms import Symptom
+from diagnosis.unique import per_unique_category
 
 SHAPE_CHANGED_SHARE = 0.2
 DISTINCT_SHAPES = 3
@@ -114,8 +116,10 @@ def _recompile_steps(side: Side) -> list[int]:
 
 
 def _positions(kernels: pd.DataFrame) -> pd.Series:
-    """Operator position without the `-opN` suffix that a recompiled graph renumbers."""
-    return kernels["key"].astype("string").str.replace(r"-op\d+$", "", regex=True)
+    """Operator position without the `-opN` suffix that a recompiled graph renumbers (categorical)."""
+    return per_unique_category(
+        kernels["key"].astype("string"), lambda k: k.str.replace(r"-op\d+$", "", regex=True)
+    )
 
 
 def _recompile_cost(side: Side, recompile_steps: list[int]) -> float | None:
@@ -132,23 +136,34 @@ def _distinct_shapes(side: Side) -> tuple[int, pd.DataFrame]:
     """Most distinct per-step shape sets seen at one operator position, and the per-position table.
 
     An operator launched several times per step with the same shapes every step (PyNative merges
-    same-type ops into one name) is not dynamic: shapes are compared as per-step sets.
+    same-type ops into one name) is not dynamic: shapes are compared as per-step sets, each set
+    summarised by an order-free hash of its distinct shapes.
     """
     k = side.kernels.dropna(subset=["input_shapes", "step"])
     if k.empty:
         return 0, pd.DataFrame()
-    k = k.assign(position=_positions(k))
-    per_step = (
-        k.groupby(["position", "step"])["input_shapes"]
-        .agg(lambda shapes: "|".join(sorted(set(shapes))))
-        .rename("signature")
-        .reset_index()
+    position = _positions(k)
+    frame = pd.DataFrame(
+        {
+            "pos": position.cat.codes.to_numpy(),
+            "step": k["step"].to_numpy(),
+            "shape": k["input_shapes"].to_numpy(),
+        }
+    ).drop_duplicates()
+    frame["h"] = pd.util.hash_array(frame["shape"].to_numpy(dtype=object)).astype("uint64")
+    sets = frame.groupby(["pos", "step"])["h"].sum()  # wraps modulo 2**64: still order-free
+    distinct = sets.groupby(level="pos").nunique()
+    per = pd.DataFrame(
+        {
+            "operator": np.asarray(position.cat.categories, dtype=object)[distinct.index.to_numpy()],
+            "distinct_shapes": distinct.to_numpy(),
+        }
     )
-    per = per_step.groupby("position").agg(
-        distinct_shapes=("signature", "nunique"), example_shapes=("signature", "first")
-    )
-    per["op_type"] = k.groupby("position")["op_type"].first()
-    per = per.sort_values("distinct_shapes", ascending=False).reset_index(names="operator")
+    firsts = frame.drop_duplicates("pos").set_index("pos")["shape"]
+    per["example_shapes"] = firsts.reindex(distinct.index).to_numpy()
+    types = pd.Series(k["op_type"].to_numpy(), index=position.cat.codes.to_numpy())
+    per["op_type"] = types[~types.index.duplicated()].reindex(distinct.index).to_numpy()
+    per = per.sort_values("distinct_shapes", ascending=False).reset_index(drop=True)
     return int(per["distinct_shapes"].max()), per
 
 

@@ -9,6 +9,7 @@ missing (its "Ascend Hardware" events are then the kernels).
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,28 +33,32 @@ from diagnosis.readers import Candidate
 from diagnosis.readers.common import (
     Col,
     InfoRecord,
+    amp_of,
     assign_steps,
     communication_summary,
     display,
     fill_step_starts,
     load_json,
     map_unique,
+    name_pairs,
     no_steps,
     normalise_columns,
     op_type_of_kernel,
     parse_profiler_info,
+    phase_of,
     read_csv,
+    read_header,
     read_step_trace_time,
     read_table,
+    resolve,
     scope_of,
     steps_from_kernels,
     to_frame,
     union_lengths,
-    unique_names,
 )
 from diagnosis.readers.discover import APO, discover
 from diagnosis.readers.trace import DeviceTimeline, Markers, read_device_timeline, scan_markers
-from diagnosis.readers.traits import amp_markers, infer_execution_mode, infer_phase
+from diagnosis.readers.traits import infer_execution_mode
 
 LAYOUT = "ascend-ms"
 
@@ -191,6 +196,7 @@ def build_meta(
     kernels = out.kernels
     steps = max(len(out.steps), int(kernels["step"].nunique()) if kernels["step"].notna().any() else 1)
     mode = info.execution_mode if info and info.execution_mode != "unknown" else _mode_from_scopes(kernels)
+    pairs = name_pairs(kernels)
     if info and info.cann_version:
         environment = {**environment, "cann_version": info.cann_version}
     return RunMeta(
@@ -203,19 +209,11 @@ def build_meta(
         config=info.config if info else ProfilerConfig(),
         jit_level=info.jit_level if info else None,
         execution_mode=mode,
-        phase=phase_of(kernels),
-        amp=amp_markers(kernels, steps),
+        phase=phase_of(kernels, pairs),
+        amp=amp_of(kernels, steps, pairs),
         environment=environment,
         files=tuple(_relative(p, root) for p in out.files),
     )
-
-
-def phase_of(kernels: pd.DataFrame) -> str:
-    """train / inference from backward and optimizer kernels (decided on distinct names: exact, fast)."""
-    if kernels.empty:
-        return "unknown"
-    pairs = unique_names(kernels)
-    return infer_phase(pairs["name"], pairs["op_type"])
 
 
 def _mode_from_scopes(kernels: pd.DataFrame) -> str:
@@ -264,10 +262,7 @@ def read_output(apo: Path, rank: int | None, level: str | None, tool: Tool) -> O
     """Kernels, steps, extras and limitations of one ASCEND_PROFILER_OUTPUT folder."""
     kd_path, trace_path = apo / "kernel_details.csv", apo / "trace_view.json"
     if kd_path.is_file():
-        kernels, kd_columns = read_kernel_details(kd_path)
-        # ProfilerStep spans only matter when neither the kernels nor step_trace_time.csv give steps.
-        need_spans = kernels["step"].isna().all() or not (apo / "step_trace_time.csv").is_file()
-        markers = scan_markers(trace_path, steps=need_spans) if trace_path.is_file() else Markers()
+        kernels, kd_columns, markers = _kernels_and_markers(kd_path, trace_path, apo / "step_trace_time.csv")
         out = Output(tool, kernels, no_steps(), kd_columns, files=[kd_path])
     elif trace_path.is_file():
         timeline = read_device_timeline(trace_path)
@@ -287,6 +282,28 @@ def read_output(apo: Path, rank: int | None, level: str | None, tool: Tool) -> O
     out.limitations.extend(kernel_limitations(out.kd_columns, out.kernels, level, tool))
     _attach_extras(out, apo, rank, markers)
     return out
+
+
+def _kernels_and_markers(
+    kd_path: Path, trace_path: Path, step_trace: Path
+) -> tuple[pd.DataFrame, frozenset[str], Markers]:
+    """kernel_details.csv, and meanwhile (in a thread: pyarrow parses without the GIL) the trace marker scan.
+
+    ProfilerStep spans are scanned for only when neither a Step ID column nor step_trace_time.csv gives
+    steps; a Step ID column that turns out empty costs a second, spans-only scan.
+    """
+    if not trace_path.is_file():
+        kernels, kd_columns = read_kernel_details(kd_path)
+        return kernels, kd_columns, Markers()
+    has_step_column = "step" in resolve(read_header(kd_path), KD_COLUMNS)
+    want_spans = not (has_step_column and step_trace.is_file())
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        scan = pool.submit(scan_markers, trace_path, want_spans)
+        kernels, kd_columns = read_kernel_details(kd_path)
+        markers = scan.result()
+    if not want_spans and kernels["step"].isna().all():
+        markers.steps = scan_markers(trace_path, steps=True, freq=False).steps
+    return kernels, kd_columns, markers
 
 
 def _attach_steps(out: Output, apo: Path, markers: Markers) -> None:

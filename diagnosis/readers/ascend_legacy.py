@@ -46,7 +46,6 @@ from diagnosis.readers.ascend import (
     complete,
     no_config_limitation,
     output_dir,
-    phase_of,
     read_info,
     read_metadata,
     read_output,
@@ -54,6 +53,7 @@ from diagnosis.readers.ascend import (
 from diagnosis.readers.common import (
     Col,
     InfoRecord,
+    amp_of,
     assign_steps,
     canonical_dtype,
     canonical_format,
@@ -63,6 +63,7 @@ from diagnosis.readers.common import (
     no_steps,
     normalise_columns,
     parse_profiler_info,
+    phase_of,
     read_csv,
     read_header,
     read_table,
@@ -71,7 +72,7 @@ from diagnosis.readers.common import (
     to_frame,
 )
 from diagnosis.readers.discover import discover
-from diagnosis.readers.traits import amp_markers, infer_execution_mode
+from diagnosis.readers.traits import infer_execution_mode
 
 LAYOUT = "legacy-ascend"
 LAYOUT_23 = "ascend-ms-2.3"
@@ -114,7 +115,7 @@ def read_flat(candidate: Candidate) -> Run:
         jit_level=info.jit_level if info else None,
         execution_mode=_mode(info, kernels),
         phase=phase_of(kernels),
-        amp=amp_markers(kernels, max(len(steps), 1)),
+        amp=amp_of(kernels, max(len(steps), 1)),
         files=tuple(p.relative_to(folder).as_posix() for p in files),
     )
     extras = legacy_extras(folder, rank, files, limitations)

@@ -24,6 +24,7 @@ import pyarrow.csv as pacsv
 
 from diagnosis.errors import InputError
 from diagnosis.model import STEP_SCHEMA, ProfilerConfig, conform_steps
+from diagnosis.readers.traits import amp_markers, infer_phase
 
 
 def no_steps() -> pd.DataFrame:
@@ -669,13 +670,11 @@ def assign_steps(start_us: np.ndarray, spans: pd.DataFrame) -> np.ndarray:
 
 
 def first_start_by_step(kernels: pd.DataFrame) -> pd.Series:
-    """Earliest kernel start per step id (a pyarrow hash aggregation, not a pandas sort)."""
-    table = pa.table({"step": _arrow(kernels["step"]), "start": _arrow(kernels["start_us"])})
-    grouped = table.filter(pc.is_valid(table.column("step"))).group_by("step").aggregate([("start", "min")])
-    return pd.Series(
-        grouped.column("start_min").to_numpy(zero_copy_only=False),
-        index=grouped.column("step").to_numpy(zero_copy_only=False).astype("float64"),
-    )
+    """Earliest kernel start per step id (a hash aggregation over numpy arrays, no sort)."""
+    step = kernels["step"].to_numpy(dtype="float64", na_value=np.nan)
+    start = kernels["start_us"].to_numpy(dtype="float64", na_value=np.nan)
+    known = ~np.isnan(step)
+    return pd.Series(start[known]).groupby(step[known]).min()
 
 
 def _arrow(series: pd.Series) -> pa.ChunkedArray | pa.Array:
@@ -683,10 +682,47 @@ def _arrow(series: pd.Series) -> pa.ChunkedArray | pa.Array:
     return pa.array(series.array) if not hasattr(series.array, "_pa_array") else series.array._pa_array
 
 
-def unique_names(kernels: pd.DataFrame) -> pd.DataFrame:
-    """Distinct (name, op_type) pairs: traits asking "is there any ..." run on these, not on launches."""
+def name_pairs(kernels: pd.DataFrame) -> pd.DataFrame:
+    """Distinct (name, op_type) pairs with their launch counts (a pyarrow hash aggregation)."""
     table = pa.table({"name": _arrow(kernels["name"]), "op_type": _arrow(kernels["op_type"])})
-    return to_frame(table.group_by(["name", "op_type"]).aggregate([]))
+    counts = table.group_by(["name", "op_type"]).aggregate([([], "count_all")])
+    return to_frame(counts.rename_columns(["count" if c == "count_all" else c for c in counts.column_names]))
+
+
+def phase_of(kernels: pd.DataFrame, pairs: pd.DataFrame | None = None) -> str:
+    """traits.infer_phase ("is there any backward or optimizer kernel") decided on distinct names: exact."""
+    if kernels.empty:
+        return "unknown"
+    pairs = name_pairs(kernels) if pairs is None else pairs
+    return infer_phase(pairs["name"], pairs["op_type"])
+
+
+_AMP_KEYS = {"cast_ops_per_step", "output_to16_scopes", "output_to32_scopes"}
+_MAX_COUNT_CLASSES = 64
+
+
+def amp_of(kernels: pd.DataFrame, steps: int, pairs: pd.DataFrame | None = None) -> dict[str, Any]:
+    """traits.amp_markers evaluated per distinct (name, op_type) instead of per launch (its string
+    matching costs ~0.7 s per million launches).
+
+    All launches of one pair count alike, so pairs are grouped by launch count c, each group is
+    evaluated with steps=1 (its Cast count, exactly) and weighted by c; the scope flags are OR-ed.
+    Falls back to the per-launch call when amp_markers returns keys this combination does not know,
+    or when launch counts are too varied for grouping to pay off.
+    """
+    pairs = name_pairs(kernels) if pairs is None else pairs
+    classes = pairs.groupby("count", sort=True)
+    if classes.ngroups > _MAX_COUNT_CLASSES:
+        return amp_markers(kernels, steps)
+    casts = 0.0
+    flags = {"output_to16_scopes": False, "output_to32_scopes": False}
+    for count, group in classes:
+        part = amp_markers(group[["name", "op_type"]].reset_index(drop=True), 1)
+        if set(part) != _AMP_KEYS:
+            return amp_markers(kernels, steps)
+        casts += float(count) * part["cast_ops_per_step"]
+        flags = {key: flags[key] or bool(part[key]) for key in flags}
+    return {"cast_ops_per_step": round(casts / max(steps, 1), 3), **flags}
 
 
 def fill_step_starts(steps: pd.DataFrame, kernels: pd.DataFrame) -> pd.DataFrame:

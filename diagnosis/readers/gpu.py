@@ -16,7 +16,6 @@ import pandas as pd
 
 from diagnosis.model import Limitation, ProfilerConfig, Run, RunMeta, conform_kernels
 from diagnosis.readers import Candidate
-from diagnosis.readers.ascend import phase_of
 from diagnosis.readers.ascend_legacy import (
     SYSCNT_US,
     legacy_config_limitations,
@@ -24,10 +23,10 @@ from diagnosis.readers.ascend_legacy import (
     read_step_trace_raw,
     steps_onto_kernels,
 )
-from diagnosis.readers.common import no_steps, read_table, to_frame
+from diagnosis.readers.common import amp_of, no_steps, phase_of, read_table, to_frame
 from diagnosis.readers.discover import discover
 from diagnosis.readers.legacy_cpu import MS_TO_US, host_kernels, host_limitations
-from diagnosis.readers.traits import amp_markers, infer_execution_mode
+from diagnosis.readers.traits import infer_execution_mode
 
 LAYOUT = "legacy-gpu"
 NS_US = 0.001
@@ -65,7 +64,7 @@ def read(candidate: Candidate) -> Run:
         if info and info.execution_mode != "unknown"
         else infer_execution_mode(kernels["name"]),
         phase=phase_of(kernels),
-        amp=amp_markers(kernels, max(len(steps), 1)),
+        amp=amp_of(kernels, max(len(steps), 1)),
         files=tuple(p.relative_to(folder).as_posix() for p in files),
     )
     extras = _extras(folder, rank, files, detail)

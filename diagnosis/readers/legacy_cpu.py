@@ -20,12 +20,14 @@ import pyarrow.compute as pc
 from diagnosis.errors import InputError
 from diagnosis.model import Limitation, ProfilerConfig, Run, RunMeta, conform_kernels
 from diagnosis.readers import Candidate
-from diagnosis.readers.ascend import complete, phase_of
+from diagnosis.readers.ascend import complete
 from diagnosis.readers.ascend_legacy import legacy_config_limitations, read_legacy_info
 from diagnosis.readers.common import (
+    amp_of,
     display,
     duration_scale,
     map_unique,
+    phase_of,
     read_op_detail,
     read_op_timestamps,
     scope_of,
@@ -34,7 +36,7 @@ from diagnosis.readers.common import (
 from diagnosis.readers.cpu import _attach_shapes as attach_framework_shapes
 from diagnosis.readers.cpu import derive_steps
 from diagnosis.readers.discover import discover
-from diagnosis.readers.traits import amp_markers, infer_execution_mode
+from diagnosis.readers.traits import infer_execution_mode
 
 LAYOUT = "legacy-cpu"
 MS_TO_US = 1000.0
@@ -66,7 +68,7 @@ def read(candidate: Candidate) -> Run:
         if info and info.execution_mode != "unknown"
         else infer_execution_mode(kernels["name"]),
         phase=phase_of(kernels),
-        amp=amp_markers(kernels, max(len(steps), 1)),
+        amp=amp_of(kernels, max(len(steps), 1)),
         files=tuple(p.relative_to(folder).as_posix() for p in files),
     )
     extras = {"op_detail": to_frame(detail)} if detail is not None else {}

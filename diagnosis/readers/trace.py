@@ -26,7 +26,7 @@ from diagnosis.errors import InputError
 from diagnosis.readers.common import display
 
 TEXT_CHUNK = 1 << 22  # characters decoded per read in iter_events
-SCAN_REGION = 1 << 26  # bytes searched between releases of mapped pages in scan_events
+SCAN_REGION = 1 << 23  # bytes per find() call (the GIL is held during each) and per page release
 SYNTAX_MARGIN = 1 << 20  # a decode error this far before the buffer end is a syntax error, not truncation
 BACK_CONTEXT = 1 << 16  # bytes kept before a marker to find the start of its event
 EXPECTED = "a JSON list of Chrome-trace events ([{...}, {...}])"

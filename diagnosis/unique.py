@@ -1,0 +1,30 @@
+"""Apply string work to distinct values only: a profile has millions of launches but a few thousand
+distinct names, so regexes run on the uniques and the result is broadcast back by code."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+
+
+def per_unique_mask(values: pd.Series, fn: Callable[[pd.Series], pd.Series]) -> np.ndarray:
+    """Boolean `fn` evaluated on the distinct values and broadcast back (missing values -> False)."""
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    result = np.asarray(fn(pd.Series(uniques, dtype="string")).fillna(False), dtype=bool)
+    out = np.zeros(len(codes), dtype=bool)
+    present = codes >= 0
+    out[present] = result[codes[present]]
+    return out
+
+
+def per_unique_category(values: pd.Series, fn: Callable[[pd.Series], pd.Series]) -> pd.Series:
+    """String `fn` evaluated on the distinct values; the result is a categorical Series, so later
+    group-bys work on integer codes."""
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    mapped = fn(pd.Series(uniques, dtype="string")).astype("string")
+    new_codes, categories = pd.factorize(mapped, use_na_sentinel=True)
+    final = np.where(codes >= 0, new_codes[np.maximum(codes, 0)], -1)
+    cats = pd.Index(np.asarray(categories, dtype=object))
+    return pd.Series(pd.Categorical.from_codes(final, categories=cats), index=values.index)
