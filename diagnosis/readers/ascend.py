@@ -262,8 +262,10 @@ def read_output(apo: Path, rank: int | None, level: str | None, tool: Tool) -> O
     """Kernels, steps, extras and limitations of one ASCEND_PROFILER_OUTPUT folder."""
     kd_path, trace_path = apo / "kernel_details.csv", apo / "trace_view.json"
     if kd_path.is_file():
-        kernels, kd_columns, markers = _kernels_and_markers(kd_path, trace_path, apo / "step_trace_time.csv")
-        out = Output(tool, kernels, no_steps(), kd_columns, files=[kd_path])
+        kernels, kd_columns, markers, problems = _kernels_and_markers(
+            kd_path, trace_path, apo / "step_trace_time.csv"
+        )
+        out = Output(tool, kernels, no_steps(), kd_columns, limitations=problems, files=[kd_path])
     elif trace_path.is_file():
         timeline = read_device_timeline(trace_path)
         computing = timeline.overlap[timeline.overlap["kind"] == "Computing"]
@@ -286,24 +288,38 @@ def read_output(apo: Path, rank: int | None, level: str | None, tool: Tool) -> O
 
 def _kernels_and_markers(
     kd_path: Path, trace_path: Path, step_trace: Path
-) -> tuple[pd.DataFrame, frozenset[str], Markers]:
+) -> tuple[pd.DataFrame, frozenset[str], Markers, list[Limitation]]:
     """kernel_details.csv, and meanwhile (in a thread: pyarrow parses without the GIL) the trace marker scan.
 
     ProfilerStep spans are scanned for only when neither a Step ID column nor step_trace_time.csv gives
-    steps; a Step ID column that turns out empty costs a second, spans-only scan.
+    steps; a Step ID column that turns out empty costs a second, spans-only scan. A broken trace fails
+    the read only when steps depend on it; otherwise it costs the AI Core frequency, as a limitation.
     """
     if not trace_path.is_file():
         kernels, kd_columns = read_kernel_details(kd_path)
-        return kernels, kd_columns, Markers()
+        return kernels, kd_columns, Markers(), []
     has_step_column = "step" in resolve(read_header(kd_path), KD_COLUMNS)
     want_spans = not (has_step_column and step_trace.is_file())
     with ThreadPoolExecutor(max_workers=1) as pool:
         scan = pool.submit(scan_markers, trace_path, want_spans)
         kernels, kd_columns = read_kernel_details(kd_path)
-        markers = scan.result()
+        try:
+            markers, problems = scan.result(), []
+        except InputError as exc:
+            if want_spans:
+                raise
+            markers, problems = Markers(), [_frequency_lost(exc)]
     if not want_spans and kernels["step"].isna().all():
         markers.steps = scan_markers(trace_path, steps=True, freq=False).steps
-    return kernels, kd_columns, markers
+    return kernels, kd_columns, markers, problems
+
+
+def _frequency_lost(exc: InputError) -> Limitation:
+    return Limitation(
+        "frequency",
+        f"AI Core frequency not read: {exc.message}",
+        "re-copy trace_view.json (it is often truncated by interrupted copies of large folders)",
+    )
 
 
 def _attach_steps(out: Output, apo: Path, markers: Markers) -> None:

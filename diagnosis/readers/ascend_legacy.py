@@ -105,6 +105,7 @@ def read_flat(candidate: Candidate) -> Run:
     info, info_path = read_legacy_info(folder, rank, files)
     limitations[:0] = legacy_config_limitations(info, info_path)
     limitations += legacy_kernel_limitations(kernels)
+    extras = legacy_extras(folder, rank, files, limitations, {**_LEGACY_EXTRAS, "aicore_type": _TYPE_FILE})
     meta = RunMeta(
         layout=LAYOUT,
         source=folder.name,
@@ -118,7 +119,6 @@ def read_flat(candidate: Candidate) -> Run:
         amp=amp_of(kernels, max(len(steps), 1)),
         files=tuple(p.relative_to(folder).as_posix() for p in files),
     )
-    extras = legacy_extras(folder, rank, files, limitations)
     return Run(meta=meta, kernels=kernels, steps=steps, limitations=limitations, extras=extras)
 
 
@@ -469,21 +469,38 @@ _LEGACY_EXTRAS = {
     "aicpu": "aicpu_intermediate_{r}.csv",
     "minddata_pipeline": "minddata_pipeline_raw_{r}.csv",
     "hccl": "hccl_raw_{r}.csv",
-    "aicore_type": "aicore_intermediate_{r}_type.csv",
 }
+_TYPE_COLS = (
+    Col("op_type", ("op_type", "kernel_type")),
+    Col("total_ms", ("total_time", "task_time", "execution_time"), pa.float64()),
+    Col("count", ("execution_frequency",), pa.int64()),
+    Col("percent", ("percent",), pa.float64()),
+)
+
+
+_TYPE_FILE = "aicore_intermediate_{r}_type.csv"
+
+
+def read_aicore_type(path: Path) -> pd.DataFrame:
+    """aicore_intermediate_<r>_type.csv, one spelling for 2.0-2.4: op_type, total_ms, count, percent."""
+    return to_frame(read_csv(path, _TYPE_COLS, required=("op_type", "total_ms")))
 
 
 def legacy_extras(
-    folder: Path, rank: int, files: list[Path], limitations: list[Limitation]
+    folder: Path,
+    rank: int,
+    files: list[Path],
+    limitations: list[Limitation],
+    patterns: dict[str, str] = _LEGACY_EXTRAS,
 ) -> dict[str, Any]:
-    """Optional per-rank tables of a legacy folder; unreadable ones become limitations."""
+    """Optional per-rank tables of a legacy folder; unreadable ones become limitations, not failures."""
     extras = {}
-    for key, pattern in _LEGACY_EXTRAS.items():
+    for key, pattern in patterns.items():
         path = folder / pattern.format(r=rank)
         if not path.is_file():
             continue
         try:
-            frame = read_table(path)
+            frame = read_aicore_type(path) if key == "aicore_type" else read_table(path)
         except InputError as exc:
             limitations.append(Limitation("extras", f"ignored: {exc.message}", "re-export the profile"))
             continue

@@ -26,14 +26,6 @@ from diagnosis.errors import InputError
 from diagnosis.model import STEP_SCHEMA, ProfilerConfig, conform_steps
 from diagnosis.readers.traits import amp_markers, infer_phase
 
-
-def no_steps() -> pd.DataFrame:
-    """An empty step table with the schema (zero rows; model.empty_steps() yields one <NA> row)."""
-    return conform_steps(
-        pd.DataFrame({name: pd.Series([], dtype=dtype) for name, dtype in STEP_SCHEMA.items()})
-    )
-
-
 NULL_VALUES = ["N/A", ""]
 COUNTER_PREFIXES = ("aic_", "aiv_", "aicore_", "cube_")
 _HEADER_PROBE = 1 << 16  # bytes read to find the header line
@@ -572,6 +564,13 @@ def _str_or_none(value: Any) -> str | None:
 # ----------------------------------------------------------------------------------------- step tables
 
 
+def no_steps() -> pd.DataFrame:
+    """An empty step table with the schema (zero rows; model.empty_steps() yields one <NA> row)."""
+    return conform_steps(
+        pd.DataFrame({name: pd.Series([], dtype=dtype) for name, dtype in STEP_SCHEMA.items()})
+    )
+
+
 def read_step_trace_time(path: Path) -> pd.DataFrame:
     """`step_trace_time.csv` -> step table. Wall time = Computing + Communication(Not Overlapped) + Free."""
     cols = (
@@ -682,6 +681,9 @@ def _arrow(series: pd.Series) -> pa.ChunkedArray | pa.Array:
     return pa.array(series.array) if not hasattr(series.array, "_pa_array") else series.array._pa_array
 
 
+# --------------------------------------------------------------------------------------------- traits
+
+
 def name_pairs(kernels: pd.DataFrame) -> pd.DataFrame:
     """Distinct (name, op_type) pairs with their launch counts (a pyarrow hash aggregation)."""
     table = pa.table({"name": _arrow(kernels["name"]), "op_type": _arrow(kernels["op_type"])})
@@ -723,6 +725,9 @@ def amp_of(kernels: pd.DataFrame, steps: int, pairs: pd.DataFrame | None = None)
         casts += float(count) * part["cast_ops_per_step"]
         flags = {key: flags[key] or bool(part[key]) for key in flags}
     return {"cast_ops_per_step": round(casts / max(steps, 1), 3), **flags}
+
+
+# ----------------------------------------------------------------------------------------- step starts
 
 
 def fill_step_starts(steps: pd.DataFrame, kernels: pd.DataFrame) -> pd.DataFrame:

@@ -68,7 +68,7 @@ def read(candidate: Candidate) -> Run:
     rank = candidate.rank if candidate.rank is not None else 0
     detail = _read_detail(framework / f"cpu_op_detail_info_{rank}.csv")
     kernels = _read_timestamps(framework / f"cpu_op_execute_timestamp_{rank}.txt", detail)
-    kernels = _attach_shapes(kernels, framework / f"cpu_framework_{rank}.txt")
+    kernels = attach_shapes(kernels, framework / f"cpu_framework_{rank}.txt")
     steps, kernels, step_note = derive_steps(kernels)
     limitations = _limitations(step_note)
     meta = RunMeta(
@@ -196,7 +196,7 @@ def _op_type_from_name(name: str) -> str:
     return re.sub(r"-op\d+$", "", last)
 
 
-def _attach_shapes(kernels: pd.DataFrame, path: Path) -> pd.DataFrame:
+def attach_shapes(kernels: pd.DataFrame, path: Path) -> pd.DataFrame:
     """Input shapes from the framework file: the k-th line of a short op name is its k-th launch."""
     if not path.is_file():
         return conform_kernels(kernels)

@@ -19,11 +19,12 @@ from diagnosis.readers import Candidate
 from diagnosis.readers.ascend_legacy import (
     SYSCNT_US,
     legacy_config_limitations,
+    legacy_extras,
     read_legacy_info,
     read_step_trace_raw,
     steps_onto_kernels,
 )
-from diagnosis.readers.common import amp_of, no_steps, phase_of, read_table, to_frame
+from diagnosis.readers.common import amp_of, no_steps, phase_of, to_frame
 from diagnosis.readers.discover import discover
 from diagnosis.readers.legacy_cpu import MS_TO_US, host_kernels, host_limitations
 from diagnosis.readers.traits import infer_execution_mode
@@ -51,7 +52,15 @@ def read(candidate: Candidate) -> Run:
     info, info_path = read_legacy_info(folder, rank, files)
     limitations = legacy_config_limitations(info, info_path) + host_limitations("")
     if steps.empty:
-        limitations.append(Limitation("steps", "no step_trace_raw file: no step boundaries", ""))
+        limitations.append(
+            Limitation(
+                "steps",
+                "no step_trace_raw file: no step boundaries",
+                "include step_trace_raw_<id>_detail_time.csv in the upload",
+            )
+        )
+    extras = {"op_detail": to_frame(detail)} if detail is not None else {}
+    extras.update(legacy_extras(folder, rank, files, limitations, _EXTRAS))
     meta = RunMeta(
         layout=LAYOUT,
         source=folder.name,
@@ -67,7 +76,6 @@ def read(candidate: Candidate) -> Run:
         amp=amp_of(kernels, max(len(steps), 1)),
         files=tuple(p.relative_to(folder).as_posix() for p in files),
     )
-    extras = _extras(folder, rank, files, detail)
     return Run(meta=meta, kernels=kernels, steps=steps, limitations=limitations, extras=extras)
 
 
@@ -85,6 +93,8 @@ def _steps(path: Path, kernels: pd.DataFrame, files: list[Path]) -> tuple[pd.Dat
     starts = kernels["start_us"].to_numpy(dtype="float64", na_value=np.nan)
     for scale in (SYSCNT_US, NS_US):
         steps = _scaled(read_step_trace_raw(path, []), scale / SYSCNT_US)
+        if steps.empty:
+            return steps, kernels
         lo, hi = float(steps["start_us"].min()), float((steps["start_us"] + steps["duration_us"]).max())
         hits = float(np.mean((starts >= lo) & (starts <= hi))) if len(steps) else 0.0
         if hits > best_hits:
@@ -100,13 +110,3 @@ def _scaled(steps: pd.DataFrame, factor: float) -> pd.DataFrame:
     for col in ("start_us", "duration_us", "busy_us", "free_us"):
         out[col] = out[col] * factor
     return out
-
-
-def _extras(folder: Path, rank: int, files: list[Path], detail: object) -> dict[str, pd.DataFrame]:
-    extras = {"op_detail": to_frame(detail)} if detail is not None else {}
-    for key, pattern in _EXTRAS.items():
-        path = folder / pattern.format(r=rank)
-        if path.is_file():
-            extras[key] = read_table(path)
-            files.append(path)
-    return extras

@@ -33,7 +33,7 @@ from diagnosis.readers.common import (
     scope_of,
     to_frame,
 )
-from diagnosis.readers.cpu import _attach_shapes as attach_framework_shapes
+from diagnosis.readers.cpu import attach_shapes as attach_framework_shapes
 from diagnosis.readers.cpu import derive_steps
 from diagnosis.readers.discover import discover
 from diagnosis.readers.traits import infer_execution_mode
