@@ -16,6 +16,7 @@ from typing import Any
 
 import graph
 from diagnosis.analyzers import analyze_pair, analyze_run
+from diagnosis.analyzers.devices import npu_smi_frame
 from diagnosis.compare import Comparison, Side, compare_runs, prepare
 from diagnosis.errors import InputError
 from diagnosis.ingest import read_folder
@@ -74,11 +75,14 @@ def diagnose(
     baseline_role: str | None = None,
     progress: Progress | None = None,
     lang: str = "en",
+    npu_smi: str | os.PathLike[str] | None = None,
 ) -> Report:
     """Diagnose a pair of profiles (or one profile), optionally with the model's MINDIR.
 
     Each profile is a folder, an archive or a list of uploaded files. `baseline_role` ("first" /
-    "second") overrides which run is the baseline (default: the training run). Bad input raises
+    "second") overrides which run is the baseline (default: the training run). `npu_smi` is the
+    output of `npu-smi info` (a path to a text file) taken on the target's device; its clock,
+    temperature and power readings join the target run. Bad input raises
     diagnosis.errors.InputError with one line for the user.
     """
     check_lang(lang)
@@ -94,6 +98,8 @@ def diagnose(
         runs = [
             _read(role if len(given) == 2 else "target", src, workspace, rank, step) for role, src in given
         ]
+        if npu_smi is not None:
+            runs[-1].extras["npu_smi"] = read_npu_smi(npu_smi)
         if len(runs) == 2:
             analysis = _pair(runs[0], runs[1], baseline_role, step, lang)
         else:
@@ -136,6 +142,31 @@ def display_name(source: Source) -> str:
     if len(items) == 1:
         return items[0]
     return f"{len(items)} files"
+
+
+NPU_SMI_MAX_BYTES = 1 << 20
+
+
+def read_npu_smi(path: str | os.PathLike[str]) -> Any:
+    """The readings of an `npu-smi info` text file as a frame; a file that holds none is an InputError."""
+    file = Path(path)
+    name = file.name
+    try:
+        if file.stat().st_size > NPU_SMI_MAX_BYTES:
+            raise InputError(
+                "file is larger than 1 MiB", path=name, expected="the text printed by npu-smi info"
+            )
+        text = file.read_text(encoding="utf-8", errors="replace")
+    except OSError as error:
+        raise InputError(f"cannot be read ({error.strerror})", path=name) from None
+    frame = npu_smi_frame(text)
+    if frame.empty:
+        raise InputError(
+            "no npu-smi readings found",
+            path=name,
+            expected="the output of `npu-smi info`, `npu-smi info -t common` or `npu-smi info watch`",
+        )
+    return frame
 
 
 def _read(role: str, source: Source, workspace: Workspace, rank: int | None, step: _Step) -> Run:
