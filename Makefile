@@ -38,3 +38,5 @@ fixtures: $(STAMP)
 	$(PY) tests/fixtures/cpu/generate.py --all
 	$(PY) tests/fixtures/mindir/generate.py
 	$(PY) assets/examples/generate.py
+	$(PY) tests/fixtures/cpu/export_mindir.py
+	$(PY) tests/fixtures/cpu/export_mindir.py --out assets/examples/amp_train_vs_fp32_infer
