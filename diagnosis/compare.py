@@ -139,6 +139,8 @@ def operator_table(base: Side, target: Side, alignment: Alignment) -> pd.DataFra
     with np.errstate(divide="ignore", invalid="ignore"):
         table["ratio"] = table["target_us_per_step"] / table["baseline_us_per_step"].replace(0.0, np.nan)
     _add_changes(table)
+    for side in ("baseline", "target"):
+        table[f"{side}_bound"] = bound_by_pipes(table, side)
     _add_significance(table, base, target)
     _add_per_sample(table, base, target)
     table["one_side_reason"] = one_side_reasons(table, base)
@@ -158,6 +160,26 @@ def _add_changes(table: pd.DataFrame) -> None:
         table[f"{attr}_changed"] = (
             (both & (b.astype("string") != t.astype("string"))).fillna(False).astype(bool)
         )
+
+
+BOUND_RATIO = 0.8  # a pipe busy >= 80 % of the kernel's time bounds it (msprof-analyze uses the same)
+PIPES = (("memory", ("aic_mte2_ratio", "aiv_mte2_ratio")), ("compute", ("aic_mac_ratio", "aiv_vec_ratio")))
+
+
+def bound_by_pipes(table: pd.DataFrame, side: str) -> pd.Series:
+    """What bounds an operator from its PipeUtilization counters: memory (MTE2), compute (MAC/vector),
+    none (no pipe >= 80 %), or missing when the layout has no counters."""
+    out = pd.Series(pd.NA, index=table.index, dtype="object")
+    seen = pd.Series(False, index=table.index)
+    for label, columns in PIPES:
+        cols = [f"{side}_{c}" for c in columns if f"{side}_{c}" in table]
+        if not cols:
+            continue
+        ratios = table[cols].apply(pd.to_numeric, errors="coerce").astype("float64").max(axis=1)
+        seen |= ratios.notna()
+        hit = (ratios >= BOUND_RATIO).fillna(False).to_numpy(dtype=bool) & out.isna().to_numpy()
+        out[hit] = label
+    return out.where(out.notna() | ~seen, "none")
 
 
 def _add_significance(table: pd.DataFrame, base: Side, target: Side) -> None:

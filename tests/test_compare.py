@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from diagnosis.compare import assign_roles, leaderboard
+from diagnosis.compare import assign_roles, compare_runs, leaderboard
 from diagnosis.forward import normalise_scopes, training_only_mask
-from tests.cpu_fixtures import cpu_pair, cpu_run
+from diagnosis.ingest import read_folder
+from tests.cpu_fixtures import CPU, cpu_pair, cpu_run
 
 
 def test_training_run_is_the_baseline_by_default():
@@ -86,3 +87,14 @@ def test_table_columns_ranks_and_leaderboards():
     assert top["target_us_per_step"].is_monotonic_decreasing
     assert top.iloc[0]["op_type"] == "Conv2D"
     assert (t.loc[t["target_rank"] == 1, "operator"].iloc[0]) == top.iloc[0]["operator"]
+
+
+def test_pipe_counters_say_what_bounds_an_operator():
+    level1 = CPU.parent / "ascend" / "level1"
+    c = compare_runs(read_folder(level1 / "train"), read_folder(level1 / "infer"))
+    conv = c.table.loc[c.table["op_type"] == "Conv2D"].iloc[0]
+    assert conv["target_aic_mte2_ratio"] >= 0.8 and conv["target_bound"] == "memory"
+    relu = c.table.loc[c.table["op_type"] == "Relu"].iloc[0]
+    assert relu["target_bound"] == "none"  # counters present, no pipe at 80 %
+    cpu, _ = cpu_pair("train_fp32_graph", "infer_fp32_graph")
+    assert cpu.table["target_bound"].isna().all()  # CPU profiles carry no pipe counters
