@@ -328,3 +328,13 @@ def test_workspace_is_removed_when_the_input_is_bad(tmp_path, monkeypatch):
     with pytest.raises(InputError):
         diagnose(bogus, CPU / "infer_fp32_graph")
     assert list(scratch.iterdir()) == []
+
+
+def test_ascend_operator_rows_carry_counters_block_dim_and_bound():
+    level1 = CPU.parent / "ascend" / "level1"
+    report = diagnose(level1 / "train", level1 / "infer")
+    validate(report.to_dict(), load_schema())
+    conv = next(r for r in report.data["operators"]["records"] if r["op_type"] == "Conv2D")
+    assert conv["target_aic_mte2_ratio"] >= 0.8 and conv["target_bound"] == "memory"
+    assert conv["baseline_block_dim"] is not None and conv["target_block_dim"] is not None
+    assert conv["baseline_input_dtypes"] != conv["target_input_dtypes"]  # FP16 training, FP32 inference
