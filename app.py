@@ -15,20 +15,27 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 import argparse
 import html
 import logging
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import gradio as gr
+from gradio import route_utils
 
 from diagnosis.errors import InputError
 from doctor import diagnose, inspect_model
+from doctor.cases import STATUSES, CaseBook
+from doctor.cases.book import Given
 from doctor.config import AppConfig
 from doctor.examples import MODEL, MODEL_LABEL, PairExample, available_pairs
 from doctor.files import ReportFiles
 from doctor.i18n import UI_TEXT, lang_from_header
 from doctor.report import Report
 from doctor.rules_view import rules_markdown
+from doctor.triage import TriageDenied
+from doctor.triage import view as triage
 from doctor.views import ReportView, Table, report_view
+from knowledge import SEVERITIES
 
 LOG = logging.getLogger("perf_doctor.app")
 I18N = gr.I18n(**UI_TEXT)
@@ -39,6 +46,7 @@ CSS = """
   border: 1px solid #d4a72c;}
 #verdict:empty, #inspect-verdict:empty {display: none;}
 """
+NO_CASE = ("", "")  # (banner, link) when no case was kept
 
 
 # ------------------------------------------------------------------------------------------ handlers
@@ -54,8 +62,21 @@ def _progress(progress: gr.Progress) -> Callable[[float, str], None]:
     return lambda fraction, desc: progress(fraction, desc=desc)
 
 
-def _run(analysis: Callable[[], Report]) -> Report:
-    """Run the facade; bad input becomes one escaped gr.Error line, a bug a generic one (logged)."""
+def _base_url(request: gr.Request | None) -> str | None:
+    """The app's public URL as the browser reached it (proxy headers honoured), for case links."""
+    inner = getattr(request, "request", None)
+    if inner is None:
+        return None
+    try:
+        return route_utils.get_root_url(
+            inner, route_path=inner.url.path, root_path=inner.scope.get("root_path")
+        )
+    except (AttributeError, KeyError, ValueError):
+        return None
+
+
+def _run(analysis: Callable[[], Any]) -> Any:
+    """Run a doctor call; bad input becomes one escaped gr.Error line, a bug a generic one (logged)."""
     try:
         return analysis()
     except InputError as error:
@@ -75,8 +96,9 @@ def _plot(view: ReportView, key: str) -> gr.Plot:
     return gr.Plot(value=figure, visible=figure is not None)
 
 
-def compare_outputs(report: Report) -> tuple[Any, ...]:
-    """Component values of the Compare tab, in the order of the compare event's outputs."""
+def compare_outputs(report: Report, case: tuple[str, str] = NO_CASE) -> tuple[Any, ...]:
+    """Component values of the Compare tab, in the order of the compare event's outputs; `case` is the
+    (banner, link) of the case the report is kept as."""
     view, paths = report_view(report), FILES.write(report)
     return (
         view.verdict,
@@ -95,11 +117,12 @@ def compare_outputs(report: Report) -> tuple[Any, ...]:
         str(paths["md"]),
         str(paths["json"]),
         str(paths["csv"]),
+        *case,
         report.to_dict(),
     )
 
 
-def inspect_outputs(report: Report) -> tuple[Any, ...]:
+def inspect_outputs(report: Report, case: tuple[str, str] = NO_CASE) -> tuple[Any, ...]:
     """Component values of the Inspect tab, in the order of the inspect event's outputs."""
     view, paths = report_view(report), FILES.write(report)
     return (
@@ -112,8 +135,18 @@ def inspect_outputs(report: Report) -> tuple[Any, ...]:
         str(paths["html"]),
         str(paths["md"]),
         str(paths["json"]),
+        *case,
         report.to_dict(),
     )
+
+
+def _keep(
+    cases: CaseBook | None, report: Report, given: Given, request: gr.Request | None
+) -> tuple[str, str]:
+    """Keep a report as a case when the app has a case book; (banner, link)."""
+    if cases is None:
+        return NO_CASE
+    return triage.record_case(cases, report, given, _base_url(request))
 
 
 def compare(
@@ -124,10 +157,13 @@ def compare(
     role: str,
     request: gr.Request,
     progress: gr.Progress = gr.Progress(),  # noqa: B008 - Gradio's documented way to receive progress
+    *,
+    cases: CaseBook | None = None,
 ) -> tuple[Any, ...]:
     """Diagnose a baseline/target pair of profiles (archives or folder files), optionally with a MINDIR.
 
-    Returns the verdict, cause cards, warnings, tables, plots, report files and the JSON report.
+    Returns the verdict, cause cards, warnings, tables, plots, report files, the case and its link, and
+    the JSON report.
     """
     report = _run(
         lambda: diagnose(
@@ -140,17 +176,20 @@ def compare(
             lang=_lang(request),
         )
     )
-    return compare_outputs(report)
+    given = [("baseline", baseline), ("target", target), ("mindir", mindir)]
+    return compare_outputs(report, _keep(cases, report, given, request))
 
 
 def inspect(
     mindir: str | None,
     request: gr.Request,
     progress: gr.Progress = gr.Progress(),  # noqa: B008 - Gradio's documented way to receive progress
+    *,
+    cases: CaseBook | None = None,
 ) -> tuple[Any, ...]:
     """Check one MINDIR model: export hygiene and fusion chains. Returns the same report parts."""
     report = _run(lambda: inspect_model(mindir or "", progress=_progress(progress), lang=_lang(request)))
-    return inspect_outputs(report)
+    return inspect_outputs(report, _keep(cases, report, [("mindir", mindir)], request))
 
 
 def search_rules(query: str, request: gr.Request) -> str:
@@ -161,6 +200,114 @@ def search_rules(query: str, request: gr.Request) -> str:
 def keep_files(files: list[str] | None) -> list[str] | None:
     """A folder picked with the upload button becomes the value of the side's file list."""
     return files
+
+
+class Events:
+    """The event functions that need this app's case book and settings (one instance per built app, so
+    two apps in one process never share a store). Each delegates to doctor.triage."""
+
+    def __init__(self, config: AppConfig, cases: CaseBook) -> None:
+        self.config = config
+        self.cases = cases
+        self.counts = (0, 0)  # outputs of the compare and inspect events, set when the layout is built
+
+    def compare(
+        self,
+        baseline: list[str] | None,
+        target: list[str] | None,
+        mindir: str | None,
+        rank: float | None,
+        role: str,
+        request: gr.Request,
+        progress: gr.Progress = gr.Progress(),  # noqa: B008 - Gradio's documented way to receive progress
+    ) -> tuple[Any, ...]:
+        """Diagnose a baseline/target pair of profiles (archives or folder files), optionally with a
+        MINDIR; the result is kept as a case. Returns the verdict, cause cards, warnings, tables, plots,
+        report files, the case and its link, and the JSON report."""
+        return compare(baseline, target, mindir, rank, role, request, progress, cases=self.cases)
+
+    def inspect(
+        self,
+        mindir: str | None,
+        request: gr.Request,
+        progress: gr.Progress = gr.Progress(),  # noqa: B008 - Gradio's documented way to receive progress
+    ) -> tuple[Any, ...]:
+        """Check one MINDIR model: export hygiene and fusion chains; the result is kept as a case."""
+        return inspect(mindir, request, progress, cases=self.cases)
+
+    def open_case(self, case_id: str, request: gr.Request) -> tuple[Any, ...]:
+        """Reopen a case in the Compare tab (the Inspect tab for a model-only case): the selected tab,
+        then the values of both tabs' result components (the other tab's are left as they are)."""
+        report, banner, link = _run(
+            lambda: triage.reopen_case(self.cases, case_id, _lang(request), _base_url(request))
+        )
+        skip_compare, skip_inspect = [gr.skip()] * self.counts[0], [gr.skip()] * self.counts[1]
+        if report.kind == "mindir":
+            return (gr.Tabs(selected="inspect"), *skip_compare, *inspect_outputs(report, (banner, link)))
+        return (gr.Tabs(selected="compare"), *compare_outputs(report, (banner, link)), *skip_inspect)
+
+    def open_linked_case(self, request: gr.Request) -> tuple[Any, ...]:
+        """On page load: reopen the case of a `?case=<id>` link; nothing without one."""
+        params = dict(getattr(request, "query_params", None) or {})
+        if "case" not in params:
+            return tuple(gr.skip() for _ in range(1 + sum(self.counts)))
+        return self.open_case(params["case"], request)
+
+    def _staff(self, request: gr.Request) -> None:
+        if not self.config.may_triage(getattr(request, "username", None)):
+            raise gr.Error(html.escape(TriageDenied().message), print_exception=False)
+
+    def triage_list(
+        self,
+        cause: str | None,
+        severity: str | None,
+        status: str | None,
+        limit: float | None,
+        request: gr.Request,
+    ) -> tuple[gr.Dataframe, gr.Dataframe]:
+        """Recent cases matching the filters (cause, severity, status; empty = any), newest first, and
+        the number of cases per top cause."""
+        self._staff(request)
+        table, groups = _run(lambda: triage.list_cases(self.cases, cause, severity, status, limit))
+        return _dataframe(table), _dataframe(groups)
+
+    def triage_update(
+        self,
+        case_id: str,
+        status: str,
+        note: str | None,
+        cause: str | None,
+        severity: str | None,
+        status_filter: str | None,
+        limit: float | None,
+        request: gr.Request,
+    ) -> tuple[str, gr.Dataframe, gr.Dataframe]:
+        """Set the status and note of a case; returns a confirmation and the refreshed tables."""
+        self._staff(request)
+        message = _run(lambda: triage.save_case(self.cases, case_id, status, note, _lang(request)))
+        return (message, *self.triage_list(cause, severity, status_filter, limit, request))
+
+    def triage_delete(
+        self,
+        case_id: str,
+        cause: str | None,
+        severity: str | None,
+        status_filter: str | None,
+        limit: float | None,
+        request: gr.Request,
+    ) -> tuple[str, gr.Dataframe, gr.Dataframe]:
+        """Delete a case for good; returns a confirmation and the refreshed tables."""
+        self._staff(request)
+        message = _run(lambda: triage.delete_case(self.cases, case_id, _lang(request)))
+        return (message, *self.triage_list(cause, severity, status_filter, limit, request))
+
+    def pick_case(self, event: gr.SelectData) -> tuple[str, str, str]:
+        """A clicked triage row fills the case id, status and note fields."""
+        return triage.selection(event.row_value)
+
+    def show_triage(self, request: gr.Request) -> gr.Tab:
+        """The Triage tab only for the staff users."""
+        return gr.Tab(visible=self.config.may_triage(getattr(request, "username", None)))
 
 
 # -------------------------------------------------------------------------------------------- layout
@@ -175,6 +322,19 @@ def _side(key: str, value: list[str] | None) -> tuple[gr.File, gr.UploadButton]:
     return files, folder
 
 
+def _case_parts(prefix: str) -> list[gr.components.Component]:
+    """The case banner and its link (a read-only text box with a copy button), above the results."""
+    banner = gr.Markdown(elem_id=f"{prefix}case-info")
+    link = gr.Textbox(
+        label=I18N("case_link"),
+        interactive=False,
+        buttons=["copy"],
+        elem_id=f"{prefix}case-link",
+        max_lines=1,
+    )
+    return [banner, link]
+
+
 def _downloads(csv: bool) -> list[gr.DownloadButton]:
     keys = ["dl_html", "dl_md", "dl_json"] + (["dl_csv"] if csv else [])
     with gr.Row():
@@ -184,7 +344,7 @@ def _downloads(csv: bool) -> list[gr.DownloadButton]:
 Wiring = tuple[list[gr.components.Component], list[gr.components.Component]]
 
 
-def _compare_tab(config: AppConfig, preload: PairExample | None) -> Wiring:
+def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events) -> Wiring:
     """Upload row, options, results; returns the (inputs, outputs) of the compare event."""
     gr.Markdown(I18N("intro"))
     with gr.Row(equal_height=False):
@@ -208,6 +368,7 @@ def _compare_tab(config: AppConfig, preload: PairExample | None) -> Wiring:
     examples = _pair_examples([baseline, target, mindir])
     run = gr.Button(I18N("run"), variant="primary", elem_id="run-compare")
     verdict = gr.Markdown(elem_id="verdict")
+    case = _case_parts("")
     with gr.Row(equal_height=False):
         with gr.Column(scale=5, min_width=420):
             causes = gr.Markdown(elem_id="causes")
@@ -255,10 +416,11 @@ def _compare_tab(config: AppConfig, preload: PairExample | None) -> Wiring:
         *plots,
         chains,
         *downloads,
+        *case,
         report_json,
     ]
     run.click(
-        compare,
+        events.compare,
         inputs,
         outputs,
         api_name="compare",
@@ -268,7 +430,7 @@ def _compare_tab(config: AppConfig, preload: PairExample | None) -> Wiring:
     if examples is not None:
         # Clicking an example fills the inputs, then diagnoses them in the same pool as the button.
         examples.load_input_event.then(
-            compare,
+            events.compare,
             inputs,
             outputs,
             api_visibility="private",
@@ -292,7 +454,7 @@ def _pair_examples(inputs: list[gr.File]) -> gr.Examples | None:
     )
 
 
-def _inspect_tab(config: AppConfig) -> None:
+def _inspect_tab(config: AppConfig, events: Events) -> list[gr.components.Component]:
     """A MINDIR on its own: hygiene causes beside the fusion chains and the graph."""
     mindir = gr.File(
         label=I18N("mindir_required"), file_types=[".mindir"], elem_id="inspect-file", height=140
@@ -301,6 +463,7 @@ def _inspect_tab(config: AppConfig) -> None:
         gr.Examples([[str(MODEL)]], [mindir], label=I18N("model_examples"), example_labels=[MODEL_LABEL])
     run = gr.Button(I18N("inspect"), variant="primary", elem_id="run-inspect")
     verdict = gr.Markdown(elem_id="inspect-verdict")
+    case = _case_parts("inspect-")
     with gr.Row(equal_height=False):
         with gr.Column(scale=5, min_width=420):
             causes = gr.Markdown(elem_id="inspect-causes")
@@ -315,15 +478,16 @@ def _inspect_tab(config: AppConfig) -> None:
     downloads = _downloads(csv=False)
     with gr.Accordion(I18N("report_json"), open=False):
         report_json = gr.JSON(label=I18N("report_json"), show_label=False)
-    outputs = [verdict, causes, warnings_md, graph_md, chains, plot, *downloads, report_json]
+    outputs = [verdict, causes, warnings_md, graph_md, chains, plot, *downloads, *case, report_json]
     run.click(
-        inspect,
+        events.inspect,
         [mindir],
         outputs,
         api_name="inspect",
         concurrency_limit=config.concurrency,
         concurrency_id="analysis",
     )
+    return outputs
 
 
 def _rules_tab() -> None:
@@ -333,21 +497,109 @@ def _rules_tab() -> None:
     query.change(search_rules, query, catalog, api_visibility="undocumented", trigger_mode="always_last")
 
 
+def _choices(values: Sequence[str]) -> list[tuple[Any, str]]:
+    """Filter choices: "any" (the empty value) and then the values themselves."""
+    return [(I18N("triage_any"), ""), *((value, value) for value in values if value)]
+
+
+def _triage_filters() -> tuple[list[gr.components.Component], gr.Button]:
+    """Cause, severity, status and row-limit filters, and the refresh button."""
+    with gr.Row(equal_height=True):
+        controls = [
+            gr.Dropdown(_choices(values), value="", label=I18N(key), elem_id=key.replace("_", "-"))
+            for key, values in (
+                ("triage_cause", triage.cause_choices()),
+                ("triage_severity", SEVERITIES),
+                ("triage_status", STATUSES),
+            )
+        ]
+        limit = gr.Number(value=200, precision=0, minimum=1, maximum=5000, label=I18N("triage_limit"))
+        refresh = gr.Button(I18N("triage_refresh"), elem_id="triage-refresh", scale=0)
+    return [*controls, limit], refresh
+
+
+def _triage_tables() -> tuple[gr.Dataframe, gr.Dataframe]:
+    """The case table (sortable and searchable in the browser) and the counts per top cause."""
+    with gr.Tabs():
+        with gr.Tab(I18N("triage_cases")):
+            table = gr.Dataframe(
+                interactive=False,
+                show_search="search",
+                max_height=520,
+                wrap=True,
+                max_chars=90,
+                pinned_columns=2,
+                elem_id="triage-table",
+                label=I18N("triage_cases"),
+                buttons=["copy", "fullscreen"],
+            )
+        with gr.Tab(I18N("triage_groups")):
+            groups = gr.Dataframe(interactive=False, elem_id="triage-groups", label=I18N("triage_groups"))
+    return table, groups
+
+
+def _triage_form() -> dict[str, gr.components.Component]:
+    """The picked case: its id with an Open button, status and note with Save, and Delete."""
+    with gr.Row(equal_height=True):
+        case_id = gr.Textbox(label=I18N("triage_case_id"), elem_id="triage-case", max_lines=1)
+        open_button = gr.Button(I18N("triage_open"), elem_id="triage-open", scale=0)
+    with gr.Row(equal_height=True):
+        status = gr.Radio(
+            list(STATUSES), value=STATUSES[0], label=I18N("triage_status"), elem_id="triage-set"
+        )
+        note = gr.Textbox(label=I18N("triage_note"), lines=2, max_length=2000, elem_id="triage-note")
+        save = gr.Button(I18N("triage_save"), variant="primary", elem_id="triage-save", scale=0)
+    with gr.Accordion(I18N("triage_delete_box"), open=False):
+        gr.Markdown(I18N("triage_delete_hint"))
+        delete = gr.Button(I18N("triage_delete"), variant="stop", elem_id="triage-delete", size="sm")
+    message = gr.Markdown(elem_id="triage-message")
+    parts = (case_id, open_button, status, note, save, delete, message)
+    return dict(zip(("case_id", "open", "status", "note", "save", "delete", "message"), parts, strict=True))
+
+
+def _triage_tab(events: Events, opened: list[gr.components.Component]) -> gr.Tab:
+    """Recent cases with filters, counts per top cause, and a form to open, annotate or delete one."""
+    with gr.Tab(I18N("tab_triage"), id="triage", visible=not events.config.staff) as tab:
+        gr.Markdown(I18N("triage_intro"))
+        filters, refresh = _triage_filters()
+        table, groups = _triage_tables()
+        form = _triage_form()
+    listing = {"fn": events.triage_list, "inputs": filters, "outputs": [table, groups]}
+    refresh.click(**listing, api_name="triage_list")
+    tab.select(**listing, api_visibility="private")
+    for control in filters[:3]:
+        control.input(**listing, api_visibility="private")
+    picked = [form["case_id"], form["status"], form["note"]]
+    table.select(events.pick_case, None, picked, api_visibility="private")
+    changed = [form["message"], table, groups]
+    form["save"].click(events.triage_update, [*picked, *filters], changed, api_name="triage_update")
+    form["delete"].click(events.triage_delete, [form["case_id"], *filters], changed, api_name="triage_delete")
+    form["open"].click(events.open_case, [form["case_id"]], opened, api_name="open_case")
+    return tab
+
+
 def build_demo(config: AppConfig | None = None, example: str | None = None) -> gr.Blocks:
     """The whole app. `example` names a bundled pair to preload and diagnose when the page opens."""
     config = config or AppConfig.from_env()
+    events = Events(config, CaseBook.from_config(config))
     preload = next((p for p in available_pairs() if p.name == example), None)
     with gr.Blocks(title="MindSpore Perf Doctor", delete_cache=(1800, 3600), analytics_enabled=False) as demo:
         gr.Markdown(f"# {I18N('app_title')}")
-        with gr.Tabs():
+        with gr.Tabs(elem_id="main-tabs") as tabs:
             with gr.Tab(I18N("tab_compare"), id="compare"):
-                inputs, outputs = _compare_tab(config, preload)
+                inputs, outputs = _compare_tab(config, preload, events)
             with gr.Tab(I18N("tab_inspect"), id="inspect"):
-                _inspect_tab(config)
+                inspect_outs = _inspect_tab(config, events)
             with gr.Tab(I18N("tab_rules"), id="rules"):
                 _rules_tab()
+            events.counts = (len(outputs), len(inspect_outs))
+            opened = [tabs, *outputs, *inspect_outs]
+            triage_tab = _triage_tab(events, opened) if config.triage_enabled else None
+        demo.load(events.open_linked_case, None, opened, api_visibility="private")
+        if triage_tab is not None and config.staff:
+            demo.load(events.show_triage, None, triage_tab, api_visibility="private")
         if preload is not None:
-            demo.load(compare, inputs, outputs, api_visibility="private")
+            demo.load(events.compare, inputs, outputs, api_visibility="private")
     demo.queue(default_concurrency_limit=config.concurrency, max_size=config.queue_size)
     return demo
 
@@ -380,7 +632,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--port", type=int, help="port (default: GRADIO_SERVER_PORT or 7860)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO)
-    launch(port=args.port, example=args.example)
+    try:
+        launch(port=args.port, example=args.example)
+    except InputError as error:  # a bad setting (e.g. PERF_DOCTOR_CASE_DB): one line, no traceback
+        print(f"perf-doctor: error: {error.message}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -1,7 +1,8 @@
-"""Command line: `perf-doctor compare`, `perf-doctor inspect` and `perf-doctor serve`.
+"""Command line: `perf-doctor compare`, `perf-doctor inspect`, `perf-doctor triage` and `perf-doctor serve`.
 
-Exit codes: 0 done; 2 bad input or usage (one line on stderr); 1 internal error (one line plus a hint to
-rerun with --debug, which prints the traceback).
+Exit codes: 0 done (for `triage`: the batch completed, even when some submissions were broken; their rows
+say why); 2 bad input or usage (one line on stderr); 1 internal error (one line plus a hint to rerun with
+--debug, which prints the traceback).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from pathlib import Path
 from typing import NoReturn
 
 from diagnosis.errors import InputError
+from doctor.cases import CaseBook
+from doctor.config import AppConfig
 from doctor.facade import diagnose, inspect_model
 from doctor.render import RENDERERS, render
 from doctor.report import Report
@@ -51,10 +54,40 @@ def build_parser() -> argparse.ArgumentParser:
     inspect.add_argument("model", help="a .mindir file")
     _output_options(inspect)
 
+    _triage_parser(commands)
+
     serve = commands.add_parser("serve", help="start the web app")
     serve.add_argument("--port", type=int, help="port to listen on (default: Gradio's, 7860)")
     serve.add_argument("--example", action="store_true", help="preload a bundled example")
     return parser
+
+
+def _triage_parser(commands: argparse._SubParsersAction) -> None:
+    """`perf-doctor triage INBOX`: one row per submission, the Triage tab's columns."""
+    triage = commands.add_parser(
+        "triage",
+        help="diagnose every submission (sub-folder or archive) of an inbox folder, a few in parallel",
+    )
+    triage.add_argument(
+        "inbox", help="folder whose entries are submissions: folders, archives or .mindir files"
+    )
+    triage.add_argument("--out", help="write the rows to this .csv or .json file (default: CSV on stdout)")
+    triage.add_argument("--jobs", type=int, default=2, help="submissions diagnosed at once (default 2)")
+    triage.add_argument(
+        "--timeout", type=float, default=600.0, help="seconds one submission may take (default 600)"
+    )
+    triage.add_argument(
+        "--store", action="store_true", help="also keep each submission as a case (PERF_DOCTOR_CASE_DB)"
+    )
+    triage.add_argument("--db", help="keep the cases in this SQLite file (implies --store)")
+    triage.add_argument("--lang", choices=("en", "zh"), default="en", help="language of the verdicts")
+    triage.add_argument("--quiet", action="store_true", help="no progress bar")
+    triage.add_argument(
+        "--debug",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="print the traceback of an internal error",
+    )
 
 
 def _output_options(parser: argparse.ArgumentParser) -> None:
@@ -103,6 +136,8 @@ def _run(args: argparse.Namespace) -> int:
 
         launch(port=args.port, example=args.example)
         return EXIT_OK
+    if args.command == "triage":
+        return _triage(args)
     if args.command == "compare":
         report = diagnose(
             args.baseline,
@@ -116,6 +151,49 @@ def _run(args: argparse.Namespace) -> int:
         report = inspect_model(args.model, lang=args.lang)
     _emit(report, args.format, args.output)
     return EXIT_OK
+
+
+def _triage(args: argparse.Namespace) -> int:
+    """Run the batch; the rows go to --out or stdout, a one-line tally to stderr."""
+    from doctor.triage.batch import triage_inbox
+    from doctor.triage.output import output_format, render_rows
+
+    if args.jobs < 1 or not args.timeout > 0:
+        raise InputError("--jobs and --timeout must be positive")
+    out = Path(args.out) if args.out else None
+    fmt = output_format(out) if out is not None else "csv"
+    if out is not None and not out.parent.is_dir():
+        raise InputError("the folder to write the rows to does not exist", path=args.out)
+    book = _case_book(args.db) if args.store or args.db else None
+    inbox, progress = Path(args.inbox), not args.quiet
+    rows = triage_inbox(
+        inbox, jobs=args.jobs, timeout=args.timeout, lang=args.lang, book=book, progress=progress
+    )
+    text = render_rows(rows, fmt)
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        out.write_text(text, encoding="utf-8")
+    print(f"{PROG}: {_tally(rows)}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _case_book(db: str | None) -> CaseBook:
+    """The case book `--db` or the environment names; a temporary one would vanish, so it is refused."""
+    config = AppConfig.from_env()
+    if db is None and config.case_db is None:
+        raise InputError("no case database is configured", expected="PERF_DOCTOR_CASE_DB or --db PATH")
+    return CaseBook.from_config(config, path=db)
+
+
+def _tally(rows: list[dict[str, object]]) -> str:
+    """'9 submissions: 6 diagnosed, 1 error, 2 ambiguous'."""
+    if not rows:
+        return "no submissions found"
+    errors = sum(1 for row in rows if row["kind"] == "error")
+    unclear = sum(1 for row in rows if row["kind"] == "ambiguous")
+    diagnosed = len(rows) - errors - unclear
+    return f"{len(rows)} submissions: {diagnosed} diagnosed, {errors} error, {unclear} ambiguous"
 
 
 def _emit(report: Report, fmt: str, output: str | None) -> None:

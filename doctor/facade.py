@@ -23,7 +23,7 @@ from diagnosis.ingest import read_folder
 from diagnosis.model import Limitation, Run
 from diagnosis.sources import Source, Workspace, materialize
 from diagnosis.symptoms import Symptom
-from doctor import build
+from doctor import build, isolation
 from doctor.i18n import check_lang, t
 from doctor.report import OPERATOR_COLUMN_NAMES, SCHEMA_VERSION, Report
 from doctor.verdict import verdict
@@ -76,14 +76,17 @@ def diagnose(
     progress: Progress | None = None,
     lang: str = "en",
     npu_smi: str | os.PathLike[str] | None = None,
+    isolate: bool = True,
 ) -> Report:
     """Diagnose a pair of profiles (or one profile), optionally with the model's MINDIR.
 
     Each profile is a folder, an archive or a list of uploaded files. `baseline_role` ("first" /
     "second") overrides which run is the baseline (default: the training run). `npu_smi` is the
     output of `npu-smi info` (a path to a text file) taken on the target's device; its clock,
-    temperature and power readings join the target run. Bad input raises
-    diagnosis.errors.InputError with one line for the user.
+    temperature and power readings join the target run. With `isolate` (the default) archives are
+    unpacked and the MINDIR decoded in a child process under memory and time limits (doctor.isolation);
+    False runs them in this process (benchmarks, tests). Bad input raises diagnosis.errors.InputError
+    with one line for the user.
     """
     check_lang(lang)
     if baseline_role not in BASELINE_CHOICES:
@@ -92,11 +95,12 @@ def diagnose(
     if not given:
         if not _given(mindir):
             raise InputError("nothing to diagnose", expected=NOTHING_GIVEN)
-        return inspect_model(mindir, progress=progress, lang=lang)  # type: ignore[arg-type]
+        return inspect_model(mindir, progress=progress, lang=lang, isolate=isolate)  # type: ignore[arg-type]
     step = _stepper(progress, lang)
     with Workspace() as workspace:
         runs = [
-            _read(role if len(given) == 2 else "target", src, workspace, rank, step) for role, src in given
+            _read(role if len(given) == 2 else "target", src, workspace, rank, step, isolate)
+            for role, src in given
         ]
         if npu_smi is not None:
             runs[-1].extras["npu_smi"] = read_npu_smi(npu_smi)
@@ -105,19 +109,25 @@ def diagnose(
         else:
             analysis = _single(runs[0], given[0][0], step, lang)
         if _given(mindir):
-            _add_model(analysis, _load_model(mindir, step))  # type: ignore[arg-type]
+            _add_model(analysis, _load_model(mindir, step, isolate))  # type: ignore[arg-type]
         return _finish(analysis, step)
 
 
 def inspect_model(
-    mindir: str | os.PathLike[str], *, progress: Progress | None = None, lang: str = "en"
+    mindir: str | os.PathLike[str],
+    *,
+    progress: Progress | None = None,
+    lang: str = "en",
+    isolate: bool = True,
 ) -> Report:
-    """Check one MINDIR on its own: export hygiene and fusion chains, ranked like a diagnosis."""
+    """Check one MINDIR on its own: export hygiene and fusion chains, ranked like a diagnosis.
+
+    `isolate` as in `diagnose`: decode the model in a child process under limits (default)."""
     check_lang(lang)
     if mindir is None or not str(mindir).strip():
         raise InputError("no model was given", expected="a .mindir file")
     step = _stepper(progress, lang)
-    model = _load_model(mindir, step)
+    model = _load_model(mindir, step, isolate)
     analysis = _Analysis(kind="mindir", lang=lang)
     _add_model(analysis, model)
     return _finish(analysis, step)
@@ -169,21 +179,25 @@ def read_npu_smi(path: str | os.PathLike[str]) -> Any:
     return frame
 
 
-def _read(role: str, source: Source, workspace: Workspace, rank: int | None, step: _Step) -> Run:
+def _read(
+    role: str, source: Source, workspace: Workspace, rank: int | None, step: _Step, isolate: bool
+) -> Run:
     """Materialise and read one profile; errors name the role so the user knows which input is wrong."""
     step(0.05 if role == "baseline" else 0.25, "p_read_baseline" if role == "baseline" else "p_read_target")
     name = display_name(source)
+    unpack = isolation.materialize if isolate else materialize
     try:
-        folder = materialize(source, workspace)
+        folder = unpack(source, workspace)
         return read_folder(folder, rank=rank, source=name)
     except InputError as error:
         where = f"{role} {error.path}" if error.path else role
         raise InputError(error.problem, path=where, expected=error.expected) from None
 
 
-def _load_model(path: str | os.PathLike[str], step: _Step) -> _Model:
+def _load_model(path: str | os.PathLike[str], step: _Step, isolate: bool) -> _Model:
+    """Decode the MINDIR (in a limited child process when `isolate`), then find chains and hygiene."""
     step(0.6, "p_model")
-    model = graph.load_mindir(path)
+    model = isolation.load_mindir(path) if isolate else graph.load_mindir(path)
     chains = graph.find_chains(model)
     return _Model(model, chains, Path(path).name, graph.hygiene_symptoms(model, chains))
 

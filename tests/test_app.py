@@ -17,7 +17,7 @@ from tests.conftest import CPU, EXAMPLE, RESNET, files_of, free_port
 
 pytestmark = pytest.mark.slow
 
-COMPARE_OUTPUTS = 17
+COMPARE_OUTPUTS = 19  # 17 report parts, the case banner and the case link
 REPORT = -1  # the JSON report is the last output of both endpoints
 
 

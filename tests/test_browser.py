@@ -10,6 +10,7 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
@@ -206,3 +207,34 @@ def test_inspect_tab_shows_model_causes_chains_and_graph(page_en: Page, app_url:
     expect(page.locator("#inspect-verdict")).to_contain_text("resnet50_noweights.mindir: 54 fusion chains")
     expect(page.locator("#inspect-chains").get_by_role("gridcell", name="conv-bn-act")).to_be_visible()
     expect(page.locator("#inspect-plot-chains .js-plotly-plot")).to_be_visible()
+
+
+def test_a_case_link_reopens_the_report_in_a_fresh_page(page_en: Page, app_url: str, browser: Browser):
+    """Diagnose, read the case link shown with the result, open it in a new browser context."""
+    page = page_en
+    _open(page, app_url)
+    _upload_pair(page, EXAMPLE / "baseline", EXAMPLE / "target")
+    page.locator("#run-compare").click()
+    expect(page.locator("#causes")).to_contain_text("precision-mismatch")
+    link_box = page.locator("#case-link input, #case-link textarea").first
+    expect(link_box).to_have_value(re.compile(r"^http://127\.0\.0\.1:\d+/\?case=[A-Za-z0-9_-]{22}$"))
+    link = link_box.input_value()
+    case_id = link.rsplit("=", 1)[1]
+    expect(page.locator("#case-info")).to_contain_text(case_id)
+
+    context = browser.new_context(locale="en-US", viewport={"width": 1400, "height": 1000})
+    fresh = context.new_page()
+    fresh.set_default_timeout(TIMEOUT_MS)
+    dialogs: list[str] = []
+    fresh.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    try:
+        fresh.goto(link)
+        expect(fresh.locator("#causes")).to_contain_text("precision-mismatch")
+        expect(fresh.locator("#verdict")).to_contain_text("Inference")
+        expect(fresh.locator("#case-info")).to_contain_text(f"{case_id} of ")
+        expect(fresh.locator("#plot-ops .js-plotly-plot")).to_be_visible()
+        fresh.goto(f"{app_url}?case={quote(XSS)}")
+        expect(fresh.get_by_text("this is not a case id").first).to_be_visible()
+        assert fresh.evaluate("window.__xss") is None and dialogs == []
+    finally:
+        context.close()

@@ -1,0 +1,214 @@
+"""What a case is: an id, the JSON report (or why there is none), a one-row summary and staff fields.
+
+The store interface (:class:`CaseStore`) is a Protocol so that a server database can replace the embedded
+SQLite one; everything here is plain data shared by every implementation.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
+
+from diagnosis.errors import InputError
+from doctor.text import one_line
+
+STATUSES = ("new", "in progress", "answered")
+# What a submission turned out to be; the last two have no report.
+CASE_KINDS = ("pair", "single", "model", "pair+model", "single+model", "ambiguous", "error")
+NO_CAUSE = "(none)"  # filter value: cases whose verdict names no cause
+ID_BYTES = 16  # 128 random bits -> 22 URL-safe characters
+CASE_ID = re.compile(r"[A-Za-z0-9_-]{22}")
+MAX_NOTE_CHARS = 2000
+MAX_MESSAGE_CHARS = 2000
+_NOTE_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+class CaseNotFound(InputError):
+    """No case has this id (it was never created, has expired or was deleted)."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "no case has this id (it may have expired or been deleted)",
+            expected="the link of a recent diagnosis",
+        )
+
+
+def new_case_id() -> str:
+    """A fresh unguessable case id (22 URL-safe characters)."""
+    return secrets.token_urlsafe(ID_BYTES)
+
+
+def parse_case_id(raw: object) -> str:
+    """The case id in `raw` (from a query string, a form or the CLI), or InputError. The value itself is
+    never echoed back, since it may be anything a visitor typed."""
+    text = raw.strip() if isinstance(raw, str) else ""
+    if not text:
+        raise InputError("no case id was given", expected="the 22-character id of a case link")
+    if not CASE_ID.fullmatch(text):
+        raise InputError("this is not a case id", expected="the 22-character id of a case link")
+    return text
+
+
+def clean_note(note: object) -> str:
+    """A staff note as stored: text without control characters (line breaks kept), at most MAX_NOTE_CHARS."""
+    if not isinstance(note, str):
+        raise InputError("the note must be text")
+    text = _NOTE_CONTROL.sub("", note.replace("\r\n", "\n")).strip()
+    if len(text) > MAX_NOTE_CHARS:
+        raise InputError(f"the note is {len(text)} characters long", expected=f"at most {MAX_NOTE_CHARS}")
+    return text
+
+
+def check_status(status: object) -> str:
+    """`status` if it is one of STATUSES, else InputError listing them."""
+    if status not in STATUSES:
+        raise InputError("unknown case status", expected=" / ".join(STATUSES))
+    return str(status)
+
+
+@dataclass(frozen=True)
+class Upload:
+    """A copy of one uploaded archive or model kept with a case (only when the operator turns it on)."""
+
+    role: str  # baseline / target / mindir / submission
+    name: str
+    data: bytes = field(repr=False)
+
+
+@dataclass(frozen=True)
+class CaseMeta:
+    """What the caller knows about a case besides the report."""
+
+    source: str = ""  # the inputs as the user named them; derived from the report when empty
+    kind: str | None = None  # None: from the report; "ambiguous" / "error" when there is no report
+    message: str = ""  # why there is no report, or how the inputs were understood
+    figure: str | None = None  # the fusion-chain figure as plotly JSON (it is not part of the report)
+    uploads: tuple[Upload, ...] = ()
+    created: datetime | None = None  # default: now
+
+
+@dataclass(frozen=True)
+class CaseSummary:
+    """One row of the triage table."""
+
+    case_id: str
+    created: datetime  # UTC
+    updated: datetime  # UTC
+    source: str
+    kind: str
+    layouts: str
+    verdict: str
+    top_cause: str | None
+    severity: str | None
+    confidence: float | None
+    recoverable_ms: float | None
+    status: str
+    note: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Case:
+    """A stored case: its summary, the JSON report (None when the submission was not diagnosed), the
+    chain figure and the names of the kept uploads."""
+
+    summary: CaseSummary
+    report: dict[str, Any] | None
+    figure: str | None = None
+    uploads: tuple[tuple[str, str, int], ...] = ()  # (role, name, size in bytes)
+
+
+@dataclass(frozen=True)
+class CaseFilter:
+    """Which cases to list; None (or "") means any. `top_cause` NO_CAUSE selects cases without a cause."""
+
+    top_cause: str | None = None
+    severity: str | None = None
+    status: str | None = None
+
+
+class CaseStore(Protocol):
+    """Where cases are kept. Implementations must be safe to use from several threads and processes."""
+
+    def put(self, report: Mapping[str, Any] | None, meta: CaseMeta) -> str:
+        """Store a new case; returns its id."""
+        ...
+
+    def get(self, case_id: str) -> Case | None:
+        """The case, or None when there is none with this id."""
+        ...
+
+    def list(self, filters: CaseFilter | None = None, limit: int = 200) -> list[CaseSummary]:
+        """Summaries of matching cases, newest first."""
+        ...
+
+    def update(self, case_id: str, *, note: str | None = None, status: str | None = None) -> CaseSummary:
+        """Change the staff fields given; CaseNotFound for an unknown id."""
+        ...
+
+    def delete(self, case_id: str) -> bool:
+        """Remove a case and its uploads; False when there was none."""
+        ...
+
+    def purge_older_than(self, cutoff: datetime) -> int:
+        """Remove every case created before `cutoff`; returns how many."""
+        ...
+
+    def read_upload(self, case_id: str, role: str, name: str) -> bytes | None:
+        """The bytes of one kept upload, or None."""
+        ...
+
+
+def summarize(report: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The triage columns a report determines: kind, layouts, verdict, top cause with its severity and
+    confidence, recoverable time and the input names. Empty values without a report."""
+    if report is None:
+        return {
+            "source": "",
+            "kind": "error",
+            "layouts": "",
+            "verdict": "",
+            "top_cause": None,
+            "severity": None,
+            "confidence": None,
+            "recoverable_ms": None,
+        }
+    verdict = report.get("verdict") or {}
+    top = verdict.get("top_cause")
+    cause = next((c for c in report.get("causes", []) if c.get("id") == top), {})
+    return {
+        "source": _source(report.get("inputs", [])),
+        "kind": report_kind(report),
+        "layouts": ", ".join(_layouts(report.get("inputs", []))),
+        "verdict": one_line(verdict.get("text", "")),
+        "top_cause": top,
+        "severity": cause.get("severity"),
+        "confidence": cause.get("confidence"),
+        "recoverable_ms": verdict.get("recoverable_ms_per_step"),
+    }
+
+
+def report_kind(report: Mapping[str, Any]) -> str:
+    """pair / single / model, with "+model" when a MINDIR came with the profiles."""
+    kind = {"pair": "pair", "single": "single", "mindir": "model"}.get(str(report.get("kind")), "error")
+    with_model = any(item.get("kind") == "mindir" for item in report.get("inputs", []))
+    return f"{kind}+model" if with_model and kind in ("pair", "single") else kind
+
+
+def _layouts(inputs: list[Mapping[str, Any]]) -> list[str]:
+    """Distinct profile layouts in input order, then "mindir" when a model was given."""
+    found: list[str] = []
+    for item in inputs:
+        layout = "mindir" if item.get("kind") == "mindir" else item.get("layout")
+        if layout and layout not in found:
+            found.append(str(layout))
+    return sorted(found, key=lambda name: name == "mindir")
+
+
+def _source(inputs: list[Mapping[str, Any]]) -> str:
+    """'baseline: a.zip · target: 12 files · mindir: net.mindir'."""
+    return " · ".join(f"{item.get('role')}: {one_line(item.get('name', ''))}" for item in inputs)

@@ -1,0 +1,243 @@
+"""What the Triage tab and the batch CLI show: one row per case with the same columns everywhere, the
+counts per top cause, filters, and a stored case turned back into a Report.
+
+Display tables use text and number columns only (gr.Dataframe escapes text); the Markdown built here (case
+banners and confirmations) escapes every value.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+import pandas as pd
+import plotly.io
+
+from diagnosis.errors import InputError
+from doctor.cases import NO_CAUSE, STATUSES, Case, CaseBook, CaseFilter, CaseSummary
+from doctor.cases.book import Given
+from doctor.i18n import t
+from doctor.report import SCHEMA_VERSION, Report
+from doctor.text import md_code, md_text
+from doctor.views import Table
+from knowledge import SEVERITIES, load_rules
+
+# (column, gr.Dataframe datatype): the triage table, the CSV and the JSON rows all use these.
+TRIAGE_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("when", "str"),
+    ("case", "str"),
+    ("submission", "str"),
+    ("kind", "str"),
+    ("layouts", "str"),
+    ("verdict", "str"),
+    ("top_cause", "str"),
+    ("severity", "str"),
+    ("confidence", "number"),
+    ("recoverable_ms", "number"),
+    ("status", "str"),
+    ("note", "str"),
+    ("message", "str"),
+)
+COLUMN_NAMES = tuple(name for name, _ in TRIAGE_COLUMNS)
+GROUP_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("top_cause", "str"),
+    ("cases", "number"),
+    *((status, "number") for status in STATUSES),
+    ("worst_severity", "str"),
+    ("latest", "str"),
+)
+ANY = ""  # filter value meaning "any"
+LOG = logging.getLogger("perf_doctor.triage")
+
+
+class TriageDenied(InputError):
+    """The user may not see or change the case list."""
+
+    def __init__(self) -> None:
+        super().__init__("the case list is for support staff only", expected="a staff login")
+
+
+def when_text(moment: datetime) -> str:
+    """A UTC time as sortable text, e.g. '2026-01-31 14:05:09Z'."""
+    return moment.strftime("%Y-%m-%d %H:%M:%SZ")
+
+
+def summary_row(summary: CaseSummary) -> dict[str, Any]:
+    """One triage row (TRIAGE_COLUMNS keys) from a stored case."""
+    return {
+        "when": when_text(summary.created),
+        "case": summary.case_id,
+        "submission": summary.source,
+        "kind": summary.kind,
+        "layouts": summary.layouts,
+        "verdict": summary.verdict,
+        "top_cause": summary.top_cause,
+        "severity": summary.severity,
+        "confidence": summary.confidence,
+        "recoverable_ms": summary.recoverable_ms,
+        "status": summary.status,
+        "note": summary.note,
+        "message": summary.message,
+    }
+
+
+def rows_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+    """Triage rows as a DataFrame with exactly TRIAGE_COLUMNS: numbers as floats (rounded), text as str."""
+    frame = pd.DataFrame(list(rows), columns=list(COLUMN_NAMES))
+    for name, kind in TRIAGE_COLUMNS:
+        if kind == "number":
+            frame[name] = pd.to_numeric(frame[name], errors="coerce").astype("float64").round(3)
+        else:
+            frame[name] = frame[name].map(lambda v: "" if v is None or v != v else str(v)).astype(object)
+    return frame
+
+
+def triage_table(summaries: Sequence[CaseSummary]) -> Table:
+    """The triage table for gr.Dataframe (missing numbers shown empty)."""
+    frame = rows_frame(summary_row(s) for s in summaries)
+    for name, kind in TRIAGE_COLUMNS:
+        if kind == "number":
+            frame[name] = frame[name].astype(object).where(frame[name].notna(), None)
+    return Table(frame, [kind for _, kind in TRIAGE_COLUMNS])
+
+
+def cause_groups(summaries: Sequence[CaseSummary]) -> Table:
+    """Cases per top cause, with counts per status, the worst severity and the latest case: a problem
+    that many users hit stands out at the top."""
+    groups: dict[str, list[CaseSummary]] = {}
+    for summary in summaries:
+        groups.setdefault(summary.top_cause or NO_CAUSE, []).append(summary)
+    rows = []
+    for cause, items in groups.items():
+        rank = max((SEVERITIES.index(s.severity) for s in items if s.severity in SEVERITIES), default=None)
+        rows.append(
+            [
+                cause,
+                len(items),
+                *(sum(1 for s in items if s.status == status) for status in STATUSES),
+                "" if rank is None else SEVERITIES[rank],
+                when_text(max(s.created for s in items)),
+            ]
+        )
+    rows.sort(key=lambda row: (-row[1], row[0] == NO_CAUSE, row[0]))
+    frame = pd.DataFrame(rows, columns=[name for name, _ in GROUP_COLUMNS])
+    return Table(frame, [kind for _, kind in GROUP_COLUMNS])
+
+
+# ------------------------------------------------------------------------------------------- filters
+
+
+def cause_choices() -> list[str]:
+    """Cause filter values: any, every rule id of the knowledge base, and "no cause"."""
+    return [ANY, *(rule.id for rule in load_rules()), NO_CAUSE]
+
+
+def read_filters(cause: str | None, severity: str | None, status: str | None) -> CaseFilter:
+    """A CaseFilter from the tab's (or an API client's) values; unknown values are an InputError."""
+    cause, severity, status = (value or ANY for value in (cause, severity, status))
+    if cause not in cause_choices():
+        raise InputError("unknown cause to filter by", expected="a rule id of the Rules tab or (none)")
+    if severity and severity not in SEVERITIES:
+        raise InputError("unknown severity to filter by", expected=", ".join(SEVERITIES))
+    if status and status not in STATUSES:
+        raise InputError("unknown status to filter by", expected=" / ".join(STATUSES))
+    return CaseFilter(top_cause=cause or None, severity=severity or None, status=status or None)
+
+
+def read_limit(limit: float | None, default: int = 200) -> int:
+    """How many cases to list: a positive whole number (default when empty)."""
+    if limit is None:
+        return default
+    if limit != limit or limit < 1 or int(limit) != limit:
+        raise InputError("the number of cases to show must be a positive whole number")
+    return int(limit)
+
+
+def selection(row: Sequence[Any] | None) -> tuple[str, str, str]:
+    """(case id, status, note) of a clicked triage row, so staff can open or annotate that case."""
+    if not row or len(row) != len(COLUMN_NAMES):
+        return "", STATUSES[0], ""
+    values = dict(zip(COLUMN_NAMES, row, strict=True))
+    status = values["status"] if values["status"] in STATUSES else STATUSES[0]
+    return str(values["case"] or ""), status, str(values["note"] or "")
+
+
+# ------------------------------------------------------------------------------------------ reopening
+
+
+def case_report(case: Case) -> Report:
+    """The stored report with its chain figure, ready for the app's result views. A submission that was
+    not diagnosed, or a report of another schema version, is an InputError saying so."""
+    if case.report is None:
+        reason = case.summary.message or "no reason was recorded"
+        raise InputError(f"this submission was not diagnosed ({case.summary.kind}: {reason})")
+    version = case.report.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise InputError(
+            f"this case was stored with report schema {version}; this version shows schema {SCHEMA_VERSION}"
+        )
+    figure = None if case.figure is None else plotly.io.from_json(case.figure)
+    return Report(data=case.report, chain_figure=figure)
+
+
+def saved_banner(case_id: str, lang: str, retention_days: int) -> str:
+    """The Markdown line above a new result: its case id and how long the link works."""
+    key = "case_saved" if retention_days > 0 else "case_saved_forever"
+    return t(key, lang, case=md_code(case_id), days=retention_days)
+
+
+def reopened_banner(summary: CaseSummary, lang: str) -> str:
+    """The Markdown line above a reopened result: case id, when it was created, status and note."""
+    return t(
+        "case_reopened",
+        lang,
+        case=md_code(summary.case_id),
+        when=md_text(when_text(summary.created)),
+        status=md_text(summary.status),
+        note=md_text(summary.note) if summary.note else "—",
+    )
+
+
+# ------------------------------------------------------------------------------- what the app calls
+
+
+def record_case(book: CaseBook, report: Report, given: Given, base_url: str | None) -> tuple[str, str]:
+    """Keep a fresh diagnosis as a case: (banner Markdown, link). A storage failure does not hide the
+    diagnosis: the banner says the case was not saved and the link is empty."""
+    try:
+        case_id = book.record(report, given=given)
+    except InputError as error:
+        LOG.warning("case not saved: %s", error.message)
+        return t("case_not_saved", report.lang, error=md_text(error.message)), ""
+    return saved_banner(case_id, report.lang, book.retention_days), book.link(case_id, base_url)
+
+
+def reopen_case(book: CaseBook, raw_id: object, lang: str, base_url: str | None) -> tuple[Report, str, str]:
+    """The report of a case link: (report, banner Markdown, link); InputError for a malformed, unknown
+    or undiagnosed case."""
+    case = book.open(raw_id)
+    report = case_report(case)
+    link = book.link(case.summary.case_id, base_url)
+    return report, reopened_banner(case.summary, lang), link
+
+
+def list_cases(
+    book: CaseBook, cause: str | None, severity: str | None, status: str | None, limit: float | None
+) -> tuple[Table, Table]:
+    """The triage table and the counts per top cause for the tab's filters."""
+    summaries = book.list(read_filters(cause, severity, status), read_limit(limit))
+    return triage_table(summaries), cause_groups(summaries)
+
+
+def save_case(book: CaseBook, raw_id: object, status: str, note: str | None, lang: str) -> str:
+    """Set a case's status and note; returns the confirmation line (Markdown, escaped)."""
+    summary = book.update(raw_id, note=note or "", status=status)
+    return t("case_updated", lang, case=md_code(summary.case_id), status=md_text(summary.status))
+
+
+def delete_case(book: CaseBook, raw_id: object, lang: str) -> str:
+    """Delete a case; returns the confirmation line."""
+    book.delete(raw_id)
+    return t("case_deleted", lang, case=md_code(str(raw_id).strip()))

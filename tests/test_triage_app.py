@@ -1,0 +1,178 @@
+"""Cases and the Triage tab through the app's API (gradio_client against the app launched in-process):
+every diagnosis gets a case link, and staff list, filter, group, annotate, open and delete cases."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from gradio_client import Client, handle_file
+from gradio_client.exceptions import AppError
+
+import app
+from doctor.cases import SqliteCaseStore
+from doctor.config import AppConfig
+from tests.conftest import CPU, MINDIR, XSS, files_of, free_port
+
+pytestmark = pytest.mark.slow
+
+REPORT, LINK, BANNER = -1, -2, -3  # the last outputs of /compare and /inspect
+MODEL = MINDIR / "conv_bn_relu_eval.mindir"
+
+
+def _launch(config: AppConfig) -> tuple[object, str]:
+    demo = app.build_demo(config)
+    _, url, _ = demo.launch(
+        server_name="127.0.0.1",
+        server_port=free_port(),
+        prevent_thread_lock=True,
+        quiet=True,
+        **app.launch_kwargs(config),
+    )
+    return demo, url
+
+
+@pytest.fixture(scope="module")
+def triage_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """The app with the Triage tab on (no login: a private network) and its case database."""
+    db = tmp_path_factory.mktemp("cases") / "cases.sqlite3"
+    demo, url = _launch(AppConfig(triage="on", case_db=str(db)))
+    yield url, db
+    demo.close()
+
+
+@pytest.fixture(scope="module")
+def client(triage_app: tuple[str, Path]) -> Client:
+    return Client(triage_app[0], verbose=False, analytics_enabled=False)
+
+
+@pytest.fixture(scope="module")
+def cases(client: Client) -> dict[str, str]:
+    """Three diagnoses run through the API: case id by name."""
+    found = {}
+    for name, baseline, target in (("amp", "train_amp_o2_graph", "infer_fp32_graph"),
+                                   ("pynative", None, "infer_fp32_pynative")):  # fmt: skip
+        result = client.predict(
+            [handle_file(p) for p in files_of(CPU / baseline)] if baseline else [],
+            [handle_file(p) for p in files_of(CPU / target)],
+            None,
+            None,
+            "auto",
+            api_name="/compare",
+        )
+        found[name] = result[LINK].rsplit("case=", 1)[1]
+    found["model"] = client.predict(handle_file(str(MODEL)), api_name="/inspect")[LINK].rsplit("=", 1)[1]
+    return found
+
+
+def _rows(table: dict) -> list[dict]:
+    value = table["value"]
+    return [dict(zip(value["headers"], row, strict=True)) for row in value["data"]]
+
+
+def listing(client: Client, cause: str = "", severity: str = "", status: str = "") -> tuple[list, list]:
+    table, groups = client.predict(cause, severity, status, 200, api_name="/triage_list")
+    assert set(table["datatype"]) <= {"str", "number"} and set(groups["datatype"]) <= {"str", "number"}
+    return _rows(table), _rows(groups)
+
+
+def test_every_diagnosis_gets_a_case_and_a_link_that_reopens_it(client, triage_app):
+    url, db = triage_app
+    result = client.predict(handle_file(str(MODEL)), api_name="/inspect")
+    case_id = result[LINK].rsplit("case=", 1)[1]
+    assert result[LINK] == f"{url.rstrip('/')}/?case={case_id}"
+    assert result[BANNER] == f"Case `{case_id}` saved: the link below reopens this report for 30 days."
+    assert SqliteCaseStore(db).get(case_id).report == result[REPORT]
+    opened = client.predict(case_id, api_name="/open_case")
+    assert opened[REPORT] == result[REPORT] and opened[LINK] == result[LINK]
+    assert opened[BANNER].startswith(f"Case `{case_id}` of ") and "status: new" in opened[BANNER]
+
+
+def test_triage_list_shows_recent_cases_with_their_columns_and_groups(client, cases):
+    rows, groups = listing(client)
+    by_case = {row["case"]: row for row in rows}
+    assert set(cases.values()) <= set(by_case)
+    amp = by_case[cases["amp"]]
+    assert (amp["kind"], amp["layouts"], amp["top_cause"], amp["severity"], amp["status"]) == (
+        "pair",
+        "cpu-ms",
+        "precision-mismatch",
+        "high",
+        "new",
+    )
+    assert amp["submission"] == "baseline: 5 files · target: 5 files"
+    assert by_case[cases["pynative"]]["kind"] == "single" and by_case[cases["model"]]["kind"] == "model"
+    assert [row["when"] for row in rows] == sorted((row["when"] for row in rows), reverse=True)
+    counts = {group["top_cause"]: group["cases"] for group in groups}
+    assert counts["precision-mismatch"] == sum(1 for row in rows if row["top_cause"] == "precision-mismatch")
+    assert sum(counts.values()) == len(rows)
+
+
+def test_filters_by_cause_severity_and_status(client, cases):
+    rows, groups = listing(client, cause="precision-mismatch")
+    assert rows and all(row["top_cause"] == "precision-mismatch" for row in rows)
+    assert [group["top_cause"] for group in groups] == ["precision-mismatch"]
+    assert cases["amp"] in {row["case"] for row in rows}
+    rows, _ = listing(client, severity="high")
+    assert rows and all(row["severity"] == "high" for row in rows)
+    with pytest.raises(AppError, match="severe is not in the list of choices"):  # Gradio checks choices
+        client.predict("", "severe", "", 200, api_name="/triage_list")
+
+
+def test_staff_set_status_and_note_and_filter_by_status(client, cases):
+    message, table, _ = client.predict(
+        cases["pynative"], "answered", XSS, "", "", "", 200, api_name="/triage_update"
+    )
+    assert message == f"Case `{cases['pynative']}` saved: answered."
+    row = next(row for row in _rows(table) if row["case"] == cases["pynative"])
+    assert (row["status"], row["note"]) == ("answered", XSS)
+    rows, _ = listing(client, status="answered")
+    assert [row["case"] for row in rows] == [cases["pynative"]]
+    with pytest.raises(AppError, match=r"'closed' .* is not in the list of choices"):
+        client.predict(cases["pynative"], "closed", "", "", "", "", 200, api_name="/triage_update")
+
+
+def test_a_deleted_case_is_gone_for_its_link_too(client, triage_app):
+    result = client.predict(handle_file(str(MODEL)), api_name="/inspect")
+    case_id = result[LINK].rsplit("=", 1)[1]
+    message, table, _ = client.predict(case_id, "", "", "", 200, api_name="/triage_delete")
+    assert message == f"Case `{case_id}` deleted."
+    assert case_id not in {row["case"] for row in _rows(table)}
+    with pytest.raises(AppError, match="no case has this id"):
+        client.predict(case_id, api_name="/open_case")
+
+
+def test_malformed_and_unknown_ids_are_one_clear_message(client):
+    for bad, problem in [(XSS, "this is not a case id"), ("", "no case id was given"),
+                         ("A" * 22, "no case has this id")]:  # fmt: skip
+        with pytest.raises(AppError, match=problem):
+            client.predict(bad, api_name="/open_case")
+        with pytest.raises(AppError, match=problem):
+            client.predict(bad, "answered", "", "", "", "", 200, api_name="/triage_update")
+
+
+def test_the_public_app_has_no_case_list(app_url):
+    """Without a login (and without PERF_DOCTOR_TRIAGE=on) nobody can list other users' cases."""
+    api = Client(app_url, verbose=False, analytics_enabled=False).view_api(
+        print_info=False, return_format="dict"
+    )["named_endpoints"]
+    assert {"/compare", "/inspect"} <= set(api)
+    assert not {"/triage_list", "/triage_update", "/triage_delete", "/open_case"} & set(api)
+
+
+def test_only_staff_users_may_triage(tmp_path):
+    env = {"PERF_DOCTOR_USERS": "ann:pw-ann,bob:pw-bob", "PERF_DOCTOR_STAFF": "ann"}
+    config = AppConfig.from_env({**env, "PERF_DOCTOR_CASE_DB": str(tmp_path / "cases.sqlite3")})
+    demo, url = _launch(config)
+    try:
+        staff = Client(url, auth=("ann", "pw-ann"), verbose=False, analytics_enabled=False)
+        table, _ = staff.predict("", "", "", 200, api_name="/triage_list")
+        assert table["value"]["data"] == []
+        user = Client(url, auth=("bob", "pw-bob"), verbose=False, analytics_enabled=False)
+        with pytest.raises(AppError, match="for support staff only"):
+            user.predict("", "", "", 200, api_name="/triage_list")
+        with pytest.raises(AppError, match="for support staff only"):
+            user.predict("A" * 22, "answered", "", "", "", "", 200, api_name="/triage_update")
+    finally:
+        demo.close()
