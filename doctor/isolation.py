@@ -89,7 +89,7 @@ class Task:
 
     subject: str  # e.g. "model.mindir"
     failure: str  # e.g. "the model could not be decoded"
-    writes_files: bool = False  # False: the child may not create or grow any file (RLIMIT_FSIZE=0)
+    writes_files: bool = False  # False: the child cannot write a byte to any file (RLIMIT_FSIZE=0)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -174,7 +174,7 @@ def _answer(task: Task, limits: IsolationLimits, code: int | str, stdout: bytes,
     if code == -signal.SIGXCPU:
         raise _overrun(task, f"within {limits.cpu_s:g} s of CPU time", "cpu_s")
     if isinstance(code, int) and code < 0:
-        raise _crash(task, code, stderr)
+        raise _crash(task, code, limits)
     raise IsolationError(f"{task.failure}: the isolated process exited with {code}: {_last_line(stderr)}")
 
 
@@ -187,14 +187,20 @@ def _overrun(task: Task, within: str, field: str) -> InputError:
     )
 
 
-def _crash(task: Task, code: int, stderr: bytes) -> InputError:
-    """The child was stopped by a signal (a decoder crash or the system's out-of-memory killer)."""
+def _crash(task: Task, code: int, limits: IsolationLimits) -> InputError:
+    """The child was stopped by a signal. C code that finds no memory under RLIMIT_AS often crashes
+    (SIGSEGV, SIGABRT) instead of raising MemoryError, and the kernel's out-of-memory killer sends
+    SIGKILL, so the message names the memory limit as the likely cause."""
     try:
         name = signal.Signals(-code).name
     except ValueError:
         name = f"signal {-code}"
-    detail = "out of memory" if b"MemoryError" in stderr or b"bad_alloc" in stderr else name
-    return InputError(f"{task.failure}: the decoder stopped ({detail})", path=task.subject)
+    return InputError(
+        f"{task.failure}: the decoder stopped ({name}), perhaps for lack of memory "
+        f"(limit {limits.memory_mb:g} MB)",
+        path=task.subject,
+        expected=f"a smaller input (the operator can raise {env_name(ISOLATION_PREFIX + 'memory_mb')})",
+    )
 
 
 def _tail(data: bytes, lines: int = 30) -> str:
@@ -203,6 +209,7 @@ def _tail(data: bytes, lines: int = 30) -> str:
 
 
 def _last_line(data: bytes) -> str:
+    """The last line of the child's stderr, for a one-line internal error."""
     lines = data.decode("utf-8", "replace").strip().splitlines()
     return lines[-1][:300] if lines else "no output"
 
@@ -299,6 +306,7 @@ def load_mindir(path: str | os.PathLike[str], *, limits: IsolationLimits | None 
 
 
 def _load_mindir_child(path: str) -> Any:
+    """Runs in the child: graph is imported there, not in this module."""
     import graph
 
     return graph.load_mindir(path)
@@ -313,11 +321,12 @@ def materialize(
 ) -> Path:
     """diagnosis.sources.materialize with extraction in a child writing into `workspace`.
 
-    A plain folder is passed through in-process (nothing is decoded); everything else is extracted by
-    the child into a new folder of the caller's workspace, which removes it like any other content."""
+    A plain folder is passed through and an empty source refused in-process (nothing is decoded);
+    everything else is extracted by the child into a new folder of the caller's workspace, which removes
+    it like any other content."""
     from diagnosis.sources import materialize as materialize_here
 
-    if isinstance(source, (str, os.PathLike)) and os.path.isdir(source):
+    if not source or (isinstance(source, (str, os.PathLike)) and os.path.isdir(source)):
         return materialize_here(source, workspace, budget=budget)
     budget = budget if budget is not None else Limits.from_env()
     task = Task(subject=_subject(source), failure="the upload could not be unpacked", writes_files=True)
@@ -329,10 +338,10 @@ def materialize(
     return result
 
 
-def _plain(path: str | os.PathLike[str]) -> str:
-    """A path as a plain str: web frameworks pass str subclasses whose pickles would import them in the
-    child (Gradio's upload paths would import all of Gradio there)."""
-    return str(os.fspath(path)) if isinstance(path, (str, os.PathLike)) else path
+def _plain(item: Any) -> Any:
+    """A path as a plain str (anything else unchanged, for the child to refuse): web frameworks pass str
+    subclasses whose pickles would import them in the child (Gradio's paths would import all of Gradio)."""
+    return str(os.fspath(item)) if isinstance(item, (str, os.PathLike)) else item
 
 
 def _subject(source: Source) -> str:
@@ -340,7 +349,7 @@ def _subject(source: Source) -> str:
     if isinstance(source, (str, os.PathLike)):
         return Path(source).name or str(source)
     items = list(source)
-    return Path(items[0]).name if len(items) == 1 else f"{len(items)} files"
+    return Path(str(items[0])).name if len(items) == 1 else f"{len(items)} files"
 
 
 class _BorrowedWorkspace(Workspace):
@@ -359,6 +368,7 @@ class _BorrowedWorkspace(Workspace):
 
 
 def _materialize_child(source: Source, root: str, budget: Limits) -> str:
+    """Runs in the child: extract into the parent's workspace folder `root`."""
     from diagnosis.sources import materialize as materialize_here
 
     return str(materialize_here(source, _BorrowedWorkspace(Path(root)), budget=budget))

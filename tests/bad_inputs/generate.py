@@ -1,0 +1,817 @@
+"""Write the bad-input corpus (``corpus/``) and its manifest (``manifest.json``) from damaged real fixtures.
+
+Run from the repository root:  .venv/bin/python tests/bad_inputs/generate.py
+
+Every case starts from a real fixture (MindSpore 2.10 CPU profiles, the Ascend fixtures, the exported
+MINDIR files) and damages one thing. The output is deterministic (fixed archive timestamps, gzip mtime 0),
+so regenerating leaves git clean. Cases that git cannot hold or that are too large to commit (an empty
+folder, 100,000 archive members, a sparse MINDIR over 2 GiB) are marked ``"runtime": true`` and built at
+test time by :func:`build` into a temporary folder.
+
+Each manifest entry: ``name``, ``kind`` (folder / archive / mindir), ``call`` (``compare``: the input is
+the target, ``baseline`` is a good fixture; ``inspect``: a model on its own), ``input`` (relative to
+corpus/), ``outcome`` (``error`` with ``match``, a regex of the one-line message; ``partial``: a report
+whose warnings match every regex of ``warnings``; ``report``: a report), optional ``payload`` (text that
+must never appear unescaped in HTML or Markdown output), ``formula`` (operator names that a spreadsheet
+would run), ``app`` (overrides for the web app, whose folder upload loses sub-folders) and ``known_bug``
+(the expected outcome is not met yet; the test fails if it suddenly is, so the note gets removed).
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+import re
+import shutil
+import stat
+import sys
+import tarfile
+import warnings
+import zipfile
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+if str(ROOT) not in sys.path:  # run as a script: make the project and tests importable
+    sys.path.insert(0, str(ROOT))
+
+from graph import schema  # noqa: E402
+from tests.conftest import XSS, poison_profile  # noqa: E402
+from tests.test_graph_malformed import _nested  # noqa: E402 - the hand-written deep-nesting MINDIR
+
+CORPUS = HERE / "corpus"
+MANIFEST = HERE / "manifest.json"
+CPU = ROOT / "tests" / "fixtures" / "cpu"
+ASCEND = ROOT / "tests" / "fixtures" / "ascend"
+MINDIR = ROOT / "tests" / "fixtures" / "mindir"
+CPU_TARGET = CPU / "infer_fp32_graph"
+CPU_BASELINE = "tests/fixtures/cpu/train_amp_o2_graph"
+ASCEND_TARGET = ASCEND / "level1" / "infer"
+ASCEND_BASELINE = "tests/fixtures/ascend/level1/train"
+MODEL = MINDIR / "conv_bn_relu_eval.mindir"
+ESCAPE = "PERF_DOCTOR_ESCAPE_MARKER"  # the name every escaping member tries to write
+ZIP_TIME = (1980, 1, 1, 0, 0, 0)
+BOMB_BYTES = 64 * 1024 * 1024  # zeros: about 64 KiB compressed, over 1000:1
+MARKDOWN = "**bold**_em_[link](http://example.invalid)|pipe|`tick`#h ~~s~~ $x$"
+FORMULAS = ("=HYPERLINK(1+2)", "+SUM(1+1)", "@SUM(1)", "-2+3")
+MODEL_PAYLOAD = f"Default/{XSS}/{MARKDOWN}/=HYPERLINK(1)/Conv2D-op0"
+
+
+@dataclass
+class Case:
+    """One kind of bad input and what every entry point must make of it."""
+
+    name: str
+    kind: str  # folder | archive | mindir
+    call: str  # compare | inspect
+    outcome: str  # error | partial | report
+    match: str = ""
+    warnings: list[str] = field(default_factory=list)
+    baseline: str | None = None
+    input: str | None = None
+    runtime: bool = False
+    payload: str | None = None
+    formula: bool = False
+    app: dict[str, str | None] = field(default_factory=dict)
+    known_bug: str | None = None
+    note: str = ""
+
+
+Builder = Callable[[Path], Path]
+CASES: list[tuple[Case, Builder]] = []
+
+
+def case(**spec: Any) -> Callable[[Builder], Builder]:
+    """Register a builder: it writes the damaged input below the folder it is given and returns it."""
+
+    def register(build: Builder) -> Builder:
+        CASES.append((Case(**spec), build))
+        return build
+
+    return register
+
+
+# --------------------------------------------------------------------------------------------------
+# Helpers
+
+
+def cpu_copy(dest: Path, source: Path = CPU_TARGET) -> Path:
+    """A copy of a real CPU profile; returns the copy's root folder."""
+    shutil.copytree(source, dest)
+    return dest
+
+
+def framework(folder: Path, name: str) -> Path:
+    """A file of the FRAMEWORK folder of the (only) run root below `folder`."""
+    return next(folder.glob("*_ascend_ms")) / "FRAMEWORK" / name
+
+
+def rewrite(path: Path, edit: Callable[[str], str]) -> None:
+    """Replace a text file's content by edit(content)."""
+    path.write_text(edit(path.read_text(encoding="utf-8")), encoding="utf-8")
+
+
+def durations(count: int | None, value: Callable[[str], str]) -> Callable[[str], str]:
+    """An edit of cpu_op_execute_timestamp text that replaces the first `count` launch durations."""
+    launch = re.compile(r"(\d{19}),([0-9.]+),0")
+    return lambda text: launch.sub(lambda m: f"{m.group(1)},{value(m.group(2))},0", text, count=count or 0)
+
+
+def truncate(path: Path, keep: float = 0.5) -> None:
+    """Cut a file at `keep` of its length (mid-row for any real table)."""
+    data = path.read_bytes()
+    path.write_bytes(data[: int(len(data) * keep)])
+
+
+def drop_column(path: Path, column: str) -> None:
+    """Remove one column of a simple CSV (no quoted commas)."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    index = lines[0].split(",").index(column)
+    kept = [",".join(part for i, part in enumerate(line.split(",")) if i != index) for line in lines]
+    path.write_text("\n".join(kept) + "\n", encoding="utf-8")
+
+
+def write_zip(path: Path, members: list[tuple[str, bytes, int]], method: int = zipfile.ZIP_DEFLATED) -> Path:
+    """A deterministic zip of (name, data, unix mode) members; names are written exactly as given."""
+    with zipfile.ZipFile(path, "w", method) as archive:
+        for name, data, mode in members:
+            info = zipfile.ZipInfo(name, date_time=ZIP_TIME)
+            info.create_system, info.external_attr = 3, mode << 16
+            archive.writestr(info, data, compress_type=method, compresslevel=9)
+    return path
+
+
+def tar_info(name: str, size: int = 0, kind: bytes = tarfile.REGTYPE, link: str = "") -> tarfile.TarInfo:
+    """A tar header with fixed owner and time."""
+    info = tarfile.TarInfo(name)
+    info.size, info.type, info.linkname, info.mtime, info.mode = size, kind, link, 0, 0o644
+    return info
+
+
+def write_tar(path: Path, members: list[tuple[tarfile.TarInfo, bytes]], compressed: bool = True) -> Path:
+    """A deterministic tar or tar.gz (gzip mtime 0) of (header, data) members."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as archive:
+        for info, data in members:
+            archive.addfile(info, io.BytesIO(data) if info.isreg() else None)
+    raw = buffer.getvalue()
+    if compressed:
+        with path.open("wb") as out, gzip.GzipFile(filename="", mode="wb", fileobj=out, mtime=0) as gz:
+            gz.write(raw)
+    else:
+        path.write_bytes(raw)
+    return path
+
+
+def folder_members(folder: Path, prefix: str) -> list[tuple[str, bytes, int]]:
+    """Every file below a folder as zip members under `prefix`/."""
+    files = sorted(p for p in folder.rglob("*") if p.is_file())
+    return [(f"{prefix}/{p.relative_to(folder).as_posix()}", p.read_bytes(), 0o100644) for p in files]
+
+
+def good_members() -> list[tuple[str, bytes, int]]:
+    """The real infer_fp32_graph profile as archive members."""
+    return folder_members(CPU_TARGET, CPU_TARGET.name)
+
+
+def model_proto() -> Any:
+    """The real conv-bn-relu export, decoded with the project's own schema."""
+    return schema.model_class().FromString(MODEL.read_bytes())
+
+
+# --------------------------------------------------------------------------------------------------
+# Profile folders: CPU (compared with a good CPU baseline)
+
+CPU_PAIR = {"kind": "folder", "call": "compare", "baseline": CPU_BASELINE}
+NOT_PROFILE = r"not profiler output|none of the \d+ files is a known profiler file"
+
+
+@case(
+    name="folder_empty",
+    outcome="error",
+    match=NOT_PROFILE,
+    runtime=True,
+    **CPU_PAIR,
+    app={"outcome": "report", "note": "an empty folder uploads nothing: the baseline is diagnosed alone"},
+)
+def _folder_empty(dest: Path) -> Path:
+    dest.mkdir()
+    return dest
+
+
+@case(name="folder_wrong_layout", outcome="error", match=NOT_PROFILE, **CPU_PAIR)
+def _wrong_layout(dest: Path) -> Path:
+    dest.mkdir()
+    for path in sorted(CPU_TARGET.rglob("*.*")):
+        shutil.copy(path, dest / f"export_{path.stem}.dat")
+    return dest
+
+
+@case(name="csv_truncated", outcome="error", match=r"cpu_op_detail_info_0\.csv: unreadable CSV", **CPU_PAIR)
+def _csv_truncated(dest: Path) -> Path:
+    truncate(framework(cpu_copy(dest), "cpu_op_detail_info_0.csv"))
+    return dest
+
+
+@case(
+    name="txt_truncated",
+    outcome="error",
+    match="cpu_op_execute_timestamp_0.txt: malformed launch",
+    **CPU_PAIR,
+)
+def _txt_truncated(dest: Path) -> Path:
+    truncate(framework(cpu_copy(dest), "cpu_op_execute_timestamp_0.txt"))
+    return dest
+
+
+@case(
+    name="json_truncated_trace_view",
+    outcome="report",
+    **CPU_PAIR,
+    note="the CPU reader takes launches from the timestamp file; trace_view.json is not read",
+)
+def _json_truncated(dest: Path) -> Path:
+    truncate(next(cpu_copy(dest).rglob("trace_view.json")))
+    return dest
+
+
+@case(
+    name="framework_truncated",
+    outcome="report",
+    **CPU_PAIR,
+    note="only input shapes come from cpu_framework_0.txt; the cut-off launches have none",
+)
+def _framework_truncated(dest: Path) -> Path:
+    truncate(framework(cpu_copy(dest), "cpu_framework_0.txt"))
+    return dest
+
+
+@case(name="csv_utf16", outcome="error", match=r"cpu_op_detail_info_0\.csv: unreadable CSV", **CPU_PAIR)
+def _csv_utf16(dest: Path) -> Path:
+    path = framework(cpu_copy(dest), "cpu_op_detail_info_0.csv")
+    path.write_bytes(path.read_text(encoding="utf-8").encode("utf-16"))
+    return dest
+
+
+@case(name="txt_utf16", outcome="error", match="not UTF-8 text", **CPU_PAIR)
+def _txt_utf16(dest: Path) -> Path:
+    path = framework(cpu_copy(dest), "cpu_op_execute_timestamp_0.txt")
+    path.write_bytes(path.read_text(encoding="utf-8").encode("utf-16"))
+    return dest
+
+
+@case(name="txt_latin1_names", outcome="error", match="not UTF-8 text", **CPU_PAIR)
+def _txt_latin1(dest: Path) -> Path:
+    path = framework(cpu_copy(dest), "cpu_op_execute_timestamp_0.txt")
+    path.write_bytes(path.read_bytes().replace(b"Default/block1", "Défault/block1".encode("latin-1")))
+    return dest
+
+
+@case(
+    name="csv_latin1_names",
+    outcome="error",
+    match=r"cpu_op_detail_info_0\.csv: .*UTF-8",
+    **CPU_PAIR,
+    known_bug="diagnosis/readers/cpu.py: pyarrow reads a non-UTF-8 column as binary and "
+    "`detail[...].astype(str)` in _read_timestamps raises UnicodeDecodeError",
+)
+def _csv_latin1(dest: Path) -> Path:
+    path = framework(cpu_copy(dest), "cpu_op_detail_info_0.csv")
+    path.write_bytes(path.read_bytes().replace(b"Default/block1", "Défault/block1".encode("latin-1")))
+    return dest
+
+
+@case(name="csv_missing_column", outcome="error", match=r"missing columns \['full_op_name'\]", **CPU_PAIR)
+def _missing_column(dest: Path) -> Path:
+    drop_column(framework(cpu_copy(dest), "cpu_op_detail_info_0.csv"), "full_op_name")
+    return dest
+
+
+@case(name="csv_renamed_column", outcome="error", match=r"missing columns \['op_type'\]", **CPU_PAIR)
+def _renamed_column(dest: Path) -> Path:
+    rewrite(
+        framework(cpu_copy(dest), "cpu_op_detail_info_0.csv"), lambda t: t.replace("op_type,", "OpType,", 1)
+    )
+    return dest
+
+
+@case(
+    name="csv_header_only",
+    outcome="error",
+    match=r"cpu_op_detail_info_0\.csv",
+    **CPU_PAIR,
+    known_bug="diagnosis/readers/cpu.py: a header-only cpu_op_detail_info reads as null columns and "
+    "`.fillna(...)` in _read_timestamps raises pyarrow ArrowInvalid",
+)
+def _header_only(dest: Path) -> Path:
+    rewrite(framework(cpu_copy(dest), "cpu_op_detail_info_0.csv"), lambda t: t.splitlines()[0] + "\n")
+    return dest
+
+
+@case(
+    name="csv_empty", outcome="error", match=r"cpu_op_detail_info_0\.csv: unreadable CSV \(Empty", **CPU_PAIR
+)
+def _csv_empty(dest: Path) -> Path:
+    framework(cpu_copy(dest), "cpu_op_detail_info_0.csv").write_bytes(b"")
+    return dest
+
+
+@case(name="file_missing", outcome="error", match="cpu_op_execute_timestamp_0.txt: file missing", **CPU_PAIR)
+def _file_missing(dest: Path) -> Path:
+    framework(cpu_copy(dest), "cpu_op_execute_timestamp_0.txt").unlink()
+    return dest
+
+
+@case(name="txt_binary_garbage", outcome="error", match="not UTF-8 text", **CPU_PAIR)
+def _binary_garbage(dest: Path) -> Path:
+    framework(cpu_copy(dest), "cpu_op_execute_timestamp_0.txt").write_bytes(bytes(range(256)) * 16)
+    return dest
+
+
+@case(
+    name="durations_nan_some",
+    outcome="partial",
+    warnings=[r"(?i)\bNaN\b|not a number|invalid duration"],
+    **CPU_PAIR,
+    known_bug="diagnosis/readers/cpu.py accepts NaN launch durations silently (no warning; "
+    "they drop out of every sum)",
+)
+def _nan_some(dest: Path) -> Path:
+    rewrite(framework(cpu_copy(dest), "cpu_op_execute_timestamp_0.txt"), durations(5, lambda _: "nan"))
+    return dest
+
+
+@case(
+    name="durations_nan_all",
+    outcome="error",
+    match=r"cpu_op_execute_timestamp_0\.txt",
+    **CPU_PAIR,
+    known_bug="all-NaN durations reach the analyzers: diagnosis/analyzers/shapes.py _recompile_steps "
+    "calls float(NA) and raises TypeError",
+)
+def _nan_all(dest: Path) -> Path:
+    rewrite(framework(cpu_copy(dest), "cpu_op_execute_timestamp_0.txt"), durations(None, lambda _: "nan"))
+    return dest
+
+
+@case(
+    name="durations_negative",
+    outcome="partial",
+    warnings=[r"(?i)negative"],
+    **CPU_PAIR,
+    known_bug="diagnosis/readers/cpu.py accepts negative durations silently; they even produce a "
+    "host-bound cause",
+)
+def _negative(dest: Path) -> Path:
+    rewrite(framework(cpu_copy(dest), "cpu_op_execute_timestamp_0.txt"), durations(7, lambda v: f"-{v}"))
+    return dest
+
+
+@case(
+    name="durations_huge",
+    outcome="partial",
+    warnings=[r"(?i)implausible|too large|huge"],
+    **CPU_PAIR,
+    known_bug="diagnosis/readers/cpu.py accepts a 1e300 ms launch silently; every total is then "
+    "dominated by it",
+)
+def _huge(dest: Path) -> Path:
+    rewrite(framework(cpu_copy(dest), "cpu_op_execute_timestamp_0.txt"), durations(3, lambda _: "1e300"))
+    return dest
+
+
+@case(
+    name="durations_infinite",
+    outcome="partial",
+    warnings=[r"(?i)infinite|\binf\b"],
+    **CPU_PAIR,
+    known_bug="diagnosis/readers/cpu.py accepts 'inf' durations silently (numpy warns about "
+    "inf - inf while the report is built)",
+)
+def _infinite(dest: Path) -> Path:
+    rewrite(framework(cpu_copy(dest), "cpu_op_execute_timestamp_0.txt"), durations(3, lambda _: "inf"))
+    return dest
+
+
+@case(name="start_overflow", outcome="error", match="malformed launch entry", **CPU_PAIR)
+def _start_overflow(dest: Path) -> Path:
+    rewrite(
+        framework(cpu_copy(dest), "cpu_op_execute_timestamp_0.txt"),
+        lambda t: re.sub(r";(\d{19}),", ";99999999999999999999,", t, count=1),
+    )
+    return dest
+
+
+@case(
+    name="duplicated_ranks",
+    outcome="error",
+    match=r"(?i)rank 0 .*(twice|more than once|several)",
+    **CPU_PAIR,
+    app={"outcome": "report", "known_bug": None, "note": "identical files of the two roots upload once"},
+    known_bug="diagnosis/ingest.py choose_run silently takes one of two run roots that both claim rank 0",
+)
+def _duplicated_ranks(dest: Path) -> Path:
+    root = next(cpu_copy(dest).glob("*_ascend_ms"))
+    shutil.copytree(root, dest / root.name.replace("vm_", "vm2_"))
+    return dest
+
+
+@case(
+    name="mixed_versions",
+    outcome="error",
+    match="several different profiler outputs",
+    **CPU_PAIR,
+    app={"match": "cannot be told apart"},
+)
+def _mixed_versions(dest: Path) -> Path:
+    shutil.copytree(ASCEND / "legacy_cpu" / "profiler", cpu_copy(dest) / "profiler")
+    return dest
+
+
+@case(name="ops_html", outcome="report", payload=XSS, **CPU_PAIR)
+def _ops_html(dest: Path) -> Path:
+    return poison_profile(CPU_TARGET, dest)
+
+
+@case(name="ops_markdown", outcome="report", payload=MARKDOWN, **CPU_PAIR)
+def _ops_markdown(dest: Path) -> Path:
+    return poison_profile(CPU_TARGET, dest, new_name=f"Default/{MARKDOWN}/Conv2D-op0")
+
+
+@case(name="ops_formula", outcome="report", formula=True, **CPU_PAIR)
+def _ops_formula(dest: Path) -> Path:
+    """Four operators renamed to formulas; each rename is one poison_profile step on the previous copy."""
+    source = CPU_TARGET
+    olds = [
+        "Default/block1-Block/conv-Conv2d/Conv2D-op0",
+        "Default/block2-Block/conv-Conv2d/Conv2D-op0",
+        "Default/block3-Block/conv-Conv2d/Conv2D-op0",
+        "Default/fc-Dense/MatMul-op0",
+    ]
+    for step, (old, new) in enumerate(zip(olds, FORMULAS, strict=True)):
+        target = dest if step == len(olds) - 1 else dest.with_name(f"{dest.name}.step{step}")
+        poison_profile(source, target, new_name=new, old_name=old)
+        if source != CPU_TARGET:
+            shutil.rmtree(source)
+        source = target
+    return dest
+
+
+# --------------------------------------------------------------------------------------------------
+# Profile folders: Ascend (compared with a good Ascend baseline)
+
+ASCEND_PAIR = {"kind": "folder", "call": "compare", "baseline": ASCEND_BASELINE}
+
+
+def ascend_copy(dest: Path) -> Path:
+    """A copy of the real Level1 Ascend inference profile."""
+    shutil.copytree(ASCEND_TARGET, dest)
+    return dest
+
+
+def ascend_output(folder: Path, name: str) -> Path:
+    """A file of the ASCEND_PROFILER_OUTPUT folder below `folder`."""
+    return next(folder.rglob(f"ASCEND_PROFILER_OUTPUT/{name}"))
+
+
+@case(
+    name="ascend_kernel_details_truncated",
+    outcome="error",
+    match=r"kernel_details\.csv: .*truncated",
+    **ASCEND_PAIR,
+)
+def _kd_truncated(dest: Path) -> Path:
+    truncate(ascend_output(ascend_copy(dest), "kernel_details.csv"))
+    return dest
+
+
+@case(
+    name="ascend_durations_na",
+    outcome="error",
+    match=r"kernel_details\.csv",
+    **ASCEND_PAIR,
+    known_bug="every Duration(us) 'N/A' reaches the analyzers: diagnosis/analyzers/shapes.py "
+    "_recompile_steps calls float(NA) and raises TypeError",
+)
+def _kd_na(dest: Path) -> Path:
+    path = ascend_output(ascend_copy(dest), "kernel_details.csv")
+    lines = path.read_bytes().decode("utf-8").split("\r\n")
+    column = lines[0].split(",").index("Duration(us)")
+    out = [lines[0]] + [_set_field(line, column, "N/A") for line in lines[1:]]
+    path.write_bytes("\r\n".join(out).encode("utf-8"))
+    return dest
+
+
+def _set_field(line: str, column: int, value: str) -> str:
+    """Replace one field of a CSV line whose quoted fields may hold commas."""
+    if not line:
+        return line
+    fields = next(csv.reader([line]))
+    fields[column] = value
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="").writerow(fields)
+    return buffer.getvalue()
+
+
+@case(
+    name="ascend_profiler_info_bad_json",
+    outcome="error",
+    match=r"profiler_info_0\.json: invalid or truncated JSON",
+    **ASCEND_PAIR,
+)
+def _info_json(dest: Path) -> Path:
+    next(ascend_copy(dest).rglob("profiler_info_0.json")).write_bytes(b'{"profiler_parameters": {"level":')
+    return dest
+
+
+@case(
+    name="ascend_optional_table_truncated", outcome="partial", warnings=[r"op_statistic\.csv"], **ASCEND_PAIR
+)
+def _optional_truncated(dest: Path) -> Path:
+    path = ascend_output(ascend_copy(dest), "op_statistic.csv")
+    path.write_bytes(path.read_bytes()[:-40])
+    return dest
+
+
+# --------------------------------------------------------------------------------------------------
+# Archives (the target of a compare, next to a good CPU baseline folder)
+
+ARCHIVE = {"kind": "archive", "call": "compare", "baseline": CPU_BASELINE}
+
+
+@case(name="archive_good_zip", outcome="report", **ARCHIVE, note="control: the real profile, zipped")
+def _good_zip(dest: Path) -> Path:
+    return write_zip(dest.with_suffix(".zip"), good_members())
+
+
+@case(name="archive_empty_zip", outcome="error", match="holds no files", **ARCHIVE)
+def _empty_zip(dest: Path) -> Path:
+    return write_zip(dest.with_suffix(".zip"), [])
+
+
+@case(name="archive_zero_bytes", outcome="error", match="is not a zip archive", **ARCHIVE)
+def _zero_bytes(dest: Path) -> Path:
+    path = dest.with_suffix(".zip")
+    path.write_bytes(b"")
+    return path
+
+
+@case(name="archive_truncated_zip", outcome="error", match="not a readable zip archive|damaged", **ARCHIVE)
+def _truncated_zip(dest: Path) -> Path:
+    path = write_zip(dest.with_suffix(".zip"), good_members())
+    truncate(path, 0.6)
+    return path
+
+
+@case(name="archive_truncated_tgz", outcome="error", match="not a readable tar archive|damaged", **ARCHIVE)
+def _truncated_tgz(dest: Path) -> Path:
+    members = [(tar_info(name, len(data)), data) for name, data, _ in good_members()]
+    path = write_tar(dest.with_suffix(".tar.gz"), members)
+    truncate(path, 0.6)
+    return path
+
+
+@case(name="archive_text_named_tgz", outcome="error", match="is not a tar.gz archive", **ARCHIVE)
+def _text_tgz(dest: Path) -> Path:
+    path = dest.with_suffix(".tar.gz")
+    path.write_text("op_type,op_name\nConv2D,conv\n" * 40, encoding="utf-8")
+    return path
+
+
+@case(name="archive_bzip2", outcome="error", match="unsupported format", **ARCHIVE)
+def _bzip2(dest: Path) -> Path:
+    path = dest.with_suffix(".tar.bz2")
+    path.write_bytes(b"BZh91AY&SY" + bytes(200))
+    return path
+
+
+@case(name="zip_slip", outcome="error", match=r"outside the archive", **ARCHIVE)
+def _zip_slip(dest: Path) -> Path:
+    return write_zip(
+        dest.with_suffix(".zip"), [*good_members(), (f"../../../../{ESCAPE}", b"owned", 0o100644)]
+    )
+
+
+@case(name="tar_slip", outcome="error", match=r"outside the archive", **ARCHIVE)
+def _tar_slip(dest: Path) -> Path:
+    return write_tar(dest.with_suffix(".tar.gz"), [(tar_info(f"run/../../../{ESCAPE}", 5), b"owned")])
+
+
+@case(name="zip_absolute_path", outcome="error", match="absolute path", **ARCHIVE)
+def _zip_absolute(dest: Path) -> Path:
+    return write_zip(dest.with_suffix(".zip"), [*good_members(), (f"/tmp/{ESCAPE}", b"owned", 0o100644)])
+
+
+@case(name="tar_absolute_path", outcome="error", match="absolute path", **ARCHIVE)
+def _tar_absolute(dest: Path) -> Path:
+    return write_tar(dest.with_suffix(".tar"), [(tar_info(f"/tmp/{ESCAPE}", 5), b"owned")], compressed=False)
+
+
+@case(name="zip_symlink", outcome="error", match="symbolic link", **ARCHIVE)
+def _zip_symlink(dest: Path) -> Path:
+    link = ("infer_fp32_graph/passwd", b"/etc/passwd", stat.S_IFLNK | 0o777)
+    return write_zip(dest.with_suffix(".zip"), [*good_members(), link])
+
+
+@case(name="tar_symlink", outcome="error", match="symbolic link", **ARCHIVE)
+def _tar_symlink(dest: Path) -> Path:
+    members = [(tar_info("run/passwd", kind=tarfile.SYMTYPE, link="/etc/passwd"), b"")]
+    members.append((tar_info(f"run/passwd/{ESCAPE}", 5), b"owned"))
+    return write_tar(dest.with_suffix(".tar.gz"), members)
+
+
+@case(name="tar_hardlink", outcome="error", match="hard link", **ARCHIVE)
+def _tar_hardlink(dest: Path) -> Path:
+    members = [(tar_info("run/shadow", kind=tarfile.LNKTYPE, link="/etc/shadow"), b"")]
+    return write_tar(dest.with_suffix(".tar.gz"), members)
+
+
+@case(name="zip_bomb", outcome="error", match=r"expands more than 200:1", **ARCHIVE)
+def _zip_bomb(dest: Path) -> Path:
+    bomb = ("infer_fp32_graph/FRAMEWORK/cpu_op_execute_timestamp_0.txt", bytes(BOMB_BYTES), 0o100644)
+    return write_zip(dest.with_suffix(".zip"), [bomb])
+
+
+@case(name="tar_bomb", outcome="error", match=r"expands more than 200:1", **ARCHIVE)
+def _tar_bomb(dest: Path) -> Path:
+    info = tar_info("run/FRAMEWORK/cpu_op_detail_info_0.csv", BOMB_BYTES)
+    return write_tar(dest.with_suffix(".tar.gz"), [(info, bytes(BOMB_BYTES))])
+
+
+@case(
+    name="zip_100k_members",
+    outcome="error",
+    match=r"100000 members, over the limit of 20000",
+    runtime=True,
+    **ARCHIVE,
+)
+def _zip_100k(dest: Path) -> Path:
+    path = dest.with_suffix(".zip")
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as archive:
+        for index in range(100_000):
+            archive.writestr(zipfile.ZipInfo(f"run/{index:06d}.csv", date_time=ZIP_TIME), b"")
+    return path
+
+
+@case(name="zip_duplicate_members", outcome="error", match="appears more than once", **ARCHIVE)
+def _zip_duplicates(dest: Path) -> Path:
+    first = good_members()[0]
+    with warnings.catch_warnings():  # zipfile warns about the duplicate it is asked to write
+        warnings.simplefilter("ignore", UserWarning)
+        return write_zip(dest.with_suffix(".zip"), [*good_members(), (first[0], b"other", 0o100644)])
+
+
+# --------------------------------------------------------------------------------------------------
+# MINDIR files (inspected on their own)
+
+MODEL_CASE = {"kind": "mindir", "call": "inspect"}
+
+
+@case(name="mindir_random_bytes", outcome="error", match="not a MINDIR file", **MODEL_CASE)
+def _random_bytes(dest: Path) -> Path:
+    path = dest.with_suffix(".mindir")
+    path.write_bytes(bytes((index * 7919 + 13) % 251 for index in range(8192)))
+    return path
+
+
+@case(name="mindir_empty", outcome="error", match="has no producer name", **MODEL_CASE)
+def _mindir_empty(dest: Path) -> Path:
+    path = dest.with_suffix(".mindir")
+    path.write_bytes(b"")
+    return path
+
+
+@case(name="mindir_truncated", outcome="error", match="protobuf decoding failed", **MODEL_CASE)
+def _mindir_truncated(dest: Path) -> Path:
+    path = dest.with_suffix(".mindir")
+    path.write_bytes(MODEL.read_bytes()[: MODEL.stat().st_size // 2])
+    return path
+
+
+@case(name="mindir_deeply_nested", outcome="error", match="protobuf decoding failed", **MODEL_CASE)
+def _mindir_nested(dest: Path) -> Path:
+    path = dest.with_suffix(".mindir")
+    path.write_bytes(_nested(1000))
+    return path
+
+
+@case(
+    name="mindir_wrong_producer", outcome="error", match="produced by 'PyTorch', not MindSpore", **MODEL_CASE
+)
+def _wrong_producer(dest: Path) -> Path:
+    model = model_proto()
+    model.producer_name = "PyTorch"
+    path = dest.with_suffix(".mindir")
+    path.write_bytes(model.SerializeToString())
+    return path
+
+
+@case(name="mindir_no_graph", outcome="error", match="no graph nodes", **MODEL_CASE)
+def _no_graph(dest: Path) -> Path:
+    model = model_proto()
+    model.ClearField("graph")
+    path = dest.with_suffix(".mindir")
+    path.write_bytes(model.SerializeToString())
+    return path
+
+
+@case(name="mindir_csv_text", outcome="error", match="not a MINDIR file", **MODEL_CASE)
+def _csv_text(dest: Path) -> Path:
+    path = dest.with_suffix(".mindir")
+    shutil.copy(framework(CPU_TARGET, "cpu_op_detail_info_0.csv"), path)
+    return path
+
+
+@case(name="mindir_zip_inside", outcome="error", match="not a MINDIR file", **MODEL_CASE)
+def _zip_inside(dest: Path) -> Path:
+    return write_zip(dest.with_suffix(".mindir"), [("model.mindir", MODEL.read_bytes(), 0o100644)])
+
+
+@case(
+    name="mindir_over_2gib_sparse",
+    outcome="error",
+    match=r"over the 2,147,483,648-byte limit",
+    runtime=True,
+    app={"outcome": "refused_upload", "note": "larger than the app's max_file_size: refused before upload"},
+    **MODEL_CASE,
+)
+def _over_2gib(dest: Path) -> Path:
+    path = dest.with_suffix(".mindir")
+    with path.open("wb") as handle:  # sparse: no data blocks are written
+        handle.truncate(2 * 1024**3 + 1)
+    return path
+
+
+@case(
+    name="mindir_hostile_names",
+    outcome="report",
+    payload=XSS,
+    **MODEL_CASE,
+    note="scopes carry HTML, Markdown and a formula; the graph input is renamed too",
+)
+def _hostile_names(dest: Path) -> Path:
+    model = model_proto()
+    for node in model.graph.node:
+        if node.domain:
+            node.domain = MODEL_PAYLOAD
+    path = dest.with_suffix(".mindir")
+    path.write_bytes(model.SerializeToString())
+    return path
+
+
+def write_huge_model(path: Path, nodes: int = 100_000) -> Path:
+    """A valid MINDIR of one long chain of Add nodes: about 48 bytes a node on disk, but about 3 KB a node
+    in memory once decoded and walked (100,000 nodes: a 5 MB file that needs about 300 MB). Not part of
+    the corpus: whether it is too big depends on the configured memory limit."""
+    model = schema.model_class()(producer_name="MindSpore", model_version="2.10.0", mind_ir_version=3)
+    model.graph.name = "huge"
+    tensor = model.graph.input.add(name="huge:x").tensor.add()
+    tensor.data_type, tensor.dims[:] = 1, [1]
+    previous = "huge:x"
+    for index in range(nodes):
+        name = f"huge:add{index}"
+        model.graph.node.add(name=name, op_type="Add", input=[previous, previous], output=[name])
+        previous = name
+    path.write_bytes(model.SerializeToString())
+    return path
+
+
+# --------------------------------------------------------------------------------------------------
+# Entry points
+
+
+def build(name: str, folder: Path) -> Path:
+    """Build one case below `folder` (named after the case, plus the builder's suffix) and return its
+    path; the tests build the runtime-only cases with it."""
+    for spec, builder in CASES:
+        if spec.name == name:
+            return builder(folder / name)
+    raise KeyError(name)
+
+
+def manifest_entries() -> list[dict[str, Any]]:
+    """The manifest as written: every case with its input path relative to the corpus."""
+    return [asdict(spec) for spec, _ in CASES]
+
+
+def main() -> int:
+    """Rewrite the corpus and the manifest."""
+    if CORPUS.exists():
+        shutil.rmtree(CORPUS)
+    CORPUS.mkdir()
+    for spec, builder in CASES:
+        if not spec.runtime:
+            spec.input = builder(CORPUS / spec.name).relative_to(CORPUS).as_posix()
+    MANIFEST.write_text(json.dumps({"cases": manifest_entries()}, indent=1) + "\n", encoding="utf-8")
+    size = sum(p.stat().st_size for p in CORPUS.rglob("*") if p.is_file())
+    print(f"{len(CASES)} cases, corpus {size / 1e6:.2f} MB")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
