@@ -11,8 +11,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
+import numpy as np
+
 from diagnosis.errors import InputError
-from diagnosis.model import Run
+from diagnosis.model import Limitation, Run
 from diagnosis.readers import Candidate
 
 # Reader modules in detection order: the most specific layouts first, so that a 2.3/2.4 output
@@ -71,6 +73,7 @@ def choose_run(candidates: Sequence[Candidate], rank: int | None, source: str) -
             path=source,
             expected="one run (or the ranks of one run) per input",
         )
+    _refuse_duplicate_ranks(candidates, source)
     if rank is None:
         return min(candidates, key=lambda c: (c.rank is None, c.rank or 0, str(c.root)))
     for cand in candidates:
@@ -78,6 +81,64 @@ def choose_run(candidates: Sequence[Candidate], rank: int | None, source: str) -
             return cand
     ranks = sorted({c.rank for c in candidates if c.rank is not None})
     raise InputError(f"rank {rank} does not exist", path=source, expected=f"one of the ranks {ranks}")
+
+
+def _refuse_duplicate_ranks(candidates: Sequence[Candidate], source: str) -> None:
+    """Two run folders claiming one rank are two different runs packed together: say so."""
+    by_rank: dict[int, list[str]] = {}
+    for cand in candidates:
+        if cand.rank is not None:
+            by_rank.setdefault(cand.rank, []).append(cand.root.name)
+    for rank, roots in sorted(by_rank.items()):
+        if len(roots) > 1:
+            raise InputError(
+                f"rank {rank} appears more than once ({', '.join(sorted(roots))})",
+                path=source,
+                expected="one run folder per rank (upload each run separately)",
+            )
+
+
+# The file each layout's per-launch durations come from, for messages about bad durations.
+DURATION_FILES = {
+    "cpu-ms": "FRAMEWORK/cpu_op_execute_timestamp_<r>.txt",
+    "legacy-cpu": "cpu_op_execute_timestamp_<r>.txt",
+    "legacy-gpu": "gpu_op_execute_timestamp_<r>.txt",
+    "legacy-ascend": "output_timeline_data_<r>.txt",
+}
+MAX_PLAUSIBLE_US = 3.6e9  # one launch longer than an hour is a corrupt value, not a kernel
+
+
+def sanitize_durations(run: Run) -> Run:
+    """Drop launches whose duration is missing, negative, infinite or implausibly large, and say so
+    as a limitation; a run with no valid duration left is an InputError naming the file."""
+    dur = run.kernels["duration_us"].astype("float64").to_numpy(na_value=np.nan)
+    problems = {
+        "missing or NaN (not a number)": np.isnan(dur),
+        "negative": dur < 0,
+        "infinite": np.isinf(dur),
+        "implausible (longer than an hour)": np.isfinite(dur) & (dur > MAX_PLAUSIBLE_US),
+    }
+    bad = np.logical_or.reduce(list(problems.values()))
+    if not bad.any():
+        return run
+    rank = run.meta.rank if run.meta.rank is not None else 0
+    where = DURATION_FILES.get(run.meta.layout, "kernel_details.csv").replace("<r>", str(rank))
+    if bad.all():
+        raise InputError(
+            "no valid launch duration (every value is missing, negative, infinite or too large)",
+            path=where,
+            expected="durations as finite, non-negative numbers",
+        )
+    counts = ", ".join(f"{int(m.sum())} {label}" for label, m in problems.items() if m.any())
+    run.kernels = run.kernels.loc[~bad].reset_index(drop=True)
+    run.limitations.append(
+        Limitation(
+            "durations",
+            f"{int(bad.sum())} launches with invalid durations were dropped from {where} ({counts})",
+            "re-export the profile; invalid durations usually mean a truncated or edited file",
+        )
+    )
+    return run
 
 
 def read_folder(folder: Path, *, rank: int | None = None, source: str | None = None) -> Run:
@@ -96,7 +157,7 @@ def read_folder(folder: Path, *, rank: int | None = None, source: str | None = N
     reader = next(
         r for r in _readers() if cand.layout == r.LAYOUT or cand.layout in getattr(r, "LAYOUTS", ())
     )
-    run = reader.read(cand)
+    run = sanitize_durations(reader.read(cand))
     run.meta.source = display
     run.meta.ranks_available = tuple(sorted({c.rank for c in cands if c.rank is not None}))
     return run

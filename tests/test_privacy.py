@@ -86,7 +86,6 @@ def test_extraction_folders_are_gone_after_the_analysis(server: Server, diagnose
     ] == []
 
 
-@pytest.mark.xfail(strict=True, reason=UPLOADS_STAY)
 def test_uploaded_files_are_deleted_after_the_analysis(server: Server, diagnosed: dict) -> None:
     assert holding_marker(server.temp / "gradio") == []
 

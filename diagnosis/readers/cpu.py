@@ -101,6 +101,13 @@ def _read_detail(path: Path) -> pd.DataFrame:
             path=path.name,
             expected="header op_side,op_type,op_name,full_op_name,op_occurrences,op_total_time(ms),...",
         )
+    if table.num_rows == 0:
+        raise InputError(
+            "no operators recorded (header only)", path=path.name, expected="one row per operator"
+        )
+    for name in ("op_type", "full_op_name"):
+        if pa.types.is_binary(table.schema.field(name).type):
+            raise InputError(f"column {name} is not UTF-8 text", path=path.name, expected="UTF-8 text")
     keep = [
         c for c in table.column_names if c in DETAIL_COLUMNS or c.startswith(("op_total", "compute_time"))
     ]

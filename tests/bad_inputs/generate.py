@@ -277,8 +277,6 @@ def _txt_latin1(dest: Path) -> Path:
     outcome="error",
     match=r"cpu_op_detail_info_0\.csv: .*UTF-8",
     **CPU_PAIR,
-    known_bug="diagnosis/readers/cpu.py: pyarrow reads a non-UTF-8 column as binary and "
-    "`detail[...].astype(str)` in _read_timestamps raises UnicodeDecodeError",
 )
 def _csv_latin1(dest: Path) -> Path:
     path = framework(cpu_copy(dest), "cpu_op_detail_info_0.csv")
@@ -305,8 +303,6 @@ def _renamed_column(dest: Path) -> Path:
     outcome="error",
     match=r"cpu_op_detail_info_0\.csv",
     **CPU_PAIR,
-    known_bug="diagnosis/readers/cpu.py: a header-only cpu_op_detail_info reads as null columns and "
-    "`.fillna(...)` in _read_timestamps raises pyarrow ArrowInvalid",
 )
 def _header_only(dest: Path) -> Path:
     rewrite(framework(cpu_copy(dest), "cpu_op_detail_info_0.csv"), lambda t: t.splitlines()[0] + "\n")
@@ -338,8 +334,6 @@ def _binary_garbage(dest: Path) -> Path:
     outcome="partial",
     warnings=[r"(?i)\bNaN\b|not a number|invalid duration"],
     **CPU_PAIR,
-    known_bug="diagnosis/readers/cpu.py accepts NaN launch durations silently (no warning; "
-    "they drop out of every sum)",
 )
 def _nan_some(dest: Path) -> Path:
     rewrite(framework(cpu_copy(dest), "cpu_op_execute_timestamp_0.txt"), durations(5, lambda _: "nan"))
@@ -351,8 +345,6 @@ def _nan_some(dest: Path) -> Path:
     outcome="error",
     match=r"cpu_op_execute_timestamp_0\.txt",
     **CPU_PAIR,
-    known_bug="all-NaN durations reach the analyzers: diagnosis/analyzers/shapes.py _recompile_steps "
-    "calls float(NA) and raises TypeError",
 )
 def _nan_all(dest: Path) -> Path:
     rewrite(framework(cpu_copy(dest), "cpu_op_execute_timestamp_0.txt"), durations(None, lambda _: "nan"))
@@ -364,8 +356,6 @@ def _nan_all(dest: Path) -> Path:
     outcome="partial",
     warnings=[r"(?i)negative"],
     **CPU_PAIR,
-    known_bug="diagnosis/readers/cpu.py accepts negative durations silently; they even produce a "
-    "host-bound cause",
 )
 def _negative(dest: Path) -> Path:
     rewrite(framework(cpu_copy(dest), "cpu_op_execute_timestamp_0.txt"), durations(7, lambda v: f"-{v}"))
@@ -377,8 +367,6 @@ def _negative(dest: Path) -> Path:
     outcome="partial",
     warnings=[r"(?i)implausible|too large|huge"],
     **CPU_PAIR,
-    known_bug="diagnosis/readers/cpu.py accepts a 1e300 ms launch silently; every total is then "
-    "dominated by it",
 )
 def _huge(dest: Path) -> Path:
     rewrite(framework(cpu_copy(dest), "cpu_op_execute_timestamp_0.txt"), durations(3, lambda _: "1e300"))
@@ -390,8 +378,6 @@ def _huge(dest: Path) -> Path:
     outcome="partial",
     warnings=[r"(?i)infinite|\binf\b"],
     **CPU_PAIR,
-    known_bug="diagnosis/readers/cpu.py accepts 'inf' durations silently (numpy warns about "
-    "inf - inf while the report is built)",
 )
 def _infinite(dest: Path) -> Path:
     rewrite(framework(cpu_copy(dest), "cpu_op_execute_timestamp_0.txt"), durations(3, lambda _: "inf"))
@@ -413,7 +399,6 @@ def _start_overflow(dest: Path) -> Path:
     match=r"(?i)rank 0 .*(twice|more than once|several)",
     **CPU_PAIR,
     app={"outcome": "report", "known_bug": None, "note": "identical files of the two roots upload once"},
-    known_bug="diagnosis/ingest.py choose_run silently takes one of two run roots that both claim rank 0",
 )
 def _duplicated_ranks(dest: Path) -> Path:
     root = next(cpu_copy(dest).glob("*_ascend_ms"))
@@ -495,8 +480,6 @@ def _kd_truncated(dest: Path) -> Path:
     outcome="error",
     match=r"kernel_details\.csv",
     **ASCEND_PAIR,
-    known_bug="every Duration(us) 'N/A' reaches the analyzers: diagnosis/analyzers/shapes.py "
-    "_recompile_steps calls float(NA) and raises TypeError",
 )
 def _kd_na(dest: Path) -> Path:
     path = ascend_output(ascend_copy(dest), "kernel_details.csv")
