@@ -53,19 +53,15 @@ def operator_aggregates(kernels: pd.DataFrame, steps: int) -> pd.DataFrame:
     agg["launches_per_step"] = agg["launches"] / steps
     for col in ATTRS:
         if col in kernels and kernels[col].notna().any():
-            agg[col] = _modal(codes, kernels[col])
+            vcodes, uniques = pd.factorize(kernels[col], use_na_sentinel=True)
+            agg[col] = _modal(codes, vcodes, uniques)
             if col in ("input_shapes", "input_dtypes", "input_formats", "core"):
-                agg[f"{col}_distinct"] = _distinct(codes, kernels[col])
+                agg[f"{col}_distinct"] = _distinct(codes, vcodes, len(uniques))
         else:
             agg[col] = pd.NA
     counters = [c for c in kernels.columns if c.startswith(("aic_", "aiv_"))]
     if counters:
-        means = (
-            pd.DataFrame({c: pd.to_numeric(kernels[c], errors="coerce") for c in counters})
-            .groupby(codes)
-            .mean()
-        )
-        agg = agg.join(means)
+        agg = agg.join(_counter_means(kernels[counters], codes))
     agg.index = pd.Index(_key_text(kernels, agg.index.to_numpy()), name="key", dtype="object")
     agg = agg.sort_values("first_start_us", kind="stable")
     agg["order"] = np.arange(len(agg))
@@ -86,9 +82,9 @@ def _key_text(kernels: pd.DataFrame, codes: np.ndarray) -> np.ndarray:
     return np.asarray(pd.factorize(key, use_na_sentinel=True)[1], dtype=object)[codes]
 
 
-def _modal(codes: np.ndarray, values: pd.Series) -> pd.Series:
-    """Most frequent non-missing value per key code, counted on integer codes (no string group-by)."""
-    vcodes, uniques = pd.factorize(values, use_na_sentinel=True)
+def _modal(codes: np.ndarray, vcodes: np.ndarray, uniques: pd.Index) -> pd.Series:
+    """Most frequent non-missing value per key code, counted on integer codes (no string group-by);
+    `vcodes`/`uniques` are the values' factorization."""
     present = vcodes >= 0
     width = len(uniques) + 1
     pairs = codes[present].astype("int64") * width + vcodes[present]
@@ -98,12 +94,31 @@ def _modal(codes: np.ndarray, values: pd.Series) -> pd.Series:
     return pd.Series(np.asarray(uniques, dtype=object)[best["v"].to_numpy()], index=best["code"].to_numpy())
 
 
-def _distinct(codes: np.ndarray, values: pd.Series) -> pd.Series:
-    """Number of distinct non-missing values per key code."""
-    vcodes, uniques = pd.factorize(values, use_na_sentinel=True)
+def _distinct(codes: np.ndarray, vcodes: np.ndarray, n_values: int) -> pd.Series:
+    """Number of distinct non-missing values per key code (`vcodes`: the values' factorization)."""
     present = vcodes >= 0
-    pairs = np.unique(codes[present].astype("int64") * (len(uniques) + 1) + vcodes[present])
-    return pd.Series(pairs // (len(uniques) + 1)).value_counts()
+    pairs = np.unique(codes[present].astype("int64") * (n_values + 1) + vcodes[present])
+    return pd.Series(pairs // (n_values + 1)).value_counts()
+
+
+def _counter_means(counters: pd.DataFrame, codes: np.ndarray) -> pd.DataFrame:
+    """Mean of each pipeline counter per key code, non-numeric cells ignored.
+
+    Float columns (what the readers write) are averaged as one float64 block, one group-by for all,
+    and get their dtype back; anything else goes through pd.to_numeric column by column.
+    """
+    if not all(pd.api.types.is_float_dtype(dtype) for dtype in counters.dtypes):
+        return (
+            pd.DataFrame({c: pd.to_numeric(counters[c], errors="coerce") for c in counters})
+            .groupby(codes)
+            .mean()
+        )
+    block = pd.DataFrame(
+        {c: counters[c].to_numpy(dtype="float64", na_value=np.nan) for c in counters},
+        index=counters.index,
+    )
+    means = block.groupby(codes).mean()
+    return means.astype(dict(counters.dtypes))
 
 
 def per_step_times(kernels: pd.DataFrame) -> pd.DataFrame:
@@ -111,16 +126,35 @@ def per_step_times(kernels: pd.DataFrame) -> pd.DataFrame:
     if "step" not in kernels or kernels["step"].isna().all():
         return pd.DataFrame()
     codes = _key_codes(kernels)
-    frame = pd.DataFrame(
-        {
-            "code": codes,
-            "step": kernels["step"].to_numpy(),
-            "d": kernels["duration_us"].to_numpy(dtype="float64"),
-        }
-    ).dropna(subset=["step"])
-    matrix = frame.groupby(["code", "step"])["d"].sum().unstack(fill_value=0.0)
+    if kernels["step"].isna().any():
+        frame = pd.DataFrame(
+            {
+                "code": codes,
+                "step": kernels["step"].to_numpy(),
+                "d": kernels["duration_us"].to_numpy(dtype="float64"),
+            }
+        ).dropna(subset=["step"])
+        matrix = frame.groupby(["code", "step"])["d"].sum().unstack(fill_value=0.0)
+    else:
+        matrix = _step_matrix(codes, kernels["step"].to_numpy(dtype="int64"), kernels["duration_us"])
     matrix.index = pd.Index(_key_text(kernels, matrix.index.to_numpy()), name="key", dtype="object")
     return matrix
+
+
+def _step_matrix(codes: np.ndarray, steps: np.ndarray, durations: pd.Series) -> pd.DataFrame:
+    """Sum of durations per (code, step) as a dense matrix: one group-by on a combined integer key,
+    summed in row order like a two-key group-by, then scattered into place (absent cells are 0)."""
+    step_index, step_values = pd.factorize(steps, sort=True)
+    code_values, code_index = np.unique(codes, return_inverse=True)
+    pair = code_index.astype("int64") * len(step_values) + step_index
+    sums = pd.Series(durations.to_numpy(dtype="float64")).groupby(pair).sum()
+    cells = np.zeros(len(code_values) * len(step_values), dtype="float64")
+    cells[sums.index.to_numpy()] = sums.to_numpy()
+    return pd.DataFrame(
+        cells.reshape(len(code_values), len(step_values)),
+        index=pd.Index(code_values, name="code"),
+        columns=pd.Index(step_values, name="step"),
+    )
 
 
 def align(baseline: pd.DataFrame, target: pd.DataFrame, *, use_scopes: bool) -> Alignment:

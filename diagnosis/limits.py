@@ -45,7 +45,7 @@ class Limits:
         for field in dataclasses.fields(cls):
             name = env_name(field.name)
             if env.get(name, "").strip():
-                overrides[field.name] = _parse(name, env[name], hints[field.name])
+                overrides[field.name] = parse_setting(name, env[name], hints[field.name])
         return cls(**overrides)
 
 
@@ -54,7 +54,7 @@ def env_name(field_name: str) -> str:
     return ENV_PREFIX + field_name.upper()
 
 
-def _parse(name: str, raw: str, kind: type) -> int | float:
+def parse_setting(name: str, raw: str, kind: type) -> int | float:
     """One positive number from an environment variable; a bad value is reported by variable name."""
     expected = "a positive whole number" if kind is int else "a positive number"
     try:

@@ -14,7 +14,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import graph
 from diagnosis.analyzers import analyze_pair, analyze_run
 from diagnosis.analyzers.devices import npu_smi_frame
 from diagnosis.compare import Comparison, Side, compare_runs, prepare
@@ -196,8 +195,13 @@ def _read(
 
 def _load_model(path: str | os.PathLike[str], step: _Step, isolate: bool) -> _Model:
     """Decode the MINDIR (in a limited child process when `isolate`), then find chains and hygiene."""
+    import graph  # imported on first use: networkx and protobuf are not needed to compare profiles
+
     step(0.6, "p_model")
-    model = isolation.load_mindir(path) if isolate else graph.load_mindir(path)
+    try:
+        model = isolation.load_mindir(path) if isolate else graph.load_mindir(path)
+    except InputError as error:  # name the user's file, never the server's upload path
+        raise InputError(error.problem, path=Path(path).name, expected=error.expected) from None
     chains = graph.find_chains(model)
     return _Model(model, chains, Path(path).name, graph.hygiene_symptoms(model, chains))
 
@@ -254,6 +258,8 @@ def _add_model(analysis: _Analysis, model: _Model) -> None:
     analysis.inputs.append(build.input_entry("mindir", model.name, "mindir", None))
     analysis.symptoms += model.symptoms
     if analysis.target is not None:
+        import graph
+
         links, symptoms = graph.crosslink(model.model, model.chains, analysis.target.run)
         analysis.links = links
         analysis.symptoms += symptoms

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
 from diagnosis.errors import InputError
-from diagnosis.limits import MIB, Limits, _parse, env_name
+from diagnosis.limits import MIB, Limits, env_name, parse_setting
 from diagnosis.sources import Source, Workspace
 
 T = TypeVar("T")
@@ -75,7 +75,7 @@ class IsolationLimits:
         for field in dataclasses.fields(cls):
             name = env_name(ISOLATION_PREFIX + field.name)
             if env.get(name, "").strip():
-                overrides[field.name] = _parse(name, env[name], hints[field.name])
+                overrides[field.name] = parse_setting(name, env[name], hints[field.name])
         return cls(**overrides)
 
 

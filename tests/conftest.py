@@ -10,6 +10,9 @@ from pathlib import Path
 
 import pytest
 
+# gradio_client would otherwise ask huggingface.co about the Space; tests talk to 127.0.0.1 only.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 ROOT = Path(__file__).resolve().parent.parent

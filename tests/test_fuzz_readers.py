@@ -57,10 +57,7 @@ def fuzz_settings(examples: int) -> settings:
 FUZZ = fuzz_settings(EXAMPLES)
 # Layouts whose readers fail the property with the default examples, each with the bug it finds (in code
 # this suite does not own). Strict: once fixed, the test fails until the entry is removed.
-KNOWN_BUGS = {
-    "cpu-ms": "diagnosis/readers/cpu.py: a byte that is not UTF-8 in cpu_op_detail_info_0.csv (header or "
-    "cell) raises UnicodeDecodeError from table.column_names / .astype(str) instead of an InputError",
-}
+KNOWN_BUGS: dict[str, str] = {}
 TOKENS = [
     b"", b"nan", b"NaN", b"-1", b"-0", b"inf", b"-inf", b"1e309", b"99999999999999999999", b"N/A", b"0",
     b",", b",,", b'"', b"'", b";", b" ", b"\t", b"\n", b"\r\n", b"\x00", b"\xff\xfe", b"\xef\xbb\xbf",

@@ -195,7 +195,7 @@ def unfolded_bn(side: Side) -> tuple[pd.DataFrame, float]:
 
 def _activations_after_bn(side: Side) -> pd.Index:
     """Keys of activation kernels launched right after a BN kernel (Conv -> BN -> ReLU chains)."""
-    k = side.kernels.sort_values("start_us", kind="stable")
+    k = side.kernels[["start_us", "op_type", "key"]].sort_values("start_us", kind="stable")
     types = _types(k)
     after_bn = types.shift(1).isin(BN_INFER_TYPES) & types.isin(ACTIVATION_TYPES)
     return pd.Index(k.loc[after_bn.to_numpy(), "key"].unique())
@@ -365,7 +365,7 @@ def elementwise_heavy(side: Side, role: str) -> list[Symptom]:
     fusion (jit_level O1) would merge them. `kernels_per_step` counts those short elementwise kernels."""
     if not on_device(side):
         return []
-    k = side.kernels
+    k = side.kernels[["core", "duration_us", "op_type"]]
     k = k.loc[(k["core"].astype("string") != "CPU").fillna(True).to_numpy()]  # host ops are not kernels
     if len(k) < ELEMENTWISE_MIN_KERNELS:
         return []
@@ -439,11 +439,12 @@ def float64_input(side: Side, role: str) -> list[Symptom]:
     double = per_unique(k["input_dtypes"], lambda d: d.str.upper().str.contains(DOUBLE_PATTERN, regex=True))
     on_aicpu = per_unique(k["core"], lambda core: core.str.upper() == "AI_CPU")
     int64_data = pd.Series(False, index=k.index)
-    int64_data[on_aicpu] = int64_data_inputs(k.loc[on_aicpu.to_numpy()])  # AI CPU kernels are few
+    # AI CPU kernels are few
+    int64_data[on_aicpu] = int64_data_inputs(k.loc[on_aicpu.to_numpy(), ["input_dtypes", "input_shapes"]])
     hit = (double | int64_data).to_numpy()
     if not hit.any():
         return []
-    found = k.loc[hit]
+    found = k.loc[hit, ["key", "op_type", "input_dtypes", "core", "duration_us"]]
     per_op = (
         found.assign(_d=found["duration_us"].astype("float64"))
         .groupby("key", sort=False)

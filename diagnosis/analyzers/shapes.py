@@ -11,7 +11,6 @@ from diagnosis.analyzers.common import rnd, rows
 from diagnosis.analyzers.timing import utilisation
 from diagnosis.compare import Comparison, Side
 from diagnosis.symptoms import Symptom
-from diagnosis.unique import per_unique_category
 
 SHAPE_CHANGED_SHARE = 0.2
 DISTINCT_SHAPES = 3
@@ -90,9 +89,13 @@ def _dynamic_share(side: Side) -> float | None:
 
 def step_gaps(side: Side) -> pd.DataFrame:
     """Per step: first launch, last end, and the host gap before it (where a recompile shows on CPU)."""
-    k = side.kernels.dropna(subset=["step"])
+    k = side.kernels[["step", "start_us", "duration_us"]].dropna(subset=["step"])
     ends = k["start_us"].astype("float64") + k["duration_us"].astype("float64")
-    spans = k.assign(end=ends).groupby("step").agg(start=("start_us", "min"), end=("end", "max"))
+    # Grouped by the step numbers as a NumPy array (much cheaper than by the Arrow column); the index
+    # gets the column's dtype and name back.
+    steps = k["step"].to_numpy(dtype="int64")
+    spans = k.assign(end=ends).groupby(steps).agg(start=("start_us", "min"), end=("end", "max"))
+    spans.index = pd.Index(spans.index, dtype=k["step"].dtype, name="step")
     spans["gap_before"] = spans["start"] - spans["end"].shift(1)
     spans["span"] = spans["end"] - spans["start"]
     return spans
@@ -103,8 +106,13 @@ def _recompile_steps(side: Side) -> list[int]:
     k = side.kernels
     if k["input_shapes"].isna().all() or k["step"].isna().all() or k["step"].nunique() < 3:
         return []
-    shaped = k.assign(position=_positions(k)).dropna(subset=["input_shapes"])
-    first_seen = shaped.groupby(["position", "input_shapes"])["step"].min()
+    rows = np.flatnonzero((k["input_shapes"].notna() & k["step"].notna()).to_numpy(dtype=bool))
+    position, _ = _position_codes(k["key"], rows)
+    shape, shapes = pd.factorize(k["input_shapes"].take(rows), use_na_sentinel=True)
+    known = position >= 0  # a launch without a key has no position
+    pair = position[known].astype("int64") * (len(shapes) + 1) + shape[known]
+    steps = k["step"].take(rows).to_numpy(dtype="int64")[known]
+    first_seen = pd.Series(steps).groupby(pair).min()
     new_shape_steps = set(first_seen[first_seen > int(k["step"].min())].astype(int).tolist())
     spans = step_gaps(side)
     stall = spans["gap_before"].fillna(0.0) + spans["span"]
@@ -115,11 +123,24 @@ def _recompile_steps(side: Side) -> list[int]:
     return sorted(slow & new_shape_steps)
 
 
-def _positions(kernels: pd.DataFrame) -> pd.Series:
-    """Operator position without the `-opN` suffix that a recompiled graph renumbers (categorical)."""
-    return per_unique_category(
-        kernels["key"].astype("string"), lambda k: k.str.replace(r"-op\d+$", "", regex=True)
+def _position_codes(keys: pd.Series, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Operator position of launches `rows` (the key without the `-opN` suffix that a recompiled graph
+    renumbers) as integer codes numbered in order of first appearance (-1: no key), and the positions.
+
+    The suffix is stripped once per distinct key, not once per launch.
+    """
+    if isinstance(keys.dtype, pd.CategoricalDtype):
+        key_codes, names = keys.cat.codes.to_numpy()[rows], keys.cat.categories
+    else:
+        key_codes, names = pd.factorize(keys.take(rows), use_na_sentinel=True)
+    stripped = pd.Series(np.asarray(names, dtype=object), dtype="string").str.replace(
+        r"-op\d+$", "", regex=True
     )
+    per_name, positions = pd.factorize(stripped, use_na_sentinel=True)
+    position = np.where(key_codes >= 0, per_name[np.maximum(key_codes, 0)], -1).astype("float64")
+    position[position < 0] = np.nan
+    codes, order = pd.factorize(position, use_na_sentinel=True)  # renumber by first appearance
+    return codes, np.asarray(positions, dtype=object)[order.astype("int64")]
 
 
 def _recompile_cost(side: Side, recompile_steps: list[int]) -> float | None:
@@ -137,32 +158,29 @@ def _distinct_shapes(side: Side) -> tuple[int, pd.DataFrame]:
 
     An operator launched several times per step with the same shapes every step (PyNative merges
     same-type ops into one name) is not dynamic: shapes are compared as per-step sets, each set
-    summarised by an order-free hash of its distinct shapes.
+    summarised by an order-free hash of its distinct shapes. Positions, steps and shapes are handled
+    as integer codes; each distinct shape is hashed once.
     """
-    k = side.kernels.dropna(subset=["input_shapes", "step"])
-    if k.empty:
+    k = side.kernels
+    rows = np.flatnonzero((k["input_shapes"].notna() & k["step"].notna()).to_numpy(dtype=bool))
+    if not len(rows):
         return 0, pd.DataFrame()
-    position = _positions(k)
+    position, operators = _position_codes(k["key"], rows)
+    shape, shapes = pd.factorize(k["input_shapes"].take(rows), use_na_sentinel=True)
+    shapes = np.asarray(shapes, dtype=object)
     frame = pd.DataFrame(
-        {
-            "pos": position.cat.codes.to_numpy(),
-            "step": k["step"].to_numpy(),
-            "shape": k["input_shapes"].to_numpy(),
-        }
+        {"pos": position, "step": k["step"].take(rows).to_numpy(dtype="int64"), "shape": shape}
     ).drop_duplicates()
-    frame["h"] = pd.util.hash_array(frame["shape"].to_numpy(dtype=object)).astype("uint64")
+    frame["h"] = pd.util.hash_array(shapes).astype("uint64")[frame["shape"].to_numpy()]
     sets = frame.groupby(["pos", "step"])["h"].sum()  # wraps modulo 2**64: still order-free
     distinct = sets.groupby(level="pos").nunique()
     per = pd.DataFrame(
-        {
-            "operator": np.asarray(position.cat.categories, dtype=object)[distinct.index.to_numpy()],
-            "distinct_shapes": distinct.to_numpy(),
-        }
+        {"operator": operators[distinct.index.to_numpy()], "distinct_shapes": distinct.to_numpy()}
     )
     firsts = frame.drop_duplicates("pos").set_index("pos")["shape"]
-    per["example_shapes"] = firsts.reindex(distinct.index).to_numpy()
-    types = pd.Series(k["op_type"].to_numpy(), index=position.cat.codes.to_numpy())
-    per["op_type"] = types[~types.index.duplicated()].reindex(distinct.index).to_numpy()
+    per["example_shapes"] = shapes[firsts.reindex(distinct.index).to_numpy()]
+    _, first_row = np.unique(position, return_index=True)  # sorted codes, as `distinct` is
+    per["op_type"] = k["op_type"].take(rows[first_row]).to_numpy()
     per = per.sort_values("distinct_shapes", ascending=False).reset_index(drop=True)
     return int(per["distinct_shapes"].max()), per
 

@@ -306,7 +306,7 @@ def device_idle(side: Side, role: str) -> list[Symptom]:
 @run_analyzer
 def host_bound(side: Side, role: str) -> list[Symptom]:
     """Many tiny kernels separated by gaps longer than the kernels: the host cannot keep up."""
-    k = side.kernels.sort_values("start_us")
+    k = side.kernels[["start_us", "duration_us"]].sort_values("start_us")
     if len(k) < 20:
         return []
     dur = k["duration_us"].to_numpy(dtype="float64")

@@ -116,7 +116,9 @@ def _read_detail(path: Path) -> pd.DataFrame:
 
 def _read_csv(path: Path) -> pa.Table:
     try:
-        return pacsv.read_csv(path)
+        table = pacsv.read_csv(path)
+        table.column_names  # noqa: B018 - a header that is not UTF-8 fails here, not in read_csv
+        return table
     except (pa.ArrowInvalid, UnicodeDecodeError) as exc:
         raise InputError(
             f"unreadable CSV ({_first_line(exc)})", path=path.name, expected="a CSV file"

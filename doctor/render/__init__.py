@@ -7,10 +7,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 from doctor.render.csv import render_csv
-from doctor.render.html import render_html
 from doctor.render.json import render_json
 from doctor.render.markdown import render_markdown
 from doctor.report import Report
+
+
+def render_html(report: Report) -> str:
+    """The standalone HTML page (doctor.render.html, imported on first use: it loads plotly)."""
+    from doctor.render.html import render_html as html
+
+    return html(report)
+
 
 RENDERERS: dict[str, Callable[[Report], str]] = {
     "json": render_json,
