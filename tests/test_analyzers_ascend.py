@@ -613,3 +613,17 @@ def test_per_unique_matches_a_row_by_row_evaluation():
         False,
         False,
     ]
+
+
+def test_damaged_memory_record_cells_are_dropped_not_raised():
+    from diagnosis.analyzers.devices import _component_series
+
+    table = pd.DataFrame(
+        {
+            "Component": ["APP"] * 3,
+            "Timestamp(us)": ["1", "2", "x"],
+            "Total Allocated(MB)": ["10", "oops", "12"],
+        }
+    )
+    series = _component_series(table, "Total Allocated")
+    assert series is not None and series[["time_us", "mb"]].to_numpy().tolist() == [[1.0, 10.0]]

@@ -410,7 +410,8 @@ def memory_series(side: Side) -> pd.DataFrame | None:
     extras = side.run.extras
     if "memory" in extras and {"time_us", "allocated_mb"} <= set(extras["memory"].columns):
         m = extras["memory"]
-        return pd.DataFrame({"time_us": m["time_us"], "mb": m["allocated_mb"]}).astype("float64")
+        frame = pd.DataFrame({"time_us": m["time_us"], "mb": m["allocated_mb"]})
+        return frame.apply(pd.to_numeric, errors="coerce").astype("float64").dropna()
     if "memory_record" in extras:
         return _component_series(extras["memory_record"], "Total Allocated")
     if "npu_module_mem" in extras:
@@ -426,8 +427,9 @@ def _component_series(table: pd.DataFrame, prefix: str) -> pd.DataFrame | None:
     frame = pd.DataFrame(
         {
             "component": table["Component"].astype(str) if "Component" in table.columns else "",
-            "time_us": table["Timestamp(us)"].astype("float64"),
-            "mb": table[value_col].astype("float64") * scale,
+            # a damaged cell becomes NaN and is dropped: the record is optional evidence, not input
+            "time_us": pd.to_numeric(table["Timestamp(us)"], errors="coerce").astype("float64"),
+            "mb": pd.to_numeric(table[value_col], errors="coerce").astype("float64") * scale,
         }
     ).dropna()
     if frame.empty:
