@@ -8,7 +8,6 @@ between components and the facade: every analysis and display conversion lives i
 from __future__ import annotations
 
 import os
-import time
 
 # Before gradio is imported: it reads these at import time.
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
@@ -35,7 +34,6 @@ from doctor.report import Report
 from doctor.rules_view import rules_markdown
 from doctor.triage import TriageDenied
 from doctor.triage import view as triage
-from doctor.uploads import discard_uploads
 from doctor.views import ReportView, Table, report_view
 from knowledge import SEVERITIES
 
@@ -161,29 +159,25 @@ def compare(
     progress: gr.Progress = gr.Progress(),  # noqa: B008 - Gradio's documented way to receive progress
     *,
     cases: CaseBook | None = None,
-    uploads_since: float | None = None,
 ) -> tuple[Any, ...]:
     """Diagnose a baseline/target pair of profiles (archives or folder files), optionally with a MINDIR.
 
     Returns the verdict, cause cards, warnings, tables, plots, report files, the case and its link, and
     the JSON report.
     """
-    given = [("baseline", baseline), ("target", target), ("mindir", mindir)]
-    try:
-        report = _run(
-            lambda: diagnose(
-                baseline or None,
-                target or None,
-                mindir or None,
-                rank=None if rank is None else int(rank),
-                baseline_role=ROLE_CHOICES.get(role),
-                progress=_progress(progress),
-                lang=_lang(request),
-            )
+    report = _run(
+        lambda: diagnose(
+            baseline or None,
+            target or None,
+            mindir or None,
+            rank=None if rank is None else int(rank),
+            baseline_role=ROLE_CHOICES.get(role),
+            progress=_progress(progress),
+            lang=_lang(request),
         )
-        return compare_outputs(report, _keep(cases, report, given, request))
-    finally:  # after the case store has copied what the operator configured it to keep
-        _discard(given, uploads_since)
+    )
+    given = [("baseline", baseline), ("target", target), ("mindir", mindir)]
+    return compare_outputs(report, _keep(cases, report, given, request))
 
 
 def inspect(
@@ -192,27 +186,10 @@ def inspect(
     progress: gr.Progress = gr.Progress(),  # noqa: B008 - Gradio's documented way to receive progress
     *,
     cases: CaseBook | None = None,
-    uploads_since: float | None = None,
 ) -> tuple[Any, ...]:
     """Check one MINDIR model: export hygiene and fusion chains. Returns the same report parts."""
-    given = [("mindir", mindir)]
-    try:
-        report = _run(lambda: inspect_model(mindir or "", progress=_progress(progress), lang=_lang(request)))
-        return inspect_outputs(report, _keep(cases, report, given, request))
-    finally:
-        _discard(given, uploads_since)
-
-
-def _discard(given: Given, since: float | None) -> None:
-    """Delete this request's uploads from Gradio's upload folder (never files outside it, never the
-    example files copied there before `since`)."""
-    paths: list[str] = []
-    for _role, value in given:
-        if isinstance(value, (list, tuple)):
-            paths += [str(v) for v in value if v]
-        elif value:
-            paths.append(str(value))
-    discard_uploads(paths, gr.utils.get_upload_folder(), since)
+    report = _run(lambda: inspect_model(mindir or "", progress=_progress(progress), lang=_lang(request)))
+    return inspect_outputs(report, _keep(cases, report, [("mindir", mindir)], request))
 
 
 def search_rules(query: str, request: gr.Request) -> str:
@@ -233,7 +210,6 @@ class Events:
         self.config = config
         self.cases = cases
         self.counts = (0, 0)  # outputs of the compare and inspect events, set when the layout is built
-        self.uploads_since = time.time()  # reset once the layout (and its examples) is built
 
     def compare(
         self,
@@ -248,17 +224,7 @@ class Events:
         """Diagnose a baseline/target pair of profiles (archives or folder files), optionally with a
         MINDIR; the result is kept as a case. Returns the verdict, cause cards, warnings, tables, plots,
         report files, the case and its link, and the JSON report."""
-        return compare(
-            baseline,
-            target,
-            mindir,
-            rank,
-            role,
-            request,
-            progress,
-            cases=self.cases,
-            uploads_since=self.uploads_since,
-        )
+        return compare(baseline, target, mindir, rank, role, request, progress, cases=self.cases)
 
     def inspect(
         self,
@@ -267,7 +233,7 @@ class Events:
         progress: gr.Progress = gr.Progress(),  # noqa: B008 - Gradio's documented way to receive progress
     ) -> tuple[Any, ...]:
         """Check one MINDIR model: export hygiene and fusion chains; the result is kept as a case."""
-        return inspect(mindir, request, progress, cases=self.cases, uploads_since=self.uploads_since)
+        return inspect(mindir, request, progress, cases=self.cases)
 
     def open_case(self, case_id: str, request: gr.Request) -> tuple[Any, ...]:
         """Reopen a case in the Compare tab (the Inspect tab for a model-only case): the selected tab,
@@ -635,7 +601,6 @@ def build_demo(config: AppConfig | None = None, example: str | None = None) -> g
         if preload is not None:
             demo.load(events.compare, inputs, outputs, api_visibility="private")
     demo.queue(default_concurrency_limit=config.concurrency, max_size=config.queue_size)
-    events.uploads_since = time.time()  # example files were copied into the upload folder by now
     return demo
 
 

@@ -24,10 +24,7 @@ PAIRS = {
 }
 MODEL = MINDIR / "conv_bn_relu_eval.mindir"
 FUZZ = fuzz_settings(EXAMPLES)  # about 0.4 s an example: the profile test is marked slow
-KNOWN_BUGS = {
-    "ascend-level1": "diagnosis/analyzers/devices.py memory_series: a damaged cell of the optional "
-    "memory_record.csv reaches `.astype('float64')` and raises ValueError instead of a limitation",
-}
+KNOWN_BUGS: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")
