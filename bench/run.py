@@ -90,7 +90,25 @@ def machine() -> dict[str, str]:
         "load average at start": " ".join(f"{x:.2f}" for x in os.getloadavg()),
     }
     info.update(_versions())
+    info["code"] = code_state()
     return info
+
+
+def code_state() -> str:
+    """The commit measured, and whether the measured packages had uncommitted edits (the working tree is
+    shared: an edit during the run would mix versions, so the state is recorded at the start and the end)."""
+    git = ["git", "-C", str(REPO)]
+    head = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False)
+    dirty = subprocess.run(
+        [*git, "status", "--porcelain", "--", "diagnosis", "doctor", "knowledge", "graph"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if head.returncode != 0:
+        return "unknown (not a git checkout)"
+    edits = len(dirty.stdout.splitlines())
+    return f"{head.stdout.strip()}" + (f" with {edits} uncommitted file(s)" if edits else ", clean")
 
 
 def _cpu_model() -> str:
@@ -281,6 +299,7 @@ def main(argv: list[str] | None = None) -> int:
     if graph_md:
         print(graph_md)
     info["load average at end"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    info["code at end"] = code_state()
     info["benchmark duration"] = f"{(time.perf_counter() - began) / 60:.0f} min"
     (DATA / "bench_compare.json").write_text(json.dumps([r.to_json() for r in results], indent=1))
     write_results(info, compare_md, goal_lines, phases_md, graph_md, args)
