@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -17,6 +19,7 @@ DISTINCT_SHAPES = 3
 DYNAMIC_SHARE = 0.5
 SMALL_BATCH_FACTOR = 4
 RECOMPILE_RATIO = 3.0
+PACK_LIMIT = int(np.iinfo("int64").max)  # (position, step, shape) codes are packed into one int64 below it
 
 
 @pair_analyzer
@@ -47,9 +50,11 @@ def shape_mismatch(c: Comparison) -> list[Symptom]:
 @run_analyzer
 def dynamic_shapes(side: Side, role: str) -> list[Symptom]:
     """Many distinct shapes for one operator, dynamic OP State, and slow steps at new shapes."""
-    max_distinct, per_position = _distinct_shapes(side)
+    launches = _shaped_launches(side.kernels)
+    max_distinct, per_position = _distinct_shapes(side.kernels, launches)
     dynamic_share = _dynamic_share(side)
-    recompiles = _recompile_steps(side)
+    spans = step_gaps(side) if launches is not None else None
+    recompiles = _recompile_steps(side.kernels, launches, spans)
     if max_distinct < DISTINCT_SHAPES and (dynamic_share or 0.0) < DYNAMIC_SHARE and not recompiles:
         return []
     if max_distinct < DISTINCT_SHAPES and not recompiles and dynamic_share is None:
@@ -75,9 +80,32 @@ def dynamic_shapes(side: Side, role: str) -> list[Symptom]:
                 "recompile_steps": len(recompiles),
             },
             evidence=rows(per_position, ["operator", "op_type", "distinct_shapes", "example_shapes"]),
-            recoverable_ms_per_step=_recompile_cost(side, recompiles),
+            recoverable_ms_per_step=_recompile_cost(spans, recompiles),
         )
     ]
+
+
+@dataclass
+class _ShapedLaunches:
+    """Launches with an input shape and a step, as integer codes (computed once per run, shared by the
+    distinct-shape count and the recompile search)."""
+
+    rows: np.ndarray  # row numbers in the kernel table
+    position: np.ndarray  # operator position code (-1: no key)
+    operators: np.ndarray  # position code -> operator name
+    shape: np.ndarray  # input shape code
+    shapes: np.ndarray  # shape code -> shape text
+    step: np.ndarray  # step number (int64)
+
+
+def _shaped_launches(k: pd.DataFrame) -> _ShapedLaunches | None:
+    rows = np.flatnonzero((k["input_shapes"].notna() & k["step"].notna()).to_numpy(dtype=bool))
+    if not len(rows):
+        return None
+    position, operators = _position_codes(k["key"], rows)
+    shape, shapes = pd.factorize(k["input_shapes"].take(rows), use_na_sentinel=True)
+    step = k["step"].take(rows).to_numpy(dtype="int64")
+    return _ShapedLaunches(rows, position, operators, shape, np.asarray(shapes, dtype=object), step)
 
 
 def _dynamic_share(side: Side) -> float | None:
@@ -101,20 +129,16 @@ def step_gaps(side: Side) -> pd.DataFrame:
     return spans
 
 
-def _recompile_steps(side: Side) -> list[int]:
+def _recompile_steps(
+    k: pd.DataFrame, launches: _ShapedLaunches | None, spans: pd.DataFrame | None
+) -> list[int]:
     """Steps that meet an input shape not seen before and are preceded (or taken) by a long stall."""
-    k = side.kernels
-    if k["input_shapes"].isna().all() or k["step"].isna().all() or k["step"].nunique() < 3:
+    if launches is None or spans is None or len(spans) < 3:
         return []
-    rows = np.flatnonzero((k["input_shapes"].notna() & k["step"].notna()).to_numpy(dtype=bool))
-    position, _ = _position_codes(k["key"], rows)
-    shape, shapes = pd.factorize(k["input_shapes"].take(rows), use_na_sentinel=True)
-    known = position >= 0  # a launch without a key has no position
-    pair = position[known].astype("int64") * (len(shapes) + 1) + shape[known]
-    steps = k["step"].take(rows).to_numpy(dtype="int64")[known]
-    first_seen = pd.Series(steps).groupby(pair).min()
+    known = launches.position >= 0  # a launch without a key has no position
+    pair = launches.position[known].astype("int64") * (len(launches.shapes) + 1) + launches.shape[known]
+    first_seen = pd.Series(launches.step[known]).groupby(pair).min()
     new_shape_steps = set(first_seen[first_seen > int(k["step"].min())].astype(int).tolist())
-    spans = step_gaps(side)
     stall = spans["gap_before"].fillna(0.0) + spans["span"]
     # Reference: steps that met no new shape (when every step did, the plain kernel spans).
     steady = stall.loc[~stall.index.isin(new_shape_steps)]
@@ -143,45 +167,53 @@ def _position_codes(keys: pd.Series, rows: np.ndarray) -> tuple[np.ndarray, np.n
     return codes, np.asarray(positions, dtype=object)[order.astype("int64")]
 
 
-def _recompile_cost(side: Side, recompile_steps: list[int]) -> float | None:
-    if not recompile_steps:
+def _recompile_cost(spans: pd.DataFrame | None, recompile_steps: list[int]) -> float | None:
+    if not recompile_steps or spans is None:
         return None
-    spans = step_gaps(side)
     stall = spans["gap_before"].fillna(0.0) + spans["span"]
     steady = stall.loc[~stall.index.isin(recompile_steps)]
     extra = float((stall.loc[recompile_steps] - steady.median()).clip(lower=0).sum())
     return rnd(extra / 1000 / len(spans))
 
 
-def _distinct_shapes(side: Side) -> tuple[int, pd.DataFrame]:
+def _distinct_shapes(k: pd.DataFrame, launches: _ShapedLaunches | None) -> tuple[int, pd.DataFrame]:
     """Most distinct per-step shape sets seen at one operator position, and the per-position table.
 
     An operator launched several times per step with the same shapes every step (PyNative merges
     same-type ops into one name) is not dynamic: shapes are compared as per-step sets, each set
     summarised by an order-free hash of its distinct shapes. Positions, steps and shapes are handled
-    as integer codes; each distinct shape is hashed once.
+    as integer codes packed into one int64 (NumPy sorts, no pandas group-by); each distinct shape is
+    hashed once.
     """
-    k = side.kernels
-    rows = np.flatnonzero((k["input_shapes"].notna() & k["step"].notna()).to_numpy(dtype=bool))
-    if not len(rows):
+    if launches is None:
         return 0, pd.DataFrame()
-    position, operators = _position_codes(k["key"], rows)
-    shape, shapes = pd.factorize(k["input_shapes"].take(rows), use_na_sentinel=True)
-    shapes = np.asarray(shapes, dtype=object)
-    frame = pd.DataFrame(
-        {"pos": position, "step": k["step"].take(rows).to_numpy(dtype="int64"), "shape": shape}
-    ).drop_duplicates()
-    frame["h"] = pd.util.hash_array(shapes).astype("uint64")[frame["shape"].to_numpy()]
-    sets = frame.groupby(["pos", "step"])["h"].sum()  # wraps modulo 2**64: still order-free
-    distinct = sets.groupby(level="pos").nunique()
-    per = pd.DataFrame(
-        {"operator": operators[distinct.index.to_numpy()], "distinct_shapes": distinct.to_numpy()}
-    )
-    firsts = frame.drop_duplicates("pos").set_index("pos")["shape"]
-    per["example_shapes"] = shapes[firsts.reindex(distinct.index).to_numpy()]
-    _, first_row = np.unique(position, return_index=True)  # sorted codes, as `distinct` is
-    per["op_type"] = k["op_type"].take(rows[first_row]).to_numpy()
-    per = per.sort_values("distinct_shapes", ascending=False).reset_index(drop=True)
+    pos, shape = launches.position.astype("int64"), launches.shape.astype("int64")
+    _, step = np.unique(launches.step, return_inverse=True)
+    n_steps, n_shapes = int(step.max()) + 1, len(launches.shapes)
+    # One row per distinct (position, step, shape), sorted by (position, step); position -1 (no key)
+    # sorts first and is dropped below.
+    pos_step = (pos + 1) * n_steps + step
+    if int(pos_step.max()) < PACK_LIMIT // max(n_shapes, 1):
+        packed = np.unique(pos_step * n_shapes + shape)
+        pos_step, shape_of = packed // n_shapes, packed % n_shapes
+    else:  # too many codes to pack into one int64 (pathological input): unique rows instead
+        pos_step, shape_of = np.unique(np.stack([pos_step, shape], axis=1), axis=0).T
+    hashes = pd.util.hash_array(launches.shapes).astype("uint64")[shape_of]
+    starts = np.flatnonzero(np.r_[True, pos_step[1:] != pos_step[:-1]])
+    set_hash = np.add.reduceat(hashes, starts)  # wraps modulo 2**64: still order-free
+    set_pos = pos_step[starts] // n_steps - 1
+    sets = pd.DataFrame({"pos": set_pos, "hash": set_hash}).drop_duplicates()  # hashed, not sorted
+    distinct_pos, distinct = np.unique(sets["pos"].to_numpy(), return_counts=True)
+    keep = distinct_pos >= 0
+    distinct_pos, distinct = distinct_pos[keep], distinct[keep]
+    if not len(distinct_pos):
+        return 0, pd.DataFrame()
+    per = pd.DataFrame({"operator": launches.operators[distinct_pos], "distinct_shapes": distinct})
+    codes, first_launch = np.unique(launches.position, return_index=True)  # sorted, as distinct_pos
+    first_launch = first_launch[codes >= 0]
+    per["example_shapes"] = launches.shapes[launches.shape[first_launch]]
+    per["op_type"] = k["op_type"].take(launches.rows[first_launch]).to_numpy()
+    per = per.sort_values("distinct_shapes", ascending=False, kind="stable").reset_index(drop=True)
     return int(per["distinct_shapes"].max()), per
 
 
