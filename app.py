@@ -16,11 +16,14 @@ import argparse
 import html
 import logging
 import sys
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import gradio as gr
 from gradio import route_utils
+from gradio.utils import get_upload_folder
+from starlette.middleware import Middleware
 
 from diagnosis.errors import InputError
 from doctor import diagnose, inspect_model
@@ -34,6 +37,7 @@ from doctor.report import Report
 from doctor.rules_view import rules_markdown
 from doctor.triage import TriageDenied
 from doctor.triage import view as triage
+from doctor.uploads import UploadLedger, UploadRecorder, given_paths
 from doctor.views import ReportView, Table, report_view
 from knowledge import SEVERITIES
 
@@ -47,6 +51,8 @@ CSS = """
 #verdict:empty, #inspect-verdict:empty {display: none;}
 """
 NO_CASE = ("", "")  # (banner, link) when no case was kept
+# The upload ledger of each app build_demo made, for launch_kwargs to add its recording middleware.
+LEDGERS: weakref.WeakKeyDictionary[gr.Blocks, UploadLedger] = weakref.WeakKeyDictionary()
 
 
 # ------------------------------------------------------------------------------------------ handlers
@@ -75,9 +81,12 @@ def _base_url(request: gr.Request | None) -> str | None:
         return None
 
 
-def _run(analysis: Callable[[], Any]) -> Any:
-    """Run a doctor call; bad input becomes one escaped gr.Error line, a bug a generic one (logged)."""
+def _run(analysis: Callable[[], Any], uploads: UploadLedger | None = None, paths: Sequence[str] = ()) -> Any:
+    """Run a doctor call; bad input becomes one escaped gr.Error line, a bug a generic one (logged).
+    With `uploads`, an input upload already deleted (a second analysis of it) is bad input."""
     try:
+        if uploads is not None:
+            uploads.require_present(paths)
         return analysis()
     except InputError as error:
         raise gr.Error(html.escape(error.message), title="Input problem", print_exception=False) from None
@@ -159,25 +168,33 @@ def compare(
     progress: gr.Progress = gr.Progress(),  # noqa: B008 - Gradio's documented way to receive progress
     *,
     cases: CaseBook | None = None,
+    uploads: UploadLedger | None = None,
 ) -> tuple[Any, ...]:
     """Diagnose a baseline/target pair of profiles (archives or folder files), optionally with a MINDIR.
 
     Returns the verdict, cause cards, warnings, tables, plots, report files, the case and its link, and
-    the JSON report.
+    the JSON report. With `uploads`, the request's uploaded files are released when it ends.
     """
-    report = _run(
-        lambda: diagnose(
-            baseline or None,
-            target or None,
-            mindir or None,
-            rank=None if rank is None else int(rank),
-            baseline_role=ROLE_CHOICES.get(role),
-            progress=_progress(progress),
-            lang=_lang(request),
-        )
-    )
     given = [("baseline", baseline), ("target", target), ("mindir", mindir)]
-    return compare_outputs(report, _keep(cases, report, given, request))
+    paths = given_paths(value for _, value in given)
+    try:
+        report = _run(
+            lambda: diagnose(
+                baseline or None,
+                target or None,
+                mindir or None,
+                rank=None if rank is None else int(rank),
+                baseline_role=ROLE_CHOICES.get(role),
+                progress=_progress(progress),
+                lang=_lang(request),
+            ),
+            uploads,
+            paths,
+        )
+        return compare_outputs(report, _keep(cases, report, given, request))
+    finally:  # after the case store kept what the operator configured it to keep; also on failure
+        if uploads is not None:
+            uploads.release(paths)
 
 
 def inspect(
@@ -186,10 +203,21 @@ def inspect(
     progress: gr.Progress = gr.Progress(),  # noqa: B008 - Gradio's documented way to receive progress
     *,
     cases: CaseBook | None = None,
+    uploads: UploadLedger | None = None,
 ) -> tuple[Any, ...]:
-    """Check one MINDIR model: export hygiene and fusion chains. Returns the same report parts."""
-    report = _run(lambda: inspect_model(mindir or "", progress=_progress(progress), lang=_lang(request)))
-    return inspect_outputs(report, _keep(cases, report, [("mindir", mindir)], request))
+    """Check one MINDIR model: export hygiene and fusion chains. Returns the same report parts; with
+    `uploads`, the uploaded model is released when the request ends."""
+    paths = given_paths([mindir])
+    try:
+        report = _run(
+            lambda: inspect_model(mindir or "", progress=_progress(progress), lang=_lang(request)),
+            uploads,
+            paths,
+        )
+        return inspect_outputs(report, _keep(cases, report, [("mindir", mindir)], request))
+    finally:  # after the case store kept what the operator configured it to keep; also on failure
+        if uploads is not None:
+            uploads.release(paths)
 
 
 def search_rules(query: str, request: gr.Request) -> str:
@@ -203,12 +231,13 @@ def keep_files(files: list[str] | None) -> list[str] | None:
 
 
 class Events:
-    """The event functions that need this app's case book and settings (one instance per built app, so
-    two apps in one process never share a store). Each delegates to doctor.triage."""
+    """The event functions that need this app's case book, upload ledger and settings (one instance per
+    built app, so two apps in one process never share a store). Each delegates to doctor.triage."""
 
     def __init__(self, config: AppConfig, cases: CaseBook) -> None:
         self.config = config
         self.cases = cases
+        self.uploads = UploadLedger(get_upload_folder())  # filled by the UploadRecorder middleware
         self.counts = (0, 0)  # outputs of the compare and inspect events, set when the layout is built
 
     def compare(
@@ -224,7 +253,9 @@ class Events:
         """Diagnose a baseline/target pair of profiles (archives or folder files), optionally with a
         MINDIR; the result is kept as a case. Returns the verdict, cause cards, warnings, tables, plots,
         report files, the case and its link, and the JSON report."""
-        return compare(baseline, target, mindir, rank, role, request, progress, cases=self.cases)
+        return compare(
+            baseline, target, mindir, rank, role, request, progress, cases=self.cases, uploads=self.uploads
+        )
 
     def inspect(
         self,
@@ -233,7 +264,7 @@ class Events:
         progress: gr.Progress = gr.Progress(),  # noqa: B008 - Gradio's documented way to receive progress
     ) -> tuple[Any, ...]:
         """Check one MINDIR model: export hygiene and fusion chains; the result is kept as a case."""
-        return inspect(mindir, request, progress, cases=self.cases)
+        return inspect(mindir, request, progress, cases=self.cases, uploads=self.uploads)
 
     def open_case(self, case_id: str, request: gr.Request) -> tuple[Any, ...]:
         """Reopen a case in the Compare tab (the Inspect tab for a model-only case): the selected tab,
@@ -601,12 +632,17 @@ def build_demo(config: AppConfig | None = None, example: str | None = None) -> g
         if preload is not None:
             demo.load(events.compare, inputs, outputs, api_visibility="private")
     demo.queue(default_concurrency_limit=config.concurrency, max_size=config.queue_size)
+    # Example files Gradio copied into its cache are shared by uploads of the same bytes and name.
+    events.uploads.pin(path for block in demo.blocks.values() for path in getattr(block, "temp_files", ()))
+    LEDGERS[demo] = events.uploads
     return demo
 
 
-def launch_kwargs(config: AppConfig) -> dict[str, Any]:
-    """launch() settings shared by `main` and the tests (server name and port come from the caller)."""
+def launch_kwargs(config: AppConfig, demo: gr.Blocks) -> dict[str, Any]:
+    """launch() settings of an app made by build_demo, shared by `main` and the tests (server name and
+    port come from the caller); the middleware records uploads so they are deleted after analysis."""
     return {
+        "app_kwargs": {"middleware": [Middleware(UploadRecorder, ledger=LEDGERS[demo])]},
         "max_file_size": config.max_file_size,
         "auth": config.auth,
         "run_history": False,
@@ -622,7 +658,7 @@ def launch(port: int | None = None, example: bool = False) -> None:
     config = AppConfig.from_env()
     pairs = available_pairs()
     demo = build_demo(config, example=pairs[0].name if example and pairs else None)
-    demo.launch(server_port=port, **launch_kwargs(config))
+    demo.launch(server_port=port, **launch_kwargs(config, demo))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

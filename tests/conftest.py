@@ -69,7 +69,7 @@ def app_url() -> Iterator[str]:
         server_port=free_port(),
         prevent_thread_lock=True,
         quiet=True,
-        **launch_kwargs(config),
+        **launch_kwargs(config, demo),
     )
     yield url
     demo.close()

@@ -13,6 +13,7 @@ from gradio_client.exceptions import AppError
 import app
 from doctor.config import AppConfig
 from doctor.schema_check import load_schema, validate
+from doctor.uploads import UploadRecorder
 from tests.conftest import CPU, EXAMPLE, RESNET, files_of, free_port
 
 pytestmark = pytest.mark.slow
@@ -137,11 +138,13 @@ def _demo_functions() -> list:
 
 
 def test_launch_settings_suit_a_small_shared_machine():
-    kwargs = app.launch_kwargs(AppConfig())
+    demo = app.build_demo(AppConfig(concurrency=2, queue_size=16))
+    kwargs = app.launch_kwargs(AppConfig(), demo)
     assert "server_name" not in kwargs and "server_port" not in kwargs  # Spaces sets them
     assert kwargs["run_history"] is False and kwargs["footer_links"] == ["api"]
     assert kwargs["max_file_size"] == "500mb" and kwargs["auth"] is None
-    demo = app.build_demo(AppConfig(concurrency=2, queue_size=16))
+    [recorder] = kwargs["app_kwargs"]["middleware"]  # deletes uploads after their analysis
+    assert recorder.cls is UploadRecorder and recorder.kwargs["ledger"] is app.LEDGERS[demo]
     assert demo._queue.max_size == 16 and demo._queue.default_concurrency_limit == 2
     assert app.os.environ["GRADIO_ANALYTICS_ENABLED"] == "False"
 
@@ -150,7 +153,7 @@ def _launch(config: AppConfig):
     demo = app.build_demo(config)
     _, url, _ = demo.launch(
         server_name="127.0.0.1", server_port=free_port(), prevent_thread_lock=True, quiet=True,
-        **app.launch_kwargs(config),
+        **app.launch_kwargs(config, demo),
     )  # fmt: skip
     return demo, url
 

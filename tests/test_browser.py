@@ -166,7 +166,7 @@ def test_example_preloaded_app_shows_a_diagnosis_on_open(browser: Browser):
         server_port=free_port(),
         prevent_thread_lock=True,
         quiet=True,
-        **launch_kwargs(config),
+        **launch_kwargs(config, demo),
     )
     context = browser.new_context(locale="en-US")
     page = context.new_page()

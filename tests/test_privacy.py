@@ -26,12 +26,6 @@ from tests.conftest import CPU, ROOT, files_of, free_port
 pytestmark = pytest.mark.slow
 
 MARKER = f"private-{uuid.uuid4().hex}".encode()
-UPLOADS_STAY = (
-    "app.py must delete a request's uploaded files from Gradio's cache once the analysis ends "
-    "(Gradio keeps them until delete_cache's age, 1 hour here). Deleting them naively at the end of "
-    "each request breaks queued requests that uploaded byte-identical files (Gradio stores uploads "
-    "by content hash, so they share one path): tests/test_load.py caught that."
-)
 
 
 def marked_archive(folder: Path) -> Path:
@@ -88,7 +82,6 @@ def test_extraction_folders_are_gone_after_the_analysis(server: Server, diagnose
     ] == []
 
 
-@pytest.mark.xfail(strict=True, reason=UPLOADS_STAY)
 def test_uploaded_files_are_deleted_after_the_analysis(server: Server, diagnosed: dict) -> None:
     assert holding_marker(server.temp / "gradio") == []
 
@@ -163,7 +156,7 @@ def test_a_diagnosis_through_the_app_opens_no_outbound_connection(monkeypatch, t
     demo = app.build_demo(config)
     _, url, _ = demo.launch(
         server_name="127.0.0.1", server_port=free_port(), prevent_thread_lock=True, quiet=True,
-        **app.launch_kwargs(config),
+        **app.launch_kwargs(config, demo),
     )  # fmt: skip
     try:
         client = local_client(url)

@@ -28,7 +28,7 @@ def _launch(config: AppConfig) -> tuple[object, str]:
         server_port=free_port(),
         prevent_thread_lock=True,
         quiet=True,
-        **app.launch_kwargs(config),
+        **app.launch_kwargs(config, demo),
     )
     return demo, url
 

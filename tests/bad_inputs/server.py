@@ -30,8 +30,9 @@ import sys
 from app import build_demo, launch_kwargs
 from doctor.config import AppConfig
 config = AppConfig.from_env()
-build_demo(config).launch(server_name="127.0.0.1", server_port=int(sys.argv[1]), quiet=True,
-                          **launch_kwargs(config))
+demo = build_demo(config)
+demo.launch(server_name="127.0.0.1", server_port=int(sys.argv[1]), quiet=True,
+            **launch_kwargs(config, demo))
 """
 _LOOPBACK = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # never through a proxy
 

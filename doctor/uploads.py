@@ -1,0 +1,225 @@
+"""Deleting uploaded files from Gradio's upload cache once the analyses that used them end, so that
+confidential profiles do not wait there (where anyone who learns a path can fetch them) for Gradio's
+`delete_cache` sweep.
+
+Gradio stores each upload at `<upload folder>/<sha256 of the content>/<file name>`: byte-identical uploads
+with the same name (two users, or two queued requests of one user) share one path. `UploadLedger` counts
+the uploads of each path and deletes the file only when the last analysis using it has ended;
+`UploadRecorder` (ASGI middleware) records what Gradio's upload route returns before the client sees it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import stat
+import threading
+import time
+from collections.abc import Awaitable, Callable, Iterable, Iterator, MutableMapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from diagnosis.errors import InputError
+
+LOG = logging.getLogger("perf_doctor.uploads")
+UPLOAD_ROUTE = "/gradio_api/upload"  # gradio.routes: APIRouter(prefix=API_PREFIX).post("/upload")
+MAX_ANSWER_BYTES = 4 << 20  # the upload route answers a JSON list of at most 1,000 paths
+GONE = "this upload was deleted after its analysis (uploads are not kept); upload the file again"
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+class UploadLedger:
+    """Reference counts of the files in one upload folder; a file is deleted when its count drops to zero.
+
+    Thread-safe: the upload route answers on the event loop while analyses end in worker threads. Only
+    recorded paths are ever deleted, never a pinned one (example files Gradio copied into its cache, which
+    an upload of the same bytes and name shares), never through a symbolic link, never outside the folder.
+    A path whose count drops to zero while uploads are in flight is deleted once none is (unless one
+    recorded it again): an upload may have just written the same file and not answered yet.
+    """
+
+    def __init__(self, root: str | os.PathLike[str], *, forget_after: float = 3600.0) -> None:
+        """`root` is Gradio's upload folder; counts not recorded for `forget_after` seconds are forgotten
+        (Gradio's delete_cache has removed such files, and uploads never analysed must not pile up)."""
+        self.root = Path(os.path.realpath(root))
+        self.forget_after = forget_after
+        self._lock = threading.Lock()
+        self._counts: dict[Path, int] = {}
+        self._recorded_at: dict[Path, float] = {}
+        self._pinned: set[Path] = set()
+        self._uploading = 0  # upload requests in flight
+        self._doomed: set[Path] = set()  # counts at zero, waiting for the uploads in flight to answer
+        self._swept = time.monotonic()
+
+    def key(self, path: object) -> Path | None:
+        """The absolute path with its folders resolved but not its last part (a link there is never
+        followed); None for anything that is not a path strictly inside the upload folder."""
+        if not isinstance(path, (str, os.PathLike)):
+            return None
+        text = os.fspath(path)
+        if not isinstance(text, str) or not text.strip() or "\x00" in text:
+            return None
+        folder, name = os.path.split(os.path.abspath(text))
+        if not name:
+            return None
+        resolved = Path(os.path.realpath(folder)) / name
+        return resolved if resolved.is_relative_to(self.root) and resolved != self.root else None
+
+    def pin(self, paths: Iterable[object]) -> None:
+        """Never delete these files (example files cached by Gradio, which uploads may share)."""
+        with self._lock:
+            self._pinned.update(k for k in map(self.key, paths) if k is not None)
+
+    @contextmanager
+    def uploading(self) -> Iterator[None]:
+        """Around one upload request (which may rewrite a file whose count is zero before it answers):
+        deletions wait until no upload is in flight."""
+        with self._lock:
+            self._uploading += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._uploading -= 1
+                if not self._uploading:
+                    for key in self._doomed:
+                        self._delete(key)
+                    self._doomed.clear()
+
+    def record(self, paths: Iterable[object]) -> None:
+        """Count one upload of each path (a path listed twice counts twice); called before the client
+        learns the paths, so a request using them always finds its count."""
+        now = time.monotonic()
+        with self._lock:
+            self._forget_stale(now)
+            for key in filter(None, map(self.key, paths)):
+                self._counts[key] = self._counts.get(key, 0) + 1
+                self._recorded_at[key] = now
+                self._doomed.discard(key)
+
+    def release(self, paths: Iterable[object]) -> None:
+        """One finished request used these paths: decrement each occurrence's count and delete the files
+        whose count reaches zero. Paths never recorded are left alone; a file already gone is fine."""
+        with self._lock:
+            for key in filter(None, map(self.key, paths)):
+                count = self._counts.get(key, 0)
+                if count <= 0:
+                    continue
+                if count > 1:
+                    self._counts[key] = count - 1
+                    continue
+                del self._counts[key], self._recorded_at[key]
+                if self._uploading:
+                    self._doomed.add(key)
+                else:
+                    self._delete(key)
+
+    def count(self, path: object) -> int:
+        """The current count of a path (0 when not recorded), for tests and logs."""
+        key = self.key(path)
+        with self._lock:
+            return self._counts.get(key, 0) if key is not None else 0
+
+    def require_present(self, paths: Iterable[object]) -> None:
+        """Raise an InputError naming the file when a path inside the upload folder no longer exists
+        (a second analysis of an upload already deleted), instead of a confusing "not found"."""
+        for path in paths:
+            key = self.key(path)
+            if key is not None and not os.path.lexists(key):
+                raise InputError(GONE, path=key.name)
+
+    # Called with the lock held.
+
+    def _forget_stale(self, now: float) -> None:
+        """Drop counts older than `forget_after` (checked at most once a minute), so uploads never analysed
+        do not keep entries for ever."""
+        if now - self._swept < min(60.0, self.forget_after):
+            return
+        self._swept = now
+        for key, when in list(self._recorded_at.items()):
+            if now - when > self.forget_after:
+                del self._counts[key], self._recorded_at[key]
+
+    def _delete(self, key: Path) -> None:
+        """Unlink one regular file (never a link, a folder or a pinned file); the <sha>/ folder stays:
+        a concurrent upload of the same content may be renaming into it, delete_cache removes it later."""
+        if key in self._pinned:
+            return
+        try:
+            if stat.S_ISREG(os.lstat(key).st_mode):
+                os.unlink(key)
+        except FileNotFoundError:
+            pass
+        except OSError as error:
+            LOG.warning("could not delete an upload: %s", error.strerror)
+
+
+def given_paths(values: Iterable[object]) -> list[str]:
+    """Every path in a handler's input values (a path, a list of paths or None), in order, repeats kept:
+    each occurrence was one upload."""
+    paths: list[str] = []
+    for value in values:
+        items = value if isinstance(value, (list, tuple)) else [value]
+        paths += [os.fspath(item) for item in items if isinstance(item, (str, os.PathLike)) and item]
+    return paths
+
+
+class UploadRecorder:
+    """Pure ASGI middleware: on POST <root>/gradio_api/upload, records the returned paths in the ledger
+    before the last body chunk reaches the client; every other request streams through untouched."""
+
+    def __init__(self, app: ASGIApp, ledger: UploadLedger) -> None:
+        """Wrap `app`; `ledger` receives the paths of every successful upload."""
+        self.app = app
+        self.ledger = ledger
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Pass the request on; for an upload, watch its answer."""
+        path = scope.get("path", "") if scope.get("type") == "http" else ""
+        if scope.get("method") != "POST" or not path.endswith(UPLOAD_ROUTE):
+            await self.app(scope, receive, send)
+            return
+        with self.ledger.uploading():
+            await self.app(scope, receive, _Watch(send, self.ledger).send)
+
+
+class _Watch:
+    """The `send` of one upload request: forwards everything, keeping a copy of a 200 JSON body."""
+
+    def __init__(self, send: Send, ledger: UploadLedger) -> None:
+        self._send = send
+        self._ledger = ledger
+        self._body: bytearray | None = None  # None: not watching (error status, encoded or too large)
+
+    async def send(self, message: Message) -> None:
+        """Forward `message`; before the final body chunk of a watched answer, record its paths."""
+        if message["type"] == "http.response.start":
+            headers = {k.lower(): v for k, v in message.get("headers", [])}
+            if message["status"] == 200 and b"content-encoding" not in headers:
+                self._body = bytearray()
+        elif message["type"] == "http.response.body" and self._body is not None:
+            self._body += message.get("body", b"")
+            if len(self._body) > MAX_ANSWER_BYTES:
+                self._body = None
+            elif not message.get("more_body", False):
+                self._ledger.record(_paths(bytes(self._body)))
+                self._body = None
+        await self._send(message)
+
+
+def _paths(body: bytes) -> list[str]:
+    """The paths of an upload answer (a JSON list of strings); nothing for anything else."""
+    try:
+        answer = json.loads(body)
+    except ValueError:
+        return []
+    if not isinstance(answer, list):
+        return []
+    return [item for item in answer if isinstance(item, str)]
