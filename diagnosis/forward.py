@@ -90,7 +90,9 @@ def merge_renumbered(keys: pd.Series, steps: pd.Series | None) -> pd.Series:
     if steps is None or steps.isna().all() or keys.empty:
         return keys
     cats = pd.Series(keys.cat.categories, dtype="string")
-    pos_codes, _ = pd.factorize(cats.str.replace(r"-op\d+$", "", regex=True))
+    pos_codes, positions = pd.factorize(cats.str.replace(r"-op\d+$", "", regex=True))
+    if len(positions) == len(cats):  # every name its own position: nothing can have been renumbered
+        return keys
     key_codes = keys.cat.codes.to_numpy()
     frame = pd.DataFrame({"key": key_codes, "pos": pos_codes[key_codes], "step": steps.to_numpy()})
     frame = frame.loc[key_codes >= 0]

@@ -13,6 +13,7 @@ from diagnosis.analyzers.common import rnd, rows
 from diagnosis.analyzers.timing import utilisation
 from diagnosis.compare import Comparison, Side
 from diagnosis.symptoms import Symptom
+from diagnosis.unique import per_unique_mask, sorted_unique
 
 SHAPE_CHANGED_SHARE = 0.2
 DISTINCT_SHAPES = 3
@@ -109,10 +110,12 @@ def _shaped_launches(k: pd.DataFrame) -> _ShapedLaunches | None:
 
 
 def _dynamic_share(side: Side) -> float | None:
-    state = side.kernels["op_state"].dropna().astype(str).str.lower()
-    if state.empty:
+    state = side.kernels["op_state"]
+    known = int(state.notna().sum())
+    if not known:
         return None  # OP State missing: unknown, never assumed dynamic
-    return float((state == "dynamic").mean())
+    dynamic = per_unique_mask(state, lambda values: values.str.strip().str.lower() == "dynamic")
+    return float(dynamic.sum() / known)
 
 
 def step_gaps(side: Side) -> pd.DataFrame:
@@ -188,13 +191,13 @@ def _distinct_shapes(k: pd.DataFrame, launches: _ShapedLaunches | None) -> tuple
     if launches is None:
         return 0, pd.DataFrame()
     pos, shape = launches.position.astype("int64"), launches.shape.astype("int64")
-    _, step = np.unique(launches.step, return_inverse=True)
+    step, _ = pd.factorize(launches.step)
     n_steps, n_shapes = int(step.max()) + 1, len(launches.shapes)
     # One row per distinct (position, step, shape), sorted by (position, step); position -1 (no key)
     # sorts first and is dropped below.
     pos_step = (pos + 1) * n_steps + step
     if int(pos_step.max()) < PACK_LIMIT // max(n_shapes, 1):
-        packed = np.unique(pos_step * n_shapes + shape)
+        packed = sorted_unique(pos_step * n_shapes + shape)
         pos_step, shape_of = packed // n_shapes, packed % n_shapes
     else:  # too many codes to pack into one int64 (pathological input): unique rows instead
         pos_step, shape_of = np.unique(np.stack([pos_step, shape], axis=1), axis=0).T
