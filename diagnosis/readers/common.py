@@ -88,8 +88,12 @@ def read_header(path: Path) -> list[str]:
     if b"\x00" in probe:
         raise InputError("binary data, not CSV text", path=display(path), expected="a UTF-8 CSV file")
     _check_utf8(probe, path)
-    line = probe.split(b"\n", 1)[0].rstrip(b"\r")
-    return next(csv.reader([line.decode("utf-8-sig")]))
+    line = re.split(rb"\r\n|\r|\n", probe, maxsplit=1)[0]  # any line ending, old Mac `\r` too
+    try:
+        return next(csv.reader([line.decode("utf-8-sig")]))
+    except csv.Error as exc:  # e.g. a stray quote: the header cannot be read as CSV
+        problem = f"unreadable header line ({exc})"
+        raise InputError(problem, path=display(path), expected="a CSV header") from None
 
 
 def _check_utf8(probe: bytes, path: Path) -> None:

@@ -521,6 +521,31 @@ def _optional_truncated(dest: Path) -> Path:
     return dest
 
 
+@case(
+    name="ascend_header_lone_cr",
+    outcome="error",
+    match=r"kernel_details\.csv: missing column",
+    note="a bare carriage return inside the header line ends the header there",
+    **ASCEND_PAIR,
+)
+def _header_lone_cr(dest: Path) -> Path:
+    path = ascend_output(ascend_copy(dest), "kernel_details.csv")
+    path.write_bytes(path.read_bytes().replace(b",", b"\r,", 1))
+    return dest
+
+
+@case(
+    name="ascend_old_mac_line_endings",
+    outcome="report",
+    note="every line ends in a bare carriage return: still read as CSV",
+    **ASCEND_PAIR,
+)
+def _old_mac_line_endings(dest: Path) -> Path:
+    path = ascend_output(ascend_copy(dest), "kernel_details.csv")
+    path.write_bytes(path.read_bytes().replace(b"\r\n", b"\r").replace(b"\n", b"\r"))
+    return dest
+
+
 # --------------------------------------------------------------------------------------------------
 # Archives (the target of a compare, next to a good CPU baseline folder)
 
