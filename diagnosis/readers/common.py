@@ -832,6 +832,10 @@ def read_op_timestamps(path: Path) -> pa.Table:
     body = "\n".join(chunks)
     width = body.split("\n", 1)[0].count(",") + 1
     columns = ["start_ns", "duration", "tid"][:width]
+    expected = "<start_ns>,<duration>[,<tid>] entries separated by spaces"
+    if width < 2:  # a launch without its duration (a file cut after a start time)
+        problem = f"launch entry {chunks[0][:40]!r} has no duration"
+        raise InputError(problem, path=display(path), expected=expected)
     try:
         launches = pacsv.read_csv(
             io.BytesIO(body.encode()),
@@ -844,7 +848,7 @@ def read_op_timestamps(path: Path) -> pa.Table:
         raise InputError(
             f"malformed launch entry ({_first_line(exc)})",
             path=display(path),
-            expected="<start_ns>,<duration>[,<tid>] entries separated by spaces",
+            expected=expected,
         ) from None
     index = pa.array(np.repeat(np.arange(len(names)), counts))
     return pa.table(

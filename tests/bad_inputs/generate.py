@@ -230,6 +230,23 @@ def _txt_truncated(dest: Path) -> Path:
 
 
 @case(
+    name="legacy_txt_cut_after_first_start",
+    outcome="error",
+    match="cpu_op_execute_timestamp_0.txt: launch entry .* has no duration",
+    kind="folder",
+    call="compare",
+    baseline="tests/fixtures/ascend/legacy_cpu",
+    note="MindSpore 2.0-2.2 CPU profile whose launch file ends right after the first start time",
+)
+def _legacy_txt_cut_after_start(dest: Path) -> Path:
+    shutil.copytree(ASCEND / "legacy_cpu", dest)
+    path = dest / "profiler" / "cpu_op_execute_timestamp_0.txt"
+    first = path.read_bytes().split(b"\n", 1)[0]
+    path.write_bytes(first[: first.index(b",")])  # `<name>;<type>;<start_ns>` and nothing more
+    return dest
+
+
+@case(
     name="json_truncated_trace_view",
     outcome="report",
     **CPU_PAIR,
