@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -32,60 +33,15 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "fixtures"))
+from ascend_schema import KERNEL_DETAILS_LEVEL1, PIPE_COLUMNS  # the documented headers
+
 DATA = Path(__file__).resolve().parent / "data"
 CHUNK = 200_000
 FREQ_MHZ = 1800
-PIPE_COLUMNS = (
-    "aicore_time(us)",
-    "aic_total_cycles",
-    "aic_mac_time(us)",
-    "aic_mac_ratio",
-    "aic_scalar_time(us)",
-    "aic_scalar_ratio",
-    "aic_mte1_time(us)",
-    "aic_mte1_ratio",
-    "aic_mte2_time(us)",
-    "aic_mte2_ratio",
-    "aic_fixpipe_time(us)",
-    "aic_fixpipe_ratio",
-    "aic_icache_miss_rate",
-    "aiv_time(us)",
-    "aiv_total_cycles",
-    "aiv_vec_time(us)",
-    "aiv_vec_ratio",
-    "aiv_scalar_time(us)",
-    "aiv_scalar_ratio",
-    "aiv_mte2_time(us)",
-    "aiv_mte2_ratio",
-    "aiv_mte3_time(us)",
-    "aiv_mte3_ratio",
-    "aiv_icache_miss_rate",
-    "cube_utilization(%)",
-)
-KD_HEADER = (
-    "Step ID",
-    "Model ID",
-    "Task ID",
-    "Stream ID",
-    "Name",
-    "Type",
-    "OP State",
-    "Accelerator Core",
-    "Start Time(us)",
-    "Duration(us)",
-    "Wait Time(us)",
-    "Block Num",
-    "Mix Block Num",
-    "HF32 Eligible",
-    "Input Shapes",
-    "Input Data Types",
-    "Input Formats",
-    "Output Shapes",
-    "Output Data Types",
-    "Output Formats",
-    "Context ID",
-    *PIPE_COLUMNS,
-)
+# The documented Level1 kernel_details header with the PipeUtilization counters, shared with the test
+# fixtures' generators (written from ../shared/reference/profiler-formats.md, never from our readers).
+KD_HEADER = (*KERNEL_DETAILS_LEVEL1, *PIPE_COLUMNS)
 
 
 # ---------------------------------------------------------------------------------------------- network
