@@ -34,7 +34,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "fixtures"))
-from ascend_schema import KERNEL_DETAILS_LEVEL1, PIPE_COLUMNS  # the documented headers
+from ascend_schema import KERNEL_DETAILS_LEVEL1, PIPE_COLUMNS, ms_profiler_info  # the documented layout
 
 DATA = Path(__file__).resolve().parent / "data"
 CHUNK = 200_000
@@ -497,41 +497,18 @@ def write_step_trace(path: Path, tl: Timeline) -> None:
 
 
 def profiler_info() -> dict:
-    params = {
-        "is_set_schedule": True,
-        "output_path": "./data",
-        "profiler_level": "Level1",
-        "activities": ["CPU", "NPU"],
-        "aic_metrics": "PipeUtilization",
-        "with_stack": False,
-        "profile_memory": False,
-        "data_process": False,
-        "parallel_strategy": False,
-        "start_profile": True,
-        "l2_cache": False,
-        "hbm_ddr": False,
-        "pcie": False,
-        "sys_io": False,
-        "sys_interconnection": False,
-        "host_sys": [],
-        "sync_enable": True,
-        "data_simplification": True,
-        "record_shapes": False,
-        "export_type": ["text"],
-        "mstx": False,
-        "mstx_domain_include": [],
-        "mstx_domain_exclude": [],
-        "schedule": {"wait": 1, "active": 1000, "warmup": 1, "repeat": 1, "skip_first": 5},
-    }
-    return {
-        "profiler_parameters": params,
-        "ms_profiler_info": {"rank_id": 0, "device_id": 0},
-        "cann_profiler_info": {},
-        "analysis_cost_time": {},
-        "ms_version": "2.10.0",
-        "cann_version": "8.3.RC1",
-        "jit_level": "O0",
-    }
+    """profiler_info_0.json of a Level1 run with PipeUtilization counters (the documented template)."""
+    return ms_profiler_info(
+        rank=0,
+        level="Level1",
+        aic_metrics="PipeUtilization",
+        jit_level="O0",
+        profile_memory=False,
+        output_path="./data",
+        active_steps=1000,
+        collection_begin="1764489600000000",
+        analyse_cost=0.0,
+    )
 
 
 def run_dir(rows: int, kind: str) -> Path:
