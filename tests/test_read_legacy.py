@@ -299,3 +299,16 @@ def test_legacy_readers_leave_ascend_ms_runs_alone() -> None:
     for reader in (ascend_legacy, gpu, legacy_cpu):
         assert reader.candidates(FIX / "level1") == []
     assert ascend.candidates(FIX / "ms23") == [] and torch_npu.candidates(FIX / "ms23") == []
+
+
+def test_an_infinite_number_in_profiler_info_is_ignored_not_raised(tmp_path: Path) -> None:
+    """JSON `1e309` is float infinity: no integer setting can come of it (found by the fuzzer)."""
+    folder = Path(shutil.copytree(FIX / "legacy_ascend_20", tmp_path / "run"))
+    info = folder / "profiler" / "profiler_info_0.json"
+    info.write_text(
+        info.read_text()
+        .replace('"rank_size": 1', '"rank_size": 1e309')
+        .replace('"rank_id": 0', '"rank_id": 1e309')
+    )
+    run = only(ascend_legacy, folder)
+    assert len(run.kernels) and run.meta.framework_version == "2.0.0"

@@ -466,7 +466,7 @@ def _schedule(value: Any) -> dict[str, Any] | None:
 def _int_or_none(value: Any) -> int | None:
     try:
         number = int(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: JSON `1e309` is float infinity
         return None
     return number if number >= 0 else None
 
