@@ -366,6 +366,22 @@ def _case_parts(prefix: str) -> list[gr.components.Component]:
     return [banner, link]
 
 
+def _wide_table(label: str, elem_id: str, *, max_chars: int, pinned_columns: int) -> gr.Dataframe:
+    """A read-only table of many rows: searchable, wrapped, its first columns pinned, copy and
+    fullscreen buttons (the operator table and the triage case list)."""
+    return gr.Dataframe(
+        interactive=False,
+        show_search="search",
+        max_height=520,
+        wrap=True,
+        max_chars=max_chars,
+        pinned_columns=pinned_columns,
+        elem_id=elem_id,
+        label=I18N(label),
+        buttons=["copy", "fullscreen"],
+    )
+
+
 def _downloads(csv: bool) -> list[gr.DownloadButton]:
     keys = ["dl_html", "dl_md", "dl_json"] + (["dl_csv"] if csv else [])
     with gr.Row():
@@ -410,17 +426,7 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
                     for key in ("plot_ops", "plot_delta", "plot_steps", "plot_breakdown", "plot_chains")
                 ]
             with gr.Tab(I18N("operators")):
-                operators = gr.Dataframe(
-                    interactive=False,
-                    show_search="search",
-                    max_height=520,
-                    wrap=True,
-                    max_chars=80,
-                    pinned_columns=1,
-                    elem_id="operators",
-                    label=I18N("operators"),
-                    buttons=["copy", "fullscreen"],
-                )
+                operators = _wide_table("operators", "operators", max_chars=80, pinned_columns=1)
             with gr.Tab(I18N("leaderboards")):
                 top_baseline = gr.Dataframe(
                     interactive=False, label=I18N("top_baseline"), max_chars=60, elem_id="top-baseline"
@@ -553,17 +559,7 @@ def _triage_tables() -> tuple[gr.Dataframe, gr.Dataframe]:
     """The case table (sortable and searchable in the browser) and the counts per top cause."""
     with gr.Tabs():
         with gr.Tab(I18N("triage_cases")):
-            table = gr.Dataframe(
-                interactive=False,
-                show_search="search",
-                max_height=520,
-                wrap=True,
-                max_chars=90,
-                pinned_columns=2,
-                elem_id="triage-table",
-                label=I18N("triage_cases"),
-                buttons=["copy", "fullscreen"],
-            )
+            table = _wide_table("triage_cases", "triage-table", max_chars=90, pinned_columns=2)
         with gr.Tab(I18N("triage_groups")):
             groups = gr.Dataframe(interactive=False, elem_id="triage-groups", label=I18N("triage_groups"))
     return table, groups
