@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from diagnosis.model import Limitation, ProfilerConfig, Run, RunMeta, conform_kernels
+from diagnosis.model import Limitation, Run, conform_kernels
 from diagnosis.readers import Candidate
 from diagnosis.readers.ascend_legacy import (
     SYSCNT_US,
@@ -24,10 +24,9 @@ from diagnosis.readers.ascend_legacy import (
     read_step_trace_raw,
     steps_onto_kernels,
 )
-from diagnosis.readers.common import amp_of, no_steps, phase_of, to_frame
+from diagnosis.readers.common import no_steps, to_frame
 from diagnosis.readers.discover import discover
-from diagnosis.readers.legacy_cpu import MS_TO_US, host_kernels, host_limitations
-from diagnosis.readers.traits import infer_execution_mode
+from diagnosis.readers.legacy_cpu import MS_TO_US, host_kernels, host_limitations, host_meta
 
 LAYOUT = "legacy-gpu"
 NS_US = 0.001
@@ -61,21 +60,7 @@ def read(candidate: Candidate) -> Run:
         )
     extras = {"op_detail": to_frame(detail)} if detail is not None else {}
     extras.update(legacy_extras(folder, rank, files, limitations, _EXTRAS))
-    meta = RunMeta(
-        layout=LAYOUT,
-        source=folder.name,
-        framework_version=info.framework_version if info else None,
-        device="GPU",
-        rank=rank,
-        config=info.config if info else ProfilerConfig(),
-        jit_level=info.jit_level if info else None,
-        execution_mode=info.execution_mode
-        if info and info.execution_mode != "unknown"
-        else infer_execution_mode(kernels["name"]),
-        phase=phase_of(kernels),
-        amp=amp_of(kernels, max(len(steps), 1)),
-        files=tuple(p.relative_to(folder).as_posix() for p in files),
-    )
+    meta = host_meta(LAYOUT, "GPU", folder, rank, info, kernels, len(steps), files)
     return Run(meta=meta, kernels=kernels, steps=steps, limitations=limitations, extras=extras)
 
 

@@ -23,6 +23,7 @@ from diagnosis.readers import Candidate
 from diagnosis.readers.ascend import complete
 from diagnosis.readers.ascend_legacy import legacy_config_limitations, read_legacy_info
 from diagnosis.readers.common import (
+    InfoRecord,
     amp_of,
     display,
     duration_scale,
@@ -56,11 +57,28 @@ def read(candidate: Candidate) -> Run:
     steps, kernels, note = derive_steps(kernels)
     info, info_path = read_legacy_info(folder, rank, files)
     limitations = legacy_config_limitations(info, info_path) + host_limitations(note)
-    meta = RunMeta(
-        layout=LAYOUT,
+    meta = host_meta(LAYOUT, "CPU", folder, rank, info, kernels, len(steps), files)
+    extras = {"op_detail": to_frame(detail)} if detail is not None else {}
+    return Run(meta=meta, kernels=kernels, steps=steps, limitations=limitations, extras=extras)
+
+
+def host_meta(
+    layout: str,
+    device: str,
+    folder: Path,
+    rank: int,
+    info: InfoRecord | None,
+    kernels: pd.DataFrame,
+    steps: int,
+    files: list[Path],
+) -> RunMeta:
+    """RunMeta of a legacy host-op run (CPU or GPU): settings from profiler_info where it has them,
+    the execution mode from the op names otherwise, phase and AMP markers from the kernels."""
+    return RunMeta(
+        layout=layout,
         source=folder.name,
         framework_version=info.framework_version if info else None,
-        device="CPU",
+        device=device,
         rank=rank,
         config=info.config if info else ProfilerConfig(),
         jit_level=info.jit_level if info else None,
@@ -68,11 +86,9 @@ def read(candidate: Candidate) -> Run:
         if info and info.execution_mode != "unknown"
         else infer_execution_mode(kernels["name"]),
         phase=phase_of(kernels),
-        amp=amp_of(kernels, max(len(steps), 1)),
+        amp=amp_of(kernels, max(steps, 1)),
         files=tuple(p.relative_to(folder).as_posix() for p in files),
     )
-    extras = {"op_detail": to_frame(detail)} if detail is not None else {}
-    return Run(meta=meta, kernels=kernels, steps=steps, limitations=limitations, extras=extras)
 
 
 def host_kernels(
