@@ -131,16 +131,22 @@ def candidates(folder: Path) -> list[Candidate]:
 
 def read(candidate: Candidate) -> Run:
     """Read one `*_ascend_ms` run (or a bare ASCEND_PROFILER_OUTPUT) into the canonical model."""
+    return read_run(candidate, LAYOUT, MINDSPORE)
+
+
+def read_run(candidate: Candidate, layout: str, words: Tool) -> Run:
+    """Read a run whose text exports sit in ASCEND_PROFILER_OUTPUT (MindSpore's `*_ascend_ms` and
+    torch_npu's `*_ascend_pt` share this layout); `words` is the framework's advice vocabulary."""
     root = candidate.root
     info, info_path = read_info(root, candidate.rank)
     config = info.config if info else ProfilerConfig()
-    out = read_output(output_dir(root), candidate.rank, config.level, MINDSPORE)
+    out = read_output(output_dir(root), candidate.rank, config.level, words)
     if info_path:
         out.files.insert(0, info_path)
     else:
-        out.limitations.insert(0, no_config_limitation(MINDSPORE))
+        out.limitations.insert(0, no_config_limitation(words))
     environment = read_metadata(root, out)
-    meta = build_meta(LAYOUT, root, candidate, info, out, environment)
+    meta = build_meta(layout, root, candidate, info, out, environment)
     return out.to_run(meta)
 
 

@@ -9,17 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from diagnosis.model import ProfilerConfig, Run
+from diagnosis.model import Run
 from diagnosis.readers import Candidate
-from diagnosis.readers.ascend import (
-    Tool,
-    build_meta,
-    no_config_limitation,
-    output_dir,
-    read_info,
-    read_metadata,
-    read_output,
-)
+from diagnosis.readers.ascend import Tool, read_run
 from diagnosis.readers.discover import discover
 
 LAYOUT = "torch-npu"
@@ -45,14 +37,4 @@ def candidates(folder: Path) -> list[Candidate]:
 
 def read(candidate: Candidate) -> Run:
     """Read one `*_ascend_pt` run into the canonical model."""
-    root = candidate.root
-    info, info_path = read_info(root, candidate.rank)
-    config = info.config if info else ProfilerConfig()
-    out = read_output(output_dir(root), candidate.rank, config.level, TORCH)
-    if info_path:
-        out.files.insert(0, info_path)
-    else:
-        out.limitations.insert(0, no_config_limitation(TORCH))
-    environment = read_metadata(root, out)
-    meta = build_meta(LAYOUT, root, candidate, info, out, environment)
-    return out.to_run(meta)
+    return read_run(candidate, LAYOUT, TORCH)
