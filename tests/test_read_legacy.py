@@ -312,3 +312,26 @@ def test_an_infinite_number_in_profiler_info_is_ignored_not_raised(tmp_path: Pat
     )
     run = only(ascend_legacy, folder)
     assert len(run.kernels) and run.meta.framework_version == "2.0.0"
+
+
+@pytest.mark.parametrize("cell", ["inf", "99999999999999999999", "1.5"])
+def test_a_step_number_that_is_not_a_whole_number_drops_that_step(tmp_path: Path, cell: str) -> None:
+    """step_trace_raw rows whose step_num is infinite, beyond int64 or fractional are not steps
+    (found by the fuzzer: they were cast to int64 and raised)."""
+    folder = Path(shutil.copytree(FIX / "legacy_ascend", tmp_path / "run"))
+    trace = folder / "profiler" / "step_trace_raw_0_detail_time.csv"
+    lines = trace.read_text().split("\n")
+    good = only(ascend_legacy, FIX / "legacy_ascend")
+    trace.write_text("\n".join([lines[0], cell + lines[1][1:], *lines[2:]]))
+    run = only(ascend_legacy, folder)
+    assert len(run.steps) == len(good.steps) - 1 and 1 not in run.steps["step"].tolist()
+
+
+def test_a_quote_in_a_launch_list_is_a_malformed_entry(tmp_path: Path) -> None:
+    """The launch file has no quoting: a stray `"` must not merge entries (found by the fuzzer)."""
+    folder = Path(shutil.copytree(FIX / "legacy_cpu", tmp_path / "run"))
+    path = folder / "profiler" / "cpu_op_execute_timestamp_0.txt"
+    text = path.read_text()
+    path.write_text(text[:91] + '"' + text[92:])
+    with pytest.raises(InputError, match=r"cpu_op_execute_timestamp_0\.txt: malformed launch"):
+        only(legacy_cpu, folder)

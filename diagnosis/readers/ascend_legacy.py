@@ -383,7 +383,9 @@ def read_step_trace_raw(path: Path, files: list[Path]) -> pd.DataFrame:
     table = read_csv(path, _STEP_COLS, required=("step", "start", "total"), nulls=["N/A", "", "-"])
     files.append(path)
     frame = table.to_pandas()
-    frame = frame[pd.to_numeric(frame["step"], errors="coerce").notna()]
+    # Step numbers must be whole and finite (the average row's `-` and damaged cells are dropped).
+    number = pd.to_numeric(frame["step"], errors="coerce").astype("float64")
+    frame = frame[np.isfinite(number) & (number.abs() < 2**53) & (number == np.floor(number))]
     busy = frame.get("fp_and_bp", pd.Series(np.nan, index=frame.index)).fillna(0) + frame.get(
         "tail", pd.Series(0.0, index=frame.index)
     ).fillna(0)

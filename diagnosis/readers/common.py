@@ -840,6 +840,7 @@ def read_op_timestamps(path: Path) -> pa.Table:
         launches = pacsv.read_csv(
             io.BytesIO(body.encode()),
             read_options=pacsv.ReadOptions(column_names=columns),
+            parse_options=pacsv.ParseOptions(quote_char=False),  # the format has no quoting
             convert_options=pacsv.ConvertOptions(
                 column_types={"start_ns": pa.int64(), "duration": pa.float64()}, include_columns=columns[:2]
             ),
@@ -850,6 +851,8 @@ def read_op_timestamps(path: Path) -> pa.Table:
             path=display(path),
             expected=expected,
         ) from None
+    if launches.num_rows != sum(counts):  # e.g. an entry split or merged by a damaged separator
+        raise InputError("malformed launch list", path=display(path), expected=expected)
     index = pa.array(np.repeat(np.arange(len(names)), counts))
     return pa.table(
         {
