@@ -8,7 +8,10 @@ import asyncio
 import json
 import os
 import threading
+from collections.abc import Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any, TypeVar
 
 import httpx
 import pytest
@@ -21,6 +24,15 @@ from starlette.routing import Route
 from diagnosis.errors import InputError
 from doctor.uploads import GONE, UPLOAD_ROUTE, UploadLedger, UploadRecorder, given_paths
 from tests.conftest import CPU, files_of
+
+T = TypeVar("T")
+
+
+def run_apart(coroutine: Coroutine[Any, Any, T]) -> T:
+    """asyncio.run in a thread of its own: the browser tests' Playwright keeps an event loop running in
+    the main thread for the whole session, where asyncio.run refuses to start."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result(timeout=60)
 
 
 def _upload(root: Path, name: str = "profile.zip", content: bytes = b"secret", sha: str = "ab12") -> Path:
@@ -249,7 +261,7 @@ def test_the_middleware_records_exactly_the_returned_paths(root: Path) -> None:
                 await client.post("/prefix" + UPLOAD_ROUTE, files={"files": ("a.zip", b"x")}),
             ]
 
-    answers = asyncio.run(run())
+    answers = run_apart(run())
     assert [a.json() for a in answers] == [_uploaded(root)] * 2, "the body reaches the client unchanged"
     assert answers[0].headers["content-length"] == str(len(answers[0].content))
     assert [ledger.count(p) for p in _uploaded(root)] == [2, 2]
@@ -267,7 +279,7 @@ def test_the_middleware_leaves_other_routes_and_failed_uploads_alone(root: Path)
                 await client.get("/stream"),
             ]
 
-    failed, got, joined, streamed = asyncio.run(run())
+    failed, got, joined, streamed = run_apart(run())
     assert (failed.status_code, failed.text) == (400, "Invalid file name")
     assert got.status_code == 200 and joined.json() == _uploaded(root)
     assert streamed.text == "one,two"
@@ -294,7 +306,7 @@ def test_the_paths_are_counted_before_the_last_chunk_reaches_the_client(root: Pa
         return {"type": "http.request", "body": b"", "more_body": False}
 
     scope = {"type": "http", "method": "POST", "path": UPLOAD_ROUTE, "headers": []}
-    asyncio.run(UploadRecorder(gradio, ledger)(scope, nothing, client_side))
+    run_apart(UploadRecorder(gradio, ledger)(scope, nothing, client_side))
     assert b"".join(chunk for chunk, _ in seen) == body
     assert [count for _, count in seen] == [0, 1], "streamed through; recorded before the final chunk"
     assert ledger._uploading == 0, "the upload ended"
