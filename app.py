@@ -17,7 +17,8 @@ import html
 import logging
 import sys
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import gradio as gr
@@ -81,12 +82,9 @@ def _base_url(request: gr.Request | None) -> str | None:
         return None
 
 
-def _run(analysis: Callable[[], Any], uploads: UploadLedger | None = None, paths: Sequence[str] = ()) -> Any:
-    """Run a doctor call; bad input becomes one escaped gr.Error line, a bug a generic one (logged).
-    With `uploads`, an input upload already deleted (a second analysis of it) is bad input."""
+def _run(analysis: Callable[[], Any]) -> Any:
+    """Run a doctor call; bad input becomes one escaped gr.Error line, a bug a generic one (logged)."""
     try:
-        if uploads is not None:
-            uploads.require_present(paths)
         return analysis()
     except InputError as error:
         raise gr.Error(html.escape(error.message), title="Input problem", print_exception=False) from None
@@ -94,6 +92,20 @@ def _run(analysis: Callable[[], Any], uploads: UploadLedger | None = None, paths
         LOG.exception("analysis failed")
         message = f"Internal error ({type(error).__name__}); the server log has the details."
         raise gr.Error(html.escape(message), print_exception=False) from None
+
+
+@contextmanager
+def _using_uploads(uploads: UploadLedger | None, paths: Sequence[str]) -> Iterator[None]:
+    """Around one analysis of uploaded `paths`: an upload already deleted (a second analysis of it) is
+    bad input; afterwards, also on failure, the paths are released so the ledger can delete them."""
+    if uploads is None:
+        yield
+        return
+    try:
+        _run(lambda: uploads.require_present(paths))
+        yield
+    finally:
+        uploads.release(paths)
 
 
 def _dataframe(table: Table) -> gr.Dataframe:
@@ -176,8 +188,7 @@ def compare(
     the JSON report. With `uploads`, the request's uploaded files are released when it ends.
     """
     given = [("baseline", baseline), ("target", target), ("mindir", mindir)]
-    paths = given_paths(value for _, value in given)
-    try:
+    with _using_uploads(uploads, given_paths(value for _, value in given)):
         report = _run(
             lambda: diagnose(
                 baseline or None,
@@ -187,14 +198,9 @@ def compare(
                 baseline_role=ROLE_CHOICES.get(role),
                 progress=_progress(progress),
                 lang=_lang(request),
-            ),
-            uploads,
-            paths,
+            )
         )
-        return compare_outputs(report, _keep(cases, report, given, request))
-    finally:  # after the case store kept what the operator configured it to keep; also on failure
-        if uploads is not None:
-            uploads.release(paths)
+        return compare_outputs(report, _keep(cases, report, given, request))  # the case store first
 
 
 def inspect(
@@ -207,17 +213,9 @@ def inspect(
 ) -> tuple[Any, ...]:
     """Check one MINDIR model: export hygiene and fusion chains. Returns the same report parts; with
     `uploads`, the uploaded model is released when the request ends."""
-    paths = given_paths([mindir])
-    try:
-        report = _run(
-            lambda: inspect_model(mindir or "", progress=_progress(progress), lang=_lang(request)),
-            uploads,
-            paths,
-        )
+    with _using_uploads(uploads, given_paths([mindir])):
+        report = _run(lambda: inspect_model(mindir or "", progress=_progress(progress), lang=_lang(request)))
         return inspect_outputs(report, _keep(cases, report, [("mindir", mindir)], request))
-    finally:  # after the case store kept what the operator configured it to keep; also on failure
-        if uploads is not None:
-            uploads.release(paths)
 
 
 def search_rules(query: str, request: gr.Request) -> str:
