@@ -11,12 +11,14 @@ import os
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from diagnosis.errors import InputError
 
 ENV_PREFIX = "PERF_DOCTOR_"
 MIB = 1024 * 1024
 GIB = 1024 * MIB
+S = TypeVar("S")
 
 
 @dataclass(frozen=True)
@@ -31,22 +33,12 @@ class Limits:
     max_header_bytes: int = 64 * 1024  # one tar extended (pax / GNU long-name) header, held in memory
 
     def __post_init__(self) -> None:
-        for field in dataclasses.fields(self):
-            value = getattr(self, field.name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-                raise ValueError(f"Limits.{field.name} must be a positive number, got {value!r}")
+        check_positive(self)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Limits:
         """The defaults, with every field that has a ``PERF_DOCTOR_<FIELD>`` variable set replaced by it."""
-        env = os.environ if environ is None else environ
-        hints = typing.get_type_hints(cls)
-        overrides: dict[str, int | float] = {}
-        for field in dataclasses.fields(cls):
-            name = env_name(field.name)
-            if env.get(name, "").strip():
-                overrides[field.name] = parse_setting(name, env[name], hints[field.name])
-        return cls(**overrides)
+        return settings_from_env(cls, environ)
 
 
 def env_name(field_name: str) -> str:
@@ -64,3 +56,26 @@ def parse_setting(name: str, raw: str, kind: type) -> int | float:
     if not value > 0:
         raise InputError(f"{raw!r} is not positive", path=name, expected=expected)
     return value
+
+
+def check_positive(settings: Any) -> None:
+    """Every field of a settings dataclass must be a positive number (a bool is not one here)."""
+    for field in dataclasses.fields(settings):
+        value = getattr(settings, field.name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+            raise ValueError(
+                f"{type(settings).__name__}.{field.name} must be a positive number, got {value!r}"
+            )
+
+
+def settings_from_env(cls: type[S], environ: Mapping[str, str] | None = None, prefix: str = "") -> S:
+    """A settings dataclass with its defaults, each field replaced by ``PERF_DOCTOR_<PREFIX><FIELD>``
+    when that variable is set (a bad value is an InputError naming the variable)."""
+    env = os.environ if environ is None else environ
+    hints = typing.get_type_hints(cls)
+    overrides: dict[str, int | float] = {}
+    for field in dataclasses.fields(cls):
+        name = env_name(prefix + field.name)
+        if env.get(name, "").strip():
+            overrides[field.name] = parse_setting(name, env[name], hints[field.name])
+    return cls(**overrides)

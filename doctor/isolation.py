@@ -20,7 +20,6 @@ Limits (environment, read per call; see docs/security.md):
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import os
 import pickle
@@ -28,14 +27,13 @@ import signal
 import subprocess
 import sys
 import traceback
-import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
 from diagnosis.errors import InputError
-from diagnosis.limits import MIB, Limits, env_name, parse_setting
+from diagnosis.limits import MIB, Limits, check_positive, env_name, settings_from_env
 from diagnosis.sources import Source, Workspace
 
 T = TypeVar("T")
@@ -61,22 +59,12 @@ class IsolationLimits:
     wall_s: float = 180.0  # wall-clock seconds before the parent kills the child
 
     def __post_init__(self) -> None:
-        for field in dataclasses.fields(self):
-            value = getattr(self, field.name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-                raise ValueError(f"IsolationLimits.{field.name} must be a positive number, got {value!r}")
+        check_positive(self)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> IsolationLimits:
         """The defaults, each replaced by its PERF_DOCTOR_ISOLATION_<FIELD> variable when set."""
-        env = os.environ if environ is None else environ
-        hints = typing.get_type_hints(cls)
-        overrides: dict[str, int | float] = {}
-        for field in dataclasses.fields(cls):
-            name = env_name(ISOLATION_PREFIX + field.name)
-            if env.get(name, "").strip():
-                overrides[field.name] = parse_setting(name, env[name], hints[field.name])
-        return cls(**overrides)
+        return settings_from_env(cls, environ, ISOLATION_PREFIX)
 
 
 class IsolationError(RuntimeError):
