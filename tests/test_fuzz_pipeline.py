@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from diagnosis.errors import InputError
 from doctor import diagnose, inspect_model
 from tests.conftest import CPU, MINDIR
-from tests.test_fuzz_readers import ASCEND, DAMAGE, EXAMPLES, Damage, files_of, fuzz_settings, known
+from tests.test_fuzz_readers import ASCEND, DAMAGE, EXAMPLES, Damage, damaged, files_of, fuzz_settings, known
 
 PAIRS = {
     "cpu": (CPU / "train_amp_o2_graph", CPU / "infer_fp32_graph"),
@@ -35,21 +35,14 @@ def targets(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 def diagnose_damaged(baseline: Path, root: Path, path: Path, damage: Damage) -> None:
-    """Diagnose with one target file damaged; restore it whatever happens."""
-    original = path.read_bytes()
-    damaged = damage.apply(original)
-    if damaged is None:
-        path.unlink()
-    else:
-        path.write_bytes(damaged)
-    try:
-        report = diagnose(baseline, root, isolate=False)
-    except InputError as error:
-        assert error.message and "\n" not in error.message
-    else:
-        assert report.kind == "pair" and report.data["verdict"]["text"]
-    finally:
-        path.write_bytes(original)
+    """Diagnose with one target file damaged: a report with a verdict, or one single-line InputError."""
+    with damaged(path, damage):
+        try:
+            report = diagnose(baseline, root, isolate=False)
+        except InputError as error:
+            assert error.message and "\n" not in error.message
+        else:
+            assert report.kind == "pair" and report.data["verdict"]["text"]
 
 
 @pytest.mark.slow

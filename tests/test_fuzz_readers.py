@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 import re
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -116,22 +118,30 @@ def files_of(root: Path) -> list[Path]:
     return sorted(path for path in root.rglob("*") if path.is_file())
 
 
-def read_damaged(root: Path, path: Path, damage: Damage) -> None:
-    """Read the folder with one file damaged; restore the file whatever happens."""
+@contextmanager
+def damaged(path: Path, damage: Damage) -> Iterator[None]:
+    """The file damaged (or removed) for the duration of the block, restored whatever happens."""
     original = path.read_bytes()
-    damaged = damage.apply(original)
-    if damaged is None:
+    changed = damage.apply(original)
+    if changed is None:
         path.unlink()
     else:
-        path.write_bytes(damaged)
+        path.write_bytes(changed)
     try:
-        run = read_folder(root)
-    except InputError as error:
-        assert error.message and "\n" not in error.message
-    else:
-        assert run.meta.layout and run.kernels is not None
+        yield
     finally:
         path.write_bytes(original)
+
+
+def read_damaged(root: Path, path: Path, damage: Damage) -> None:
+    """Read the folder with one file damaged: a run, or one single-line InputError."""
+    with damaged(path, damage):
+        try:
+            run = read_folder(root)
+        except InputError as error:
+            assert error.message and "\n" not in error.message
+        else:
+            assert run.meta.layout and run.kernels is not None
 
 
 def known(names: list[str], bugs: dict[str, str]) -> list[object]:
