@@ -12,14 +12,16 @@ import sys
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from diagnosis.errors import InputError
-from doctor.cases import CaseBook
 from doctor.config import AppConfig
 from doctor.facade import diagnose, inspect_model
 from doctor.render import RENDERERS, render
 from doctor.report import Report
+
+if TYPE_CHECKING:  # the case store (sqlite3) is imported only by the commands that keep cases
+    from doctor.cases import CaseBook
 
 PROG = "perf-doctor"
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
@@ -180,6 +182,8 @@ def _triage(args: argparse.Namespace) -> int:
 
 def _case_book(db: str | None) -> CaseBook:
     """The case book `--db` or the environment names; a temporary one would vanish, so it is refused."""
+    from doctor.cases import CaseBook
+
     config = AppConfig.from_env()
     if db is None and config.case_db is None:
         raise InputError("no case database is configured", expected="PERF_DOCTOR_CASE_DB or --db PATH")

@@ -709,10 +709,34 @@ def _arrow(series: pd.Series) -> pa.ChunkedArray | pa.Array:
 
 
 def name_pairs(kernels: pd.DataFrame) -> pd.DataFrame:
-    """Distinct (name, op_type) pairs with their launch counts (a pyarrow hash aggregation)."""
-    table = pa.table({"name": _arrow(kernels["name"]), "op_type": _arrow(kernels["op_type"])})
-    counts = table.group_by(["name", "op_type"]).aggregate([([], "count_all")])
-    return to_frame(counts.rename_columns(["count" if c == "count_all" else c for c in counts.column_names]))
+    """Distinct (name, op_type) pairs (a missing value is a value) with their launch counts, in order
+    of first launch.
+
+    Each column is dictionary-encoded and the two codes combined into one integer key, so counting
+    is one NumPy pass (pyarrow's group_by would load its query engine, ~25 ms of every start)."""
+    names, name_codes = _codes(_arrow(kernels["name"]))
+    types, type_codes = _codes(_arrow(kernels["op_type"]))
+    combined = name_codes * max(len(types), 1) + type_codes
+    _, first, counts = np.unique(combined, return_index=True, return_counts=True)
+    order = np.argsort(first, kind="stable")
+    rows = first[order]
+    table = pa.table(
+        {
+            "name": names.take(pa.array(name_codes[rows])),
+            "op_type": types.take(pa.array(type_codes[rows])),
+            "count": pa.array(counts[order], type=pa.int64()),
+        }
+    )
+    return to_frame(table)
+
+
+def _codes(values: pa.ChunkedArray | pa.Array) -> tuple[pa.Array, np.ndarray]:
+    """(distinct values, int64 code of each row); null is one of the values."""
+    encoded = pc.dictionary_encode(values, null_encoding="encode")
+    if isinstance(encoded, pa.ChunkedArray):
+        encoded = encoded.unify_dictionaries().combine_chunks()
+    dictionary = encoded.dictionary if len(encoded) else pa.array([], type=pa.string())
+    return dictionary, encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
 
 
 def phase_of(kernels: pd.DataFrame, pairs: pd.DataFrame | None = None) -> str:
