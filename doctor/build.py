@@ -138,10 +138,7 @@ def single_timing(side: Side) -> dict[str, Any]:
 
 def operator_records(table: pd.DataFrame) -> list[dict[str, Any]]:
     """The comparison table reduced to the report's columns, in its order (largest |delta| first)."""
-    out = pd.DataFrame(index=table.index)
-    for name, kind in OPERATOR_COLUMNS:
-        out[name] = _column(table, name, kind)
-    return _records(out)
+    return _records(table)
 
 
 def single_operator_records(side: Side) -> list[dict[str, Any]]:
@@ -163,32 +160,31 @@ def single_operator_records(side: Side) -> list[dict[str, Any]]:
             "target_core": ops["core"].astype("object"),
         }
     ).reset_index(drop=True)
-    out = pd.DataFrame(index=frame.index)
-    for name, kind in OPERATOR_COLUMNS:
-        out[name] = _column(frame, name, kind)
-    return _records(out)
-
-
-def _column(frame: pd.DataFrame, name: str, kind: str) -> pd.Series:
-    """One report column from the analysis frame: typed, with a neutral value when absent."""
-    if name not in frame.columns:
-        if kind == "boolean":
-            return pd.Series(False, index=frame.index, dtype=bool)
-        if name == "one_side_reason":
-            return pd.Series("", index=frame.index, dtype=object)
-        return pd.Series(None, index=frame.index, dtype=object)
-    col = frame[name]
-    if kind == "boolean":
-        return col.astype("boolean").fillna(False).astype(bool)
-    if kind == "number":
-        return pd.to_numeric(col, errors="coerce").astype("float64")
-    if kind == "integer":
-        return pd.to_numeric(col, errors="coerce").astype("Int64")
-    return col.astype("object").where(col.notna(), None).map(lambda v: None if v is None else str(v))
+    return _records(frame)
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    return [jsonable(row) for row in frame.astype(object).to_dict(orient="records")]
+    """One JSON-able dict per row with the report's operator columns, built column by column (a
+    per-cell conversion of a few thousand operators costs more than the whole alignment)."""
+    names = [name for name, _ in OPERATOR_COLUMNS]
+    columns = [_column(frame, name, kind) for name, kind in OPERATOR_COLUMNS]
+    return [dict(zip(names, row, strict=True)) for row in zip(*columns, strict=True)]
+
+
+def _column(frame: pd.DataFrame, name: str, kind: str) -> list[Any]:
+    """One report column as native values: typed, missing as None, with a neutral value when absent."""
+    if name not in frame.columns:
+        neutral = False if kind == "boolean" else "" if name == "one_side_reason" else None
+        return [neutral] * len(frame)
+    col = frame[name]
+    if kind == "boolean":
+        return col.astype("boolean").fillna(False).astype(bool).tolist()
+    if kind in ("number", "integer"):
+        values = pd.to_numeric(col, errors="coerce").to_numpy(dtype="float64", na_value=np.nan)
+        native = int if kind == "integer" else float
+        return [native(v) if math.isfinite(v) else None for v in values.tolist()]
+    present = col.notna().to_numpy()
+    return [str(v) if keep else None for v, keep in zip(col.astype(object).tolist(), present, strict=True)]
 
 
 def leaderboards(table: pd.DataFrame | None, sides: Iterable[str], single: Side | None = None) -> dict:
@@ -223,43 +219,28 @@ def _board_row(rank: int, operator: str, op_type: Any, us: Any, share: Any) -> d
 def step_records(side: Side, role: str) -> list[dict[str, Any]]:
     """Per step: wall time, busy and idle time from the profile, and the compared operators' time."""
     op_ms = (side.step_samples.sum(axis=0) / 1000.0) if not side.step_samples.empty else pd.Series()
-    rows = []
     steps = side.run.steps
-    if len(steps):
-        for rec in steps.astype(object).to_dict(orient="records"):
-            step = int(rec["step"])
-            rows.append(
-                {
-                    "role": role,
-                    "step": step,
-                    "wall_ms": _ms(rec.get("duration_us")),
-                    "busy_ms": _ms(rec.get("busy_us")),
-                    "free_ms": _ms(rec.get("free_us")),
-                    "op_ms": _lookup_ms(op_ms, step),
-                }
-            )
-    else:
-        for step, value in op_ms.items():
-            rows.append(
-                {
-                    "role": role,
-                    "step": int(step),
-                    "wall_ms": None,
-                    "busy_ms": None,
-                    "free_ms": None,
-                    "op_ms": round(float(value), 4),
-                }
-            )
-    return jsonable(rows)
+    if not len(steps):
+        return [
+            {"role": role, "step": int(step), "wall_ms": None, "busy_ms": None, "free_ms": None, "op_ms": ms}
+            for step, ms in zip(op_ms.index.tolist(), _ms_list(op_ms, 1.0), strict=True)
+        ]
+    by_step = dict(zip(op_ms.index.tolist(), _ms_list(op_ms, 1.0), strict=True))
+    ids = steps["step"].astype("int64").tolist()
+    wall, busy, free = (
+        _ms_list(steps[name], 1000.0) if name in steps else [None] * len(ids)
+        for name in ("duration_us", "busy_us", "free_us")
+    )
+    return [
+        {"role": role, "step": step, "wall_ms": w, "busy_ms": b, "free_ms": f, "op_ms": by_step.get(step)}
+        for step, w, b, f in zip(ids, wall, busy, free, strict=True)
+    ]
 
 
-def _ms(value: Any) -> float | None:
-    return None if is_missing(value) else round(float(value) / 1000.0, 4)
-
-
-def _lookup_ms(series: pd.Series, step: int) -> float | None:
-    value = series.get(step)
-    return None if value is None or is_missing(value) else round(float(value), 4)
+def _ms_list(values: pd.Series, divisor: float) -> list[float | None]:
+    """values / divisor rounded to 4 places, missing and non-finite values as None."""
+    numbers = pd.to_numeric(values, errors="coerce").to_numpy(dtype="float64", na_value=np.nan) / divisor
+    return [round(v, 4) if math.isfinite(v) else None for v in numbers.tolist()]
 
 
 # -------------------------------------------------------------------------------------------- causes
