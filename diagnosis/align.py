@@ -10,7 +10,7 @@ from difflib import SequenceMatcher
 import numpy as np
 import pandas as pd
 
-from diagnosis.unique import sorted_unique
+from diagnosis.unique import factorize, sorted_unique
 
 # Per-operator attributes whose most common value is kept per side (changes are symptoms).
 ATTRS = ("op_type", "input_shapes", "input_dtypes", "input_formats", "output_dtypes", "core", "block_dim")
@@ -55,7 +55,7 @@ def operator_aggregates(kernels: pd.DataFrame, steps: int) -> pd.DataFrame:
     agg["launches_per_step"] = agg["launches"] / steps
     for col in ATTRS:
         if col in kernels and kernels[col].notna().any():
-            vcodes, uniques = pd.factorize(kernels[col], use_na_sentinel=True)
+            vcodes, uniques = factorize(kernels[col])
             agg[col] = _modal(codes, vcodes, uniques)
             if col in ("input_shapes", "input_dtypes", "input_formats", "core"):
                 agg[f"{col}_distinct"] = _distinct(codes, vcodes, len(uniques))

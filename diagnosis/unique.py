@@ -3,15 +3,38 @@ distinct names, so regexes run on the uniques and the result is broadcast back b
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
 
+# id(Arrow data) -> (weak reference to it, codes, uniques). Analyzers test the same kernel columns
+# (name, op_type, dtypes) of the same two runs again and again; a factorization is kept exactly as long
+# as the column's Arrow data lives, so nothing outlives its diagnosis.
+_FACTORIZED: dict[int, tuple[weakref.ref, np.ndarray, pd.Index]] = {}
+
+
+def factorize(values: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    """pd.factorize(values, use_na_sentinel=True), remembered for Arrow-backed columns (codes read-only).
+
+    Arrow data is immutable, so the same data always gives the same codes."""
+    data = getattr(values.array, "_pa_array", None)
+    if data is None:
+        return pd.factorize(values, use_na_sentinel=True)
+    key = id(data)
+    hit = _FACTORIZED.get(key)
+    if hit is not None and hit[0]() is data:
+        return hit[1], hit[2]
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    codes.flags.writeable = False
+    _FACTORIZED[key] = (weakref.ref(data, lambda _, key=key: _FACTORIZED.pop(key, None)), codes, uniques)
+    return codes, uniques
+
 
 def per_unique_mask(values: pd.Series, fn: Callable[[pd.Series], pd.Series]) -> np.ndarray:
     """Boolean `fn` evaluated on the distinct values and broadcast back (missing values -> False)."""
-    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    codes, uniques = factorize(values)
     result = np.asarray(fn(pd.Series(uniques, dtype="string")).fillna(False), dtype=bool)
     out = np.zeros(len(codes), dtype=bool)
     present = codes >= 0
@@ -22,7 +45,7 @@ def per_unique_mask(values: pd.Series, fn: Callable[[pd.Series], pd.Series]) -> 
 def per_unique_category(values: pd.Series, fn: Callable[[pd.Series], pd.Series]) -> pd.Series:
     """String `fn` evaluated on the distinct values; the result is a categorical Series, so later
     group-bys work on integer codes."""
-    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    codes, uniques = factorize(values)
     mapped = fn(pd.Series(uniques, dtype="string")).astype("string")
     new_codes, categories = pd.factorize(mapped, use_na_sentinel=True)
     final = np.where(codes >= 0, new_codes[np.maximum(codes, 0)], -1)

@@ -17,6 +17,7 @@ from diagnosis.analyzers import pair_analyzer, run_analyzer
 from diagnosis.analyzers.common import rnd, rows
 from diagnosis.compare import Comparison, Side
 from diagnosis.symptoms import Symptom
+from diagnosis.unique import factorize
 
 DEVICES = ("Ascend", "GPU")
 
@@ -124,7 +125,8 @@ def on_device(side: Side) -> bool:
 def per_unique(values: pd.Series, test: Callable[[pd.Series], pd.Series]) -> pd.Series:
     """A vectorised string test evaluated once per distinct value and scattered back (kernel tables repeat
     a few hundred names over millions of launches); missing values give False."""
-    codes, uniques = pd.factorize(values.astype("string"), use_na_sentinel=True)
+    strings = values if isinstance(values.dtype, pd.StringDtype) else values.astype("string")
+    codes, uniques = factorize(strings)
     verdict = test(pd.Series(uniques, dtype="string")).fillna(False).to_numpy(dtype=bool)
     hits = np.append(verdict, False)[codes] if len(verdict) else np.zeros(len(codes), dtype=bool)
     return pd.Series(hits, index=values.index)
