@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from diagnosis.unique import factorize, sorted_unique
+from diagnosis.unique import factorize
 
 # Per-operator attributes whose most common value is kept per side (changes are symptoms).
 ATTRS = ("op_type", "input_shapes", "input_dtypes", "input_formats", "output_dtypes", "core", "block_dim")
@@ -31,43 +32,94 @@ class Alignment:
 def operator_aggregates(kernels: pd.DataFrame, steps: int) -> pd.DataFrame:
     """One row per operator key: time and launches per step, first appearance, modal attributes.
 
-    Group-bys run on the key's integer codes; the result is indexed by the key text.
+    Everything is computed on the key's integer codes with NumPy (bincount, fmin.at, one sort per
+    attribute), ordered by first launch; the result is indexed by the key text.
     """
     steps = max(int(steps), 1)
     codes = _key_codes(kernels)
     if (codes < 0).any():  # launches with neither scope nor name cannot be attributed
         kernels, codes = kernels.loc[codes >= 0], codes[codes >= 0]
-    frame = pd.DataFrame(
-        {
-            "code": codes,
-            "dur": kernels["duration_us"].to_numpy(dtype="float64", na_value=0.0),
-            "start": kernels["start_us"].to_numpy(dtype="float64", na_value=np.nan),
-        }
-    )
-    grouped = frame.groupby("code", sort=False)
-    agg = grouped.agg(
-        total_us=("dur", "sum"),
-        launches=("dur", "size"),
-        mean_us=("dur", "mean"),
-        first_start_us=("start", "min"),
-    )
-    agg["us_per_step"] = agg["total_us"] / steps
-    agg["launches_per_step"] = agg["launches"] / steps
+    n_codes = int(codes.max()) + 1 if len(codes) else 0
+    dur = kernels["duration_us"].to_numpy(dtype="float64", na_value=0.0)
+    start = kernels["start_us"].to_numpy(dtype="float64", na_value=np.nan)
+    rows = _by_first_launch(codes, n_codes)
+    first_start = np.full(n_codes, np.nan)
+    np.fmin.at(first_start, codes, start)  # fmin skips NaN: a key's first known start
+    total = np.bincount(codes, weights=dur, minlength=n_codes)[rows].astype("float64")  # also when empty
+    launches = np.bincount(codes, minlength=n_codes)[rows]
+    columns: dict[str, Any] = {
+        "total_us": total,
+        "launches": launches.astype("int64"),
+        "mean_us": total / np.maximum(launches, 1),
+        "first_start_us": first_start[rows],
+        "us_per_step": total / steps,
+        "launches_per_step": launches / steps,
+    }
     for col in ATTRS:
-        if col in kernels and kernels[col].notna().any():
-            vcodes, uniques = factorize(kernels[col])
-            agg[col] = _modal(codes, vcodes, uniques)
-            if col in ("input_shapes", "input_dtypes", "input_formats", "core"):
-                agg[f"{col}_distinct"] = _distinct(codes, vcodes, len(uniques))
-        else:
-            agg[col] = pd.NA
+        columns.update(_attribute_columns(kernels, col, codes, rows, n_codes))
+    agg = pd.DataFrame(columns, index=pd.Index(_key_text(kernels, rows), name="key", dtype="object"))
     counters = [c for c in kernels.columns if c.startswith(("aic_", "aiv_"))]
     if counters:
-        agg = agg.join(_counter_means(kernels[counters], codes))
-    agg.index = pd.Index(_key_text(kernels, agg.index.to_numpy()), name="key", dtype="object")
-    agg = agg.sort_values("first_start_us", kind="stable")
+        means = _counter_means(kernels[counters], codes)
+        agg = pd.concat([agg, means.reindex(rows).set_axis(agg.index)], axis=1)
+    agg = agg.iloc[np.argsort(agg["first_start_us"].to_numpy(), kind="stable")]  # NaN last
     agg["order"] = np.arange(len(agg))
     return agg
+
+
+def _by_first_launch(codes: np.ndarray, n_codes: int) -> np.ndarray:
+    """The codes that occur, in the order of their first launch."""
+    first_row = np.full(n_codes, len(codes), dtype="int64")
+    np.minimum.at(first_row, codes, np.arange(len(codes), dtype="int64"))
+    present = np.flatnonzero(first_row < len(codes))
+    return present[np.argsort(first_row[present], kind="stable")]
+
+
+def _attribute_columns(
+    kernels: pd.DataFrame, col: str, codes: np.ndarray, rows: np.ndarray, n_codes: int
+) -> dict[str, Any]:
+    """The modal value of `col` per key (missing where a key has none) and, for the attributes whose
+    variety matters, the number of distinct values per key; `pd.NA` when the layout lacks `col`."""
+    if col not in kernels or not kernels[col].notna().any():
+        return {col: pd.Series(pd.NA, index=range(len(rows)), dtype="object").to_numpy()}
+    vcodes, uniques = factorize(kernels[col])
+    pair_code, pair_value, counts = _value_counts(codes, vcodes, len(uniques))
+    modal_code, modal_value = _modal(pair_code, pair_value, counts)
+    position = np.full(n_codes, -1, dtype="int64")
+    position[rows] = np.arange(len(rows))
+    modal = np.full(len(rows), np.nan, dtype=object)
+    modal[position[modal_code]] = np.asarray(uniques, dtype=object)[modal_value]
+    out: dict[str, Any] = {col: modal}
+    if col in ("input_shapes", "input_dtypes", "input_formats", "core"):
+        distinct = np.bincount(pair_code, minlength=n_codes)[rows]
+        out[f"{col}_distinct"] = (
+            np.where(distinct > 0, distinct, np.nan) if (distinct == 0).any() else distinct
+        )
+    return out
+
+
+def _value_counts(
+    codes: np.ndarray, vcodes: np.ndarray, n_values: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(key code, value code, launches) of every (key, value) pair that occurs, missing values left out;
+    one sort of the combined pair number (no string group-by)."""
+    present = vcodes >= 0
+    width = n_values + 1
+    pairs = np.sort(codes[present].astype("int64") * width + vcodes[present])
+    starts = np.flatnonzero(np.r_[True, pairs[1:] != pairs[:-1]]) if len(pairs) else np.zeros(0, "int64")
+    counts = np.diff(np.r_[starts, len(pairs)])
+    unique_pairs = pairs[starts]
+    return unique_pairs // width, unique_pairs % width, counts
+
+
+def _modal(
+    pair_code: np.ndarray, pair_value: np.ndarray, counts: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per key code, its most frequent value; a tie goes to the value seen first (smallest value code)."""
+    order = np.lexsort((pair_value, -counts, pair_code))
+    ordered = pair_code[order]
+    first = order[np.r_[True, ordered[1:] != ordered[:-1]]] if len(order) else order
+    return pair_code[first], pair_value[first]
 
 
 def _key_codes(kernels: pd.DataFrame) -> np.ndarray:
@@ -82,25 +134,6 @@ def _key_text(kernels: pd.DataFrame, codes: np.ndarray) -> np.ndarray:
     if isinstance(key.dtype, pd.CategoricalDtype):
         return np.asarray(key.cat.categories, dtype=object)[codes]
     return np.asarray(pd.factorize(key, use_na_sentinel=True)[1], dtype=object)[codes]
-
-
-def _modal(codes: np.ndarray, vcodes: np.ndarray, uniques: pd.Index) -> pd.Series:
-    """Most frequent non-missing value per key code, counted on integer codes (no string group-by);
-    `vcodes`/`uniques` are the values' factorization."""
-    present = vcodes >= 0
-    width = len(uniques) + 1
-    pairs = codes[present].astype("int64") * width + vcodes[present]
-    counts = pd.Series(pairs).value_counts(sort=False)
-    table = pd.DataFrame({"code": counts.index // width, "v": counts.index % width, "n": counts.to_numpy()})
-    best = table.sort_values(["n", "v"], ascending=[False, True], kind="stable").drop_duplicates("code")
-    return pd.Series(np.asarray(uniques, dtype=object)[best["v"].to_numpy()], index=best["code"].to_numpy())
-
-
-def _distinct(codes: np.ndarray, vcodes: np.ndarray, n_values: int) -> pd.Series:
-    """Number of distinct non-missing values per key code (`vcodes`: the values' factorization)."""
-    present = vcodes >= 0
-    pairs = sorted_unique(codes[present].astype("int64") * (n_values + 1) + vcodes[present])
-    return pd.Series(pairs // (n_values + 1)).value_counts()
 
 
 def _counter_means(counters: pd.DataFrame, codes: np.ndarray) -> pd.DataFrame:
