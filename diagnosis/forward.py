@@ -9,7 +9,7 @@ import pandas as pd
 
 from diagnosis.model import Run
 from diagnosis.readers.traits import backward_mask, optimizer_mask
-from diagnosis.unique import per_unique_category, per_unique_mask
+from diagnosis.unique import per_unique_category, per_unique_mask, sorted_unique
 
 # Loss-scale bookkeeping kernels (dynamic loss scaling on Ascend / GPU).
 LOSS_SCALE_OPS = (
@@ -80,6 +80,23 @@ def forward_kernels(run: Run) -> pd.DataFrame:
     return kernels.assign(key=merge_renumbered(keys, kernels.get("step")))
 
 
+def _renumbered_positions(
+    key: np.ndarray, pos: np.ndarray, step: np.ndarray, n_keys: int, n_positions: int
+) -> np.ndarray:
+    """Positions with more than one name where no step (steps known) ran two of its names."""
+    names_total = np.bincount(sorted_unique(pos * n_keys + key) // n_keys, minlength=n_positions)
+    known = ~np.isnan(step)
+    step_ids = np.searchsorted(sorted_unique(step[known]), step[known])
+    n_steps = int(step_ids.max()) + 1 if len(step_ids) else 1
+    triples = sorted_unique((pos[known] * n_steps + step_ids) * n_keys + key[known])
+    cells = triples // n_keys  # sorted: one (position, step) cell per distinct name in it
+    starts = np.flatnonzero(np.r_[True, cells[1:] != cells[:-1]]) if len(cells) else np.zeros(0, "int64")
+    cell, names_in_cell = cells[starts], np.diff(np.r_[starts, len(cells)])
+    names_per_step = np.zeros(n_positions, dtype="int64")
+    np.maximum.at(names_per_step, cell // n_steps, names_in_cell)
+    return np.flatnonzero((names_total > 1) & (names_per_step == 1))
+
+
 def merge_renumbered(keys: pd.Series, steps: pd.Series | None) -> pd.Series:
     """Keys with a recompiled graph's renumbering undone.
 
@@ -94,17 +111,16 @@ def merge_renumbered(keys: pd.Series, steps: pd.Series | None) -> pd.Series:
     if len(positions) == len(cats):  # every name its own position: nothing can have been renumbered
         return keys
     key_codes = keys.cat.codes.to_numpy()
-    frame = pd.DataFrame({"key": key_codes, "pos": pos_codes[key_codes], "step": steps.to_numpy()})
-    frame = frame.loc[key_codes >= 0]
-    names_per_step = frame.groupby(["pos", "step"])["key"].nunique().groupby(level="pos").max()
-    names_total = frame.groupby("pos")["key"].nunique()
-    renumbered = names_total.index[(names_total > 1) & (names_per_step.reindex(names_total.index) == 1)]
-    if renumbered.empty:
+    valid = key_codes >= 0
+    key, pos = key_codes[valid].astype("int64"), pos_codes[key_codes[valid]].astype("int64")
+    step = steps.to_numpy(dtype="float64", na_value=np.nan)[valid]
+    renumbered = _renumbered_positions(key, pos, step, len(cats), len(positions))
+    if not len(renumbered):
         return keys
-    first_key = frame.drop_duplicates("pos").set_index("pos")["key"]
+    first_row = np.full(len(positions), len(key), dtype="int64")
+    np.minimum.at(first_row, pos, np.arange(len(key), dtype="int64"))
     remap = np.arange(len(cats))
-    for_pos = pd.Series(pos_codes)
-    moved = for_pos.isin(renumbered).to_numpy()
-    remap[moved] = first_key.reindex(for_pos[moved]).to_numpy()
+    moved = np.isin(pos_codes, renumbered)
+    remap[moved] = key[first_row[pos_codes[moved]]]  # every name of the position takes its first name
     new_codes = np.where(key_codes >= 0, remap[np.maximum(key_codes, 0)], -1)
     return pd.Series(pd.Categorical.from_codes(new_codes, categories=keys.cat.categories), index=keys.index)
