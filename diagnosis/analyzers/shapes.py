@@ -120,13 +120,19 @@ def _dynamic_share(side: Side) -> float | None:
 
 def step_gaps(side: Side) -> pd.DataFrame:
     """Per step: first launch, last end, and the host gap before it (where a recompile shows on CPU)."""
-    k = side.kernels[["step", "start_us", "duration_us"]].dropna(subset=["step"])
-    ends = k["start_us"].astype("float64") + k["duration_us"].astype("float64")
-    # Grouped by the step numbers as a NumPy array (much cheaper than by the Arrow column); the index
-    # gets the column's dtype and name back.
-    steps = k["step"].to_numpy(dtype="int64")
-    spans = k.assign(end=ends).groupby(steps).agg(start=("start_us", "min"), end=("end", "max"))
-    spans.index = pd.Index(spans.index, dtype=k["step"].dtype, name="step")
+    k = side.kernels
+    step = k["step"].to_numpy(dtype="float64", na_value=np.nan)
+    known = ~np.isnan(step)
+    start = k["start_us"].to_numpy(dtype="float64", na_value=np.nan)[known]
+    end = start + k["duration_us"].to_numpy(dtype="float64", na_value=np.nan)[known]
+    ids = sorted_unique(step[known])
+    cell = np.searchsorted(ids, step[known])
+    first, last = np.full(len(ids), np.nan), np.full(len(ids), np.nan)
+    np.fmin.at(first, cell, start)  # fmin/fmax skip NaN, like a group-by min/max
+    np.fmax.at(last, cell, end)
+    spans = pd.DataFrame(
+        {"start": first, "end": last}, index=pd.Index(ids.astype("int64"), dtype=k["step"].dtype, name="step")
+    )
     spans["gap_before"] = spans["start"] - spans["end"].shift(1)
     spans["span"] = spans["end"] - spans["start"]
     return spans
