@@ -146,8 +146,10 @@ def _recompile_steps(
         return []
     known = launches.position >= 0  # a launch without a key has no position
     pair = launches.position[known].astype("int64") * (len(launches.shapes) + 1) + launches.shape[known]
-    first_seen = pd.Series(launches.step[known]).groupby(pair).min()
-    new_shape_steps = set(first_seen[first_seen > int(k["step"].min())].astype(int).tolist())
+    pairs = sorted_unique(pair)
+    first_seen = np.full(len(pairs), np.iinfo("int64").max, dtype="int64")
+    np.minimum.at(first_seen, np.searchsorted(pairs, pair), launches.step[known])
+    new_shape_steps = set(first_seen[first_seen > int(k["step"].min())].tolist())
     stall = spans["gap_before"].fillna(0.0) + spans["span"]
     # Reference: steps that met no new shape (when every step did, the plain kernel spans).
     steady = stall.loc[~stall.index.isin(new_shape_steps)]
@@ -197,7 +199,7 @@ def _distinct_shapes(k: pd.DataFrame, launches: _ShapedLaunches | None) -> tuple
     if launches is None:
         return 0, pd.DataFrame()
     pos, shape = launches.position.astype("int64"), launches.shape.astype("int64")
-    step, _ = pd.factorize(launches.step)
+    step = np.searchsorted(sorted_unique(launches.step), launches.step)
     n_steps, n_shapes = int(step.max()) + 1, len(launches.shapes)
     # One row per distinct (position, step, shape), sorted by (position, step); position -1 (no key)
     # sorts first and is dropped below.
@@ -211,19 +213,35 @@ def _distinct_shapes(k: pd.DataFrame, launches: _ShapedLaunches | None) -> tuple
     starts = np.flatnonzero(np.r_[True, pos_step[1:] != pos_step[:-1]])
     set_hash = np.add.reduceat(hashes, starts)  # wraps modulo 2**64: still order-free
     set_pos = pos_step[starts] // n_steps - 1
-    sets = pd.DataFrame({"pos": set_pos, "hash": set_hash}).drop_duplicates()  # hashed, not sorted
-    distinct_pos, distinct = np.unique(sets["pos"].to_numpy(), return_counts=True)
+    distinct_pos, distinct = _distinct_per_position(set_pos, set_hash)
     keep = distinct_pos >= 0
     distinct_pos, distinct = distinct_pos[keep], distinct[keep]
     if not len(distinct_pos):
         return 0, pd.DataFrame()
     per = pd.DataFrame({"operator": launches.operators[distinct_pos], "distinct_shapes": distinct})
-    codes, first_launch = np.unique(launches.position, return_index=True)  # sorted, as distinct_pos
-    first_launch = first_launch[codes >= 0]
+    first_launch = _first_launch(launches.position)  # by position code, as distinct_pos
     per["example_shapes"] = launches.shapes[launches.shape[first_launch]]
     per["op_type"] = k["op_type"].take(launches.rows[first_launch]).to_numpy()
     per = per.sort_values("distinct_shapes", ascending=False, kind="stable").reset_index(drop=True)
     return int(per["distinct_shapes"].max()), per
+
+
+def _distinct_per_position(set_pos: np.ndarray, set_hash: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(position, number of distinct set hashes) for each position, positions ascending."""
+    order = np.lexsort((set_hash, set_pos))
+    pos, hashes = set_pos[order], set_hash[order]
+    new = np.r_[True, (pos[1:] != pos[:-1]) | (hashes[1:] != hashes[:-1])]
+    kept = pos[new]
+    starts = np.flatnonzero(np.r_[True, kept[1:] != kept[:-1]])
+    return kept[starts], np.diff(np.r_[starts, len(kept)])
+
+
+def _first_launch(position: np.ndarray) -> np.ndarray:
+    """Row of the first launch of each position code that occurs (codes >= 0), codes ascending."""
+    known = np.flatnonzero(position >= 0)
+    first = np.full(int(position.max()) + 1 if len(known) else 0, len(position), dtype="int64")
+    np.minimum.at(first, position[known].astype("int64"), known)
+    return first[first < len(position)]
 
 
 @pair_analyzer
