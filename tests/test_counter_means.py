@@ -34,7 +34,7 @@ def test_counter_means_equal_a_pandas_group_by(rows, text_column):
     expected = expected.mean()
     got = _counter_means(counters, codes)
     assert got.index.tolist() == expected.index.tolist()  # exactly the codes present, sorted
-    assert dict(got.dtypes)["aic_mac_ratio"] == counters["aic_mac_ratio"].dtype  # dtype kept
+    assert set(got.dtypes) <= {np.dtype("float64")}  # one NumPy block, NaN for no value
     for name in counters:
         np.testing.assert_allclose(
             got[name].to_numpy(dtype="float64", na_value=np.nan),
