@@ -238,5 +238,5 @@ def one_side_reasons(table: pd.DataFrame, base: Side) -> pd.Series:
 def leaderboard(table: pd.DataFrame, side: str, n: int = LEADERBOARD) -> pd.DataFrame:
     """The top-n operators of one side by time per step (the list users look at first)."""
     col = f"{side}_us_per_step"
-    top = table.loc[table[col] > 0].nlargest(n, col)
-    return top[["operator", "op_type", col, f"{side}_share"]].reset_index(drop=True)
+    board = table[["operator", "op_type", col, f"{side}_share"]]  # four columns, not the whole table
+    return board.loc[board[col] > 0].nlargest(n, col).reset_index(drop=True)

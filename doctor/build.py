@@ -200,10 +200,8 @@ def leaderboards(table: pd.DataFrame | None, sides: Iterable[str], single: Side 
         return out
     for side in sides:
         board = leaderboard(table, side, LEADERBOARD_SIZE)  # type: ignore[arg-type]
-        out[side] = [
-            _board_row(i, row["operator"], row["op_type"], row[f"{side}_us_per_step"], row[f"{side}_share"])
-            for i, (_, row) in enumerate(board.iterrows(), start=1)
-        ]
+        columns = (board[c].tolist() for c in ("operator", "op_type", f"{side}_us_per_step", f"{side}_share"))
+        out[side] = [_board_row(i, *row) for i, row in enumerate(zip(*columns, strict=True), start=1)]
     return out
 
 
