@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-from diagnosis.compare import assign_roles, compare_runs, leaderboard
+from diagnosis.align import OPERATOR_COUNTERS
+from diagnosis.compare import PIPES, assign_roles, compare_runs, leaderboard
 from diagnosis.forward import normalise_scopes, training_only_mask
 from diagnosis.ingest import read_folder
+from doctor.report import OPERATOR_COLUMN_NAMES
 from tests.cpu_fixtures import CPU, cpu_pair, cpu_run
 
 
@@ -98,3 +100,18 @@ def test_pipe_counters_say_what_bounds_an_operator():
     assert relu["target_bound"] == "none"  # counters present, no pipe at 80 %
     cpu, _ = cpu_pair("train_fp32_graph", "infer_fp32_graph")
     assert cpu.table["target_bound"].isna().all()  # CPU profiles carry no pipe counters
+
+
+def test_every_counter_the_comparison_reads_is_averaged_per_operator():
+    """bound_by_pipes and the report's operator columns read only counters operator_aggregates keeps."""
+    piped = {column for _, columns in PIPES for column in columns}
+    reported = {
+        name.removeprefix(f"{side}_")
+        for name in OPERATOR_COLUMN_NAMES
+        for side in ("baseline", "target")
+        if name.startswith(f"{side}_ai")
+    }
+    assert piped <= set(OPERATOR_COUNTERS) and reported <= set(OPERATOR_COUNTERS)
+    level1 = CPU.parent / "ascend" / "level1"
+    c = compare_runs(read_folder(level1 / "train"), read_folder(level1 / "infer"))
+    assert set(OPERATOR_COUNTERS) <= set(c.target.ops.columns)  # a Level1 profile has all four
