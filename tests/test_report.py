@@ -264,6 +264,23 @@ def test_folder_that_is_not_a_profile_is_an_input_error_naming_the_role(tmp_path
     assert "not profiler output" in caught.value.message
 
 
+def test_the_two_runs_are_read_at_once_but_errors_come_in_input_order(tmp_path):
+    """Both inputs bad: the baseline's error, as a sequential read would give; only the second bad: its
+    error; progress still announces the baseline before the target."""
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "notes.txt").write_text("hello", encoding="utf-8")
+    with pytest.raises(InputError) as both:
+        diagnose(bad, bad)
+    assert both.value.message.startswith("baseline")
+    with pytest.raises(InputError) as second:
+        diagnose(CPU / "train_fp32_graph", bad)
+    assert second.value.message.startswith("target")
+    steps: list[str] = []
+    diagnose(CPU / "train_fp32_graph", CPU / "infer_fp32_graph", progress=lambda _f, text: steps.append(text))
+    assert steps.index("reading the baseline profile") < steps.index("reading the target profile")
+
+
 def test_garbage_mindir_is_an_input_error(tmp_path):
     bad = tmp_path / "model.mindir"
     bad.write_bytes(b"\x00\x01garbage" * 100)
