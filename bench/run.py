@@ -243,7 +243,8 @@ Goals:
 ### Inside Perf Doctor
 
 One run per size, each phase timed in the process (import: interpreter start to the facade loaded; read: both
-runs, read at once in two threads; report: building and writing the JSON document). Read + compare is printed beside the floor's best wall time.
+runs, read at once in two threads; report: building and writing the JSON document). Read + compare is printed
+beside the floor's best wall time.
 
 {phases_md}
 
