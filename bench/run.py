@@ -60,7 +60,7 @@ def timed(name, fn):
     return inner
 
 facade._read_all = timed("read", facade._read_all)  # both runs, read at once in two threads
-facade.compare_runs = timed("compare", facade.compare_runs)
+facade.compare_sides = timed("compare", facade.compare_sides)
 facade.analyze_pair = timed("symptoms", facade.analyze_pair)
 facade.evaluate = timed("ranking", facade.evaluate)
 start = time.perf_counter()
@@ -243,8 +243,9 @@ Goals:
 ### Inside Perf Doctor
 
 One run per size, each phase timed in the process (import: interpreter start to the facade loaded; read: both
-runs, read at once in two threads; report: building and writing the JSON document). Read + compare is printed
-beside the floor's best wall time.
+runs read and prepared (forward kernels, per-operator aggregates) at once in two threads; compare: alignment
+and the operator table; report: building and writing the JSON document). Read + compare is printed beside the
+floor's best wall time.
 
 {phases_md}
 

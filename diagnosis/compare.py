@@ -83,8 +83,13 @@ def batch_size(ops: pd.DataFrame) -> int | None:
 
 def compare_runs(first: Run, second: Run, *, baseline: str | None = None) -> Comparison:
     """Align two runs and build the operator table (symptoms are added by `diagnosis.analyze`)."""
-    base_run, target_run = assign_roles(first, second, baseline)
-    base, target = prepare(base_run), prepare(target_run)
+    return compare_sides(prepare(first), prepare(second), baseline=baseline)
+
+
+def compare_sides(first: Side, second: Side, *, baseline: str | None = None) -> Comparison:
+    """`compare_runs` for runs already prepared (a run's preparation does not depend on its role)."""
+    base_run, target_run = assign_roles(first.run, second.run, baseline)
+    base, target = (first, second) if base_run is first.run else (second, first)
     use_scopes = "pynative" not in (base_run.meta.execution_mode, target_run.meta.execution_mode)
     alignment = align(base.ops, target.ops, use_scopes=use_scopes)
     notes = _notes(base, target, alignment, use_scopes)

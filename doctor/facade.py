@@ -17,10 +17,10 @@ from typing import Any
 
 from diagnosis.analyzers import analyze_pair, analyze_run
 from diagnosis.analyzers.devices import npu_smi_frame
-from diagnosis.compare import Comparison, Side, compare_runs, prepare
+from diagnosis.compare import Comparison, Side, compare_sides, prepare
 from diagnosis.errors import InputError
 from diagnosis.ingest import read_folder
-from diagnosis.model import Limitation, Run
+from diagnosis.model import Limitation
 from diagnosis.sources import Source, Workspace, materialize
 from diagnosis.symptoms import Symptom
 from doctor import build, isolation
@@ -98,13 +98,13 @@ def diagnose(
         return inspect_model(mindir, progress=progress, lang=lang, isolate=isolate)  # type: ignore[arg-type]
     step = _stepper(progress, lang)
     with Workspace() as workspace:
-        runs = _read_all(given, workspace, rank, step, isolate)
+        sides = _read_all(given, workspace, rank, step, isolate)
         if npu_smi is not None:
-            runs[-1].extras["npu_smi"] = read_npu_smi(npu_smi)
-        if len(runs) == 2:
-            analysis = _pair(runs[0], runs[1], baseline_role, step, lang)
+            sides[-1].run.extras["npu_smi"] = read_npu_smi(npu_smi)
+        if len(sides) == 2:
+            analysis = _pair(sides[0], sides[1], baseline_role, step, lang)
         else:
-            analysis = _single(runs[0], given[0][0], step, lang)
+            analysis = _single(sides[0], given[0][0], step, lang)
         if _given(mindir):
             _add_model(analysis, _load_model(mindir, step, isolate))  # type: ignore[arg-type]
         return _finish(analysis, step)
@@ -178,8 +178,8 @@ def read_npu_smi(path: str | os.PathLike[str]) -> Any:
 
 def _read_all(
     given: list[tuple[str, Source]], workspace: Workspace, rank: int | None, step: _Step, isolate: bool
-) -> list[Run]:
-    """Read the one or two profiles; two are read at once in two threads.
+) -> list[Side]:
+    """Read and prepare the one or two profiles; two are handled at once in two threads.
 
     Much of a read is pyarrow parsing and compute, which release the GIL, so one run's Python work
     overlaps the other's parsing (0.55 -> 0.45 s for a 100k-row pair). Results and errors come out in
@@ -189,23 +189,25 @@ def _read_all(
         return [_read("target", given[0][1], workspace, rank, isolate)]
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="perf-doctor-read") as pool:
         pending = [pool.submit(_read, role, src, workspace, rank, isolate) for role, src in given]
-        runs = []
+        sides = []
         for (role, _), future in zip(given, pending, strict=True):
             step(0.05 if role == "baseline" else 0.25, f"p_read_{role}")
-            runs.append(future.result())
-    return runs
+            sides.append(future.result())
+    return sides
 
 
-def _read(role: str, source: Source, workspace: Workspace, rank: int | None, isolate: bool) -> Run:
-    """Materialise and read one profile; errors name the role so the user knows which input is wrong."""
+def _read(role: str, source: Source, workspace: Workspace, rank: int | None, isolate: bool) -> Side:
+    """Materialise, read and prepare one profile (forward kernels, per-operator aggregates: the same
+    whatever its role); errors name the role so the user knows which input is wrong."""
     name = display_name(source)
     unpack = isolation.materialize if isolate else materialize
     try:
         folder = unpack(source, workspace)
-        return read_folder(folder, rank=rank, source=name)
+        run = read_folder(folder, rank=rank, source=name)
     except InputError as error:
         where = f"{role} {error.path}" if error.path else role
         raise InputError(error.problem, path=where, expected=error.expected) from None
+    return prepare(run)
 
 
 def _load_model(path: str | os.PathLike[str], step: _Step, isolate: bool) -> _Model:
@@ -224,9 +226,9 @@ def _load_model(path: str | os.PathLike[str], step: _Step, isolate: bool) -> _Mo
 # ------------------------------------------------------------------------------------------ analysis
 
 
-def _pair(first: Run, second: Run, baseline_role: str | None, step: _Step, lang: str) -> _Analysis:
+def _pair(first: Side, second: Side, baseline_role: str | None, step: _Step, lang: str) -> _Analysis:
     step(0.4, "p_compare")
-    comparison: Comparison = compare_runs(first, second, baseline=baseline_role)
+    comparison: Comparison = compare_sides(first, second, baseline=baseline_role)
     step(0.5, "p_analyze")
     analysis = _Analysis(kind="pair", lang=lang)
     analysis.symptoms = analyze_pair(comparison)
@@ -243,9 +245,9 @@ def _pair(first: Run, second: Run, baseline_role: str | None, step: _Step, lang:
     return analysis
 
 
-def _single(run: Run, given_as: str, step: _Step, lang: str) -> _Analysis:
+def _single(side: Side, given_as: str, step: _Step, lang: str) -> _Analysis:
     step(0.45, "p_analyze")
-    side: Side = prepare(run)
+    run = side.run
     analysis = _Analysis(kind="single", lang=lang)
     analysis.symptoms = analyze_run(side, "target")
     analysis.inputs.append(build.input_entry("target", run.meta.source, "profile", run.meta.layout))
