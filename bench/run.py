@@ -12,7 +12,7 @@
 The machine (CPU, cores, memory, load) is recorded with the tables. Pairs of 1M rows and more are deleted
 afterwards (a 3M pair is ~7 GB) unless --keep-data is given; the disk is checked before generating.
 
-    .venv/bin/python bench/run.py                       # everything, 3 runs each (~1 hour with the peer)
+    .venv/bin/python bench/run.py                       # everything, 5 runs each (3 of the peer; ~1 hour)
     .venv/bin/python bench/run.py --rows 100000 --skip-peer --skip-graph
 """
 
@@ -271,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--rows", type=int, nargs="+", default=list(DEFAULT_ROWS))
-    parser.add_argument("--repeat", type=int, default=3, help="runs of ours and the floor per size (>= 3)")
+    parser.add_argument("--repeat", type=int, default=5, help="runs of ours and the floor per size (>= 3)")
     parser.add_argument("--peer-repeat", type=int, default=3, help="runs of msprof-analyze per size")
     parser.add_argument("--graph-sizes", type=int, nargs="*", default=[1_000_000])
     parser.add_argument("--skip-peer", action="store_true")

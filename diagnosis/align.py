@@ -11,13 +11,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from diagnosis.model import PIPE_COUNTERS
 from diagnosis.unique import factorize
 
 # Per-operator attributes whose most common value is kept per side (changes are symptoms).
 # Pipeline counters averaged per operator: the pipe-utilisation ratios that say what bounds it (memory or
-# compute) and that the report's operator table shows. A Level1 profile has twenty more; nothing per
-# operator uses them, and averaging them all was a third of the aggregation.
-OPERATOR_COUNTERS = ("aic_mac_ratio", "aic_mte2_ratio", "aiv_vec_ratio", "aiv_mte2_ratio")
+# compute) and that the report's operator table shows.
+OPERATOR_COUNTERS = PIPE_COUNTERS
 ATTRS = ("op_type", "input_shapes", "input_dtypes", "input_formats", "output_dtypes", "core", "block_dim")
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 # Canonical kernel columns and their pyarrow-backed dtypes. Readers fill what their layout has and
-# leave the rest missing (<NA>); extra hardware-counter columns keep their `aic_*`/`aiv_*` names.
+# leave the rest missing (<NA>); the pipeline counters in PIPE_COUNTERS join them when the profile has them.
 KERNEL_SCHEMA: dict[str, str] = {
     "name": "string[pyarrow]",  # full kernel / op name as the profiler wrote it
     "op_type": "string[pyarrow]",  # operator type, e.g. Conv2D
@@ -32,6 +32,11 @@ KERNEL_SCHEMA: dict[str, str] = {
     "output_formats": "string[pyarrow]",
     "op_state": "string[pyarrow]",  # static / dynamic / <NA> (unknown, never assume dynamic)
 }
+
+# The AI Core / AI Vector pipe-utilisation ratios (aic_metrics=PipeUtilization) that say what bounds an
+# operator: the only hardware counters the analysis reads, so the only ones a reader keeps. A Level1
+# kernel_details.csv has about twenty more; parsing and carrying them cost a fifth of a read for nothing.
+PIPE_COUNTERS = ("aic_mac_ratio", "aic_mte2_ratio", "aiv_vec_ratio", "aiv_mte2_ratio")
 
 STEP_SCHEMA: dict[str, str] = {
     "step": "int64[pyarrow]",

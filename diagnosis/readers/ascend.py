@@ -22,6 +22,7 @@ import pyarrow.compute as pc
 from diagnosis.errors import InputError
 from diagnosis.model import (
     KERNEL_SCHEMA,
+    PIPE_COUNTERS,
     Limitation,
     ProfilerConfig,
     Run,
@@ -509,11 +510,12 @@ def kernel_limitations(
                 tool.op_state,
             )
         )
-    if not any(str(c).startswith(("aic_", "aiv_")) for c in kernels.columns):
+    if not any(c in kernels.columns for c in PIPE_COUNTERS):
         lims.append(
             Limitation(
                 "aic-metrics",
-                "no AI Core pipeline counters (aic_metrics None or Level0): bound analysis is not possible",
+                "no AI Core pipe-utilisation counters (aic_metrics other than PipeUtilization, or Level0): "
+                "bound analysis is not possible",
                 tool.aic_metrics,
             )
         )

@@ -24,11 +24,10 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from diagnosis.errors import InputError
-from diagnosis.model import STEP_SCHEMA, ProfilerConfig, conform_steps
+from diagnosis.model import PIPE_COUNTERS, STEP_SCHEMA, ProfilerConfig, conform_steps
 from diagnosis.readers.traits import amp_markers, infer_phase
 
 NULL_VALUES = ["N/A", ""]
-COUNTER_PREFIXES = ("aic_", "aiv_", "aicore_", "cube_")
 _HEADER_PROBE = 1 << 16  # bytes read to find the header line
 
 
@@ -146,7 +145,8 @@ def read_csv(
     counters: bool = False,
     nulls: Sequence[str] = NULL_VALUES,
 ) -> pa.Table:
-    """Read the named columns of a CSV file (plus `aic_*`/`aiv_*` counters) under canonical names.
+    """Read the named columns of a CSV file (plus, with `counters`, the PIPE_COUNTERS it has) under
+    canonical names.
 
     Cells `N/A` and empty become null. Errors (bad rows, wrong types, bad encoding) become InputError
     naming the file and, where pyarrow says which, the column.
@@ -158,7 +158,7 @@ def read_csv(
     rename = {found[c.name]: c.name for c in cols if c.name in found}
     if counters:
         for raw in header:
-            if raw.strip().startswith(COUNTER_PREFIXES) and raw not in types:
+            if counter_name(raw) in PIPE_COUNTERS and raw not in types:
                 types[raw] = pa.float64()
                 rename[raw] = counter_name(raw)
     table = _arrow_read(path, header, types, list(nulls))
