@@ -747,32 +747,12 @@ def phase_of(kernels: pd.DataFrame, pairs: pd.DataFrame | None = None) -> str:
     return infer_phase(pairs["name"], pairs["op_type"])
 
 
-_AMP_KEYS = {"cast_ops_per_step", "output_to16_scopes", "output_to32_scopes"}
-_MAX_COUNT_CLASSES = 64
-
-
 def amp_of(kernels: pd.DataFrame, steps: int, pairs: pd.DataFrame | None = None) -> dict[str, Any]:
-    """traits.amp_markers evaluated per distinct (name, op_type) instead of per launch (its string
-    matching costs ~0.7 s per million launches).
-
-    All launches of one pair count alike, so pairs are grouped by launch count c, each group is
-    evaluated with steps=1 (its Cast count, exactly) and weighted by c; the scope flags are OR-ed.
-    Falls back to the per-launch call when amp_markers returns keys this combination does not know,
-    or when launch counts are too varied for grouping to pay off.
-    """
+    """traits.amp_markers evaluated once per distinct (name, op_type), each weighted by its launches:
+    the same answer as per launch (all launches of a pair look alike) without the per-launch string
+    matching (~0.7 s per million launches)."""
     pairs = name_pairs(kernels) if pairs is None else pairs
-    classes = pairs.groupby("count", sort=True)
-    if classes.ngroups > _MAX_COUNT_CLASSES:
-        return amp_markers(kernels, steps)
-    casts = 0.0
-    flags = {"output_to16_scopes": False, "output_to32_scopes": False}
-    for count, group in classes:
-        part = amp_markers(group[["name", "op_type"]].reset_index(drop=True), 1)
-        if set(part) != _AMP_KEYS:
-            return amp_markers(kernels, steps)
-        casts += float(count) * part["cast_ops_per_step"]
-        flags = {key: flags[key] or bool(part[key]) for key in flags}
-    return {"cast_ops_per_step": round(casts / max(steps, 1), 3), **flags}
+    return amp_markers(pairs[["name", "op_type"]], steps, launches=pairs["count"])
 
 
 # ----------------------------------------------------------------------------------------- step starts

@@ -73,12 +73,17 @@ def infer_execution_mode(names: pd.Series) -> str:
     return "unknown"
 
 
-def amp_markers(kernels: pd.DataFrame, steps: int) -> dict[str, Any]:
-    """Cast kernels per step and AMP wrapper scopes (`_OutputTo16`/`_OutputTo32`)."""
+def amp_markers(kernels: pd.DataFrame, steps: int, launches: pd.Series | None = None) -> dict[str, Any]:
+    """Cast kernels per step and AMP wrapper scopes (`_OutputTo16`/`_OutputTo32`).
+
+    `launches`: how many launches each row stands for, when the rows are distinct (name, op_type) pairs
+    rather than single launches (the result is then the same as over every launch)."""
     names = kernels["name"].fillna("").astype(str)
     types = kernels["op_type"].fillna("").astype(str)
     forward = ~backward_mask(kernels["name"], kernels["op_type"])
-    casts = int(((types == "Cast") | names.str.contains("trans_Cast", regex=False))[forward].sum())
+    cast = ((types == "Cast") | names.str.contains("trans_Cast", regex=False)) & forward
+    cast = cast.to_numpy(dtype=bool)
+    casts = int(cast.sum()) if launches is None else int(launches.to_numpy(dtype="int64")[cast].sum())
     return {
         "cast_ops_per_step": round(casts / max(steps, 1), 3),
         "output_to16_scopes": bool(names.str.contains("_OutputTo16", regex=False).any()),
