@@ -346,17 +346,13 @@ def map_unique(values: pa.ChunkedArray | pa.Array, fn: Callable[[str], str | Non
 
 
 def normalise_columns(table: pa.Table) -> pa.Table:
-    """Apply NORMALISERS to the string columns of a kernel table that has them.
-
-    Literal quotes in shape cells are removed column-wise first, so the per-value pass usually finds
-    nothing left to change.
-    """
+    """Apply NORMALISERS to the string columns of a kernel table that has them, once per distinct value
+    (the literal quotes of shape cells go with the rest of clean_shapes: a column-wise replace first
+    cost two passes over every cell)."""
     for name, fn in NORMALISERS.items():
         if name in table.column_names:
-            column = table.column(name)
-            if name.endswith("_shapes"):
-                column = pc.replace_substring(column, '"', "")
-            table = table.set_column(table.column_names.index(name), name, map_unique(column, fn))
+            column = map_unique(table.column(name), fn)
+            table = table.set_column(table.column_names.index(name), name, column)
     return table
 
 
