@@ -12,12 +12,9 @@ import numpy as np
 import pandas as pd
 
 from diagnosis.model import PIPE_COUNTERS
-from diagnosis.unique import factorize
+from diagnosis.unique import factorize, first_rows, runs
 
 # Per-operator attributes whose most common value is kept per side (changes are symptoms).
-# Pipeline counters averaged per operator: the pipe-utilisation ratios that say what bounds it (memory or
-# compute) and that the report's operator table shows.
-OPERATOR_COUNTERS = PIPE_COUNTERS
 ATTRS = ("op_type", "input_shapes", "input_dtypes", "input_formats", "output_dtypes", "core", "block_dim")
 
 
@@ -62,7 +59,7 @@ def operator_aggregates(kernels: pd.DataFrame, steps: int) -> pd.DataFrame:
     for col in ATTRS:
         columns.update(_attribute_columns(kernels, col, codes, rows, n_codes))
     agg = pd.DataFrame(columns, index=pd.Index(_key_text(kernels, rows), name="key", dtype="object"))
-    counters = [c for c in OPERATOR_COUNTERS if c in kernels.columns]
+    counters = [c for c in PIPE_COUNTERS if c in kernels.columns]  # what bounds an operator
     if counters:
         means = _counter_means(kernels[counters], codes)
         agg = pd.concat([agg, means.reindex(rows).set_axis(agg.index)], axis=1)
@@ -73,8 +70,7 @@ def operator_aggregates(kernels: pd.DataFrame, steps: int) -> pd.DataFrame:
 
 def _by_first_launch(codes: np.ndarray, n_codes: int) -> np.ndarray:
     """The codes that occur, in the order of their first launch."""
-    first_row = np.full(n_codes, len(codes), dtype="int64")
-    np.minimum.at(first_row, codes, np.arange(len(codes), dtype="int64"))
+    first_row = first_rows(codes, n_codes)
     present = np.flatnonzero(first_row < len(codes))
     return present[np.argsort(first_row[present], kind="stable")]
 
@@ -85,7 +81,7 @@ def _attribute_columns(
     """The modal value of `col` per key (missing where a key has none) and, for the attributes whose
     variety matters, the number of distinct values per key; `pd.NA` when the layout lacks `col`."""
     if col not in kernels or not kernels[col].notna().any():
-        return {col: pd.Series(pd.NA, index=range(len(rows)), dtype="object").to_numpy()}
+        return {col: np.full(len(rows), pd.NA, dtype=object)}
     vcodes, uniques = factorize(kernels[col])
     pair_code, pair_value, counts = _value_counts(codes, vcodes, len(uniques))
     modal_code, modal_value = _modal(pair_code, pair_value, counts)
@@ -109,10 +105,7 @@ def _value_counts(
     one sort of the combined pair number (no string group-by)."""
     present = vcodes >= 0
     width = n_values + 1
-    pairs = np.sort(codes[present].astype("int64") * width + vcodes[present])
-    starts = np.flatnonzero(np.r_[True, pairs[1:] != pairs[:-1]]) if len(pairs) else np.zeros(0, "int64")
-    counts = np.diff(np.r_[starts, len(pairs)])
-    unique_pairs = pairs[starts]
+    unique_pairs, counts = runs(np.sort(codes[present].astype("int64") * width + vcodes[present]))
     return unique_pairs // width, unique_pairs % width, counts
 
 

@@ -9,7 +9,7 @@ import pandas as pd
 
 from diagnosis.model import Run
 from diagnosis.readers.traits import backward_mask, optimizer_mask
-from diagnosis.unique import per_unique_category, per_unique_mask, sorted_unique
+from diagnosis.unique import first_rows, per_unique_category, per_unique_mask, runs, sorted_unique
 
 # Loss-scale bookkeeping kernels (dynamic loss scaling on Ascend / GPU).
 LOSS_SCALE_OPS = (
@@ -89,9 +89,7 @@ def _renumbered_positions(
     step_ids = np.searchsorted(sorted_unique(step[known]), step[known])
     n_steps = int(step_ids.max()) + 1 if len(step_ids) else 1
     triples = sorted_unique((pos[known] * n_steps + step_ids) * n_keys + key[known])
-    cells = triples // n_keys  # sorted: one (position, step) cell per distinct name in it
-    starts = np.flatnonzero(np.r_[True, cells[1:] != cells[:-1]]) if len(cells) else np.zeros(0, "int64")
-    cell, names_in_cell = cells[starts], np.diff(np.r_[starts, len(cells)])
+    cell, names_in_cell = runs(triples // n_keys)  # (position, step) cells and the names run in each
     names_per_step = np.zeros(n_positions, dtype="int64")
     np.maximum.at(names_per_step, cell // n_steps, names_in_cell)
     return np.flatnonzero((names_total > 1) & (names_per_step == 1))
@@ -117,8 +115,7 @@ def merge_renumbered(keys: pd.Series, steps: pd.Series | None) -> pd.Series:
     renumbered = _renumbered_positions(key, pos, step, len(cats), len(positions))
     if not len(renumbered):
         return keys
-    first_row = np.full(len(positions), len(key), dtype="int64")
-    np.minimum.at(first_row, pos, np.arange(len(key), dtype="int64"))
+    first_row = first_rows(pos, len(positions))
     remap = np.arange(len(cats))
     moved = np.isin(pos_codes, renumbered)
     remap[moved] = key[first_row[pos_codes[moved]]]  # every name of the position takes its first name

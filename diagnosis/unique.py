@@ -56,5 +56,21 @@ def per_unique_category(values: pd.Series, fn: Callable[[pd.Series], pd.Series])
 def sorted_unique(values: np.ndarray) -> np.ndarray:
     """np.unique of a 1-D array by sort and neighbour test (NumPy 2.4's np.unique hashes first and is
     ~40x slower on a million mostly-sorted int64 codes)."""
-    ordered = np.sort(values)
-    return ordered[np.r_[True, ordered[1:] != ordered[:-1]]] if len(ordered) else ordered
+    return runs(np.sort(values))[0]
+
+
+def runs(ordered: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(each distinct value, how many times it occurs) of a sorted 1-D array, by neighbour test."""
+    if not len(ordered):
+        return ordered, np.zeros(0, dtype="int64")
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    return ordered[starts], np.diff(np.r_[starts, len(ordered)])
+
+
+def first_rows(codes: np.ndarray, n_codes: int) -> np.ndarray:
+    """Row of the first occurrence of each code 0..n_codes-1, len(codes) for a code that never occurs
+    (negative codes, "no value", are ignored)."""
+    first = np.full(n_codes, len(codes), dtype="int64")
+    known = np.flatnonzero(codes >= 0)
+    np.minimum.at(first, codes[known].astype("int64"), known)
+    return first

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from diagnosis.align import OPERATOR_COUNTERS
 from diagnosis.compare import PIPES, assign_roles, compare_runs, leaderboard
 from diagnosis.forward import normalise_scopes, training_only_mask
 from diagnosis.ingest import read_folder
+from diagnosis.model import PIPE_COUNTERS
 from doctor.report import OPERATOR_COLUMN_NAMES
 from tests.cpu_fixtures import CPU, cpu_pair, cpu_run
 
@@ -111,7 +111,7 @@ def test_every_counter_the_comparison_reads_is_averaged_per_operator():
         for side in ("baseline", "target")
         if name.startswith(f"{side}_ai")
     }
-    assert piped <= set(OPERATOR_COUNTERS) and reported <= set(OPERATOR_COUNTERS)
+    assert piped <= set(PIPE_COUNTERS) and reported <= set(PIPE_COUNTERS)
     level1 = CPU.parent / "ascend" / "level1"
     c = compare_runs(read_folder(level1 / "train"), read_folder(level1 / "infer"))
-    assert set(OPERATOR_COUNTERS) <= set(c.target.ops.columns)  # a Level1 profile has all four
+    assert set(PIPE_COUNTERS) <= set(c.target.ops.columns)  # a Level1 profile has all four

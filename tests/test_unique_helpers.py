@@ -47,3 +47,16 @@ def test_factorize_of_numpy_backed_values_is_plain_pandas():
     codes, uniques = factorize(series)
     np.testing.assert_array_equal(codes, [0, 1, 0, 2])
     assert list(uniques) == [3, 1, 2]
+
+
+@given(st.lists(st.integers(-3, 5), max_size=60))
+def test_runs_and_first_rows_equal_numpy_unique(values):
+    array = np.array(values, dtype="int64")
+    distinct, counts = unique.runs(np.sort(array))
+    want_distinct, want_first, want_counts = np.unique(array, return_index=True, return_counts=True)
+    np.testing.assert_array_equal(distinct, want_distinct)
+    np.testing.assert_array_equal(counts, want_counts)
+    first = unique.first_rows(array, 6)
+    for code in range(6):
+        hit = want_distinct == code
+        np.testing.assert_array_equal(first[code], want_first[hit][0] if hit.any() else len(array))

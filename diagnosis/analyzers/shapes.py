@@ -13,7 +13,7 @@ from diagnosis.analyzers.common import rnd, rows
 from diagnosis.analyzers.timing import utilisation
 from diagnosis.compare import Comparison, Side
 from diagnosis.symptoms import Symptom
-from diagnosis.unique import per_unique_mask, sorted_unique
+from diagnosis.unique import first_rows, per_unique_mask, runs, sorted_unique
 
 SHAPE_CHANGED_SHARE = 0.2
 DISTINCT_SHAPES = 3
@@ -231,16 +231,12 @@ def _distinct_per_position(set_pos: np.ndarray, set_hash: np.ndarray) -> tuple[n
     order = np.lexsort((set_hash, set_pos))
     pos, hashes = set_pos[order], set_hash[order]
     new = np.r_[True, (pos[1:] != pos[:-1]) | (hashes[1:] != hashes[:-1])]
-    kept = pos[new]
-    starts = np.flatnonzero(np.r_[True, kept[1:] != kept[:-1]])
-    return kept[starts], np.diff(np.r_[starts, len(kept)])
+    return runs(pos[new])
 
 
 def _first_launch(position: np.ndarray) -> np.ndarray:
     """Row of the first launch of each position code that occurs (codes >= 0), codes ascending."""
-    known = np.flatnonzero(position >= 0)
-    first = np.full(int(position.max()) + 1 if len(known) else 0, len(position), dtype="int64")
-    np.minimum.at(first, position[known].astype("int64"), known)
+    first = first_rows(position, int(position.max()) + 1 if len(position) else 0)
     return first[first < len(position)]
 
 
