@@ -26,6 +26,7 @@ import pyarrow.csv as pacsv
 from diagnosis.errors import InputError
 from diagnosis.model import PIPE_COUNTERS, STEP_SCHEMA, ProfilerConfig, conform_steps
 from diagnosis.readers.traits import amp_markers, infer_phase
+from diagnosis.unique import factorize
 
 NULL_VALUES = ["N/A", ""]
 _HEADER_PROBE = 1 << 16  # bytes read to find the header line
@@ -696,11 +697,6 @@ def first_start_by_step(kernels: pd.DataFrame) -> pd.Series:
     return pd.Series(start[known]).groupby(step[known]).min()
 
 
-def _arrow(series: pd.Series) -> pa.ChunkedArray | pa.Array:
-    """The Arrow data behind an arrow-backed pandas column (no copy)."""
-    return pa.array(series.array) if not hasattr(series.array, "_pa_array") else series.array._pa_array
-
-
 # --------------------------------------------------------------------------------------------- traits
 
 
@@ -708,31 +704,26 @@ def name_pairs(kernels: pd.DataFrame) -> pd.DataFrame:
     """Distinct (name, op_type) pairs (a missing value is a value) with their launch counts, in order
     of first launch.
 
-    Each column is dictionary-encoded and the two codes combined into one integer key, so counting
-    is one NumPy pass (pyarrow's group_by would load its query engine, ~25 ms of every start)."""
-    names, name_codes = _codes(_arrow(kernels["name"]))
-    types, type_codes = _codes(_arrow(kernels["op_type"]))
-    combined = name_codes * max(len(types), 1) + type_codes
-    _, first, counts = np.unique(combined, return_index=True, return_counts=True)
-    order = np.argsort(first, kind="stable")
-    rows = first[order]
-    table = pa.table(
+    Both columns go through the shared factorization (the analyzers reuse it) and the two codes are
+    combined into one integer, so counting is one NumPy pass (pyarrow's group_by would load its
+    query engine, ~25 ms of every start)."""
+    names, name_codes = _values_and_codes(kernels["name"])
+    types, type_codes = _values_and_codes(kernels["op_type"])
+    pair_ids, pairs = pd.factorize(name_codes * len(types) + type_codes)  # in order of first launch
+    return pd.DataFrame(
         {
-            "name": names.take(pa.array(name_codes[rows])),
-            "op_type": types.take(pa.array(type_codes[rows])),
-            "count": pa.array(counts[order], type=pa.int64()),
+            "name": pd.array(names[pairs // len(types)], dtype="string[pyarrow]"),
+            "op_type": pd.array(types[pairs % len(types)], dtype="string[pyarrow]"),
+            "count": pd.array(np.bincount(pair_ids, minlength=len(pairs)), dtype="int64[pyarrow]"),
         }
     )
-    return to_frame(table)
 
 
-def _codes(values: pa.ChunkedArray | pa.Array) -> tuple[pa.Array, np.ndarray]:
-    """(distinct values, int64 code of each row); null is one of the values."""
-    encoded = pc.dictionary_encode(values, null_encoding="encode")
-    if isinstance(encoded, pa.ChunkedArray):
-        encoded = encoded.unify_dictionaries().combine_chunks()
-    dictionary = encoded.dictionary if len(encoded) else pa.array([], type=pa.string())
-    return dictionary, encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+def _values_and_codes(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct values with a last entry for "missing", int64 code of each row into them)."""
+    codes, uniques = factorize(column)
+    values = np.append(np.asarray(uniques, dtype=object), None)
+    return values, np.where(codes >= 0, codes, len(values) - 1).astype("int64")
 
 
 def phase_of(kernels: pd.DataFrame, pairs: pd.DataFrame | None = None) -> str:
