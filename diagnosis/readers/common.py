@@ -159,9 +159,10 @@ def read_csv(
     rename = {found[c.name]: c.name for c in cols if c.name in found}
     if counters:
         for raw in header:
-            if counter_name(raw) in PIPE_COUNTERS and raw not in types:
+            name = counter_name(raw)
+            if name in PIPE_COUNTERS and raw not in types:
                 types[raw] = pa.float64()
-                rename[raw] = counter_name(raw)
+                rename[raw] = name
     table = _arrow_read(path, header, types, list(nulls))
     return table.rename_columns([rename[c] for c in table.column_names])
 
