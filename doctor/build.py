@@ -264,6 +264,8 @@ def cause_records(causes: Sequence[Any], lang: str) -> list[dict[str, Any]]:
                     "rows": rows[:MAX_EVIDENCE_ROWS],
                     "rows_total": len(rows),
                     "recoverable_ms_per_step": piece["recoverable_ms_per_step"],
+                    "basis": piece["basis"],
+                    "baseline_summary": piece["baseline_summary"],
                 }
             )
         out.append(
@@ -274,6 +276,11 @@ def cause_records(causes: Sequence[Any], lang: str) -> list[dict[str, Any]]:
                 "severity": item["severity"],
                 "confidence": item["confidence"],
                 "significant": item["significant"],
+                "material": item["material"],
+                "section": "ranked" if item["significant"] else "below-threshold",
+                "severity_label": item["severity_label"],
+                "basis": item["basis"],
+                "absorbed": item["absorbed"],
                 "recoverable_ms_per_step": item["recoverable_ms_per_step"],
                 "expected_benefit_ms": item["expected_benefit_ms"],
                 "step_share": item["step_share"],

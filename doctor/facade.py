@@ -314,7 +314,7 @@ def _finish(analysis: _Analysis, step: _Step) -> Report:
         "runs": analysis.runs,
         "timing": analysis.timing,
         "verdict": verdict(
-            analysis.kind, analysis.timing, causes, found.nothing_found, len(found.undecided), lang, section
+            analysis.kind, analysis.timing, causes, found.status, len(found.undecided), lang, section
         ),
         "causes": causes,
         "symptoms": build.symptom_records(analysis.symptoms),

@@ -19,18 +19,24 @@ def verdict(
     kind: str,
     timing: dict[str, Any] | None,
     causes: Sequence[dict[str, Any]],
-    nothing_found: bool,
+    status: str,
     undecided: int,
     lang: str,
     graph: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The verdict section of the report: text, status, slowdown ratio, top cause and its recoverable time."""
-    top = next((c for c in causes if c["significant"]), None)
+    """The verdict section of the report: text, status, slowdown ratio, top cause and its recoverable time.
+
+    `status` is the engine's: "problem" (a material cause), "findings" (significant findings of one
+    input on its own, not material) or "nothing-found"; the top cause is the first material one."""
+    top = _top(causes, status)
     base = _subject(kind, timing, graph, lang)
     if top is None:
+        status = "nothing-found"
         text = _no_cause(base, timing, kind, lang)
         if undecided:
             text += t("v_undecided", lang, n=undecided)
+    elif status == "findings":
+        text = base + t("v_findings", lang, title=top["title"])
     elif kind == "pair" and (_slowdown(timing) or 1.0) <= 1.0 + SAME_BAND:
         # Not slower: a "most likely cause" of a slowdown that is not there would read wrongly.
         text = base + t("v_finding", lang, title=top["title"])
@@ -38,11 +44,19 @@ def verdict(
         text = base + _cause(top, lang)
     return {
         "text": text,
-        "status": "nothing-found" if nothing_found or top is None else "problem",
+        "status": status,
         "slowdown": _slowdown(timing),
         "top_cause": None if top is None else top["id"],
         "recoverable_ms_per_step": None if top is None else top["recoverable_ms_per_step"],
     }
+
+
+def _top(causes: Sequence[dict[str, Any]], status: str) -> dict[str, Any] | None:
+    """The cause the verdict names: the first material one for a problem, else the first significant."""
+    if status == "nothing-found":
+        return None
+    wanted = "material" if status == "problem" else "significant"
+    return next((c for c in causes if c.get(wanted)), None)
 
 
 def _slowdown(timing: dict[str, Any] | None) -> float | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from diagnosis.model import Limitation
@@ -35,6 +35,10 @@ SignalT = TypeVar("SignalT", bound=Signal)
 MIN_REPORTED_CONFIDENCE = 0.15  # below this a cause is dropped: too weak or contradicted away
 SIGNIFICANT_CONFIDENCE = 0.5  # a cause counts for the verdict at this confidence ...
 SIGNIFICANT_SEVERITY = "medium"  # ... and at this severity or above
+LOW_CONFIDENCE_SEVERITY = "low"  # displayed severity is at most this below SIGNIFICANT_CONFIDENCE
+# A finding of a lone input (one profile, a MINDIR) makes the verdict "problem" only when fixing it
+# gives back at least this share of the step: below it a single run cannot tell it from normal cost.
+MATERIAL_SHARE = 0.10
 RAISE_SHARE = 0.25  # recoverable share of the step that raises severity by one level
 LOWER_SHARE = 0.05  # share below which severity drops by one level
 # Where the engine reads the inference step time (ms) to express recoverable time as a share.
@@ -52,6 +56,13 @@ VERDICT_FOUND = Text(
     en="Significant causes found: fix them in the order listed.",
     zh="发现显著原因：请按列出的顺序修复。",
 )
+VERDICT_FINDINGS = Text(
+    en="Findings of the input on its own (no comparison backs them): check them in the order listed.",
+    zh="仅针对该输入本身的发现（没有对比数据支撑）：请按列出的顺序检查。",
+)
+STATUSES = ("problem", "findings", "nothing-found")
+# Where evidence comes from: the difference between the two runs, or one input on its own.
+BASES = ("differential", "lone")
 CANNOT_DECIDE = Text(en="Cannot decide, because {reason}", zh="无法判断，因为{reason}")
 PARTIAL_DATA = Text(
     en="Decided without all the data: {reason}", zh="在数据不完整的情况下作出的判断：{reason}"
@@ -71,6 +82,8 @@ class Evidence:
     values: dict[str, Any]
     rows: tuple[dict[str, Any], ...]
     recoverable_ms_per_step: float | None
+    basis: str = "differential"  # see BASES
+    baseline_summary: str | None = None  # the baseline's symptom of the same kind, when subtracted
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form."""
@@ -84,6 +97,8 @@ class Evidence:
             "values": self.values,
             "rows": list(self.rows),
             "recoverable_ms_per_step": _round(self.recoverable_ms_per_step),
+            "basis": self.basis,
+            "baseline_summary": self.baseline_summary,
         }
 
 
@@ -104,6 +119,8 @@ class Cause:
     explanation: Explanation
     references: tuple[Reference, ...]
     caveats: tuple[Text, ...] = ()
+    basis: str = "differential"  # "lone": a finding of one input, not the cause of a gap
+    absorbed: tuple[str, ...] = ()  # ids of symptom-level causes this root cause explains
 
     @property
     def significant(self) -> bool:
@@ -111,6 +128,24 @@ class Cause:
         return self.confidence >= SIGNIFICANT_CONFIDENCE and severity_rank(self.severity) >= severity_rank(
             SIGNIFICANT_SEVERITY
         )
+
+    @property
+    def quantified(self) -> bool:
+        """Whether the recoverable share of the step is known (severity was measured, not defaulted)."""
+        return self.step_share is not None
+
+    @property
+    def severity_label(self) -> str:
+        """The severity as shown: the level, or "unquantified" when the step share is unknown."""
+        return self.severity if self.quantified else "unquantified"
+
+    @property
+    def material(self) -> bool:
+        """A significant cause that makes the verdict a problem: differential evidence, or a lone
+        finding whose recoverable time is at least MATERIAL_SHARE of the step."""
+        if not self.significant:
+            return False
+        return self.basis == "differential" or (self.step_share or 0.0) >= MATERIAL_SHARE
 
     @property
     def fix_code(self) -> str:
@@ -129,6 +164,10 @@ class Cause:
             "expected_benefit_ms": _round(self.expected_benefit_ms),
             "step_share": _round(self.step_share),
             "significant": self.significant,
+            "material": self.material,
+            "severity_label": self.severity_label,
+            "basis": self.basis,
+            "absorbed": list(self.absorbed),
             "evidence": [e.to_dict() for e in self.evidence],
             "fix": {
                 "code": self.fix.code,
@@ -182,14 +221,24 @@ class Diagnosis:
     nothing_found: bool
     step_ms: float | None = None
 
+    @property
+    def status(self) -> str:
+        """ "problem" (a material significant cause), "findings" (significant findings of a lone input
+        that are not material) or "nothing-found"."""
+        if any(c.material for c in self.causes):
+            return "problem"
+        return "nothing-found" if self.nothing_found else "findings"
+
     def verdict(self, lang: str = "en") -> str:
         """One sentence saying whether anything significant was found."""
-        return (VERDICT_NOTHING if self.nothing_found else VERDICT_FOUND).get(lang)
+        text = {"problem": VERDICT_FOUND, "findings": VERDICT_FINDINGS, "nothing-found": VERDICT_NOTHING}
+        return text[self.status].get(lang)
 
     def to_dict(self, lang: str = "en") -> dict[str, Any]:
         """JSON-able form with user-facing text in `lang` ("en" or "zh")."""
         return {
             "nothing_found": self.nothing_found,
+            "status": self.status,
             "verdict": self.verdict(lang),
             "step_ms": _round(self.step_ms),
             "causes": [c.to_dict(lang) for c in self.causes],
@@ -227,6 +276,7 @@ def evaluate_rules(
             causes.append(outcome)
         elif isinstance(outcome, Undecided):
             undecided.append(outcome)
+    causes = absorb_explained(causes, {r.id: r for r in rules}, symptoms, step_ms)
     causes.sort(key=rank_key)
     return Diagnosis(
         causes=causes,
@@ -234,6 +284,22 @@ def evaluate_rules(
         nothing_found=not any(c.significant for c in causes),
         step_ms=step_ms,
     )
+
+
+@dataclass(frozen=True)
+class Match:
+    """One (entry, symptom) pair that matched, scored after the baseline's share was subtracted.
+
+    In a pair diagnosis a target-run symptom is compared with the baseline's symptom of the same kind
+    (the `reference`): a trait both runs share explains no gap. `basis` says whether the evidence is
+    differential (a pair symptom, or target minus baseline) or comes from one input alone."""
+
+    entry: Signal
+    symptom: Symptom
+    score: float
+    recoverable: float | None
+    basis: str
+    reference: Symptom | None = None
 
 
 def assess(
@@ -244,15 +310,21 @@ def assess(
     step_ms: float | None,
 ) -> Cause | Undecided | None:
     """One rule's verdict: a cause, an undecided question, or None (decided: not present)."""
-    supports = _matches(rule.supports, symptoms, DEFAULT_SUPPORT_SOURCES)
-    contradictions = _matches(rule.contradicts, symptoms, None)
+    raw_supports = _matches(rule.supports, symptoms, DEFAULT_SUPPORT_SOURCES)
+    supports = [m for m in (score_support(e, s, symptoms, inputs) for e, s in raw_supports) if m.score > 0]
+    supports = _without_lone_corroboration(supports)
+    contradictions = [_plain(e, s) for e, s in _matches(rule.contradicts, symptoms, None)]
     lacking = [need for need in rule.needs_for(inputs) if need.topic in missing]
     if not supports:
-        # A contradicting symptom is data that answered the question (e.g. a MINDIR showing FP16).
-        return _undecided(rule, lacking, missing) if lacking and not contradictions else None
+        # Matched but fully shared with the baseline, or a contradicting symptom answered the question
+        # (e.g. a MINDIR showing FP16): decided absent. Nothing matched and data missing: undecided.
+        answered = bool(raw_supports or contradictions)
+        return _undecided(rule, lacking, missing) if lacking and not answered else None
     best = _best_per_symptom(supports)
     contra = _best_per_symptom(contradictions)
-    confidence = _clamp(_noisy_or(s for s, _ in best.values()) - _noisy_or(s for s, _ in contra.values()))
+    confidence = _clamp(
+        _noisy_or(m.score for m in best.values()) - _noisy_or(m.score for m in contra.values())
+    )
     if confidence < MIN_REPORTED_CONFIDENCE:
         return None
     recoverable = _recoverable(rule, supports)
@@ -260,18 +332,139 @@ def assess(
     return Cause(
         id=rule.id,
         title=rule.title,
-        severity=adjust_severity(rule.severity, share),
+        severity=displayed_severity(adjust_severity(rule.severity, share), confidence),
         default_severity=rule.severity,
         confidence=confidence,
         recoverable_ms_per_step=recoverable,
         expected_benefit_ms=None if recoverable is None else confidence * recoverable,
         step_share=share,
-        evidence=_evidence(best, "supports", supports) + _evidence(contra, "contradicts", []),
+        evidence=_evidence(best, "supports") + _evidence(contra, "contradicts"),
         fix=rule.fix,
         explanation=rule.explanation,
         references=rule.references,
         caveats=tuple(_fill(PARTIAL_DATA, need.reason) for need in lacking),
+        basis=_basis(best.values()),
     )
+
+
+def score_support(
+    entry: Support, symptom: Symptom, symptoms: Sequence[Symptom], inputs: frozenset[str]
+) -> Match:
+    """Score one matched support; a target-run symptom of a pair counts only beyond the baseline's.
+
+    Quantified entries (a recoverable time) keep the part of the target's time the baseline does not
+    have: recoverable = max(0, target - baseline), strength scaled by that extra fraction. Unquantified
+    entries subtract the baseline's strength where the same condition holds on the baseline."""
+    strength = _clamp(symptom.strength)
+    target_ms = entry.recoverable_ms(symptom)
+    if symptom.source != "target" or "pair" not in inputs:
+        basis = "differential" if symptom.source == "pair" else "lone"
+        return Match(entry, symptom, strength * entry.weight, target_ms, basis)
+    reference = _baseline_of(symptom, symptoms)
+    if reference is None:
+        return Match(entry, symptom, strength * entry.weight, target_ms, "differential")
+    if target_ms:  # a positive time (a denormal scaled by recoverable_scale can reach 0.0)
+        baseline_ms = entry.recoverable_ms(reference) or 0.0
+        extra = max(0.0, target_ms - baseline_ms)
+        return Match(
+            entry, symptom, strength * entry.weight * extra / target_ms, extra, "differential", reference
+        )
+    held = entry.when is None or entry.when.holds(reference.values)
+    shared = _clamp(reference.strength) if held else 0.0
+    return Match(entry, symptom, max(0.0, strength - shared) * entry.weight, None, "differential", reference)
+
+
+def _baseline_of(symptom: Symptom, symptoms: Sequence[Symptom]) -> Symptom | None:
+    """The baseline run's symptom of the same kind, if the baseline showed it."""
+    return next((s for s in symptoms if s.kind == symptom.kind and s.source == "baseline"), None)
+
+
+def _plain(entry: Signal, symptom: Symptom) -> Match:
+    """A contradicting match: strength times weight, no subtraction."""
+    basis = "lone" if symptom.source in ("mindir", "mindir+profile") else "differential"
+    return Match(entry, symptom, _clamp(symptom.strength) * entry.weight, None, basis)
+
+
+def _without_lone_corroboration(supports: list[Match]) -> list[Match]:
+    """Corroborating supports count only beside a non-corroborating one that kept a score."""
+    if all(isinstance(m.entry, Support) and m.entry.corroborating for m in supports):
+        return []
+    return supports
+
+
+def _basis(matches: Iterable[Match]) -> str:
+    """Differential when a non-corroborating support compares the runs; else a lone finding."""
+    decisive = [m for m in matches if not (isinstance(m.entry, Support) and m.entry.corroborating)]
+    return "differential" if any(m.basis == "differential" for m in decisive) else "lone"
+
+
+def absorb_explained(
+    causes: list[Cause], rules: dict[str, Rule], symptoms: Sequence[Symptom], step_ms: float | None = None
+) -> list[Cause]:
+    """A significant root cause takes the causes it explains (jitter, drift, a uniform slowdown) as its
+    own evidence instead of ranking beside or above them; explained symptoms that are no cause join its
+    evidence too. Roots are taken in rank order, so the strongest explanation keeps the evidence."""
+    out: dict[str, Cause] = {c.id: c for c in causes}
+    for root_id in [c.id for c in sorted(causes, key=rank_key)]:
+        root = out.get(root_id)
+        if root is None or not root.significant or not rules[root_id].explains:
+            continue
+        kinds = set(rules[root_id].explains)
+        victims = [c for c in out.values() if c.id != root_id and _only(c, kinds)]
+        carried = tuple(
+            replace(e, role="explains") for c in victims for e in c.evidence if e.role != "contradicts"
+        )
+        seen = {e.symptom for e in root.evidence} | {e.symptom for e in carried}
+        loose = tuple(
+            _explained(s) for s in symptoms if s.kind in kinds and s.kind not in seen and _on_target(s)
+        )
+        if not victims and not loose:
+            continue
+        for victim in victims:
+            del out[victim.id]
+        recoverable = root.recoverable_ms_per_step
+        if recoverable is None:
+            recoverable = max((v.recoverable_ms_per_step or 0.0 for v in victims), default=0.0) or None
+        out[root_id] = replace(
+            root,
+            evidence=root.evidence + carried + loose,
+            absorbed=root.absorbed + tuple(i for v in victims for i in (v.id, *v.absorbed)),
+            recoverable_ms_per_step=recoverable,
+            expected_benefit_ms=None if recoverable is None else root.confidence * recoverable,
+            step_share=recoverable / step_ms if recoverable is not None and step_ms else None,
+        )
+    return list(out.values())
+
+
+def _only(cause: Cause, kinds: set[str]) -> bool:
+    """Whether every supporting symptom of the cause is one of `kinds`."""
+    supports = [e.symptom for e in cause.evidence if e.role == "supports"]
+    return bool(supports) and set(supports) <= kinds
+
+
+def _on_target(symptom: Symptom) -> bool:
+    return symptom.source in ("pair", "target")
+
+
+def _explained(symptom: Symptom) -> Evidence:
+    return Evidence(
+        symptom=symptom.kind,
+        role="explains",
+        source=symptom.source,
+        summary=symptom.summary,
+        strength=_clamp(symptom.strength),
+        weight=0.0,
+        values=dict(symptom.values),
+        rows=tuple(symptom.evidence),
+        recoverable_ms_per_step=symptom.recoverable_ms_per_step,
+    )
+
+
+def displayed_severity(severity: str, confidence: float) -> str:
+    """Severity capped by confidence: a cause below SIGNIFICANT_CONFIDENCE is shown at most "low"."""
+    if confidence < SIGNIFICANT_CONFIDENCE:
+        return SEVERITIES[min(severity_rank(severity), severity_rank(LOW_CONFIDENCE_SEVERITY))]
+    return severity
 
 
 def rank_key(cause: Cause) -> tuple:
@@ -333,42 +526,37 @@ def _matches(
     return found
 
 
-Scored = dict[int, tuple[float, tuple[Signal, Symptom]]]  # id(symptom) -> (score, (entry, symptom))
+Scored = dict[int, Match]  # id(symptom) -> its strongest match
 
 
-def _best_per_symptom(matches: Sequence[tuple[Signal, Symptom]]) -> Scored:
+def _best_per_symptom(matches: Sequence[Match]) -> Scored:
     """Per symptom, the strongest matching entry: one symptom never counts twice."""
     best: Scored = {}
-    for entry, symptom in matches:
-        score = _clamp(symptom.strength) * entry.weight
-        key = id(symptom)
-        if key not in best or score > best[key][0]:
-            best[key] = (score, (entry, symptom))
+    for match in matches:
+        key = id(match.symptom)
+        if key not in best or match.score > best[key].score:
+            best[key] = match
     return best
 
 
-def _recoverable(rule: Rule, supports: list[tuple[Support, Symptom]]) -> float | None:
+def _recoverable(rule: Rule, supports: list[Match]) -> float | None:
     """Recoverable ms/step: per symptom the largest estimate its entries name, then max or sum over the
     symptoms as the rule says; None when no supporting symptom quantifies the cause."""
     per_symptom: dict[int, float] = {}
-    for entry, symptom in supports:
-        value = entry.recoverable_ms(symptom)
-        if value is not None:
-            per_symptom[id(symptom)] = max(value, per_symptom.get(id(symptom), 0.0))
+    for match in supports:
+        value = match.recoverable
+        if value is not None and value > 0:
+            per_symptom[id(match.symptom)] = max(value, per_symptom.get(id(match.symptom), 0.0))
     if not per_symptom:
         return None
     return sum(per_symptom.values()) if rule.recoverable_combine == "sum" else max(per_symptom.values())
 
 
-def _evidence(best: Scored, role: str, supports: list[tuple[Support, Symptom]]) -> tuple[Evidence, ...]:
-    """Evidence entries, strongest first."""
-    items = sorted(best.values(), key=lambda item: -item[0])
+def _evidence(best: Scored, role: str) -> tuple[Evidence, ...]:
+    """Evidence entries, strongest first; a support's recoverable time is after the subtraction."""
     out = []
-    for _score, (entry, symptom) in items:
-        recoverable = None
-        if role == "supports":
-            values = [e.recoverable_ms(s) for e, s in supports if s is symptom]
-            recoverable = max((v for v in values if v is not None), default=None)
+    for match in sorted(best.values(), key=lambda m: -m.score):
+        symptom = match.symptom
         out.append(
             Evidence(
                 symptom=symptom.kind,
@@ -376,10 +564,12 @@ def _evidence(best: Scored, role: str, supports: list[tuple[Support, Symptom]]) 
                 source=symptom.source,
                 summary=symptom.summary,
                 strength=_clamp(symptom.strength),
-                weight=entry.weight,
+                weight=match.entry.weight,
                 values=dict(symptom.values),
                 rows=tuple(symptom.evidence),
-                recoverable_ms_per_step=recoverable,
+                recoverable_ms_per_step=match.recoverable if role == "supports" else None,
+                basis=match.basis,
+                baseline_summary=None if match.reference is None else match.reference.summary,
             )
         )
     return tuple(out)

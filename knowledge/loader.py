@@ -17,6 +17,7 @@ from knowledge.schema import (
     COMBINE_MODES,
     INPUT_KINDS,
     LIMITATION_TOPICS,
+    QUANTITY_CLAIMS,
     RECOVERABLE_FROM_SYMPTOM,
     SEVERITIES,
     VERIFY_MODES,
@@ -46,6 +47,7 @@ RULE_KEYS = {
     "fix": True,
     "references": True,
     "recoverable_combine": False,
+    "explains": False,
 }
 SIGNAL_KEYS = {"symptom": True, "weight": True, "when": False, "sources": False}
 SUPPORT_KEYS = {**SIGNAL_KEYS, "recoverable": False, "recoverable_scale": False, "corroborating": False}
@@ -117,12 +119,18 @@ def parse_rule(raw: Any, source: str = "") -> Rule:
         for i, item in enumerate(_list(raw, "contradicts"))
     )
     needs = tuple(_need(item, f"needs[{i}]", applies_to) for i, item in enumerate(_list(raw, "needs")))
+    _no_baseline_contradiction(supports, contradicts)
     combine = raw.get("recoverable_combine", "max")
     if combine not in COMBINE_MODES:
         raise RuleError(f"expected one of {COMBINE_MODES}, got {combine!r}", field="recoverable_combine")
+    explains = _choices(raw["explains"], tuple(SYMPTOM_KINDS), "explains") if "explains" in raw else ()
+    title = _text(raw["title"], "title")
+    for text in (title.en, title.zh):
+        if QUANTITY_CLAIMS.search(text):
+            raise RuleError(f"a title states the hypothesis, not a quantity: {text!r}", field="title")
     return Rule(
         id=rule_id,
-        title=_text(raw["title"], "title"),
+        title=title,
         severity=_choice(raw["severity"], SEVERITIES, "severity"),
         applies_to=applies_to,
         supports=supports,
@@ -132,8 +140,22 @@ def parse_rule(raw: Any, source: str = "") -> Rule:
         fix=_fix(raw["fix"]),
         references=tuple(_reference(r, f"references[{i}]") for i, r in enumerate(_list(raw, "references"))),
         recoverable_combine=combine,
+        explains=explains,
         source=source,
     )
+
+
+def _no_baseline_contradiction(supports: tuple[Support, ...], contradicts: tuple[Signal, ...]) -> None:
+    """The engine subtracts the baseline's symptom of every supporting kind itself (differential
+    evidence); a rule that also contradicts with it would count the shared trait twice."""
+    kinds = {s.symptom for s in supports}
+    for i, signal in enumerate(contradicts):
+        if signal.symptom in kinds and signal.sources == ("baseline",):
+            raise RuleError(
+                f"{signal.symptom} from the baseline is already subtracted by the engine "
+                "(differential evidence); remove this entry",
+                field=f"contradicts[{i}]",
+            )
 
 
 def _signal_fields(raw: Any, field: str, keys: dict[str, bool]) -> dict[str, Any]:

@@ -6,6 +6,7 @@ these frozen dataclasses, so the engine never sees an unchecked rule.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,6 +43,13 @@ LIMITATION_TOPICS: dict[str, str] = {
     "communication": "no communication breakdown for a multi-device run",
     "op-state": "no OP State column, so dynamic-shape kernels cannot be told apart (older CANN)",
 }
+
+
+# Titles state the hypothesis and the evidence states the number: a title may not claim a quantity
+# ("a large share") that the measured evidence may contradict (it said "1 %" once).
+QUANTITY_CLAIMS = re.compile(
+    r"(?i)\b(?:large|huge|most|many|much|majority|dominat\w*|a share|significant)\b|大量|大部分|大多数|占用了"
+)
 
 
 @dataclass(frozen=True)
@@ -148,6 +156,7 @@ class Rule:
     fix: Fix
     references: tuple[Reference, ...]
     recoverable_combine: str = "max"
+    explains: tuple[str, ...] = ()  # symptom kinds this root cause accounts for (jitter, drift, gap)
     source: str = ""  # the file the rule came from
 
     def applies(self, inputs: set[str] | frozenset[str]) -> bool:

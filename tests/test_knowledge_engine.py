@@ -16,6 +16,7 @@ from diagnosis.model import Limitation
 from diagnosis.symptoms import Symptom
 from knowledge import evaluate
 from knowledge.engine import (
+    MATERIAL_SHARE,
     MIN_REPORTED_CONFIDENCE,
     Cause,
     adjust_severity,
@@ -23,6 +24,7 @@ from knowledge.engine import (
     inference_step_ms,
     rank_key,
 )
+from knowledge.errors import RuleError
 from knowledge.loader import parse_rule
 from knowledge.schema import Rule
 
@@ -94,11 +96,72 @@ def test_contradiction_subtracts_and_can_remove_the_cause() -> None:
     assert [e.role for e in weakened.causes[0].evidence] == ["supports", "contradicts"]
 
 
-def test_baseline_symptoms_never_support_but_may_contradict() -> None:
-    rule = make_rule(contradicts=[{"symptom": "cast-heavy", "weight": 0.8, "sources": ["baseline"]}])
-    assert run([rule], [sym("cast-heavy", source="baseline")]).causes == []
-    d = run([rule], [sym("cast-heavy", source="target"), sym("cast-heavy", source="baseline", strength=0.5)])
-    assert d.causes[0].confidence == pytest.approx(0.8 - 0.4)
+def test_baseline_symptoms_never_support() -> None:
+    assert run([make_rule()], [sym("cast-heavy", source="baseline")], inputs=("pair",)).causes == []
+
+
+def test_a_trait_both_runs_share_supports_nothing() -> None:
+    shared = [
+        sym("cast-heavy", cast_ms_per_step=5.0),
+        sym("cast-heavy", source="baseline", cast_ms_per_step=5.0),
+    ]
+    assert run([make_rule()], shared, inputs=("pair",)).causes == []
+    unquantified = make_rule(supports=[{"symptom": "cast-heavy", "weight": 0.8}])
+    both = [sym("cast-heavy"), sym("cast-heavy", source="baseline")]
+    assert run([unquantified], both, inputs=("pair",)).causes == []
+
+
+def test_quantified_support_counts_only_the_targets_extra_time() -> None:
+    d = run(
+        [make_rule()],
+        [
+            sym("cast-heavy", cast_ms_per_step=10.0),
+            sym("cast-heavy", source="baseline", cast_ms_per_step=4.0),
+        ],
+        inputs=("pair",),
+    )
+    cause = d.causes[0]
+    assert cause.recoverable_ms_per_step == pytest.approx(6.0)
+    assert cause.confidence == pytest.approx(0.8 * 6.0 / 10.0)
+    assert cause.basis == "differential"
+    evidence = cause.evidence[0]
+    assert evidence.recoverable_ms_per_step == pytest.approx(6.0)
+    assert evidence.baseline_summary == "cast-heavy seen"
+
+
+def test_unquantified_support_subtracts_the_baseline_only_where_its_condition_holds() -> None:
+    rule = make_rule(
+        supports=[
+            {
+                "symptom": "cast-heavy",
+                "weight": 1.0,
+                "when": [{"value": "cast_share", "op": ">=", "threshold": 0.1}],
+            }
+        ]
+    )
+    target = sym("cast-heavy", strength=0.9, cast_share=0.3)
+    weaker = run(
+        [rule], [target, sym("cast-heavy", source="baseline", strength=0.3, cast_share=0.2)], inputs=("pair",)
+    )
+    assert weaker.causes[0].confidence == pytest.approx(0.6)
+    below = run(
+        [rule],
+        [target, sym("cast-heavy", source="baseline", strength=0.3, cast_share=0.05)],
+        inputs=("pair",),
+    )
+    assert below.causes[0].confidence == pytest.approx(0.9)
+
+
+def test_a_lone_input_is_not_subtracted_and_is_labelled_a_finding() -> None:
+    d = run([make_rule()], [sym("cast-heavy", cast_ms_per_step=5.0)], inputs=("single",))
+    assert d.causes[0].confidence == pytest.approx(0.8)
+    assert d.causes[0].basis == "lone"
+    assert d.causes[0].evidence[0].basis == "lone"
+
+
+def test_a_rule_may_not_contradict_with_the_baseline_copy_of_its_own_support() -> None:
+    with pytest.raises(RuleError, match="already subtracted by the engine"):
+        make_rule(contradicts=[{"symptom": "cast-heavy", "weight": 0.8, "sources": ["baseline"]}])
 
 
 def test_corroborating_support_alone_is_nothing_but_adds_when_primary_fires() -> None:
@@ -271,8 +334,61 @@ def test_nothing_found_when_only_weak_or_minor_causes() -> None:
     assert len(d.causes) == 2 and d.nothing_found
     assert d.verdict("en").startswith("Nothing significant found")
     assert d.verdict("zh").startswith("未发现显著问题")
-    found = run([make_rule()], [sym("cast-heavy")])
+    found = run([make_rule()], [sym("cast-heavy")], inputs=("pair",))
     assert not found.nothing_found and found.verdict("en").startswith("Significant causes found")
+    assert found.status == "problem"
+
+
+def test_a_lone_finding_is_a_problem_only_when_it_is_a_material_share_of_the_step() -> None:
+    step = sym("step-jitter", p50_ms=100.0)
+    unmeasured = run([make_rule()], [sym("cast-heavy")])
+    assert unmeasured.status == "findings" and not unmeasured.nothing_found
+    assert unmeasured.verdict("en").startswith("Findings of the input on its own")
+    small = run([make_rule()], [sym("cast-heavy", cast_ms_per_step=MATERIAL_SHARE * 100.0 - 1.0), step])
+    assert small.causes[0].significant and small.status == "findings"
+    large = run([make_rule()], [sym("cast-heavy", cast_ms_per_step=MATERIAL_SHARE * 100.0 + 1.0), step])
+    assert large.status == "problem"
+
+
+def test_displayed_severity_is_capped_by_confidence_and_unquantified_without_a_share() -> None:
+    weak = run([make_rule(severity="critical")], [sym("cast-heavy", strength=0.5)])
+    assert weak.causes[0].confidence < 0.5 and weak.causes[0].severity == "low"
+    assert weak.causes[0].severity_label == "unquantified"
+    measured = run(
+        [make_rule(severity="critical")],
+        [sym("cast-heavy", cast_ms_per_step=1.0), sym("step-jitter", p50_ms=2.0)],
+    )
+    assert measured.causes[0].severity_label == "critical"
+
+
+def test_a_root_cause_takes_the_symptom_causes_it_explains_as_evidence() -> None:
+    root = make_rule(
+        "root",
+        supports=[{"symptom": "execution-mode-mismatch", "weight": 0.9}],
+        explains=["step-jitter", "step-time-gap"],
+    )
+    jitter = make_rule(
+        "jitter",
+        severity="medium",
+        supports=[{"symptom": "step-jitter", "weight": 0.8, "recoverable": "symptom"}],
+    )
+    symptoms = [
+        sym("execution-mode-mismatch", source="pair"),
+        sym("step-jitter", rec=20.0, p50_ms=50.0),
+        sym("step-time-gap", source="pair"),
+    ]
+    d = run([root, jitter], symptoms, inputs=("pair",))
+    assert [c.id for c in d.causes] == ["root"]
+    cause = d.causes[0]
+    assert cause.absorbed == ("jitter",)
+    assert [(e.symptom, e.role) for e in cause.evidence] == [
+        ("execution-mode-mismatch", "supports"),
+        ("step-jitter", "explains"),
+        ("step-time-gap", "explains"),
+    ]
+    assert cause.recoverable_ms_per_step == pytest.approx(20.0)
+    alone = run([root, jitter], symptoms[1:], inputs=("pair",))
+    assert [c.id for c in alone.causes] == ["jitter"]
 
 
 # --- inputs and errors ----------------------------------------------------------------------------

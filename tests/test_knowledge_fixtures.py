@@ -12,6 +12,7 @@ import yaml
 
 from diagnosis.model import Limitation
 from diagnosis.symptoms import SYMPTOM_KINDS, Symptom
+from doctor.facade import diagnose
 from knowledge import evaluate, load_rules
 
 FIXTURES = Path(__file__).parent / "fixtures" / "rules"
@@ -67,11 +68,27 @@ def _case(rule: str, kind: str, raw: dict[str, Any]) -> Case:
 
 
 def load_fixture(path: Path) -> dict[str, list[Case]]:
-    """The cases of one fixture file, by kind."""
+    """The symptom cases of one fixture file, by kind ("shared" holds the shared-trait cases given as
+    symptoms; those given as real profiles are in `shared_profiles`)."""
     raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    assert set(raw) <= {"rule", "fires", "quiet"}, f"{path.name}: unknown top-level keys"
+    assert set(raw) <= {"rule", "fires", "quiet", "shared"}, f"{path.name}: unknown top-level keys"
     assert raw["rule"] == path.stem, f"{path.name}: rule {raw['rule']!r} differs from the file name"
-    return {kind: [_case(raw["rule"], kind, c) for c in raw.get(kind, [])] for kind in ("fires", "quiet")}
+    cases = {kind: [_case(raw["rule"], kind, c) for c in raw.get(kind, [])] for kind in ("fires", "quiet")}
+    cases["shared"] = [_case(raw["rule"], "shared", c) for c in raw.get("shared", []) if "profiles" not in c]
+    return cases
+
+
+def shared_profiles() -> list[tuple[str, str, Path, Path]]:
+    """(rule, case name, baseline folder, target folder) of the shared-trait cases given as profiles."""
+    out = []
+    for path in sorted(FIXTURES.glob("*.yaml")):
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        for case in raw.get("shared", []):
+            if "profiles" in case:
+                assert set(case) == {"name", "profiles"}, f"{path.stem}: {case}"
+                first, second = (FIXTURES.parent / p for p in case["profiles"])
+                out.append((raw["rule"], case["name"], first, second))
+    return out
 
 
 def all_cases() -> list[Case]:
@@ -94,6 +111,8 @@ def test_every_rule_has_fire_and_quiet_cases() -> None:
         cases = load_fixture(path)
         assert cases["fires"], f"{path.stem} has no fires case"
         assert cases["quiet"], f"{path.stem} has no quiet case"
+    with_shared = {case.rule for case in CASES if case.kind == "shared"} | {r for r, *_ in shared_profiles()}
+    assert with_shared == rule_ids, f"rules without a shared-trait case: {rule_ids - with_shared}"
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c.kind == "fires"], ids=lambda c: f"{c.rule}:{c.name}")
@@ -102,7 +121,7 @@ def test_rule_fires_and_ranks_first(case: Case) -> None:
     ranked = [c.id for c in diagnosis.causes]
     assert ranked and ranked[0] == case.rule, f"expected {case.rule} first, got {ranked}"
     top = diagnosis.causes[0]
-    assert top.evidence and all(e.role in ("supports", "contradicts") for e in top.evidence)
+    assert top.evidence and all(e.role in ("supports", "contradicts", "explains") for e in top.evidence)
     if "severity" in case.expect:
         assert top.severity == case.expect["severity"]
     if "recoverable_ms_per_step" in case.expect:
@@ -118,3 +137,23 @@ def test_rule_stays_quiet(case: Case) -> None:
     if "undecided" in case.expect:
         undecided = case.rule in {u.id for u in diagnosis.undecided}
         assert undecided is case.expect["undecided"]
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.kind == "shared"], ids=lambda c: f"{c.rule}:{c.name}")
+def test_a_trait_both_runs_share_is_no_cause(case: Case) -> None:
+    """The same symptom on both runs: the engine subtracts the baseline's and nothing is left."""
+    assert {s.source for s in case.symptoms} == {"target", "baseline"}
+    diagnosis = evaluate(case.symptoms, case.limitations, case.inputs)
+    assert case.rule not in {c.id for c in diagnosis.causes}
+    assert diagnosis.status == "nothing-found"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("rule", "name", "baseline", "target"), shared_profiles(), ids=lambda v: str(v)[:60])
+def test_a_trait_both_real_runs_share_is_no_significant_cause(
+    rule: str, name: str, baseline: Path, target: Path
+):
+    """Real profiles that share the trait end to end: the rule is not a significant cause."""
+    report = diagnose(baseline, target, isolate=False)
+    significant = {c["id"] for c in report.causes if c["significant"]}
+    assert rule not in significant, name

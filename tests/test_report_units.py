@@ -86,9 +86,10 @@ CAUSE = {
     "id": "precision-mismatch",
     "title": "Inference computes in FP32",
     "significant": True,
+    "material": True,
     "recoverable_ms_per_step": 5.4,
 }
-WEAK = {**CAUSE, "significant": False}
+WEAK = {**CAUSE, "significant": False, "material": False}
 
 
 def timing(ratio: float, per_sample: float | None = None, phases=("train", "inference")) -> dict:
@@ -102,7 +103,7 @@ def timing(ratio: float, per_sample: float | None = None, phases=("train", "infe
 
 
 def test_verdict_names_gap_cause_and_recoverable_time():
-    v = verdict("pair", timing(3.1), [CAUSE], False, 0, "en")
+    v = verdict("pair", timing(3.1), [CAUSE], "problem", 0, "en")
     assert v["text"] == (
         "Inference is 3.10x slower per step than the training forward pass; "
         "most likely cause: Inference computes in FP32, about 5.40 ms/step recoverable"
@@ -111,22 +112,22 @@ def test_verdict_names_gap_cause_and_recoverable_time():
 
 
 def test_verdict_wording_for_faster_equal_per_sample_and_unknown_roles():
-    assert "1.25x faster per step" in verdict("pair", timing(0.8), [CAUSE], False, 0, "en")["text"]
+    assert "1.25x faster per step" in verdict("pair", timing(0.8), [CAUSE], "problem", 0, "en")["text"]
     assert (
         "about as long per step as the training forward pass (1.02x)"
-        in (verdict("pair", timing(1.02), [CAUSE], False, 0, "en")["text"])
+        in (verdict("pair", timing(1.02), [CAUSE], "problem", 0, "en")["text"])
     )
-    per_sample = verdict("pair", timing(0.5, per_sample=2.0), [CAUSE], False, 0, "en")
+    per_sample = verdict("pair", timing(0.5, per_sample=2.0), [CAUSE], "problem", 0, "en")
     assert "2.00x slower per sample" in per_sample["text"] and per_sample["slowdown"] == 2.0
-    other = verdict("pair", timing(2.0, phases=("inference", "inference")), [CAUSE], False, 0, "en")
+    other = verdict("pair", timing(2.0, phases=("inference", "inference")), [CAUSE], "problem", 0, "en")
     assert other["text"].startswith("The target is 2.00x slower per step than the baseline")
 
 
 def test_verdict_says_plainly_when_nothing_was_found():
-    same = verdict("pair", timing(1.01), [WEAK], True, 0, "en")
+    same = verdict("pair", timing(1.01), [WEAK], "nothing-found", 0, "en")
     assert same["text"].startswith("Nothing significant found: Inference takes about as long")
     assert same["status"] == "nothing-found" and same["top_cause"] is None
-    slower = verdict("pair", timing(1.5), [WEAK], True, 2, "en")
+    slower = verdict("pair", timing(1.5), [WEAK], "nothing-found", 2, "en")
     assert slower["text"] == (
         "Inference is 1.50x slower per step than the training forward pass, but no cause reaches the "
         "reporting threshold (2 question(s) cannot be decided with this data: see the warnings)"
@@ -134,12 +135,12 @@ def test_verdict_says_plainly_when_nothing_was_found():
 
 
 def test_verdict_for_single_run_and_model_and_in_chinese():
-    single = verdict("single", {"target_ms_per_step": 25.3, "ratio": None}, [], True, 0, "en")
+    single = verdict("single", {"target_ms_per_step": 25.3, "ratio": None}, [], "nothing-found", 0, "en")
     assert single["text"] == "One run analysed: 25.30 ms of operator time per step; nothing significant found"
     graph = {"file": "m.mindir", "chains": {"total": 54, "fusible": 50}}
-    model = verdict("mindir", None, [CAUSE], False, 0, "en", graph)
+    model = verdict("mindir", None, [CAUSE], "problem", 0, "en", graph)
     assert model["text"].startswith("Model m.mindir: 54 fusion chains, 50 fusible; most likely cause")
-    zh = verdict("pair", timing(3.1), [CAUSE], False, 0, "zh")
+    zh = verdict("pair", timing(3.1), [CAUSE], "problem", 0, "zh")
     assert (
         zh["text"]
         == "推理每步比训练前向慢 3.10 倍；最可能的原因：Inference computes in FP32，每步约可节省 5.40 ms"

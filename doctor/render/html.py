@@ -15,6 +15,7 @@ from doctor.i18n import t
 from doctor.plots import report_figures
 from doctor.report import Report
 from doctor.text import fmt_ms, fmt_number, fmt_percent, fmt_ratio, h
+from doctor.wording import evidence_text, severity_text
 
 MAX_HTML_ROWS = 300
 CSP = (
@@ -80,7 +81,7 @@ def _generated(report: Report) -> str:
 
 def _verdict(report: Report) -> str:
     v = report.data["verdict"]
-    cls = "verdict" if v["status"] == "problem" else "verdict ok"
+    cls = {"problem": "verdict", "findings": "verdict findings"}.get(v["status"], "verdict ok")
     return f"<p class='{cls}' id='verdict'><b>{h(t('verdict', report.lang))}:</b> {h(v['text'])}</p>"
 
 
@@ -108,24 +109,38 @@ def _inputs(report: Report) -> str:
 
 
 def _causes(report: Report) -> str:
-    if not report.causes:
-        return f"<p>{h(t('no_causes', report.lang))}</p>"
-    return "\n".join(_card(c, report.lang) for c in report.causes)
+    """Numbered cards for the significant causes; the rest collapsed below the reporting threshold."""
+    lang = report.lang
+    ranked = [c for c in report.causes if c["section"] == "ranked"]
+    below = [c for c in report.causes if c["section"] != "ranked"]
+    out = [_card(c, lang) for c in ranked] or [f"<p>{h(t('no_causes', lang))}</p>"]
+    if below:
+        items = "".join(
+            f"<li>{h(c['title'])} (<code>{h(c['id'])}</code>) · {h(t('confidence', lang))} "
+            f"{c['confidence']:.2f} · {h(t('severity', lang))} {h(severity_text(c, lang))}</li>"
+            for c in below
+        )
+        summary = h(t("below_threshold", lang, n=len(below)))
+        out.append(
+            f"<details class='below' id='below-threshold'><summary>{summary}</summary>"
+            f"<ul>{items}</ul></details>"
+        )
+    return "\n".join(out)
 
 
 def _card(cause: dict[str, Any], lang: str) -> str:
-    severity = h(cause["severity"])
+    severity = h(cause["severity_label"])
     facts = [
         f"<code>{h(cause['id'])}</code>",
-        f"{h(t('severity', lang))} <span class='sev sev-{severity}'>{severity}</span>",
+        f"{h(t('severity', lang))} <span class='sev sev-{severity}'>{h(severity_text(cause, lang))}</span>",
         f"{h(t('confidence', lang))} <b>{cause['confidence']:.2f}</b>",
     ]
+    if cause["basis"] == "lone":
+        facts.append(h(t("basis_lone", lang)))
     recoverable = cause["recoverable_ms_per_step"]
     if recoverable is not None:
         facts.append(f"{h(t('recoverable', lang))} <b>{h(fmt_ms(recoverable))}</b> {h(t('per_step', lang))}")
-    evidence = "".join(
-        f"<li>{'✗ ' if e['role'] == 'contradicts' else ''}{h(e['summary'])}</li>" for e in cause["evidence"]
-    )
+    evidence = "".join(f"<li>{h(evidence_text(e, lang))}</li>" for e in cause["evidence"])
     fix = cause["fix"]
     parts = [
         f"<div class='card' id='cause-{h(cause['id'])}'><h3>{cause['rank']}. {h(cause['title'])}</h3>",

@@ -12,6 +12,7 @@ from typing import Any
 from doctor.i18n import t
 from doctor.report import Report
 from doctor.text import fenced, fmt_ms, fmt_number, fmt_percent, fmt_ratio, md_cell, md_code, md_text
+from doctor.wording import evidence_text, severity_text, status_text
 
 MAX_TABLE_ROWS = 50
 
@@ -40,7 +41,7 @@ def render_markdown(report: Report) -> str:
 def verdict_markdown(report: Report) -> str:
     """The verdict line, bold, with its status."""
     v = report.data["verdict"]
-    status = t("status_problem" if v["status"] == "problem" else "status_ok", report.lang)
+    status = status_text(v["status"], report.lang)
     return f"**{t('verdict', report.lang)}** ({md_text(status)}): {md_text(v['text'])}"
 
 
@@ -73,11 +74,29 @@ def inputs_markdown(report: Report) -> str:
 
 
 def causes_markdown(report: Report, limit: int | None = None) -> str:
-    """One card per ranked cause: title, severity, confidence, recoverable time, evidence, fix."""
-    causes = report.causes[:limit] if limit else report.causes
-    if not causes:
-        return t("no_causes", report.lang)
-    return "\n\n---\n\n".join(cause_card(c, report.lang) for c in causes)
+    """One numbered card per significant cause, then the causes below the reporting threshold in a
+    collapsed list with their confidence (they are not numbered: they are not findings)."""
+    lang = report.lang
+    ranked = [c for c in report.causes if c["section"] == "ranked"]
+    below = [c for c in report.causes if c["section"] != "ranked"]
+    shown = ranked[:limit] if limit else ranked
+    parts = ["\n\n---\n\n".join(cause_card(c, lang) for c in shown) if shown else t("no_causes", lang)]
+    if below:
+        parts.append(below_threshold_markdown(below, lang))
+    return "\n\n".join(parts)
+
+
+def below_threshold_markdown(causes: list[dict[str, Any]], lang: str) -> str:
+    """The causes that did not reach the reporting threshold, unnumbered, each with its confidence.
+
+    A heading and a list, not an HTML <details>: a Markdown line that starts with "<" opens a raw HTML
+    block, which the renderers never emit (the HTML report and the app collapse this section)."""
+    items = [
+        f"- {md_text(c['title'])} ({md_code(c['id'])}) · {t('confidence', lang)} {c['confidence']:.2f} · "
+        f"{t('severity', lang)} {md_text(severity_text(c, lang))}"
+        for c in causes
+    ]
+    return "\n".join([f"#### {md_text(t('below_threshold', lang, n=len(causes)))}", "", *items])
 
 
 def cause_card(cause: dict[str, Any], lang: str) -> str:
@@ -85,16 +104,17 @@ def cause_card(cause: dict[str, Any], lang: str) -> str:
     head = f"### {cause['rank']}. {md_text(cause['title'])}"
     facts = [
         md_code(cause["id"]),
-        f"{t('severity', lang)} **{md_text(cause['severity'])}**",
+        f"{t('severity', lang)} **{md_text(severity_text(cause, lang))}**",
         f"{t('confidence', lang)} **{cause['confidence']:.2f}**",
     ]
     if cause["recoverable_ms_per_step"] is not None:
         facts.append(
             f"{t('recoverable', lang)} **{fmt_ms(cause['recoverable_ms_per_step'])}** {t('per_step', lang)}"
         )
+    if cause["basis"] == "lone":
+        facts.append(t("basis_lone", lang))
     lines = [head, " · ".join(facts), "", f"**{t('evidence', lang)}**", ""]
-    lines += [f"- {md_text(e['summary'])}" for e in cause["evidence"] if e["role"] == "supports"]
-    lines += [f"- ✗ {md_text(e['summary'])}" for e in cause["evidence"] if e["role"] == "contradicts"]
+    lines += [f"- {md_text(evidence_text(e, lang))}" for e in cause["evidence"]]
     fix = cause["fix"]
     lines += ["", f"**{t('fix', lang)}**", "", fenced(fix["code"], fix["language"])]
     if fix.get("notes"):
