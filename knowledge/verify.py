@@ -75,14 +75,41 @@ def run_fixes(rules: Iterable[Rule], timeout: float = 900.0) -> dict[str, dict[s
 def run_snippets(snippets: dict[str, str], timeout: float = 900.0) -> dict[str, dict[str, Any]]:
     """Execute snippets (name -> code) against the preamble in one subprocess; results by name:
     {"ok": bool, "error": str, "seconds": float}."""
+    return _run_runner([], snippets, timeout)
+
+
+def export_snippets(
+    snippets: dict[str, str], out_dir: Path, net: str = "SmallNet", timeout: float = 900.0
+) -> dict[str, dict[str, Any]]:
+    """Run each snippet against a fresh preamble (`net` names a class of knowledge._fixnet), then export
+    its `net` on its `x` with real ``ms.export(..., file_format="MINDIR")``; all in one subprocess.
+    Results by name add "path", the .mindir written into `out_dir` (load it with graph.load_mindir)."""
+    payload = {name: {"code": code, "net": net} for name, code in snippets.items()}
+    return _run_runner(["--export"], payload, timeout, out_dir)
+
+
+def profile_snippet(
+    name: str, code: str, out_dir: Path, net: str = "SmallNet", timeout: float = 900.0
+) -> dict[str, Any]:
+    """Run one snippet in its own subprocess, then profile calls of its `net` on its `x` with the real
+    CPU profiler into `out_dir`/`name` (read it with diagnosis.ingest.read_folder). Adds "path" and
+    "steps" (the recorded calls) to the result."""
+    return _run_runner(["--profile"], {name: {"code": code, "net": net}}, timeout, out_dir)[name]
+
+
+def _run_runner(
+    mode: list[str], payload: dict[str, Any], timeout: float, out_dir: Path | None = None
+) -> dict[str, dict[str, Any]]:
+    """`python -m knowledge._fixrunner [mode] in.json out.json [out_dir]` in a fresh process."""
     repo = Path(__file__).resolve().parent.parent
     with tempfile.TemporaryDirectory(prefix="fixcheck-") as work:
         src, out = Path(work) / "snippets.json", Path(work) / "results.json"
-        src.write_text(json.dumps(snippets), encoding="utf-8")
+        src.write_text(json.dumps(payload), encoding="utf-8")
         path = os.pathsep.join(p for p in (str(repo), os.environ.get("PYTHONPATH", "")) if p)
         env = {**os.environ, "GLOG_v": "3", "PYTHONPATH": path}
+        extra = [str(Path(out_dir).resolve())] if out_dir is not None else []
         proc = subprocess.run(
-            [sys.executable, "-m", "knowledge._fixrunner", str(src), str(out)],
+            [sys.executable, "-m", "knowledge._fixrunner", *mode, str(src), str(out), *extra],
             cwd=work,
             env=env,
             capture_output=True,
