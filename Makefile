@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench browser fixtures
+.PHONY: run test lint bench bench-diagnosis browser fixtures
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,10 @@ test: $(STAMP) browser lint
 
 bench: $(STAMP)
 	$(PY) bench/run.py
+
+# Diagnosis accuracy: causes injected into real and generated profiles, healthy pairs (bench/DIAGNOSIS.md).
+bench-diagnosis: $(STAMP)
+	$(PY) bench/diagnosis.py
 
 # Regenerate the real MindSpore fixtures (sequential; a few minutes on 2 cores).
 fixtures: $(STAMP)
