@@ -108,6 +108,13 @@ def _using_uploads(uploads: UploadLedger | None, paths: Sequence[str]) -> Iterat
         uploads.release(paths)
 
 
+def _below_threshold_box(elem_id: str) -> tuple[gr.Accordion, gr.Markdown]:
+    """A collapsed accordion for the causes below the reporting threshold, hidden until it has some."""
+    with gr.Accordion(I18N("below_threshold"), open=False, visible=False, elem_id=elem_id) as box:
+        text = gr.Markdown(elem_id=f"{elem_id}-text")
+    return box, text
+
+
 def _dataframe(table: Table) -> gr.Dataframe:
     return gr.Dataframe(value=table.frame, datatype=table.datatype)
 
@@ -117,6 +124,11 @@ def _plot(view: ReportView, key: str) -> gr.Plot:
     return gr.Plot(value=figure, visible=figure is not None)
 
 
+def _below(view: ReportView) -> tuple[Any, str]:
+    """The collapsed "below the reporting threshold" box: shown only when it has causes."""
+    return gr.Accordion(visible=bool(view.below), open=False), view.below
+
+
 def compare_outputs(report: Report, case: tuple[str, str] = NO_CASE) -> tuple[Any, ...]:
     """Component values of the Compare tab, in the order of the compare event's outputs; `case` is the
     (banner, link) of the case the report is kept as."""
@@ -124,6 +136,7 @@ def compare_outputs(report: Report, case: tuple[str, str] = NO_CASE) -> tuple[An
     return (
         view.verdict,
         view.causes,
+        *_below(view),
         view.warnings,
         _dataframe(view.operators),
         _dataframe(view.top_baseline),
@@ -149,6 +162,7 @@ def inspect_outputs(report: Report, case: tuple[str, str] = NO_CASE) -> tuple[An
     return (
         view.verdict,
         view.causes,
+        *_below(view),
         view.warnings,
         view.graph,
         _dataframe(view.chains),
@@ -417,6 +431,7 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
     with gr.Row(equal_height=False):
         with gr.Column(scale=5, min_width=420):
             causes = gr.Markdown(elem_id="causes")
+            below_box, below = _below_threshold_box("below-threshold")
         with gr.Column(scale=6, min_width=480), gr.Tabs():
             with gr.Tab(I18N("plots")):
                 plots = [
@@ -444,6 +459,8 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
     outputs = [
         verdict,
         causes,
+        below_box,
+        below,
         warnings_md,
         operators,
         top_baseline,
@@ -502,6 +519,7 @@ def _inspect_tab(config: AppConfig, events: Events) -> list[gr.components.Compon
     with gr.Row(equal_height=False):
         with gr.Column(scale=5, min_width=420):
             causes = gr.Markdown(elem_id="inspect-causes")
+            below_box, below = _below_threshold_box("inspect-below-threshold")
         with gr.Column(scale=6, min_width=480):
             graph_md = gr.Markdown(elem_id="inspect-graph")
             chains = gr.Dataframe(interactive=False, label=I18N("chains"), elem_id="inspect-chains")
@@ -513,7 +531,8 @@ def _inspect_tab(config: AppConfig, events: Events) -> list[gr.components.Compon
     downloads = _downloads(csv=False)
     with gr.Accordion(I18N("report_json"), open=False):
         report_json = gr.JSON(label=I18N("report_json"), show_label=False)
-    outputs = [verdict, causes, warnings_md, graph_md, chains, plot, *downloads, *case, report_json]
+    outputs = [verdict, causes, below_box, below, warnings_md, graph_md, chains, plot, *downloads, *case]
+    outputs.append(report_json)
     run.click(
         events.inspect,
         [mindir],

@@ -232,6 +232,7 @@ UI_TEXT: dict[str, dict[str, str]] = {
         "each as a .zip/.tar.gz archive or as the files of its folder; add the exported MINDIR "
         "for graph checks. Or click an example below.",
         "tab_compare": "Compare two runs",
+        "below_threshold": "Below the reporting threshold",
         "tab_inspect": "Inspect a model",
         "tab_rules": "Rules",
         "baseline": "Baseline (fast run): archive or profiler files",
@@ -299,6 +300,7 @@ UI_TEXT: dict[str, dict[str, str]] = {
         "的性能分析输出，每个可以是 .zip/.tar.gz 压缩包或其文件夹中的文件；可再添加导出的 MINDIR "
         "进行计算图检查。也可以点击下面的示例。",
         "tab_compare": "对比两次运行",
+        "below_threshold": "低于报告阈值",
         "tab_inspect": "检查模型",
         "tab_rules": "规则",
         "baseline": "基线（快的运行）：压缩包或性能数据文件",

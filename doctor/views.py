@@ -14,6 +14,7 @@ import pandas as pd
 from doctor.i18n import t
 from doctor.plots import report_figures
 from doctor.render.markdown import (
+    below_threshold_section,
     causes_markdown,
     graph_summary_markdown,
     verdict_markdown,
@@ -38,7 +39,8 @@ class ReportView:
     """Everything the results panel shows for one report."""
 
     verdict: str
-    causes: str
+    causes: str  # the significant causes only
+    below: str  # the causes below the reporting threshold ("" when none)
     warnings: str
     operators: Table
     top_baseline: Table
@@ -52,7 +54,8 @@ def report_view(report: Report) -> ReportView:
     """All display values of a report."""
     return ReportView(
         verdict=verdict_markdown(report),
-        causes=causes_markdown(report),
+        causes=causes_markdown(report, below=False),
+        below=below_threshold_section(report),
         warnings=warnings_markdown(report),
         operators=operator_table(report),
         top_baseline=leaderboard_table(report, "baseline"),

@@ -18,7 +18,7 @@ from tests.conftest import CPU, EXAMPLE, RESNET, files_of, free_port
 
 pytestmark = pytest.mark.slow
 
-COMPARE_OUTPUTS = 19  # 17 report parts, the case banner and the case link
+COMPARE_OUTPUTS = 20  # 18 report parts, the case banner and the case link (the accordion is layout)
 REPORT = -1  # the JSON report is the last output of both endpoints
 
 
@@ -68,7 +68,7 @@ def test_compare_example_pair_with_mindir_returns_causes_chains_and_files(client
     verdict, causes = result[0], result[1]
     assert report["verdict"]["text"].split(";")[0] in verdict.replace("\\", "")
     assert "`precision-mismatch`" in causes and "```python" in causes
-    html_path, md_path, json_path, csv_path = (Path(p) for p in result[12:16])
+    html_path, md_path, json_path, csv_path = (Path(p) for p in result[13:17])
     assert html_path.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     assert md_path.read_text(encoding="utf-8").startswith("# Perf Doctor report")
     assert '"schema_version": "1.0"' in json_path.read_text(encoding="utf-8")
@@ -78,13 +78,13 @@ def test_compare_example_pair_with_mindir_returns_causes_chains_and_files(client
 
 def test_compare_returns_tables_with_text_and_number_columns_only(client):
     result = compare(client, EXAMPLE / "baseline", EXAMPLE / "target")
-    operators = result[3]
+    operators = result[4]
     assert set(operators["datatype"]) <= {"str", "number"}
     assert operators["value"]["headers"][0] == "operator"
     assert len(operators["value"]["data"]) == result[REPORT]["operators"]["total"]
-    top_target = result[5]["value"]["data"]
+    top_target = result[6]["value"]["data"]
     assert [row[1] for row in top_target] == [r["operator"] for r in result[REPORT]["leaderboards"]["target"]]
-    plots = result[6:11]
+    plots = result[7:12]
     assert [p["visible"] for p in plots] == [True, True, True, True, False]  # no model: no chain graph
 
 
@@ -98,7 +98,7 @@ def test_inspect_endpoint_reports_resnet_chains(client):
         "fusible": 33,
         "blocked": 0,
     }
-    assert result[5]["visible"] is True  # the chain graph
+    assert result[6]["visible"] is True  # the chain graph
 
 
 def test_single_profile_upload_is_diagnosed_alone(client):
@@ -197,7 +197,7 @@ def test_handlers_only_delegate_to_the_facade(monkeypatch):
     assert seen["args"] == (["a.zip"], ["b.zip"], None)
     assert seen["kwargs"]["rank"] == 1 and seen["kwargs"]["baseline_role"] == "second"
     assert seen["kwargs"]["lang"] == "zh"
-    assert outputs[REPORT]["kind"] == "pair" and len(outputs) == COMPARE_OUTPUTS
+    assert outputs[REPORT]["kind"] == "pair" and len(outputs) == COMPARE_OUTPUTS + 1  # + the accordion
 
 
 def test_report_files_are_written_outside_the_repository(client, tmp_path):

@@ -73,17 +73,21 @@ def inputs_markdown(report: Report) -> str:
     return "\n\n".join(out)
 
 
-def causes_markdown(report: Report, limit: int | None = None) -> str:
-    """One numbered card per significant cause, then the causes below the reporting threshold in a
-    collapsed list with their confidence (they are not numbered: they are not findings)."""
+def causes_markdown(report: Report, limit: int | None = None, below: bool = True) -> str:
+    """One numbered card per significant cause, then (with `below`) the causes below the reporting
+    threshold, unnumbered with their confidence: they are not findings. The app shows those apart."""
     lang = report.lang
     ranked = [c for c in report.causes if c["section"] == "ranked"]
-    below = [c for c in report.causes if c["section"] != "ranked"]
     shown = ranked[:limit] if limit else ranked
     parts = ["\n\n---\n\n".join(cause_card(c, lang) for c in shown) if shown else t("no_causes", lang)]
-    if below:
-        parts.append(below_threshold_markdown(below, lang))
-    return "\n\n".join(parts)
+    rest = below_threshold_section(report) if below else ""
+    return "\n\n".join(p for p in (*parts, rest) if p)
+
+
+def below_threshold_section(report: Report) -> str:
+    """The causes below the reporting threshold as Markdown, or "" when every cause is significant."""
+    below = [c for c in report.causes if c["section"] != "ranked"]
+    return below_threshold_markdown(below, report.lang) if below else ""
 
 
 def below_threshold_markdown(causes: list[dict[str, Any]], lang: str) -> str:
