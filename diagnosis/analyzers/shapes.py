@@ -74,7 +74,7 @@ def dynamic_shapes(side: Side, role: str) -> list[Symptom]:
             "dynamic-shapes",
             "Input shapes change during the run: " + "; ".join(parts) + ".",
             source=role,
-            strength=min(1.0, 0.4 + 0.2 * max_distinct / DISTINCT_SHAPES + 0.2 * len(recompiles)),
+            strength=_dynamic_strength(max_distinct, dynamic_share, len(recompiles)),
             values={
                 "max_distinct_shapes": max_distinct,
                 "dynamic_ops_share": rnd(dynamic_share),
@@ -84,6 +84,17 @@ def dynamic_shapes(side: Side, role: str) -> list[Symptom]:
             recoverable_ms_per_step=_recompile_cost(spans, recompiles),
         )
     ]
+
+
+def _dynamic_strength(max_distinct: int, dynamic_share: float | None, recompiles: int) -> float:
+    """How clear the evidence is: shapes seen and recompile spikes, or the dynamic-kernel share on its
+    own (the OP State column says so directly: half the kernels dynamic is 0.6, all of them 1.0)."""
+    from_shapes = 0.4 + 0.2 * max_distinct / DISTINCT_SHAPES + 0.2 * recompiles
+    share = dynamic_share or 0.0
+    from_state = (
+        0.6 + 0.4 * (share - DYNAMIC_SHARE) / (1.0 - DYNAMIC_SHARE) if share >= DYNAMIC_SHARE else 0.0
+    )
+    return min(1.0, max(from_shapes, from_state))
 
 
 @dataclass
