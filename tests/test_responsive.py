@@ -7,12 +7,14 @@ The big pair is a generated MindSpore 2.10 Ascend train/infer pair of 300,000 ke
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 import threading
 import time
 import urllib.request
 import zipfile
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 from gradio_client import handle_file
@@ -21,8 +23,18 @@ from gradio_client.utils import Status
 from tests.bad_inputs.server import app_server, local_client
 from tests.conftest import CPU, ROOT
 
-sys.path.insert(0, str(ROOT / "bench"))
-from gen_ascend import write_run  # bench/ is not a package
+
+def _bench_module(name: str) -> ModuleType:
+    """A bench/ script loaded by path: bench/ is not a package, and putting it on sys.path would let
+    bench/diagnosis.py shadow the diagnosis package (also in isolated children, which inherit the path)."""
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "bench" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
+    spec.loader.exec_module(module)
+    return module
+
+
+write_run = _bench_module("gen_ascend").write_run
 
 pytestmark = pytest.mark.slow
 
