@@ -60,8 +60,10 @@ SYMPTOM_KINDS: dict[str, SymptomKind] = {
         "or Cast ops/AMP scope markers exist on one side only (CPU evidence).",
         (
             "ops_changed",
+            "ops_changed_share",
             "fp32_share_target",
             "lost_ms_per_step",
+            "lost_share_target",
             "baseline_casts_per_step",
             "target_casts_per_step",
             "evidence_basis",

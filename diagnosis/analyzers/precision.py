@@ -46,15 +46,11 @@ def _from_dtypes(c: Comparison) -> list[Symptom]:
         return []
     b = first_dtype(compute["baseline_input_dtypes"])
     t = first_dtype(compute["target_input_dtypes"])
-    changed = compute.loc[(b.isin(LOW_PRECISION) & t.isin(FULL_PRECISION)).fillna(False).to_numpy()]
+    low_on_baseline = b.isin(LOW_PRECISION).fillna(False).to_numpy()
+    changed = compute.loc[low_on_baseline & t.isin(FULL_PRECISION).fillna(False).to_numpy()]
     if changed.empty:
         return []
-    all_target = c.table.loc[c.table["op_type"].isin(COMPUTE_OPS)]
-    t_all = first_dtype(all_target["target_input_dtypes"])
-    fp32_time = float(
-        all_target.loc[t_all.isin(FULL_PRECISION).fillna(False).to_numpy(), "target_us_per_step"].sum()
-    )
-    share = fp32_time / max(float(all_target["target_us_per_step"].sum()), 1e-9)
+    share = _fp32_share(c.table)
     lost = float(changed["delta_us_per_step"].clip(lower=0).sum()) / 1000
     ev = changed.assign(baseline_dtype=b.loc[changed.index], target_dtype=t.loc[changed.index]).sort_values(
         "delta_us_per_step", ascending=False
@@ -62,13 +58,16 @@ def _from_dtypes(c: Comparison) -> list[Symptom]:
     return [
         Symptom(
             "precision-change",
-            f"{len(changed)} compute operators run in FP16/BF16 on the baseline but FP32 on the target; "
-            f"they lose {lost:.3f} ms per step.",
+            f"{len(changed)} of {int(low_on_baseline.sum())} compute operators that run in FP16/BF16 on "
+            f"the baseline run in FP32 on the target ({share:.0%} of its compute time); they lose "
+            f"{lost:.3f} ms per step.",
             strength=min(1.0, 0.6 + share * 0.4),
             values={
                 "ops_changed": len(changed),
+                "ops_changed_share": rnd(len(changed) / int(low_on_baseline.sum())),
                 "fp32_share_target": rnd(share),
                 "lost_ms_per_step": rnd(lost),
+                "lost_share_target": rnd(lost / max(c.target.ms_per_step, 1e-9)),
                 "baseline_casts_per_step": c.baseline.run.meta.amp.get("cast_ops_per_step"),
                 "target_casts_per_step": c.target.run.meta.amp.get("cast_ops_per_step"),
                 "evidence_basis": "dtype columns",
@@ -77,6 +76,16 @@ def _from_dtypes(c: Comparison) -> list[Symptom]:
             recoverable_ms_per_step=rnd(lost),
         )
     ]
+
+
+def _fp32_share(table: pd.DataFrame) -> float:
+    """Share of the target's compute-operator time spent in FP32 kernels (matched or not)."""
+    all_target = table.loc[table["op_type"].isin(COMPUTE_OPS)]
+    t_all = first_dtype(all_target["target_input_dtypes"])
+    fp32_time = float(
+        all_target.loc[t_all.isin(FULL_PRECISION).fillna(False).to_numpy(), "target_us_per_step"].sum()
+    )
+    return fp32_time / max(float(all_target["target_us_per_step"].sum()), 1e-9)
 
 
 def _from_casts(c: Comparison) -> list[Symptom]:
@@ -106,8 +115,10 @@ def _from_casts(c: Comparison) -> list[Symptom]:
             strength=0.9 if b_amp.get("output_to16_scopes") else 0.7,
             values={
                 "ops_changed": len(slower),
+                "ops_changed_share": 1.0,  # no AMP on the target: every compute operator is FP32
                 "fp32_share_target": 1.0,
                 "lost_ms_per_step": rnd(lost),
+                "lost_share_target": rnd(lost / max(c.target.ms_per_step, 1e-9)),
                 "baseline_casts_per_step": rnd(b_casts),
                 "target_casts_per_step": rnd(t_casts),
                 "evidence_basis": "cast ops and AMP scopes",
