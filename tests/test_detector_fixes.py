@@ -9,6 +9,7 @@ one documented thing in it.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import warnings
 from pathlib import Path
@@ -17,11 +18,14 @@ import pytest
 
 import knowledge
 from diagnosis.analyzers import analyze_pair
+from diagnosis.analyzers.common import COMPUTE_OPS
 from diagnosis.compare import compare_runs
+from diagnosis.forward import forward_kernels
 from diagnosis.ingest import read_folder
 from diagnosis.model import Run
 from diagnosis.symptoms import Symptom
 from tests.conftest import ROOT
+from tests.cpu_fixtures import cpu_run
 
 sys.path.insert(0, str(ROOT / "bench"))
 from gen_ascend import Variant, build, write_run  # bench/ is not a package
@@ -115,3 +119,65 @@ def test_the_same_fallback_on_both_sides_is_no_change(generated):
     symptoms, diagnosis = diagnose(generated("fallback16"), generated("fallback16"))
     assert not kinds(symptoms, "precision-change")
     assert "precision-mismatch" not in cause_ids(diagnosis)
+
+
+# --------------------------------------------------------------------- b. fused kernels' inputs
+
+
+def with_data_shape(run: Run, keys: list[str], shape: str) -> Run:
+    """A copy of inference `run` whose kernels of the operators `keys` get `shape` as input 0."""
+    assert run.meta.phase != "train"  # forward_kernels keeps every row, in order
+    kernels = run.kernels.copy()
+    where = forward_kernels(run)["key"].astype("string").isin(keys).fillna(False).to_numpy(dtype=bool)
+    shapes = kernels["input_shapes"].astype("string")
+    rest = shapes.str.split(";", n=1).str[1]
+    kernels.loc[where, "input_shapes"] = (shape + ";" + rest.fillna("")).str.rstrip(";")[where]
+    return dataclasses.replace(run, kernels=kernels)
+
+
+def matched_non_compute(baseline: Run, target: Run) -> tuple[list[str], int]:
+    """Keys of the matched operators that are not Conv/MatMul (changing them keeps the batch), and
+    the number of matched operators with known shapes."""
+    table = compare_runs(baseline, target, baseline="first").table
+    matched = table.loc[table["match"].isin(["scope", "sequence"])]
+    known = int((matched["baseline_input_shapes"].notna() & matched["target_input_shapes"].notna()).sum())
+    other = matched.loc[~matched["op_type"].isin(COMPUTE_OPS)]
+    return sorted(other["target_key"].astype(str)), known
+
+
+@pytest.mark.parametrize("baseline", ["train", "split"])
+def test_fused_conv_bn_relu_kernel_is_no_shape_change(generated, baseline):
+    """Conv2D_BNInfer_Relu lists the BN parameters among its inputs; its data input is unchanged."""
+    symptoms, diagnosis = diagnose(generated(baseline), generated("fused"))
+    assert not kinds(symptoms, "shape-mismatch")
+    assert "shape-mismatch" not in cause_ids(diagnosis)
+
+
+def test_fused_kernels_at_another_batch_are_a_shape_change(generated):
+    fused = generated("fused")
+    kernels = fused.kernels.copy()
+    kernels["input_shapes"] = kernels["input_shapes"].astype("string").str.replace(r"^32,", "16,", regex=True)
+    symptoms = symptoms_of(generated("split"), dataclasses.replace(fused, kernels=kernels))
+    (mismatch,) = kinds(symptoms, "shape-mismatch")
+    assert (mismatch.values["baseline_batch"], mismatch.values["target_batch"]) == (32, 16)
+    assert mismatch.values["ops_with_different_shapes"] >= 80
+
+
+def test_real_cpu_batch_change_is_a_shape_change():
+    symptoms = symptoms_of(cpu_run("infer_fp32_graph"), cpu_run("infer_fp32_graph_batch32"))
+    (mismatch,) = kinds(symptoms, "shape-mismatch")
+    assert (mismatch.values["baseline_batch"], mismatch.values["target_batch"]) == (8, 32)
+
+
+@pytest.mark.parametrize(("share", "fires"), [(0.15, False), (0.25, True)])
+def test_share_of_data_shape_changes_at_the_same_batch(generated, share, fires):
+    """At one batch, shape-mismatch needs 20 % of the matched operators to see another data shape."""
+    split, fused = generated("split"), generated("fused")
+    candidates, known = matched_non_compute(split, fused)
+    keys = candidates[: round(share * known)]
+    assert len(keys) == round(share * known)
+    symptoms = symptoms_of(split, with_data_shape(fused, keys, "32,1,1,1,16"))
+    hits = kinds(symptoms, "shape-mismatch")
+    assert bool(hits) == fires
+    if fires:
+        assert hits[0].values["ops_with_different_shapes"] == len(keys)
