@@ -116,8 +116,9 @@ SYMPTOM_KINDS: dict[str, SymptomKind] = {
         ("first_ms", "last_ms", "slope_ms_per_step", "relative_change", "kernel_share_of_change"),
     ),
     "step-jitter": SymptomKind(
-        "Step times are dispersed (robust coefficient of variation).",
-        ("cv", "p50_ms", "p95_ms", "steps"),
+        "Step times are dispersed: spread = (p90 - p10) / p50, which sees a bimodal series; tail_ms = "
+        "p90 - p50, the time a steady run would save at p90.",
+        ("spread", "p10_ms", "p50_ms", "p90_ms", "p95_ms", "tail_ms", "steps"),
     ),
     "first-step-outlier": SymptomKind(
         "The first step(s) are much slower than the median: compile / no warm-up inside the window.",

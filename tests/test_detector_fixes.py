@@ -14,6 +14,7 @@ import sys
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import knowledge
@@ -23,6 +24,7 @@ from diagnosis.compare import compare_runs
 from diagnosis.forward import forward_kernels
 from diagnosis.ingest import read_folder
 from diagnosis.model import Run
+from diagnosis.stats import robust_cv
 from diagnosis.symptoms import Symptom
 from tests.conftest import ROOT
 from tests.cpu_fixtures import cpu_run
@@ -181,3 +183,78 @@ def test_share_of_data_shape_changes_at_the_same_batch(generated, share, fires):
     assert bool(hits) == fires
     if fires:
         assert hits[0].values["ops_with_different_shapes"] == len(keys)
+
+
+# ------------------------------------------------------------------------------------- c. jitter
+
+
+def with_step_ms(run: Run, step_ms: np.ndarray) -> Run:
+    """A copy of `run` whose steps with a known wall time take `step_ms` (cycled to their number)."""
+    steps = run.steps.copy()
+    duration = steps["duration_us"].to_numpy(dtype="float64", na_value=np.nan).copy()
+    known = ~np.isnan(duration)
+    duration[known] = np.resize(np.asarray(step_ms, dtype="float64") * 1000, int(known.sum()))
+    steps["duration_us"] = duration
+    return dataclasses.replace(run, steps=steps)
+
+
+def bimodal(n: int) -> np.ndarray:
+    """Every fifth step at ~450 ms, the others at ~200 ms (1 % alternating noise)."""
+    noise = 1.0 + 0.01 * (np.arange(n) % 2)
+    return np.where(np.arange(n) % 5 == 2, 450.0, 200.0) * noise
+
+
+def spread_of(spread: float, n: int) -> np.ndarray:
+    """Evenly spaced step times around 200 ms whose (p90 - p10) / p50 is `spread`, in mixed order."""
+    half = spread / 1.6  # p90 - p10 of evenly spaced values covers 80 % of their range
+    values = 200.0 * (1.0 + half * np.linspace(-1.0, 1.0, n))
+    return values[(np.arange(n) * 7) % n]  # a fixed permutation (n prime to 7): no drift
+
+
+def jitter(run: Run) -> list[Symptom]:
+    return kinds(symptoms_of(run, run), "step-jitter", "target")
+
+
+def test_bimodal_steps_are_jitter_with_the_tail_recoverable(generated):
+    train, infer = generated("train"), generated("split")
+    n = int(infer.steps["duration_us"].notna().sum())
+    assert robust_cv(bimodal(n)) < 0.05  # what the MAD-based measure saw: no jitter at all
+    symptoms, diagnosis = diagnose(train, with_step_ms(infer, bimodal(n)))
+    (s,) = kinds(symptoms, "step-jitter", "target")
+    p10, p50, p90 = np.percentile(bimodal(n), [10, 50, 90])  # 2 of 11 steps slow: p90 interpolates
+    assert s.values["spread"] == pytest.approx((p90 - p10) / p50, abs=0.002) and s.values["spread"] > 1.0
+    assert s.values["tail_ms"] == pytest.approx(p90 - p50, abs=0.002) and s.values["tail_ms"] > 200
+    cause = next(c for c in diagnosis.causes if c.id == "latency-jitter")
+    assert cause.recoverable_ms_per_step == pytest.approx(s.values["tail_ms"])
+
+
+def test_the_same_bimodal_jitter_in_training_is_no_cause(generated):
+    train, infer = generated("train"), generated("split")
+    n = int(infer.steps["duration_us"].notna().sum())
+    symptoms, diagnosis = diagnose(with_step_ms(train, bimodal(n) * 2), with_step_ms(infer, bimodal(n)))
+    assert kinds(symptoms, "step-jitter", "baseline") and kinds(symptoms, "step-jitter", "target")
+    assert "latency-jitter" not in cause_ids(diagnosis)
+
+
+@pytest.mark.parametrize(("spread", "cause"), [(0.35, False), (0.45, True), (0.05, None)])
+def test_jitter_threshold(generated, spread, cause):
+    """Emitted above 10 % (so the baseline's spread is there to compare), a cause from 40 %."""
+    infer = generated("split")
+    n = int(infer.steps["duration_us"].notna().sum())
+    target = with_step_ms(infer, spread_of(spread, n))
+    symptoms, diagnosis = diagnose(generated("train"), target)
+    found = kinds(symptoms, "step-jitter", "target")
+    assert bool(found) == (cause is not None)
+    if found:
+        assert found[0].values["spread"] == pytest.approx(spread, abs=0.02)
+    assert ("latency-jitter" in cause_ids(diagnosis)) == bool(cause)
+
+
+def test_steady_generated_and_real_runs_have_no_jitter(generated):
+    assert not jitter(generated("split"))
+    assert not jitter(generated("train"))
+    assert not jitter(cpu_run("infer_fp32_graph_repeat"))  # 4 timed steps: not measurable
+    real = kinds(
+        symptoms_of(cpu_run("infer_fp32_graph"), cpu_run("infer_fp32_graph_contention")), "step-jitter"
+    )
+    assert [s.source for s in real] == ["target"]  # 30 real steps, a busy-loop from step 15 on
