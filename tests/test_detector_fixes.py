@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 
 import knowledge
-from diagnosis.analyzers import analyze_pair
+from diagnosis.analyzers import analyze_pair, analyze_run
 from diagnosis.analyzers.common import COMPUTE_OPS
-from diagnosis.compare import compare_runs
+from diagnosis.compare import compare_runs, prepare
 from diagnosis.forward import forward_kernels
 from diagnosis.ingest import read_folder
 from diagnosis.model import Run
@@ -32,6 +32,7 @@ from tests.cpu_fixtures import cpu_run
 sys.path.insert(0, str(ROOT / "bench"))
 from gen_ascend import Variant, build, write_run  # bench/ is not a package
 
+SERVING = ROOT / "tests" / "fixtures" / "ascend_symptoms" / "serving"
 STEPS = 12
 FALLBACK_16 = frozenset(range(1, 33, 2))  # 16 of the 54 Conv2D/MatMul positions
 VARIANTS = {
@@ -258,3 +259,74 @@ def test_steady_generated_and_real_runs_have_no_jitter(generated):
         symptoms_of(cpu_run("infer_fp32_graph"), cpu_run("infer_fp32_graph_contention")), "step-jitter"
     )
     assert [s.source for s in real] == ["target"]  # 30 real steps, a busy-loop from step 15 on
+
+
+# ---------------------------------------------------------------------------- d. TransData and Cast
+
+SAMPLE_TRACE = ROOT.parent / "shared" / "samples" / "ascend" / "torch_npu_cnn_train_step" / "trace_view.json"
+
+
+def with_durations(run: Run, scale: float, transdata_us: float | None = None) -> Run:
+    """A copy of `run` with every kernel `scale` times longer and, if given, each TransData at
+    `transdata_us`."""
+    kernels = run.kernels.copy()
+    kernels["duration_us"] = kernels["duration_us"].astype("float64") * scale
+    if transdata_us is not None:
+        trans = (kernels["op_type"] == "TransData").fillna(False).to_numpy(dtype=bool)
+        kernels.loc[trans, "duration_us"] = transdata_us
+    return dataclasses.replace(run, kernels=kernels)
+
+
+def test_large_transdata_time_at_a_small_share_is_significant(generated):
+    """24 ms of TransData per step in a ~410 ms step (5.9 %): was strength 0.39, confidence 0.31 (not
+    significant); the measured time now counts at full measured strength."""
+    target = with_durations(generated("split"), 38.0, transdata_us=24_000.0)
+    symptoms, diagnosis = diagnose(generated("train"), target)
+    (s,) = kinds(symptoms, "format-conversion", "target")
+    assert s.values["transdata_ms_per_step"] == 24.0 and s.values["transdata_share"] < 0.06
+    assert s.strength == 0.9
+    cause = next(c for c in diagnosis.causes if c.id == "format-conversion-overhead")
+    assert cause.significant and cause.recoverable_ms_per_step == 24.0
+
+
+def test_the_same_transdata_time_in_training_is_no_cause(generated):
+    train = with_durations(generated("train"), 1.0, transdata_us=24_000.0)
+    target = with_durations(generated("split"), 38.0, transdata_us=24_000.0)
+    symptoms, diagnosis = diagnose(train, target)
+    assert kinds(symptoms, "format-conversion", "baseline")
+    assert "format-conversion-overhead" not in cause_ids(diagnosis)
+
+
+def test_layout_count_symptom_is_kept_above_five_percent():
+    """serving/slow runs 4 TransData per step against 1; made 10x longer they take over 5 % of its
+    time, and the pair symptom still reports the extra time (it used to switch off above 5 %)."""
+    steady, slow = _read(SERVING / "steady"), _read(SERVING / "slow")
+    kernels = slow.kernels.copy()
+    trans = (kernels["op_type"] == "TransData").fillna(False).to_numpy(dtype=bool)
+    kernels.loc[trans, "duration_us"] = kernels.loc[trans, "duration_us"].astype("float64") * 10
+    symptoms = symptoms_of(steady, dataclasses.replace(slow, kernels=kernels))
+    (pair,) = kinds(symptoms, "format-conversion", "pair")
+    assert pair.values["transdata_share"] > 0.05
+    assert pair.recoverable_ms_per_step == pytest.approx(
+        pair.values["transdata_ms_per_step"] - 0.002, abs=1e-4
+    )
+
+
+def test_trans_cast_kernels_are_layout_conversions_only(tmp_path):
+    """The real torch_npu trace has 49 Cast kernels, 25 of them CANN's trans_Cast_N: those count for
+    format-conversion, not for cast-heavy too."""
+    folder = tmp_path / "ubuntu_1_2_ascend_pt" / "ASCEND_PROFILER_OUTPUT"
+    folder.mkdir(parents=True)
+    (folder / "trace_view.json").write_bytes(SAMPLE_TRACE.read_bytes())
+    run = _read(folder.parent)
+    names = run.kernels["name"].astype(str)
+    trans_casts = int(names.str.match(r"^trans_Cast_\d+$").sum())
+    plain_casts = int(
+        ((run.kernels["op_type"] == "Cast").fillna(False) & ~names.str.startswith("trans_")).sum()
+    )
+    assert (trans_casts, plain_casts) == (25, 24)
+    symptoms = analyze_run(prepare(run), "target")
+    (cast,) = kinds(symptoms, "cast-heavy")
+    assert cast.values["casts_per_step"] == plain_casts
+    (layout,) = kinds(symptoms, "format-conversion")
+    assert layout.values["target_count_per_step"] >= trans_casts

@@ -10,16 +10,18 @@ from diagnosis.analyzers.common import (
     COMPUTE_OPS,
     FULL_PRECISION,
     LOW_PRECISION,
+    MEASURED_STRENGTH,
     OP_COLS,
     first_dtype,
     rnd,
     rows,
 )
+from diagnosis.analyzers.kernels import layout_mask
 from diagnosis.compare import Comparison, Side
 from diagnosis.symptoms import Symptom
 
 MIN_AMP_CASTS_PER_STEP = 2.0
-CAST_SHARE = 0.05
+CAST_MIN_SHARE = 0.01  # below 1 % of a run's operator time Casts are negligible
 CASTS_PER_COMPUTE = 2.0
 
 
@@ -131,34 +133,43 @@ def _from_casts(c: Comparison) -> list[Symptom]:
 
 @run_analyzer
 def cast_heavy(side: Side, role: str) -> list[Symptom]:
-    """Cast kernels with a large share of time, or many more Casts than compute ops."""
-    ops = side.ops
-    total = float(ops["us_per_step"].sum())
-    is_cast = (ops["op_type"] == "Cast") | ops.index.astype(str).str.contains("trans_Cast", regex=False)
-    casts = ops.loc[is_cast]
+    """Cast kernels in absolute time per step, whenever they are not negligible (1 % of the run's
+    operator time) or outnumber compute ops. CANN's `trans_Cast_N` kernels are layout conversions,
+    counted by format-conversion only, so no kernel is reported by two rules."""
+    k = side.kernels
+    total = float(side.ops["us_per_step"].sum())
+    casts = k.loc[((k["op_type"] == "Cast").fillna(False) & ~layout_mask(k)).to_numpy(dtype=bool)]
     if casts.empty or total <= 0:
         return []
-    cast_us = float(casts["us_per_step"].sum())
+    steps = max(side.steps, 1)
+    cast_us = float(casts["duration_us"].astype("float64").sum()) / steps
     share = cast_us / total
-    per_step = float(casts["launches_per_step"].sum())
-    compute = float(ops.loc[ops["op_type"].isin(COMPUTE_OPS), "launches_per_step"].sum())
-    if share < CAST_SHARE and per_step <= CASTS_PER_COMPUTE * max(compute, 1.0):
+    per_step = len(casts) / steps
+    compute = float(side.ops.loc[side.ops["op_type"].isin(COMPUTE_OPS), "launches_per_step"].sum())
+    if share < CAST_MIN_SHARE and per_step <= CASTS_PER_COMPUTE * max(compute, 1.0):
         return []
-    top = casts.sort_values("us_per_step", ascending=False).reset_index(names="operator")
     return [
         Symptom(
             "cast-heavy",
-            f"Cast kernels take {share:.0%} of the {role}'s operator time ({per_step:g} per step against "
-            f"{compute:g} compute operators).",
+            f"Cast kernels take {share:.0%} of the {role}'s operator time ({cast_us / 1000:.3f} ms, "
+            f"{per_step:g} per step against {compute:g} compute operators).",
             source=role,
-            strength=min(1.0, max(share / 0.15, per_step / max(compute, 1.0) / 6)),
+            strength=MEASURED_STRENGTH,
             values={
                 "cast_share": rnd(share),
                 "casts_per_step": rnd(per_step),
                 "compute_ops_per_step": rnd(compute),
                 "cast_ms_per_step": rnd(cast_us / 1000),
             },
-            evidence=rows(top, ["operator", "op_type", "us_per_step", "launches_per_step"]),
+            evidence=_cast_evidence(side, casts),
             recoverable_ms_per_step=rnd(cast_us / 1000),
         )
     ]
+
+
+def _cast_evidence(side: Side, casts: pd.DataFrame) -> tuple[dict, ...]:
+    """The Cast operators, slowest first."""
+    keys = pd.Index(casts["key"].astype(str).unique())
+    ops = side.ops.loc[side.ops.index.isin(keys)]
+    top = ops.sort_values("us_per_step", ascending=False).reset_index(names="operator")
+    return rows(top, ["operator", "op_type", "us_per_step", "launches_per_step"])
