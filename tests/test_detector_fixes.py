@@ -330,3 +330,90 @@ def test_trans_cast_kernels_are_layout_conversions_only(tmp_path):
     assert cast.values["casts_per_step"] == plain_casts
     (layout,) = kinds(symptoms, "format-conversion")
     assert layout.values["target_count_per_step"] >= trans_casts
+
+
+# ---------------------------------------------------------------------------- e. missing warm-up
+
+
+def cpu_diagnosis(baseline: str, target: str) -> tuple[list[Symptom], knowledge.Diagnosis]:
+    return diagnose(cpu_run(baseline), cpu_run(target))
+
+
+def with_schedule(run: Run, **schedule: int) -> Run:
+    """A copy of `run` as if its profiler had recorded this schedule (CPU output records none)."""
+    config = dataclasses.replace(
+        run.meta.config, schedule=dict(schedule), raw={**run.meta.config.raw, "schedule": dict(schedule)}
+    )
+    return dataclasses.replace(run, meta=dataclasses.replace(run.meta, config=config))
+
+
+def first_steps(symptoms: list[Symptom], source: str = "target") -> list[Symptom]:
+    return kinds(symptoms, "first-step-outlier", source)
+
+
+def test_real_run_without_warmup_is_a_missing_warmup():
+    symptoms, diagnosis = cpu_diagnosis("train_fp32_graph", "infer_fp32_graph_nowarmup")
+    (s,) = first_steps(symptoms)
+    assert s.values["ratio"] == pytest.approx(13.432 / 7.154, abs=0.01)  # wall times only, no busy
+    assert cause_ids(diagnosis)[0] == "missing-warmup"
+
+
+@pytest.mark.parametrize(
+    ("baseline", "target"),
+    [("train_fp32_graph", "infer_fp32_graph"), ("infer_fp32_graph", "infer_fp32_graph_batch32")],
+)
+def test_healthy_real_pairs_list_no_missing_warmup(baseline, target):
+    symptoms, diagnosis = cpu_diagnosis(baseline, target)
+    assert not kinds(symptoms, "first-step-outlier")
+    assert "missing-warmup" not in cause_ids(diagnosis)
+
+
+def test_warm_pynative_first_derived_step_is_compared_per_launch():
+    """infer_fp32_pynative ran 4 calls before its window; its first derived step holds 22 launches
+    against 13 (the launches before the first anchor join it), 47.4 ms against ~27 ms. Per launch it
+    is no outlier; it used to give missing-warmup at 0.53 next to execution-mode-mismatch."""
+    run = cpu_run("infer_fp32_pynative")
+    assert run.kernels["step"].value_counts().sort_index().tolist()[:2] == [22, 13]
+    symptoms, diagnosis = cpu_diagnosis("infer_fp32_graph", "infer_fp32_pynative")
+    assert not first_steps(symptoms)
+    assert "missing-warmup" not in cause_ids(diagnosis)
+    assert cause_ids(diagnosis)[0] == "execution-mode-mismatch"
+
+
+def test_a_slow_first_step_both_runs_show_is_no_missing_warmup():
+    symptoms, diagnosis = cpu_diagnosis("infer_fp32_graph_nowarmup", "infer_fp32_graph_nowarmup")
+    assert first_steps(symptoms, "baseline") and first_steps(symptoms, "target")
+    assert "missing-warmup" not in cause_ids(diagnosis)
+
+
+@pytest.mark.parametrize(
+    ("schedule", "explained"),
+    [
+        ({"skip_first": 3, "wait": 0, "warmup": 0, "active": 5}, True),  # warm model, profiler start
+        ({"skip_first": 0, "wait": 1, "warmup": 0, "active": 5}, True),
+        ({"skip_first": 0, "wait": 0, "warmup": 0, "active": 5}, False),  # the first call is recorded
+        ({"skip_first": 3, "wait": 0, "warmup": 1, "active": 5}, False),  # still cold after 4 calls
+    ],
+)
+def test_profiler_start_explains_the_first_step(schedule, explained):
+    target = with_schedule(cpu_run("infer_fp32_graph_nowarmup"), **schedule)
+    symptoms, diagnosis = diagnose(cpu_run("train_fp32_graph"), target)
+    assert bool(first_steps(symptoms)) is not explained
+    assert ("missing-warmup" in cause_ids(diagnosis)) is not explained
+
+
+@pytest.mark.parametrize(
+    ("factor", "emitted", "cause"), [(1.1, False, False), (1.3, True, False), (1.6, True, True)]
+)
+def test_first_step_thresholds(generated, factor, emitted, cause):
+    """Reported from 1.2x beyond noise (so a baseline's slow first step is there to discount), a
+    missing warm-up from 1.5x."""
+    infer = generated("split")
+    d = infer.steps["duration_us"].dropna().to_numpy(dtype="float64") / 1000
+    d[0] = float(np.median(d[1:])) * factor
+    symptoms, diagnosis = diagnose(generated("train"), with_step_ms(infer, d))
+    found = first_steps(symptoms)
+    assert bool(found) is emitted
+    if found:
+        assert found[0].values["ratio"] == pytest.approx(factor, abs=0.01)
+    assert ("missing-warmup" in cause_ids(diagnosis)) is cause
