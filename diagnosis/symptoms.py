@@ -137,8 +137,10 @@ SYMPTOM_KINDS: dict[str, SymptomKind] = {
         ("baseline_mode", "target_mode"),
     ),
     "profiler-config-diff": SymptomKind(
-        "The two runs were profiled with different profiler settings.",
-        ("differences",),
+        "The two runs were profiled with settings that skew operator times or change columns (level, "
+        "aic_metrics, activities, with_stack, profile_memory, data_process, record_shapes, "
+        "data_simplification); window_differences notes a different schedule, which is no evidence.",
+        ("differences", "window_differences"),
     ),
     "profiler-level-low": SymptomKind(
         "A run lacks dtype/format/shape columns (profiled at Level0).",

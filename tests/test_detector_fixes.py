@@ -10,6 +10,8 @@ one documented thing in it.
 from __future__ import annotations
 
 import dataclasses
+import json
+import shutil
 import sys
 import warnings
 from pathlib import Path
@@ -417,3 +419,78 @@ def test_first_step_thresholds(generated, factor, emitted, cause):
     if found:
         assert found[0].values["ratio"] == pytest.approx(factor, abs=0.01)
     assert ("missing-warmup" in cause_ids(diagnosis)) is cause
+
+
+# --------------------------------------------------------------------------- f. profiler settings
+
+L1 = ROOT / "tests" / "fixtures" / "ascend" / "level1"
+
+
+def level1_with(tmp_path: Path, role: str, **params: object) -> Run:
+    """The Level1 `role` run (train/infer) copied under `tmp_path` with these profiler_parameters
+    changed in its profiler_info_0.json (the file MindSpore writes them to). The pairs below compare
+    two copies of the inference run, so only the edited settings differ."""
+    (source,) = (L1 / role).glob("*_ascend_ms")
+    folder = tmp_path / role / source.name
+    shutil.copytree(source, folder)
+    info_path = folder / "profiler_info_0.json"
+    info = json.loads(info_path.read_text(encoding="utf-8"))
+    info["profiler_parameters"].update(params)
+    info_path.write_text(json.dumps(info, indent=4), encoding="utf-8")
+    return _read(folder)
+
+
+def config_diagnosis(baseline: Run, target: Run) -> tuple[list[Symptom], knowledge.Diagnosis, list[str]]:
+    comparison = compare_runs(baseline, target, baseline="first")
+    symptoms = analyze_pair(comparison)
+    diagnosis = knowledge.evaluate(symptoms, baseline.limitations + target.limitations, {"pair"})
+    return symptoms, diagnosis, comparison.notes
+
+
+LONGER = {"wait": 1, "active": 10, "warmup": 1, "repeat": 1, "skip_first": 5}
+
+
+@pytest.mark.parametrize(
+    ("params", "key"),
+    [
+        ({"with_stack": True}, "with_stack"),
+        ({"profile_memory": False}, "profile_memory"),
+        ({"profiler_level": "Level2"}, "level"),
+        ({"aic_metrics": "ArithmeticUtilization"}, "aic_metrics"),
+        ({"data_simplification": False}, "data_simplification"),
+    ],
+)
+def test_settings_that_skew_times_or_columns_support_the_mismatch(tmp_path, params, key):
+    baseline = level1_with(tmp_path / "base", "infer")
+    symptoms, diagnosis, _ = config_diagnosis(baseline, level1_with(tmp_path, "infer", **params))
+    (diff,) = kinds(symptoms, "profiler-config-diff")
+    assert list(diff.values["differences"]) == [key]
+    assert "profiler-config-mismatch" in cause_ids(diagnosis)
+
+
+def test_a_different_schedule_is_a_note_not_a_mismatch(tmp_path):
+    """A longer window (10 active steps after 5 skipped, against 3 after 2) changes which steps are
+    recorded, not what a step costs: no symptom, no cause, a comparison note."""
+    baseline = level1_with(tmp_path / "base", "infer")
+    symptoms, diagnosis, notes = config_diagnosis(baseline, level1_with(tmp_path, "infer", schedule=LONGER))
+    assert not kinds(symptoms, "profiler-config-diff")
+    assert "profiler-config-mismatch" not in cause_ids(diagnosis)
+    assert any("different schedules" in note and "'active': 10" in note for note in notes)
+
+
+def test_schedule_rides_along_as_a_note_in_a_real_mismatch(tmp_path):
+    baseline = level1_with(tmp_path / "base", "infer")
+    target = level1_with(tmp_path, "infer", schedule=LONGER, with_stack=True)
+    symptoms, _, _ = config_diagnosis(baseline, target)
+    (diff,) = kinds(symptoms, "profiler-config-diff")
+    assert list(diff.values["differences"]) == ["with_stack"]
+    assert diff.values["window_differences"]["schedule"][1]["active"] == 10
+
+
+def test_the_same_settings_on_both_runs_are_no_mismatch(tmp_path):
+    baseline = level1_with(tmp_path / "base", "infer", with_stack=True, data_simplification=False)
+    target = level1_with(tmp_path, "infer", with_stack=True, data_simplification=False)
+    symptoms, diagnosis, notes = config_diagnosis(baseline, target)
+    assert not kinds(symptoms, "profiler-config-diff")
+    assert "profiler-config-mismatch" not in cause_ids(diagnosis)
+    assert not any("different schedules" in note for note in notes)
