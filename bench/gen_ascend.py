@@ -61,14 +61,41 @@ class Kernel:
     block: int
 
 
+@dataclass(frozen=True)
+class Variant:
+    """How an inference run departs from the plain FP32, BN-folded, split-kernel forward.
+
+    `amp`: compute in FP16 like the training run, except the Conv2D/MatMul positions (0-based, in
+    launch order) in `fp32_positions`, which fall back to FP32 at the FP32 cost (a partial fallback);
+    `fused`: each Conv2D and its ReLU run as one `Conv2D_BNInfer_Relu` kernel that also lists the BN
+    scale, offset, mean and variance among its inputs (what UB fusion launches).
+    """
+
+    amp: bool = False
+    fp32_positions: frozenset[int] = frozenset()
+    fused: bool = False
+
+
+PLAIN = Variant()
+
+
 class Net:
     """Builds the per-step kernel list with unique `-opN` launch-op names per scope."""
 
-    def __init__(self, prefix: str, dtype: str) -> None:
+    def __init__(self, prefix: str, dtype: str, variant: Variant = PLAIN) -> None:
         self.prefix = prefix
         self.dtype = dtype
+        self.variant = variant
         self.kernels: list[Kernel] = []
         self.counts: dict[tuple[str, str], int] = {}
+        self.compute_index = 0  # Conv2D/MatMul positions added so far
+
+    def compute_dtype(self) -> tuple[str, float]:
+        """(dtype, time factor) of the next Conv2D/MatMul position; advances the position."""
+        index, self.compute_index = self.compute_index, self.compute_index + 1
+        if self.variant.amp and index in self.variant.fp32_positions:
+            return "FLOAT", FP32_COST
+        return self.dtype, 1.0
 
     def add(
         self,
@@ -81,6 +108,7 @@ class Net:
         dtype: str | None = None,
         fmt: str = "NC1HWC0",
         block: int = 32,
+        kernel_type: str | None = None,
     ) -> None:
         key = (scope, op)
         n = self.counts.get(key, 0)
@@ -90,8 +118,13 @@ class Net:
         in_dt = ";".join([dt] * (shapes[0].count(";") + 1))
         in_fmt = ";".join([fmt] * (shapes[0].count(";") + 1))
         self.kernels.append(
-            Kernel(name, kernel, core, int(us * 1000), shapes, (in_dt, dt), (in_fmt, fmt), block)
+            Kernel(
+                name, kernel_type or kernel, core, int(us * 1000), shapes, (in_dt, dt), (in_fmt, fmt), block
+            )
         )
+
+
+FP32_COST = 2.1  # an FP32 Conv2D/MatMul takes 2.1x its FP16 time on the Cube units
 
 
 def resnet_blocks() -> Iterator[tuple[str, int, int, int]]:
@@ -150,7 +183,11 @@ def forward(net: Net, train: bool) -> None:
             block=16,
         )
     else:
-        net.add("fc-Dense", "MatMul", "MatMulV2", "AI_CORE", 22.0, ("32,2048;1000,2048", "32,1000"), fmt="ND")
+        dtype, factor = net.compute_dtype()
+        us = 22.0 * factor / (FP32_COST if net.variant.amp else 1.0)
+        net.add(
+            "fc-Dense", "MatMul", "MatMulV2", "AI_CORE", us, ("32,2048;1000,2048", "32,1000"), dtype, "ND"
+        )
         net.add(
             "fc-Dense", "BiasAdd", "BiasAdd", "AI_VECTOR_CORE", 4.0, ("32,1000;1000", "32,1000"), fmt="ND"
         )
@@ -161,7 +198,14 @@ def _conv_bn_relu(
 ) -> None:
     act = f"32,{max(ch // 16, 1)},{size},{size},16"
     weights = f"{ch},{max(ch // 16, 1)},3,3,16"
-    net.add(conv, "Conv2D", "Conv2D", "AI_CORE", us * (1.0 if train else 2.1), (f"{act};{weights}", act))
+    dtype, factor = net.compute_dtype()
+    cost = us * (factor if train or net.variant.amp else FP32_COST)
+    if net.variant.fused and relu:
+        bn_params = ";".join([f"1,{max(ch // 16, 1)},1,1,16"] * 4)
+        shapes = (f"{act};{weights};{bn_params}", act)
+        net.add(conv, "Conv2D", "Conv2D_BNInfer_Relu", "AI_CORE", cost, shapes, dtype, kernel_type="Conv2D")
+        return
+    net.add(conv, "Conv2D", "Conv2D", "AI_CORE", cost, (f"{act};{weights}", act), dtype)
     if train:
         net.add(bn, "BatchNorm", "BNTrainingReduce", "AI_VECTOR_CORE", us * 0.25, (act, "1,1,1,1,16"))
         net.add(bn, "BatchNorm", "BNTrainingUpdate", "AI_VECTOR_CORE", us * 0.3, (f"{act};1,1,1,1,16", act))
@@ -246,11 +290,11 @@ def backward_and_optimizer(net: Net) -> None:
     net.kernels += opt.kernels
 
 
-def build(kind: str) -> list[Kernel]:
-    """Kernels of one training (FP16) or inference (FP32) step."""
+def build(kind: str, variant: Variant = PLAIN) -> list[Kernel]:
+    """Kernels of one training (FP16) or inference (FP32, or FP16 with `variant.amp`) step."""
     train = kind == "train"
     prefix = "Default/network-WithLossCell/_backbone-ResNet/" if train else "Default/"
-    net = Net(prefix, "FLOAT16" if train else "FLOAT")
+    net = Net(prefix, "FLOAT16" if train or variant.amp else "FLOAT", PLAIN if train else variant)
     forward(net, train)
     if train:
         backward_and_optimizer(net)
@@ -461,8 +505,9 @@ def head_events(tl: Timeline) -> list[dict]:
 # ------------------------------------------------------------------------------------------ writing
 
 
-def write_run(root: Path, kind: str, rows: int) -> None:
-    kernels = build(kind)
+def write_run(root: Path, kind: str, rows: int, variant: Variant = PLAIN) -> None:
+    """Write one run folder of `rows` kernel rows (whole steps of `build(kind, variant)`)."""
+    kernels = build(kind, variant)
     t0 = 1_764_489_600_000_000_000 if kind == "train" else 1_764_576_000_000_000_000
     tl = timeline(kernels, rows, t0, 40_000 if kind == "train" else 450_000)
     out = root / "ASCEND_PROFILER_OUTPUT"

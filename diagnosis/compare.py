@@ -115,7 +115,20 @@ def _notes(base: Side, target: Side, alignment: Alignment, use_scopes: bool) -> 
             f"Batch sizes differ (baseline {base.batch}, target {target.batch}): times are also "
             "compared per sample."
         )
+    notes += schedule_notes(base, target)
     return notes
+
+
+def schedule_notes(base: Side, target: Side) -> list[str]:
+    """A note when both runs recorded profiler schedules that differ: the windows cover different
+    steps, but per-step numbers stay comparable, so it is no evidence of a cause."""
+    a, b = base.run.meta.config.schedule, target.run.meta.config.schedule
+    if not a or not b or a == b:
+        return []
+    return [
+        f"The runs were profiled with different schedules (baseline {a}, target {b}): their windows "
+        f"cover different steps ({base.steps} and {target.steps} profiled); per-step times are compared."
+    ]
 
 
 def operator_table(base: Side, target: Side, alignment: Alignment) -> pd.DataFrame:

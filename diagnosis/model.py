@@ -79,6 +79,7 @@ class ProfilerConfig:
     profile_memory: bool | None = None
     data_process: bool | None = None
     record_shapes: bool | None = None
+    data_simplification: bool | None = None  # intermediate data deleted after parsing
     schedule: dict[str, Any] | None = None
     raw: dict[str, Any] = field(default_factory=dict)  # the record as written, for diffs
 

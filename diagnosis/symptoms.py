@@ -60,8 +60,10 @@ SYMPTOM_KINDS: dict[str, SymptomKind] = {
         "or Cast ops/AMP scope markers exist on one side only (CPU evidence).",
         (
             "ops_changed",
+            "ops_changed_share",
             "fp32_share_target",
             "lost_ms_per_step",
+            "lost_share_target",
             "baseline_casts_per_step",
             "target_casts_per_step",
             "evidence_basis",
@@ -114,8 +116,9 @@ SYMPTOM_KINDS: dict[str, SymptomKind] = {
         ("first_ms", "last_ms", "slope_ms_per_step", "relative_change", "kernel_share_of_change"),
     ),
     "step-jitter": SymptomKind(
-        "Step times are dispersed (robust coefficient of variation).",
-        ("cv", "p50_ms", "p95_ms", "steps"),
+        "Step times are dispersed: spread = (p90 - p10) / p50, which sees a bimodal series; tail_ms = "
+        "p90 - p50, the time a steady run would save at p90.",
+        ("spread", "p10_ms", "p50_ms", "p90_ms", "p95_ms", "tail_ms", "steps"),
     ),
     "first-step-outlier": SymptomKind(
         "The first step(s) are much slower than the median: compile / no warm-up inside the window.",
@@ -134,8 +137,10 @@ SYMPTOM_KINDS: dict[str, SymptomKind] = {
         ("baseline_mode", "target_mode"),
     ),
     "profiler-config-diff": SymptomKind(
-        "The two runs were profiled with different profiler settings.",
-        ("differences",),
+        "The two runs were profiled with settings that skew operator times or change columns (level, "
+        "aic_metrics, activities, with_stack, profile_memory, data_process, record_shapes, "
+        "data_simplification); window_differences notes a different schedule, which is no evidence.",
+        ("differences", "window_differences"),
     ),
     "profiler-level-low": SymptomKind(
         "A run lacks dtype/format/shape columns (profiled at Level0).",

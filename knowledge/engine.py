@@ -352,25 +352,25 @@ def score_support(
 ) -> Match:
     """Score one matched support; a target-run symptom of a pair counts only beyond the baseline's.
 
-    Quantified entries (a recoverable time) keep the part of the target's time the baseline does not
-    have: recoverable = max(0, target - baseline), strength scaled by that extra fraction. Unquantified
-    entries subtract the baseline's strength where the same condition holds on the baseline."""
+    The same entry (condition and weight) is evaluated on the baseline's symptom of that kind; where it
+    holds, a quantified entry keeps the part of the target's time the baseline does not have
+    (recoverable = max(0, target - baseline), strength scaled by that extra fraction) and an
+    unquantified one subtracts the baseline's strength. Where it does not hold, the baseline does not
+    show the trait by the rule's own measure, and nothing is subtracted."""
     strength = _clamp(symptom.strength)
     target_ms = entry.recoverable_ms(symptom)
     if symptom.source != "target" or "pair" not in inputs:
         basis = "differential" if symptom.source == "pair" else "lone"
         return Match(entry, symptom, strength * entry.weight, target_ms, basis)
     reference = _baseline_of(symptom, symptoms)
-    if reference is None:
+    if reference is None or not (entry.when is None or entry.when.holds(reference.values)):
+        # The baseline does not show the trait by the rule's own condition: nothing to subtract.
         return Match(entry, symptom, strength * entry.weight, target_ms, "differential")
     if target_ms:  # a positive time (a denormal scaled by recoverable_scale can reach 0.0)
-        baseline_ms = entry.recoverable_ms(reference) or 0.0
-        extra = max(0.0, target_ms - baseline_ms)
-        return Match(
-            entry, symptom, strength * entry.weight * extra / target_ms, extra, "differential", reference
-        )
-    held = entry.when is None or entry.when.holds(reference.values)
-    shared = _clamp(reference.strength) if held else 0.0
+        extra = max(0.0, target_ms - (entry.recoverable_ms(reference) or 0.0))
+        score = strength * entry.weight * extra / target_ms
+        return Match(entry, symptom, score, extra, "differential", reference)
+    shared = _clamp(reference.strength)
     return Match(entry, symptom, max(0.0, strength - shared) * entry.weight, None, "differential", reference)
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+import knowledge
 from diagnosis.analyzers import analyze_pair, analyze_run
 from diagnosis.analyzers.devices import npu_smi_frame, parse_npu_smi
 from diagnosis.analyzers.kernels import per_unique
@@ -218,11 +219,15 @@ def test_transdata_share_of_level1_inference():
 
 
 def test_transdata_share_near_miss():
-    """TransData at 10.5 µs is 4.8 % of the kernel time: below the 5 % rule."""
+    """TransData at 10.5 µs is 4.8 % of the kernel time: still measured (from 1 %, so a baseline's share
+    is there to weigh against), but below the rule's 5 %; at 2 µs (0.9 %) it is negligible."""
     run = run_of(L1_INFER)
-    assert not found(
-        single(edit_kernels(run, by_type(run, "TransData"), duration_us=10.5)), "format-conversion"
-    )
+    near = single(edit_kernels(run, by_type(run, "TransData"), duration_us=10.5))
+    assert one(near, "format-conversion", "target").values["transdata_share"] == 0.048
+    diagnosis = knowledge.evaluate(list(near), run.limitations, {"single"})
+    assert "format-conversion-overhead" not in [c.id for c in diagnosis.causes]
+    tiny = single(edit_kernels(run, by_type(run, "TransData"), duration_us=2.0))
+    assert not found(tiny, "format-conversion")
 
 
 def test_transdata_count_much_higher_than_baseline():
@@ -235,7 +240,9 @@ def test_transdata_count_much_higher_than_baseline():
         "baseline_count_per_step": 1.0,
         "target_count_per_step": 4.0,
     }
-    assert not found(symptoms, "format-conversion", "target")
+    assert one(symptoms, "format-conversion", "pair").recoverable_ms_per_step == 0.006  # 8 - 2 µs
+    # The target's own measurement (2.2 %, reported from 1 %) is there too, below the rule's 5 %.
+    assert one(symptoms, "format-conversion", "target").values["transdata_share"] == 0.022
 
 
 @pytest.mark.parametrize(("removed", "fires"), [(1, True), (2, False)])

@@ -94,7 +94,7 @@ def test_drift_under_a_competing_load():
 
 
 def test_jitter_fires_on_the_contended_run_only():
-    assert one(cpu_single("infer_fp32_graph_contention"), "step-jitter").values["cv"] > 0.15
+    assert one(cpu_single("infer_fp32_graph_contention"), "step-jitter").values["spread"] > 0.4
     assert "step-jitter" not in kinds(cpu_single("infer_fp32_graph"))
 
 

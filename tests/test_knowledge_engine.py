@@ -428,7 +428,10 @@ def test_same_job_twice_produces_no_significant_cause() -> None:
         ),
         ("device-idle", dict(utilisation=0.3, free_share=0.7, free_ms_per_step=4.0)),
         ("first-step-outlier", dict(first_ms=290.0, median_ms=2.0, ratio=145.0, outlier_steps=1)),
-        ("step-jitter", dict(cv=0.3, p50_ms=2.0, p95_ms=4.0, steps=30)),
+        (
+            "step-jitter",
+            dict(spread=0.8, p10_ms=1.8, p50_ms=2.0, p90_ms=3.4, p95_ms=4.0, tail_ms=1.4, steps=30),
+        ),
         ("cast-heavy", dict(cast_share=0.1, casts_per_step=14, compute_ops_per_step=5, cast_ms_per_step=0.2)),
     ]
     symptoms = [

@@ -121,7 +121,12 @@ def test_run_symptoms_shared_by_both_runs_never_support_a_cause(symptoms: list[S
 
 def test_the_same_symptoms_on_the_target_alone_do_support_causes() -> None:
     """The property above is not vacuous: the target's symptoms alone make causes."""
-    jitter = Symptom("step-jitter", "jitter", source="target", values={"cv": 0.5, "steps": 50, "p50_ms": 5.0})
+    jitter = Symptom(
+        "step-jitter",
+        "jitter",
+        source="target",
+        values={"spread": 0.9, "steps": 50, "p50_ms": 5.0, "tail_ms": 2.0},
+    )
     assert [c.id for c in evaluate([jitter], [], {"pair"}).causes] == ["latency-jitter"]
 
 

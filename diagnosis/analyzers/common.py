@@ -23,6 +23,10 @@ COMPUTE_OPS = (
     "GroupedMatmul",
     "QuantBatchMatmul",
 )
+# Strength of a symptom that is a direct measurement of kernel time (TransData, Cast): the evidence is
+# as clear at 1 ms as at 20 ms; how much it matters is carried by the recoverable time and the severity,
+# and the engine scales the strength by the share of it the baseline does not have.
+MEASURED_STRENGTH = 0.9
 LOW_PRECISION = ("FLOAT16", "BF16", "BFLOAT16", "DT_BF16", "DT_FLOAT16", "FP16", "HALF")
 FULL_PRECISION = ("FLOAT", "FLOAT32", "DT_FLOAT", "FP32")
 

@@ -8,7 +8,10 @@ from diagnosis.compare import Comparison
 from diagnosis.model import ProfilerConfig
 from diagnosis.symptoms import Symptom
 
-CONFIG_FIELDS = (
+# Settings that skew per-operator times (host overhead of stacks, memory, dataset or shape recording;
+# counter collection at a higher level) or change the columns the analyzers read: they support
+# profiler-config-mismatch.
+SKEWING_FIELDS = (
     "level",
     "aic_metrics",
     "activities",
@@ -16,8 +19,11 @@ CONFIG_FIELDS = (
     "profile_memory",
     "data_process",
     "record_shapes",
-    "schedule",
+    "data_simplification",
 )
+# Settings that only choose which steps are recorded: per-step numbers stay comparable (a warm-up in
+# the window is first-step-outlier's question), so a difference is a note, not evidence.
+WINDOW_FIELDS = ("schedule",)
 MIN_MATCHED_SHARE = 0.5
 
 
@@ -37,10 +43,12 @@ def execution_mode_mismatch(c: Comparison) -> list[Symptom]:
     ]
 
 
-def config_differences(a: ProfilerConfig, b: ProfilerConfig) -> dict[str, list]:
-    """Fields recorded in both configurations whose values differ."""
+def config_differences(
+    a: ProfilerConfig, b: ProfilerConfig, fields: tuple[str, ...] = SKEWING_FIELDS
+) -> dict[str, list]:
+    """`fields` recorded in both configurations whose values differ: name -> [a's value, b's value]."""
     diffs = {}
-    for name in CONFIG_FIELDS:
+    for name in fields:
         va, vb = getattr(a, name), getattr(b, name)
         if va is not None and vb is not None and va != vb:
             diffs[name] = [_plain(va), _plain(vb)]
@@ -53,7 +61,8 @@ def _plain(value: object) -> object:
 
 @pair_analyzer
 def profiler_config_diff(c: Comparison) -> list[Symptom]:
-    """The two runs were profiled with different settings (only when both recorded them)."""
+    """The two runs were profiled with settings that skew operator times or change columns (only when
+    both recorded them). A different schedule alone is no symptom: compare.py notes it."""
     a, b = c.baseline.run.meta.config, c.target.run.meta.config
     if not (a.recorded and b.recorded):
         return []
@@ -66,7 +75,7 @@ def profiler_config_diff(c: Comparison) -> list[Symptom]:
             "profiler-config-diff",
             f"The runs were profiled with different settings ({text}).",
             strength=min(1.0, 0.6 + 0.1 * len(diffs)),
-            values={"differences": diffs},
+            values={"differences": diffs, "window_differences": config_differences(a, b, WINDOW_FIELDS)},
         )
     ]
 

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from diagnosis.analyzers import pair_analyzer, run_analyzer
-from diagnosis.analyzers.common import rnd, rows
+from diagnosis.analyzers.common import MEASURED_STRENGTH, rnd, rows
 from diagnosis.compare import Comparison, Side
 from diagnosis.symptoms import Symptom
 from diagnosis.unique import factorize
@@ -63,7 +63,7 @@ BN_TIME_SHARE = 0.10  # BN time > 10 % of conv time (diagnosis-knowledge convbn-
 
 LAYOUT_TYPES = ("TransData", "TransDataRNN", "TransposeD", "Transpose", "TransposeNOD")
 LAYOUT_NAME = r"^trans_(?:TransData|Cast|TransposeD?)_\d+$"  # CANN-inserted conversions
-LAYOUT_SHARE = 0.05
+LAYOUT_MIN_SHARE = 0.01  # below 1 % of a run's kernel time layout conversions are negligible
 LAYOUT_COUNT_RATIO = 2.0  # "target count per step >> baseline": at least twice ...
 LAYOUT_COUNT_EXTRA = 2.0  # ... and at least two more per step
 
@@ -302,11 +302,13 @@ def _layout_evidence(side: Side) -> tuple[dict, ...]:
 
 @run_analyzer
 def format_conversion_share(side: Side, role: str) -> list[Symptom]:
-    """Layout conversions (TransData, Transpose, trans_Cast) take more than 5 % of a device run's time."""
+    """Layout conversions (TransData, Transpose, CANN trans_TransData/trans_Cast) of a device run, in
+    absolute time per step, whenever they are not negligible (1 % of its kernel time): the rule decides
+    what is worth fixing, and the engine weighs the target's time against the baseline's."""
     if not on_device(side):
         return []
     share, per_step, ms = layout_stats(side)
-    if share <= LAYOUT_SHARE:
+    if share < LAYOUT_MIN_SHARE:
         return []
     return [
         Symptom(
@@ -314,7 +316,7 @@ def format_conversion_share(side: Side, role: str) -> list[Symptom]:
             f"Layout conversions take {share:.0%} of the {role}'s kernel time ({per_step:g} per step, "
             f"{ms:.3f} ms per step).",
             source=role,
-            strength=min(1.0, share / 0.15),
+            strength=MEASURED_STRENGTH,
             values={
                 "transdata_share": rnd(share),
                 "transdata_ms_per_step": rnd(ms, 4),
@@ -329,14 +331,13 @@ def format_conversion_share(side: Side, role: str) -> list[Symptom]:
 
 @pair_analyzer
 def format_conversion_count(c: Comparison) -> list[Symptom]:
-    """Many more layout conversions per step on the target than on the baseline. When their share of
-    the target already exceeds 5 % the run analyzer reports them, so this one stays silent."""
+    """Many more layout conversions per step on the target than on the baseline, at any share of its
+    time. Strength and recoverable time come from the extra time per step: the part of the target's
+    conversion time the baseline does not spend."""
     if not (on_device(c.baseline) and on_device(c.target)):
         return []
     share, t_count, t_ms = layout_stats(c.target)
     _, b_count, b_ms = layout_stats(c.baseline)
-    if share > LAYOUT_SHARE:
-        return []
     if t_count < LAYOUT_COUNT_RATIO * b_count or t_count - b_count < LAYOUT_COUNT_EXTRA:
         return []
     extra_ms = max(t_ms - b_ms, 0.0)
@@ -344,8 +345,8 @@ def format_conversion_count(c: Comparison) -> list[Symptom]:
         Symptom(
             "format-conversion",
             f"The target runs {t_count:g} layout conversions per step against {b_count:g} on the baseline "
-            f"({share:.0%} of its kernel time).",
-            strength=min(1.0, 0.4 + 0.1 * (t_count - b_count)),
+            f"({share:.0%} of its kernel time, {extra_ms:.3f} ms per step more).",
+            strength=MEASURED_STRENGTH * extra_ms / max(t_ms, 1e-9),
             values={
                 "transdata_share": rnd(share),
                 "transdata_ms_per_step": rnd(t_ms, 4),

@@ -10,16 +10,18 @@ from diagnosis.analyzers.common import (
     COMPUTE_OPS,
     FULL_PRECISION,
     LOW_PRECISION,
+    MEASURED_STRENGTH,
     OP_COLS,
     first_dtype,
     rnd,
     rows,
 )
+from diagnosis.analyzers.kernels import layout_mask
 from diagnosis.compare import Comparison, Side
 from diagnosis.symptoms import Symptom
 
 MIN_AMP_CASTS_PER_STEP = 2.0
-CAST_SHARE = 0.05
+CAST_MIN_SHARE = 0.01  # below 1 % of a run's operator time Casts are negligible
 CASTS_PER_COMPUTE = 2.0
 
 
@@ -46,15 +48,11 @@ def _from_dtypes(c: Comparison) -> list[Symptom]:
         return []
     b = first_dtype(compute["baseline_input_dtypes"])
     t = first_dtype(compute["target_input_dtypes"])
-    changed = compute.loc[(b.isin(LOW_PRECISION) & t.isin(FULL_PRECISION)).fillna(False).to_numpy()]
+    low_on_baseline = b.isin(LOW_PRECISION).fillna(False).to_numpy()
+    changed = compute.loc[low_on_baseline & t.isin(FULL_PRECISION).fillna(False).to_numpy()]
     if changed.empty:
         return []
-    all_target = c.table.loc[c.table["op_type"].isin(COMPUTE_OPS)]
-    t_all = first_dtype(all_target["target_input_dtypes"])
-    fp32_time = float(
-        all_target.loc[t_all.isin(FULL_PRECISION).fillna(False).to_numpy(), "target_us_per_step"].sum()
-    )
-    share = fp32_time / max(float(all_target["target_us_per_step"].sum()), 1e-9)
+    share = _fp32_share(c.table)
     lost = float(changed["delta_us_per_step"].clip(lower=0).sum()) / 1000
     ev = changed.assign(baseline_dtype=b.loc[changed.index], target_dtype=t.loc[changed.index]).sort_values(
         "delta_us_per_step", ascending=False
@@ -62,13 +60,16 @@ def _from_dtypes(c: Comparison) -> list[Symptom]:
     return [
         Symptom(
             "precision-change",
-            f"{len(changed)} compute operators run in FP16/BF16 on the baseline but FP32 on the target; "
-            f"they lose {lost:.3f} ms per step.",
+            f"{len(changed)} of {int(low_on_baseline.sum())} compute operators that run in FP16/BF16 on "
+            f"the baseline run in FP32 on the target ({share:.0%} of its compute time); they lose "
+            f"{lost:.3f} ms per step.",
             strength=min(1.0, 0.6 + share * 0.4),
             values={
                 "ops_changed": len(changed),
+                "ops_changed_share": rnd(len(changed) / int(low_on_baseline.sum())),
                 "fp32_share_target": rnd(share),
                 "lost_ms_per_step": rnd(lost),
+                "lost_share_target": rnd(lost / max(c.target.ms_per_step, 1e-9)),
                 "baseline_casts_per_step": c.baseline.run.meta.amp.get("cast_ops_per_step"),
                 "target_casts_per_step": c.target.run.meta.amp.get("cast_ops_per_step"),
                 "evidence_basis": "dtype columns",
@@ -77,6 +78,16 @@ def _from_dtypes(c: Comparison) -> list[Symptom]:
             recoverable_ms_per_step=rnd(lost),
         )
     ]
+
+
+def _fp32_share(table: pd.DataFrame) -> float:
+    """Share of the target's compute-operator time spent in FP32 kernels (matched or not)."""
+    all_target = table.loc[table["op_type"].isin(COMPUTE_OPS)]
+    t_all = first_dtype(all_target["target_input_dtypes"])
+    fp32_time = float(
+        all_target.loc[t_all.isin(FULL_PRECISION).fillna(False).to_numpy(), "target_us_per_step"].sum()
+    )
+    return fp32_time / max(float(all_target["target_us_per_step"].sum()), 1e-9)
 
 
 def _from_casts(c: Comparison) -> list[Symptom]:
@@ -106,8 +117,10 @@ def _from_casts(c: Comparison) -> list[Symptom]:
             strength=0.9 if b_amp.get("output_to16_scopes") else 0.7,
             values={
                 "ops_changed": len(slower),
+                "ops_changed_share": 1.0,  # no AMP on the target: every compute operator is FP32
                 "fp32_share_target": 1.0,
                 "lost_ms_per_step": rnd(lost),
+                "lost_share_target": rnd(lost / max(c.target.ms_per_step, 1e-9)),
                 "baseline_casts_per_step": rnd(b_casts),
                 "target_casts_per_step": rnd(t_casts),
                 "evidence_basis": "cast ops and AMP scopes",
@@ -120,34 +133,43 @@ def _from_casts(c: Comparison) -> list[Symptom]:
 
 @run_analyzer
 def cast_heavy(side: Side, role: str) -> list[Symptom]:
-    """Cast kernels with a large share of time, or many more Casts than compute ops."""
-    ops = side.ops
-    total = float(ops["us_per_step"].sum())
-    is_cast = (ops["op_type"] == "Cast") | ops.index.astype(str).str.contains("trans_Cast", regex=False)
-    casts = ops.loc[is_cast]
+    """Cast kernels in absolute time per step, whenever they are not negligible (1 % of the run's
+    operator time) or outnumber compute ops. CANN's `trans_Cast_N` kernels are layout conversions,
+    counted by format-conversion only, so no kernel is reported by two rules."""
+    k = side.kernels
+    total = float(side.ops["us_per_step"].sum())
+    casts = k.loc[((k["op_type"] == "Cast").fillna(False) & ~layout_mask(k)).to_numpy(dtype=bool)]
     if casts.empty or total <= 0:
         return []
-    cast_us = float(casts["us_per_step"].sum())
+    steps = max(side.steps, 1)
+    cast_us = float(casts["duration_us"].astype("float64").sum()) / steps
     share = cast_us / total
-    per_step = float(casts["launches_per_step"].sum())
-    compute = float(ops.loc[ops["op_type"].isin(COMPUTE_OPS), "launches_per_step"].sum())
-    if share < CAST_SHARE and per_step <= CASTS_PER_COMPUTE * max(compute, 1.0):
+    per_step = len(casts) / steps
+    compute = float(side.ops.loc[side.ops["op_type"].isin(COMPUTE_OPS), "launches_per_step"].sum())
+    if share < CAST_MIN_SHARE and per_step <= CASTS_PER_COMPUTE * max(compute, 1.0):
         return []
-    top = casts.sort_values("us_per_step", ascending=False).reset_index(names="operator")
     return [
         Symptom(
             "cast-heavy",
-            f"Cast kernels take {share:.0%} of the {role}'s operator time ({per_step:g} per step against "
-            f"{compute:g} compute operators).",
+            f"Cast kernels take {share:.0%} of the {role}'s operator time ({cast_us / 1000:.3f} ms, "
+            f"{per_step:g} per step against {compute:g} compute operators).",
             source=role,
-            strength=min(1.0, max(share / 0.15, per_step / max(compute, 1.0) / 6)),
+            strength=MEASURED_STRENGTH,
             values={
                 "cast_share": rnd(share),
                 "casts_per_step": rnd(per_step),
                 "compute_ops_per_step": rnd(compute),
                 "cast_ms_per_step": rnd(cast_us / 1000),
             },
-            evidence=rows(top, ["operator", "op_type", "us_per_step", "launches_per_step"]),
+            evidence=_cast_evidence(side, casts),
             recoverable_ms_per_step=rnd(cast_us / 1000),
         )
     ]
+
+
+def _cast_evidence(side: Side, casts: pd.DataFrame) -> tuple[dict, ...]:
+    """The Cast operators, slowest first."""
+    keys = pd.Index(casts["key"].astype(str).unique())
+    ops = side.ops.loc[side.ops.index.isin(keys)]
+    top = ops.sort_values("us_per_step", ascending=False).reset_index(names="operator")
+    return rows(top, ["operator", "op_type", "us_per_step", "launches_per_step"])

@@ -25,12 +25,15 @@ PACK_LIMIT = int(np.iinfo("int64").max)  # (position, step, shape) codes are pac
 
 @pair_analyzer
 def shape_mismatch(c: Comparison) -> list[Symptom]:
-    """Matched operators see different input shapes: durations are not comparable as they stand."""
+    """Matched operators whose data input (input 0) has different shapes: durations are not comparable
+    as they stand. Only input 0 counts: a fused kernel (Conv2D_BNInfer_Relu) lists the BN scale, offset,
+    mean and variance after the data and the weights, which is no change of the work's shape."""
     matched = c.table.loc[c.table["match"].isin(["scope", "sequence"])]
     if matched.empty or not matched["baseline_input_shapes"].notna().any():
         return []
-    known = matched["baseline_input_shapes"].notna() & matched["target_input_shapes"].notna()
-    changed = matched.loc[matched["input_shapes_changed"]]
+    b_data, t_data = data_shape(matched["baseline_input_shapes"]), data_shape(matched["target_input_shapes"])
+    known = (b_data.notna() & t_data.notna()).to_numpy(dtype=bool)
+    changed = matched.loc[known & (b_data != t_data).fillna(False).to_numpy(dtype=bool)]
     share = len(changed) / max(int(known.sum()), 1)
     b, t = c.baseline.batch, c.target.batch
     if share < SHAPE_CHANGED_SHARE and not (b and t and b != t):
@@ -38,7 +41,7 @@ def shape_mismatch(c: Comparison) -> list[Symptom]:
     return [
         Symptom(
             "shape-mismatch",
-            f"{len(changed)} of {int(known.sum())} matched operators see different input shapes"
+            f"{len(changed)} of {int(known.sum())} matched operators see a different data input shape"
             + (f"; batch {b} on the baseline, {t} on the target" if b and t and b != t else "")
             + ": compare per sample, or profile both runs with the same shapes.",
             strength=min(1.0, 0.5 + share),
@@ -46,6 +49,12 @@ def shape_mismatch(c: Comparison) -> list[Symptom]:
             evidence=rows(changed, ["operator", "op_type", "baseline_input_shapes", "target_input_shapes"]),
         )
     ]
+
+
+def data_shape(shapes: pd.Series) -> pd.Series:
+    """The shape of input 0 (the data input) from ';'-separated input shape lists, spaces removed."""
+    first = shapes.astype("string").str.split(";").str[0].str.replace(" ", "", regex=False)
+    return first.where(first != "")
 
 
 @run_analyzer

@@ -491,6 +491,7 @@ def _ms_info(data: dict[str, Any]) -> InfoRecord:
         profile_memory=as_bool(params.get("profile_memory")),
         data_process=as_bool(params.get("data_process")),
         record_shapes=as_bool(params.get("record_shapes")),
+        data_simplification=as_bool(params.get("data_simplification")),
         schedule=_schedule(params.get("schedule")),
         raw=dict(params),
     )
@@ -517,6 +518,7 @@ def _torch_info(data: dict[str, Any]) -> InfoRecord:
         profile_memory=as_bool(common.get("profile_memory")),
         data_process=None,
         record_shapes=as_bool(common.get("record_shapes")),
+        data_simplification=as_bool(experimental.get("_data_simplification")),
         schedule=_schedule(common.get("schedule")),
         raw=dict(data["config"]),
     )
