@@ -17,6 +17,12 @@ GAP_MIN_RATIO = 1.10
 UNIFORM_MIN_RATIO = 1.20
 UNIFORM_MAX_SPREAD = 0.25  # IQR of log2 ratios: the factor is "similar" across operators
 UNIFORM_MIN_OPS = 5
+# A small net has few operators: three that hold 90 % of the time speak for the whole run as well.
+UNIFORM_FEW_OPS = 3
+UNIFORM_FEW_OPS_TIME = 0.90
+# "Uniform" means the same factor in every step too: a target whose step times spread this much (the
+# latency-jitter threshold) slows down over time or now and then (drift, jitter), not as a whole.
+UNIFORM_MAX_STEP_SPREAD = 0.4
 UNIFORM_MIN_SLOWER_SHARE = 0.8
 OP_SLOW_RATIO = 1.5
 OP_SLOW_MIN_SHARE = 0.02
@@ -103,13 +109,45 @@ def _matched(c: Comparison) -> pd.DataFrame:
     return m.loc[m["baseline_share"] >= 0.01]
 
 
+def _uniform_strength(median: float, iqr: float) -> float:
+    """How clear a uniform slowdown is: 0.6 at the UNIFORM_MIN_RATIO threshold (every operator 20 %
+    slower is four times the 4.7 % run-to-run operator noise of the repeated real CPU runs), full at
+    1.4x; a wider spread of the per-operator factors (IQR of log2 ratios) lowers it, by half at the
+    largest spread still called uniform."""
+    clarity = min(1.0, 0.6 + 0.4 * (median - UNIFORM_MIN_RATIO) / 0.2)
+    return clarity * (1.0 - iqr / UNIFORM_MAX_SPREAD / 2)
+
+
+def _enough_ops(matched: pd.DataFrame, count: int) -> bool:
+    """UNIFORM_MIN_OPS operators, or UNIFORM_FEW_OPS that hold most of the baseline's time."""
+    if count >= UNIFORM_MIN_OPS:
+        return True
+    return count >= UNIFORM_FEW_OPS and float(matched["baseline_share"].sum()) >= UNIFORM_FEW_OPS_TIME
+
+
+def _time_varying(side: Side) -> bool:
+    """Whether the run's steps do not share one factor: their times spread as much as latency-jitter
+    needs, or (with DRIFT_MIN_STEPS steps) the last third runs DRIFT_MIN_CHANGE slower than the first."""
+    d = jitter_steps(side)
+    if len(d) < JITTER_MIN_STEPS or np.median(d) <= 0:
+        return False
+    p10, p50, p90 = np.percentile(d, [10, 50, 90])
+    if float((p90 - p10) / p50) >= UNIFORM_MAX_STEP_SPREAD:
+        return True
+    if len(d) < DRIFT_MIN_STEPS:
+        return False
+    third = len(d) // 3
+    first, last = float(np.median(d[:third])), float(np.median(d[-third:]))
+    return first > 0 and abs(last - first) / first >= DRIFT_MIN_CHANGE
+
+
 @pair_analyzer
 def uniform_slowdown(c: Comparison) -> list[Symptom]:
     """Nearly every operator slower by a similar factor: clock, thermal or contention, not one op."""
     m = _matched(c)
     ratio_col = "ratio_per_sample" if c.per_sample and "ratio_per_sample" in m else "ratio"
     ratios = m[ratio_col].astype("float64").replace([np.inf, 0], np.nan).dropna()
-    if len(ratios) < UNIFORM_MIN_OPS:
+    if not _enough_ops(m, len(ratios)) or _time_varying(c.target):
         return []
     logs = np.log2(ratios.to_numpy())
     median = float(2 ** np.median(logs))
@@ -123,7 +161,7 @@ def uniform_slowdown(c: Comparison) -> list[Symptom]:
             "uniform-slowdown",
             f"{slower:.0%} of {len(ratios)} matched operators are slower by a similar factor "
             f"(median {median:.2f}x, spread {q3 - q1:.2f} in log2): the whole device or host ran slower.",
-            strength=min(1.0, (median - 1.0) / 0.5) * (1.0 - (q3 - q1) / UNIFORM_MAX_SPREAD / 2),
+            strength=_uniform_strength(median, q3 - q1),
             values={
                 "median_ratio": rnd(median),
                 "ratio_iqr": rnd(q3 - q1),
