@@ -295,7 +295,8 @@ def _finish(analysis: _Analysis, step: _Step) -> Report:
     """Evaluate the knowledge base and assemble the document."""
     step(0.85, "p_rules")
     kinds = _input_kinds(analysis)
-    found = evaluate(analysis.symptoms, [lim for _, lim in analysis.limitations], kinds)
+    step_ms = (analysis.timing or {}).get("target_ms_per_step")
+    found = evaluate(analysis.symptoms, [lim for _, lim in analysis.limitations], kinds, step_ms)
     step(0.95, "p_report")
     lang = analysis.lang
     causes = build.cause_records(found.causes, lang)

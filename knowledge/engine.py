@@ -41,6 +41,9 @@ LOW_CONFIDENCE_SEVERITY = "low"  # displayed severity is at most this below SIGN
 MATERIAL_SHARE = 0.10
 RAISE_SHARE = 0.25  # recoverable share of the step that raises severity by one level
 LOWER_SHARE = 0.05  # share below which severity drops by one level
+# Below this share a fix gives back less than the step-to-step noise of a steady run (0.7 % per step on
+# the repeated real CPU runs): severity is at most "low", so such a cause is never significant.
+NEGLIGIBLE_SHARE = 0.01
 # Where the engine reads the inference step time (ms) to express recoverable time as a share.
 STEP_TIME_FROM = (
     ("step-time-gap", "target_ms_per_step", ("pair",)),
@@ -247,10 +250,15 @@ class Diagnosis:
 
 
 def evaluate(
-    symptoms: Sequence[Symptom], limitations: Sequence[Limitation], inputs: Iterable[str]
+    symptoms: Sequence[Symptom],
+    limitations: Sequence[Limitation],
+    inputs: Iterable[str],
+    step_ms: float | None = None,
 ) -> Diagnosis:
-    """Every packaged rule against the symptoms of the given input kinds, ranked."""
-    return evaluate_rules(load_rules(), symptoms, limitations, inputs)
+    """Every packaged rule against the symptoms of the given input kinds, ranked. `step_ms` is the
+    inference run's measured time per step, used when no symptom carries it (e.g. a target that is not
+    slower has no step-time-gap), so recoverable times can still be weighed against the step."""
+    return evaluate_rules(load_rules(), symptoms, limitations, inputs, step_ms)
 
 
 def evaluate_rules(
@@ -258,6 +266,7 @@ def evaluate_rules(
     symptoms: Sequence[Symptom],
     limitations: Sequence[Limitation],
     inputs: Iterable[str],
+    step_ms: float | None = None,
 ) -> Diagnosis:
     """`evaluate` with an explicit rule list (tests use hand-made rules)."""
     kinds = _check_inputs(inputs)
@@ -265,7 +274,7 @@ def evaluate_rules(
         if symptom.kind not in SYMPTOM_KINDS:
             raise ValueError(f"unknown symptom kind {symptom.kind!r}; add it to SYMPTOM_KINDS first")
     missing = _missing_topics(limitations)
-    step_ms = inference_step_ms(symptoms)
+    step_ms = inference_step_ms(symptoms) or (step_ms if _positive(step_ms) else None)
     causes: list[Cause] = []
     undecided: list[Undecided] = []
     for rule in rules:
@@ -478,12 +487,15 @@ def rank_key(cause: Cause) -> tuple:
 
 
 def adjust_severity(severity: str, share: float | None) -> str:
-    """Raise one level when a fix recovers >= RAISE_SHARE of the step, lower one below LOWER_SHARE."""
+    """Raise one level when a fix recovers >= RAISE_SHARE of the step, lower one below LOWER_SHARE, and
+    cap at "low" below NEGLIGIBLE_SHARE."""
     rank = severity_rank(severity)
     if share is not None and share >= RAISE_SHARE:
         rank = min(rank + 1, len(SEVERITIES) - 1)
     elif share is not None and share < LOWER_SHARE:
         rank = max(rank - 1, 0)
+    if share is not None and share < NEGLIGIBLE_SHARE:
+        rank = min(rank, severity_rank(LOW_CONFIDENCE_SEVERITY))
     return SEVERITIES[rank]
 
 

@@ -20,6 +20,7 @@ UNIFORM_MIN_OPS = 5
 # A small net has few operators: three that hold 90 % of the time speak for the whole run as well.
 UNIFORM_FEW_OPS = 3
 UNIFORM_FEW_OPS_TIME = 0.90
+UNIFORM_TOP_OPS = 10  # otherwise the ten largest operators are judged
 # "Uniform" means the same factor in every step too: a target whose step times spread this much (the
 # latency-jitter threshold) slows down over time or now and then (drift, jitter), not as a whole.
 UNIFORM_MAX_STEP_SPREAD = 0.4
@@ -104,9 +105,15 @@ def step_time_gap(c: Comparison) -> list[Symptom]:
 
 
 def _matched(c: Comparison) -> pd.DataFrame:
+    """The matched operators a uniform slowdown is judged on: those with 1 % of the baseline's time or
+    more, or, when they are few and hold less than UNIFORM_FEW_OPS_TIME (a step dominated by one or two
+    operators, e.g. a broadcast), the UNIFORM_TOP_OPS largest: they stand for "nearly every operator"."""
     t = c.table
     m = t.loc[t["match"].isin(["scope", "sequence"]) & (t["baseline_us_per_step"] > 0)]
-    return m.loc[m["baseline_share"] >= 0.01]
+    large = m.loc[m["baseline_share"] >= 0.01]
+    if len(large) >= UNIFORM_MIN_OPS or float(large["baseline_share"].sum()) >= UNIFORM_FEW_OPS_TIME:
+        return large
+    return m.nlargest(UNIFORM_TOP_OPS, "baseline_us_per_step")
 
 
 def _uniform_strength(median: float, iqr: float) -> float:
