@@ -341,7 +341,7 @@ def assess(
     return Cause(
         id=rule.id,
         title=rule.title,
-        severity=displayed_severity(adjust_severity(rule.severity, share), confidence),
+        severity=displayed_severity(_measured_severity(rule, share), confidence),
         default_severity=rule.severity,
         confidence=confidence,
         recoverable_ms_per_step=recoverable,
@@ -467,6 +467,15 @@ def _explained(symptom: Symptom) -> Evidence:
         rows=tuple(symptom.evidence),
         recoverable_ms_per_step=symptom.recoverable_ms_per_step,
     )
+
+
+def _measured_severity(rule: Rule, share: float | None) -> str:
+    """The rule's severity moved by the recoverable share; a cause that changes results (Dropout at
+    inference) is never lowered by a small share, since its harm is not the kernels' time."""
+    adjusted = adjust_severity(rule.severity, share)
+    if rule.changes_results and severity_rank(adjusted) < severity_rank(rule.severity):
+        return rule.severity
+    return adjusted
 
 
 def displayed_severity(severity: str, confidence: float) -> str:

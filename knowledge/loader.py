@@ -48,6 +48,7 @@ RULE_KEYS = {
     "references": True,
     "recoverable_combine": False,
     "explains": False,
+    "changes_results": False,
 }
 SIGNAL_KEYS = {"symptom": True, "weight": True, "when": False, "sources": False}
 SUPPORT_KEYS = {**SIGNAL_KEYS, "recoverable": False, "recoverable_scale": False, "corroborating": False}
@@ -124,6 +125,9 @@ def parse_rule(raw: Any, source: str = "") -> Rule:
     if combine not in COMBINE_MODES:
         raise RuleError(f"expected one of {COMBINE_MODES}, got {combine!r}", field="recoverable_combine")
     explains = _choices(raw["explains"], tuple(SYMPTOM_KINDS), "explains") if "explains" in raw else ()
+    changes_results = raw.get("changes_results", False)
+    if not isinstance(changes_results, bool):
+        raise RuleError("must be true or false", field="changes_results")
     title = _text(raw["title"], "title")
     for text in (title.en, title.zh):
         if QUANTITY_CLAIMS.search(text):
@@ -141,6 +145,7 @@ def parse_rule(raw: Any, source: str = "") -> Rule:
         references=tuple(_reference(r, f"references[{i}]") for i, r in enumerate(_list(raw, "references"))),
         recoverable_combine=combine,
         explains=explains,
+        changes_results=changes_results,
         source=source,
     )
 

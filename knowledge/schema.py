@@ -157,6 +157,7 @@ class Rule:
     references: tuple[Reference, ...]
     recoverable_combine: str = "max"
     explains: tuple[str, ...] = ()  # symptom kinds this root cause accounts for (jitter, drift, gap)
+    changes_results: bool = False  # the cause changes outputs, not only time: no share lowers severity
     source: str = ""  # the file the rule came from
 
     def applies(self, inputs: set[str] | frozenset[str]) -> bool:
