@@ -944,6 +944,12 @@ def _each_step(run: Run, edit: Callable[[list[K]], list[K]]) -> None:
     run.steps = [edit(step) for step in run.steps]
 
 
+def vector_kernel(k: K, name: str, typ: str, dur: float, **changes: Any) -> K:
+    """A kernel that a split or an injection adds after `k`: a vector-core kernel of its own type and
+    duration, 2.5 us after the one before, with counters to be regenerated."""
+    return replace(k, name=name, type=typ, core="AI_VECTOR_CORE", dur=dur, gap=2.5, counters=None, **changes)
+
+
 def inj_precision(run: Run, share: float, rng: np.random.Generator) -> bool:
     """A share of the FP16/BF16 compute kernels run in FP32 (dtypes FLOAT/DT_FLOAT), 2x slower (FP32 on
     the Cube units runs at a fraction of FP16 throughput)."""
@@ -984,40 +990,21 @@ def inj_fusion(run: Run, share: float, rng: np.random.Generator) -> bool:
                 base = scope.rsplit("/", 1)[0]
                 act = k.out_shapes
                 new.append(
-                    replace(
+                    vector_kernel(
                         k,
-                        name=f"{base}/bn-BatchNorm2d/BatchNorm-op0/BNInfer",
-                        type="BNInfer",
-                        core="AI_VECTOR_CORE",
-                        dur=k.dur * 0.3,
+                        f"{base}/bn-BatchNorm2d/BatchNorm-op0/BNInfer",
+                        "BNInfer",
+                        k.dur * 0.3,
                         in_shapes=act,
-                        gap=2.5,
-                        counters=None,
                     )
                 )
                 new.append(
-                    replace(
-                        k,
-                        name=f"{base}/relu-ReLU/ReLU-op0/Relu",
-                        type="Relu",
-                        core="AI_VECTOR_CORE",
-                        dur=k.dur * 0.15,
-                        in_shapes=act,
-                        gap=2.5,
-                        counters=None,
-                    )
+                    vector_kernel(k, f"{base}/relu-ReLU/ReLU-op0/Relu", "Relu", k.dur * 0.15, in_shapes=act)
                 )
             else:
                 new.append(
-                    replace(
-                        k,
-                        name=f"{scope}/BiasAdd-op0/BiasAdd",
-                        type="BiasAdd",
-                        core="AI_VECTOR_CORE",
-                        dur=k.dur * 0.12,
-                        in_shapes=k.out_shapes,
-                        gap=2.5,
-                        counters=None,
+                    vector_kernel(
+                        k, f"{scope}/BiasAdd-op0/BiasAdd", "BiasAdd", k.dur * 0.12, in_shapes=k.out_shapes
                     )
                 )
         return new
@@ -1045,28 +1032,8 @@ def inj_train_mode(run: Run, share: float, rng: np.random.Generator) -> bool:
                     replace(k, name=k.name.rsplit("/", 1)[0] + "/Conv2D", dur=k.dur * 0.8, counters=None)
                 )
                 for typ, f in (("BNTrainingReduce", 0.25), ("BNTrainingUpdate", 0.3)):
-                    new.append(
-                        replace(
-                            k,
-                            name=f"{base}/bn-BatchNorm2d/BatchNorm-op0/{typ}",
-                            type=typ,
-                            core="AI_VECTOR_CORE",
-                            dur=k.dur * f,
-                            gap=2.5,
-                            counters=None,
-                        )
-                    )
-                new.append(
-                    replace(
-                        k,
-                        name=f"{base}/relu-ReLU/ReLU-op0/Relu",
-                        type="Relu",
-                        core="AI_VECTOR_CORE",
-                        dur=k.dur * 0.12,
-                        gap=2.5,
-                        counters=None,
-                    )
-                )
+                    new.append(vector_kernel(k, f"{base}/bn-BatchNorm2d/BatchNorm-op0/{typ}", typ, k.dur * f))
+                new.append(vector_kernel(k, f"{base}/relu-ReLU/ReLU-op0/Relu", "Relu", k.dur * 0.12))
             return new
 
         _each_step(run, edit)
