@@ -8,6 +8,7 @@ say why); 2 bad input or usage (one line on stderr); 1 internal error (one line 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import traceback
 from collections.abc import Sequence
@@ -132,12 +133,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERNAL
 
 
+def app_command(port: int | None, example: bool) -> list[str]:
+    """The command that starts the web app: the app is the top layer and runs as its own program."""
+    command = [sys.executable, "-m", "app"]
+    if port is not None:
+        command += ["--port", str(port)]
+    return [*command, "--example"] if example else command
+
+
+def serve(port: int | None, example: bool) -> None:
+    """Replace this process with the app (`python -m app`): the CLI never imports the layer above it,
+    and signals (SIGTERM from a container) reach the app directly."""
+    command = app_command(port, example)
+    os.execv(command[0], command)
+
+
 def _run(args: argparse.Namespace) -> int:
     if args.command == "serve":
-        from app import launch
-
-        launch(port=args.port, example=args.example)
-        return EXIT_OK
+        serve(args.port, args.example)
+        return EXIT_OK  # reached only where execv is stubbed (tests): it replaces the process
     if args.command == "triage":
         return _triage(args)
     if args.command == "compare":

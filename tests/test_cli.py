@@ -107,15 +107,23 @@ def test_internal_error_exits_1_with_a_hint_and_traceback_on_debug(capsys, monke
     assert code == 1 and "Traceback" in err
 
 
-def test_serve_starts_the_app_with_the_port(capsys, monkeypatch):
-    import app
-
+def test_serve_hands_over_to_the_app_program(capsys, monkeypatch):
+    """`serve` replaces the process with `python -m app` (the CLI never imports the app layer)."""
     calls = []
-    monkeypatch.setattr(app, "launch", lambda port=None, example=False: calls.append((port, example)))
-    code, _, _ = run(capsys, "serve", "--port", "7999")
-    assert code == 0 and calls == [(7999, False)]
-    code, _, _ = run(capsys, "serve", "--example")
-    assert code == 0 and calls[-1] == (None, True)
+    monkeypatch.setattr(cli.os, "execv", lambda path, argv: calls.append((path, argv)))
+    run(capsys, "serve", "--port", "7999")
+    assert calls == [(sys.executable, [sys.executable, "-m", "app", "--port", "7999"])]
+    run(capsys, "serve", "--example")
+    assert calls[-1][1] == [sys.executable, "-m", "app", "--example"]
+
+
+@pytest.mark.slow
+def test_python_dash_m_app_answers_its_own_help():
+    """The program `serve` hands over to exists and parses the flags it is given."""
+    done = subprocess.run(
+        [sys.executable, "-m", "app", "--help"], capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
+    assert done.returncode == 0 and "--port" in done.stdout and "--example" in done.stdout
 
 
 @pytest.mark.slow
