@@ -35,7 +35,7 @@ SignalT = TypeVar("SignalT", bound=Signal)
 MIN_REPORTED_CONFIDENCE = 0.15  # below this a cause is dropped: too weak or contradicted away
 SIGNIFICANT_CONFIDENCE = 0.5  # a cause counts for the verdict at this confidence ...
 SIGNIFICANT_SEVERITY = "medium"  # ... and at this severity or above
-LOW_CONFIDENCE_SEVERITY = "low"  # displayed severity is at most this below SIGNIFICANT_CONFIDENCE
+CAPPED_SEVERITY = "low"  # the most a weak (confidence) or negligible (step share) cause is shown as
 # A finding of a lone input (one profile, a MINDIR) makes the verdict "problem" only when fixing it
 # gives back at least this share of the step: below it a single run cannot tell it from normal cost.
 MATERIAL_SHARE = 0.10
@@ -394,16 +394,19 @@ def _plain(entry: Signal, symptom: Symptom) -> Match:
     return Match(entry, symptom, _clamp(symptom.strength) * entry.weight, None, basis)
 
 
+def _corroborating(entry: Signal) -> bool:
+    """A support that counts only beside a non-corroborating one (contradictions never are)."""
+    return isinstance(entry, Support) and entry.corroborating
+
+
 def _without_lone_corroboration(supports: list[Match]) -> list[Match]:
     """Corroborating supports count only beside a non-corroborating one that kept a score."""
-    if all(isinstance(m.entry, Support) and m.entry.corroborating for m in supports):
-        return []
-    return supports
+    return [] if all(_corroborating(m.entry) for m in supports) else supports
 
 
 def _basis(matches: Iterable[Match]) -> str:
     """Differential when a non-corroborating support compares the runs; else a lone finding."""
-    decisive = [m for m in matches if not (isinstance(m.entry, Support) and m.entry.corroborating)]
+    decisive = [m for m in matches if not _corroborating(m.entry)]
     return "differential" if any(m.basis == "differential" for m in decisive) else "lone"
 
 
@@ -456,16 +459,31 @@ def _on_target(symptom: Symptom) -> bool:
 
 
 def _explained(symptom: Symptom) -> Evidence:
+    """An explained symptom that is no cause of its own: shown with its own numbers, weight 0."""
+    return _as_evidence(symptom, "explains", 0.0, symptom.recoverable_ms_per_step, "differential")
+
+
+def _as_evidence(
+    symptom: Symptom,
+    role: str,
+    weight: float,
+    recoverable: float | None,
+    basis: str,
+    reference: Symptom | None = None,
+) -> Evidence:
+    """A symptom as evidence of one role, with the recoverable time and basis the engine gave it."""
     return Evidence(
         symptom=symptom.kind,
-        role="explains",
+        role=role,
         source=symptom.source,
         summary=symptom.summary,
         strength=_clamp(symptom.strength),
-        weight=0.0,
+        weight=weight,
         values=dict(symptom.values),
         rows=tuple(symptom.evidence),
-        recoverable_ms_per_step=symptom.recoverable_ms_per_step,
+        recoverable_ms_per_step=recoverable,
+        basis=basis,
+        baseline_summary=None if reference is None else reference.summary,
     )
 
 
@@ -481,7 +499,7 @@ def _measured_severity(rule: Rule, share: float | None) -> str:
 def displayed_severity(severity: str, confidence: float) -> str:
     """Severity capped by confidence: a cause below SIGNIFICANT_CONFIDENCE is shown at most "low"."""
     if confidence < SIGNIFICANT_CONFIDENCE:
-        return SEVERITIES[min(severity_rank(severity), severity_rank(LOW_CONFIDENCE_SEVERITY))]
+        return SEVERITIES[min(severity_rank(severity), severity_rank(CAPPED_SEVERITY))]
     return severity
 
 
@@ -504,7 +522,7 @@ def adjust_severity(severity: str, share: float | None) -> str:
     elif share is not None and share < LOWER_SHARE:
         rank = max(rank - 1, 0)
     if share is not None and share < NEGLIGIBLE_SHARE:
-        rank = min(rank, severity_rank(LOW_CONFIDENCE_SEVERITY))
+        rank = min(rank, severity_rank(CAPPED_SEVERITY))
     return SEVERITIES[rank]
 
 
@@ -542,9 +560,7 @@ def _matches(
 ) -> list[tuple[SignalT, Symptom]]:
     """Every (entry, symptom) pair that matches; corroborating supports alone count for nothing."""
     found = [(e, s) for e in entries for s in symptoms if e.matches(s, default_sources)]
-    if all(isinstance(e, Support) and e.corroborating for e, _ in found):
-        return []
-    return found
+    return [] if all(_corroborating(e) for e, _ in found) else found
 
 
 Scored = dict[int, Match]  # id(symptom) -> its strongest match
@@ -575,25 +591,17 @@ def _recoverable(rule: Rule, supports: list[Match]) -> float | None:
 
 def _evidence(best: Scored, role: str) -> tuple[Evidence, ...]:
     """Evidence entries, strongest first; a support's recoverable time is after the subtraction."""
-    out = []
-    for match in sorted(best.values(), key=lambda m: -m.score):
-        symptom = match.symptom
-        out.append(
-            Evidence(
-                symptom=symptom.kind,
-                role=role,
-                source=symptom.source,
-                summary=symptom.summary,
-                strength=_clamp(symptom.strength),
-                weight=match.entry.weight,
-                values=dict(symptom.values),
-                rows=tuple(symptom.evidence),
-                recoverable_ms_per_step=match.recoverable if role == "supports" else None,
-                basis=match.basis,
-                baseline_summary=None if match.reference is None else match.reference.summary,
-            )
+    return tuple(
+        _as_evidence(
+            m.symptom,
+            role,
+            m.entry.weight,
+            m.recoverable if role == "supports" else None,
+            m.basis,
+            m.reference,
         )
-    return tuple(out)
+        for m in sorted(best.values(), key=lambda m: -m.score)
+    )
 
 
 def _undecided(rule: Rule, lacking: list[Need], missing: dict[str, list[str]]) -> Undecided:
