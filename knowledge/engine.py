@@ -434,18 +434,30 @@ def absorb_explained(
             continue
         for victim in victims:
             del out[victim.id]
-        recoverable = root.recoverable_ms_per_step
-        if recoverable is None:
-            recoverable = max((v.recoverable_ms_per_step or 0.0 for v in victims), default=0.0) or None
         out[root_id] = replace(
-            root,
+            _quantified_by(root, victims, rules[root_id], step_ms),
             evidence=root.evidence + carried + loose,
             absorbed=root.absorbed + tuple(i for v in victims for i in (v.id, *v.absorbed)),
-            recoverable_ms_per_step=recoverable,
-            expected_benefit_ms=None if recoverable is None else root.confidence * recoverable,
-            step_share=recoverable / step_ms if recoverable is not None and step_ms else None,
         )
     return list(out.values())
+
+
+def _quantified_by(root: Cause, victims: list[Cause], rule: Rule, step_ms: float | None) -> Cause:
+    """An unquantified root cause takes the largest recoverable time of the causes it absorbs, with the
+    step share and severity that time gives (as if it had been its own)."""
+    if root.recoverable_ms_per_step is not None:
+        return root
+    recoverable = max((v.recoverable_ms_per_step or 0.0 for v in victims), default=0.0) or None
+    if recoverable is None:
+        return root
+    share = recoverable / step_ms if step_ms else None
+    return replace(
+        root,
+        recoverable_ms_per_step=recoverable,
+        expected_benefit_ms=root.confidence * recoverable,
+        step_share=share,
+        severity=displayed_severity(_measured_severity(rule, share), root.confidence),
+    )
 
 
 def _only(cause: Cause, kinds: set[str]) -> bool:

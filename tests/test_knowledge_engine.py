@@ -387,6 +387,8 @@ def test_a_root_cause_takes_the_symptom_causes_it_explains_as_evidence() -> None
         ("step-time-gap", "explains"),
     ]
     assert cause.recoverable_ms_per_step == pytest.approx(20.0)
+    # the absorbed time quantifies the root: 20 of the 50 ms step raises its severity one level
+    assert cause.step_share == pytest.approx(0.4) and cause.severity == "critical"
     alone = run([root, jitter], symptoms[1:], inputs=("pair",))
     assert [c.id for c in alone.causes] == ["jitter"]
 
