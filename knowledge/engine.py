@@ -41,8 +41,9 @@ CAPPED_SEVERITY = "low"  # the most a weak (confidence) or negligible (step shar
 MATERIAL_SHARE = 0.10
 RAISE_SHARE = 0.25  # recoverable share of the step that raises severity by one level
 LOWER_SHARE = 0.05  # share below which severity drops by one level
-# Below this share a fix gives back less than the step-to-step noise of a steady run (0.7 % per step on
-# the repeated real CPU runs): severity is at most "low", so such a cause is never significant.
+# Below this share a fix gives back about as much as a steady run varies from step to step (a robust
+# sigma of 0.7 % on the repeated real CPU runs, measured by bench/diagnosis.py): severity is at most
+# "low", so such a cause is never significant.
 NEGLIGIBLE_SHARE = 0.01
 # Where the engine reads the inference step time (ms) to express recoverable time as a share.
 STEP_TIME_FROM = (

@@ -21,9 +21,10 @@ DYNAMIC_SHARE = 0.5
 SMALL_BATCH_FACTOR = 4
 RECOMPILE_RATIO = 3.0
 # A long step hides a compile in the ratio (180 ms on a 565 ms step is 1.3x): a new-shape step that
-# stalls this much longer than the steady median, and RECOMPILE_MIN_SHARE of it, recompiled too. A graph
-# compilation takes at least this long (180 ms for the tiny real CPU net, seconds on Ascend), while a
-# new shape that only enlarges the kernels adds milliseconds (the real set_inputs run: +5 to +15 ms).
+# stalls this much longer than the steady median, and RECOMPILE_MIN_SHARE of it, recompiled too. The
+# real CPU recompiles of the tiny fixture net cost about 180 ms each (a larger net compiles longer),
+# while a new shape that only enlarges the kernels adds milliseconds (the real set_inputs run: +5 to
+# +15 ms); 100 ms sits between the two.
 RECOMPILE_MIN_EXTRA_US = 100_000.0
 RECOMPILE_MIN_SHARE = 0.2
 PACK_LIMIT = int(np.iinfo("int64").max)  # (position, step, shape) codes are packed into one int64 below it
