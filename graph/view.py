@@ -100,7 +100,10 @@ def _full_layout(
         data = g.nodes[node]
         chain = in_chain.get(node)
         index[node] = layout.add(node, node_hover(g, node, chain), _category(data, chain), 9 if chain else 7)
-    layout.edges = [(index[a], index[b]) for a, b in g.subgraph(nodes).edges() if a in index and b in index]
+    # sorted: a subgraph view iterates its node set in hash order, which changes from process to process
+    layout.edges = sorted(
+        (index[a], index[b]) for a, b in g.subgraph(nodes).edges() if a in index and b in index
+    )
     _place(layout, [depth[n] for n in nodes])
     return layout
 
@@ -227,7 +230,7 @@ def chain_layout(model: MindirModel, chain: Chain) -> GraphLayout:
         mine = chain if node in core else None
         category = _category(data, mine) if data.get("kind") != "parameter" else "parameter"
         index[node] = layout.add(node, node_hover(g, node, mine), category, 16 if mine else 10)
-    layout.edges = [(index[a], index[b]) for a, b in g.subgraph(nodes).edges()]
+    layout.edges = sorted((index[a], index[b]) for a, b in g.subgraph(nodes).edges())
     _place(layout, [depth[n] for n in nodes])
     return layout
 

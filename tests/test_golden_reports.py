@@ -1,0 +1,50 @@
+"""Reports stay byte-identical (after VOLATILE normalization) on every pinned fixture pair.
+
+A refactor must not change what a report says. The digests are written by tests/golden/generate.py;
+rerun it only for an intended change of content, and say so in the commit.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+GENERATOR = Path(__file__).resolve().parent / "golden" / "generate.py"
+
+
+def _load_generator():
+    spec = importlib.util.spec_from_file_location("golden_generate", GENERATOR)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
+    spec.loader.exec_module(module)
+    return module
+
+
+golden = _load_generator()
+PINNED: dict[str, dict[str, str]] = json.loads(golden.GOLDEN.read_text(encoding="utf-8"))
+CASES = list(golden.cases())
+
+
+def test_every_case_is_pinned_and_nothing_else() -> None:
+    assert sorted(PINNED) == sorted(case.name for case in CASES)
+    assert len(CASES) >= 60
+
+
+def test_normalization_removes_only_what_varies() -> None:
+    text = '{"created_utc": "2026-12-01T12:52:04Z", "id": "71a68ded-cc8c-4a2a-a431-3b1f95262afc", "x": 1}'
+    assert golden.normalized(text, "json") == '{"created_utc": "<created>", "id": "<uuid>", "x": 1}'
+    assert golden.normalized("<p>\n  a  b\n</p>", "html") == "<p> a b </p>"
+    assert golden.normalized("<p>\n</p>\n<br>", "html") == "<p></p><br>"
+    assert golden.normalized("a  b\n", "md") == "a  b\n"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
+def test_report_is_unchanged(case) -> None:
+    changed = [fmt for fmt, value in golden.digests(case).items() if PINNED[case.name][fmt] != value]
+    assert not changed, f"{case.name}: {', '.join(changed)} changed (rerun tests/golden/generate.py if meant)"
