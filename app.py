@@ -26,7 +26,7 @@ from gradio import route_utils
 from gradio.utils import get_upload_folder
 from starlette.middleware import Middleware
 
-from diagnosis.errors import InputError
+from core import InputError
 from doctor import diagnose, inspect_model
 from doctor.cases import STATUSES, CaseBook
 from doctor.cases.book import Given

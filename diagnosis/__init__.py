@@ -1,5 +1,87 @@
 """Profile reading, alignment and symptom analysis: every profiler layout into one run model.
 
-A regular package (not a namespace one), so that no stray `diagnosis.py` on the import path, such as
-the benchmark script bench/diagnosis.py, can shadow it.
+Public API (what the doctor facade may use; everything else is internal):
+
+- sources: Source, Workspace, materialize, archive_kind, describe
+- reading: read_folder, find_runs, Candidate
+- comparing: Side, Comparison, prepare, compare_sides, leaderboard
+- symptoms: analyze_pair, analyze_run
+- input limits: Limits, MIB, check_positive, env_name, settings_from_env
+
+Names are imported on first use (PEP 562), so a child process that only unpacks an archive does not
+load pandas. A regular package (not a namespace one), so that no stray `diagnosis.py` on the import
+path, such as the benchmark script bench/diagnosis.py, can shadow it.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS: dict[str, str] = {
+    "Source": "diagnosis.sources",
+    "Workspace": "diagnosis.sources",
+    "materialize": "diagnosis.sources",
+    "archive_kind": "diagnosis.sources",
+    "describe": "diagnosis.sources",
+    "read_folder": "diagnosis.ingest",
+    "find_runs": "diagnosis.ingest",
+    "Candidate": "diagnosis.readers",
+    "Side": "diagnosis.compare",
+    "Comparison": "diagnosis.compare",
+    "prepare": "diagnosis.compare",
+    "compare_sides": "diagnosis.compare",
+    "leaderboard": "diagnosis.compare",
+    "analyze_pair": "diagnosis.analyzers",
+    "analyze_run": "diagnosis.analyzers",
+    "npu_smi_frame": "diagnosis.analyzers.devices",
+    "Limits": "diagnosis.limits",
+    "MIB": "diagnosis.limits",
+    "check_positive": "diagnosis.limits",
+    "env_name": "diagnosis.limits",
+    "settings_from_env": "diagnosis.limits",
+}
+
+if TYPE_CHECKING:
+    from diagnosis.analyzers import analyze_pair, analyze_run
+    from diagnosis.analyzers.devices import npu_smi_frame
+    from diagnosis.compare import Comparison, Side, compare_sides, leaderboard, prepare
+    from diagnosis.ingest import find_runs, read_folder
+    from diagnosis.limits import MIB, Limits, check_positive, env_name, settings_from_env
+    from diagnosis.readers import Candidate
+    from diagnosis.sources import Source, Workspace, archive_kind, describe, materialize
+
+
+def __getattr__(name: str) -> Any:
+    """Import the public name's module on first use; unknown names fail as they would without this."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'diagnosis' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+__all__ = [
+    "MIB",
+    "Candidate",
+    "Comparison",
+    "Limits",
+    "Side",
+    "Source",
+    "Workspace",
+    "analyze_pair",
+    "analyze_run",
+    "archive_kind",
+    "check_positive",
+    "compare_sides",
+    "describe",
+    "env_name",
+    "find_runs",
+    "leaderboard",
+    "materialize",
+    "npu_smi_frame",
+    "prepare",
+    "read_folder",
+    "settings_from_env",
+]

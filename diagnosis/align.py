@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from diagnosis.model import PIPE_COUNTERS
+from core.model import PIPE_COUNTERS
 from diagnosis.unique import factorize, first_rows, runs
 
 # Per-operator attributes whose most common value is kept per side (changes are symptoms).

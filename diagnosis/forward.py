@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from diagnosis.model import Run
+from core.model import Run
 from diagnosis.readers.traits import backward_mask, optimizer_mask
 from diagnosis.unique import first_rows, per_unique_category, per_unique_mask, runs, sorted_unique
 

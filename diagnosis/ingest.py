@@ -13,8 +13,8 @@ from types import ModuleType
 
 import numpy as np
 
-from diagnosis.errors import InputError
-from diagnosis.model import Limitation, Run
+from core.errors import InputError
+from core.model import Limitation, Run
 from diagnosis.readers import Candidate
 
 # Reader modules in detection order: the most specific layouts first, so that a 2.3/2.4 output

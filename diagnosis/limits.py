@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from diagnosis.errors import InputError
+from core.errors import InputError
 
 ENV_PREFIX = "PERF_DOCTOR_"
 MIB = 1024 * 1024

@@ -32,7 +32,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO
 
-from diagnosis.errors import InputError
+from core.errors import InputError
 from diagnosis.limits import Limits, env_name
 
 Source = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]

@@ -13,9 +13,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from diagnosis.compare import Comparison, Side, leaderboard
-from diagnosis.model import Limitation, Run
-from diagnosis.symptoms import Symptom
+from core import Limitation, Run, Symptom
+from diagnosis import Comparison, Side, leaderboard
 from doctor.report import OPERATOR_COLUMNS
 from doctor.text import is_missing
 

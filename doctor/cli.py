@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from diagnosis.errors import InputError
+from core import InputError
 from doctor.config import AppConfig
 from doctor.facade import diagnose, inspect_model
 from doctor.render import RENDERERS, render

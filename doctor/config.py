@@ -28,7 +28,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from diagnosis.errors import InputError
+from core import InputError
 
 SIZE_PATTERN = re.compile(r"^(\d+)\s*(b|kb|mb|gb|tb)?$", re.IGNORECASE)
 SIZE_UNITS = {"b": 1, "kb": 1024, "mb": 1024**2, "gb": 1024**3, "tb": 1024**4}

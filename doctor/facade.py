@@ -15,14 +15,20 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from diagnosis.analyzers import analyze_pair, analyze_run
-from diagnosis.analyzers.devices import npu_smi_frame
-from diagnosis.compare import Comparison, Side, compare_sides, prepare
-from diagnosis.errors import InputError
-from diagnosis.ingest import read_folder
-from diagnosis.model import Limitation
-from diagnosis.sources import Source, Workspace, materialize
-from diagnosis.symptoms import Symptom
+from core import InputError, Limitation, Symptom
+from diagnosis import (
+    Comparison,
+    Side,
+    Source,
+    Workspace,
+    analyze_pair,
+    analyze_run,
+    compare_sides,
+    materialize,
+    npu_smi_frame,
+    prepare,
+    read_folder,
+)
 from doctor import build, isolation
 from doctor.i18n import check_lang, t
 from doctor.report import OPERATOR_COLUMN_NAMES, SCHEMA_VERSION, Report
@@ -85,7 +91,7 @@ def diagnose(
     output of `npu-smi info` (a path to a text file) taken on the target's device; its clock,
     temperature and power readings join the target run. With `isolate` (the default) archives are
     unpacked and the MINDIR decoded in a child process under memory and time limits (doctor.isolation);
-    False runs them in this process (benchmarks, tests). Bad input raises diagnosis.errors.InputError
+    False runs them in this process (benchmarks, tests). Bad input raises core.errors.InputError
     with one line for the user.
     """
     check_lang(lang)

@@ -32,9 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
-from diagnosis.errors import InputError
-from diagnosis.limits import MIB, Limits, check_positive, env_name, settings_from_env
-from diagnosis.sources import Source, Workspace
+from core import InputError
+from diagnosis import MIB, Limits, Source, Workspace, check_positive, env_name, settings_from_env
 
 T = TypeVar("T")
 ISOLATION_PREFIX = "isolation_"
@@ -312,7 +311,7 @@ def materialize(
     A plain folder is passed through and an empty source refused in-process (nothing is decoded);
     everything else is extracted by the child into a new folder of the caller's workspace, which removes
     it like any other content."""
-    from diagnosis.sources import materialize as materialize_here
+    from diagnosis import materialize as materialize_here
 
     if not source or (isinstance(source, (str, os.PathLike)) and os.path.isdir(source)):
         return materialize_here(source, workspace, budget=budget)
@@ -357,6 +356,6 @@ class _BorrowedWorkspace(Workspace):
 
 def _materialize_child(source: Source, root: str, budget: Limits) -> str:
     """Runs in the child: extract into the parent's workspace folder `root`."""
-    from diagnosis.sources import materialize as materialize_here
+    from diagnosis import materialize as materialize_here
 
     return str(materialize_here(source, _BorrowedWorkspace(Path(root)), budget=budget))

@@ -215,7 +215,7 @@ def breakdown_figure(dtype: pd.DataFrame, core: pd.DataFrame, title: str) -> go.
 
 def chain_graph_figure(model: Any, chains: list[Any]) -> go.Figure:
     """The model graph with fusion chains highlighted (graph.view does the layout and escaping)."""
-    from graph.view import overview_figure
+    from graph import overview_figure
 
     return overview_figure(model, chains)
 

@@ -8,9 +8,7 @@ from __future__ import annotations
 
 from doctor.i18n import t
 from doctor.text import md_text
-from knowledge import load_rules
-from knowledge.catalog import catalog_markdown
-from knowledge.schema import Rule
+from knowledge import Rule, catalog_markdown, load_rules
 
 
 def rule_haystack(rule: Rule) -> str:

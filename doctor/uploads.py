@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from diagnosis.errors import InputError
+from core import InputError
 
 LOG = logging.getLogger("perf_doctor.uploads")
 UPLOAD_ROUTE = "/gradio_api/upload"  # gradio.routes: APIRouter(prefix=API_PREFIX).post("/upload")

@@ -1,7 +1,7 @@
 """MINDIR graphs: load a .mindir with protobuf alone, find fusion chains, check export hygiene,
 cross-link chains with profiled kernels, and draw the graph (graph.view, imported on demand).
 
-Public API: load_mindir, find_chains, chain_counts, hygiene_symptoms, crosslink.
+Public API: load_mindir, find_chains, chain_counts, hygiene_symptoms, crosslink, overview_figure.
 """
 
 from __future__ import annotations
@@ -20,11 +20,15 @@ from graph.model import Chain, FunctionInfo, MindirModel, ParameterSummary, Tens
 
 
 def __getattr__(name: str) -> Any:
-    """`crosslink` is imported on first use: it pulls in pandas, which parsing does not need."""
+    """`crosslink` and `overview_figure` are imported on first use: they pull in pandas and plotly."""
     if name == "crosslink":
         from graph.profile_join import crosslink
 
         return crosslink
+    if name == "overview_figure":  # plotly, which the analysis does not need either
+        from graph.view import overview_figure
+
+        return overview_figure
     raise AttributeError(f"module 'graph' has no attribute {name!r}")
 
 
@@ -42,4 +46,5 @@ __all__ = [
     "find_chains",
     "hygiene_symptoms",
     "load_mindir",
+    "overview_figure",
 ]

@@ -13,7 +13,7 @@ from typing import Any
 
 import networkx as nx
 
-from diagnosis.symptoms import Symptom
+from core.symptoms import Symptom
 from graph.aicpu import matching_rules
 from graph.chains import OP_GROUPS, chain_counts
 from graph.dtypes import LOW_PRECISION

@@ -18,7 +18,7 @@ from typing import Any
 
 from google.protobuf.message import DecodeError
 
-from diagnosis.errors import InputError
+from core.errors import InputError
 from graph import schema
 from graph.build import GraphBuilder, function_role
 from graph.dtypes import itemsize, tensor_dtype

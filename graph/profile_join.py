@@ -15,8 +15,8 @@ from typing import Any
 
 import pandas as pd
 
-from diagnosis.model import Run
-from diagnosis.symptoms import Symptom
+from core.model import Run
+from core.symptoms import Symptom
 from graph.model import Chain, MindirModel
 
 SOURCE = "mindir+profile"

@@ -12,8 +12,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
-from diagnosis.model import Limitation
-from diagnosis.symptoms import SYMPTOM_KINDS, Symptom
+from core.model import Limitation
+from core.symptoms import SYMPTOM_KINDS, Symptom
 from knowledge.loader import load_rules
 from knowledge.schema import (
     DEFAULT_SUPPORT_SOURCES,

@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from diagnosis.symptoms import SOURCES, SYMPTOM_KINDS
+from core.symptoms import SOURCES, SYMPTOM_KINDS
 from knowledge.conditions import parse_condition
 from knowledge.errors import RuleError
 from knowledge.schema import (

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from diagnosis.symptoms import Symptom
+from core.symptoms import Symptom
 from knowledge.conditions import Condition
 
 SEVERITIES = ("info", "low", "medium", "high", "critical")  # ascending

@@ -9,8 +9,8 @@ from pathlib import Path
 from diagnosis.analyzers import analyze_pair, analyze_run
 from diagnosis.compare import Comparison, compare_runs, prepare
 from diagnosis.ingest import read_folder
-from diagnosis.model import Run
-from diagnosis.symptoms import Symptom
+from core.model import Run
+from core.symptoms import Symptom
 
 CPU = Path(__file__).parent / "fixtures" / "cpu"
 

@@ -25,8 +25,8 @@ from diagnosis.analyzers.devices import npu_smi_frame, parse_npu_smi
 from diagnosis.analyzers.kernels import per_unique
 from diagnosis.compare import Comparison, compare_runs, prepare
 from diagnosis.ingest import read_folder
-from diagnosis.model import Run
-from diagnosis.symptoms import SYMPTOM_KINDS, Symptom
+from core.model import Run
+from core.symptoms import SYMPTOM_KINDS, Symptom
 from tests.cpu_fixtures import cpu_pair
 
 FIXTURES = Path(__file__).parent / "fixtures"

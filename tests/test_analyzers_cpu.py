@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from diagnosis.symptoms import SYMPTOM_KINDS
+from core.symptoms import SYMPTOM_KINDS
 from tests.cpu_fixtures import cpu_pair, cpu_single, kinds, one
 
 # Symptoms that would wrongly accuse one of two identical jobs.

@@ -35,7 +35,7 @@ import pytest
 from gradio_client import Client, handle_file
 from gradio_client.exceptions import AppError
 
-from diagnosis.errors import InputError
+from core.errors import InputError
 from doctor import diagnose, inspect_model
 from doctor.render import render
 from doctor.text import FORMULA_PREFIXES

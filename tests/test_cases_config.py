@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from diagnosis.errors import InputError
+from core.errors import InputError
 from doctor.config import AppConfig, default_case_db, size_bytes
 
 

@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import doctor.cases.book as book_module
-from diagnosis.errors import InputError
+from core.errors import InputError
 from doctor import diagnose, inspect_model
 from doctor.cases import (
     NO_CAUSE,

@@ -7,7 +7,7 @@ import pandas as pd
 from diagnosis.compare import PIPES, assign_roles, compare_runs, leaderboard
 from diagnosis.forward import normalise_scopes, training_only_mask
 from diagnosis.ingest import read_folder
-from diagnosis.model import PIPE_COUNTERS
+from core.model import PIPE_COUNTERS
 from doctor.report import OPERATOR_COLUMN_NAMES
 from tests.cpu_fixtures import CPU, cpu_pair, cpu_run
 

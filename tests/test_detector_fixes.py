@@ -25,9 +25,9 @@ from diagnosis.analyzers.common import COMPUTE_OPS
 from diagnosis.compare import compare_runs, prepare
 from diagnosis.forward import forward_kernels
 from diagnosis.ingest import read_folder
-from diagnosis.model import Run
+from core.model import Run
 from diagnosis.stats import robust_cv
-from diagnosis.symptoms import Symptom
+from core.symptoms import Symptom
 from tests.conftest import ROOT
 from tests.cpu_fixtures import cpu_run
 

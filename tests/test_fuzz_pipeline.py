@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from diagnosis.errors import InputError
+from core.errors import InputError
 from doctor import diagnose, inspect_model
 from tests.conftest import CPU, MINDIR
 from tests.test_fuzz_readers import ASCEND, DAMAGE, EXAMPLES, Damage, damaged, files_of, fuzz_settings, known

@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from diagnosis.analyzers.devices import npu_smi_frame
-from diagnosis.errors import InputError
+from core.errors import InputError
 from diagnosis.ingest import read_folder
 from tests.conftest import CPU, ROOT
 

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import graph
-from diagnosis.model import Run, RunMeta, conform_kernels, conform_steps
+from core.model import Run, RunMeta, conform_kernels, conform_steps
 from graph.model import Chain, MindirModel
 from graph.profile_join import COLUMNS, kernel_op_type, normalise_scope
 

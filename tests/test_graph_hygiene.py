@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import graph
-from diagnosis.symptoms import Symptom
+from core.symptoms import Symptom
 from graph.aicpu import AICPU_RULES, matching_rules
 from graph.hygiene import CASTS_PER_COMPUTE_OP
 

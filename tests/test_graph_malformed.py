@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import graph
-from diagnosis.errors import InputError
+from core.errors import InputError
 from graph import schema
 
 FIXTURES = Path(__file__).parent / "fixtures" / "mindir"

@@ -19,7 +19,7 @@ import pytest
 
 import graph
 from diagnosis import sources
-from diagnosis.errors import InputError
+from core.errors import InputError
 from diagnosis.ingest import read_folder
 from diagnosis.sources import Workspace
 from doctor import diagnose, inspect_model, isolation

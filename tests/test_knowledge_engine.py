@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from diagnosis.model import Limitation
-from diagnosis.symptoms import Symptom
+from core.model import Limitation
+from core.symptoms import Symptom
 from knowledge import evaluate
 from knowledge.engine import (
     MATERIAL_SHARE,

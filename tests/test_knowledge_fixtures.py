@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 import yaml
 
-from diagnosis.model import Limitation
-from diagnosis.symptoms import SYMPTOM_KINDS, Symptom
+from core.model import Limitation
+from core.symptoms import SYMPTOM_KINDS, Symptom
 from doctor.facade import diagnose
 from knowledge import evaluate, load_rules
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from diagnosis.errors import InputError
+from core.errors import InputError
 from doctor import diagnose
 from doctor.facade import read_npu_smi
 

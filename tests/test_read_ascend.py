@@ -15,8 +15,8 @@ import pandas as pd
 import pytest
 
 from diagnosis import ingest
-from diagnosis.errors import InputError
-from diagnosis.model import KERNEL_SCHEMA, PIPE_COUNTERS, STEP_SCHEMA
+from core.errors import InputError
+from core.model import KERNEL_SCHEMA, PIPE_COUNTERS, STEP_SCHEMA
 from diagnosis.readers import ascend, ascend_legacy, gpu, legacy_cpu, torch_npu
 from diagnosis.readers.common import (
     amp_of,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from diagnosis.errors import InputError
+from core.errors import InputError
 from diagnosis.readers import ascend, torch_npu
 
 FIX = Path(__file__).parent / "fixtures" / "ascend"

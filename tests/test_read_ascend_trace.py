@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from diagnosis.errors import InputError
+from core.errors import InputError
 from diagnosis.readers import trace
 
 SAMPLE = (

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from diagnosis.errors import InputError
+from core.errors import InputError
 from diagnosis.ingest import find_runs, read_folder
-from diagnosis.model import KERNEL_SCHEMA
+from core.model import KERNEL_SCHEMA
 from tests.cpu_fixtures import CPU, cpu_run
 
 

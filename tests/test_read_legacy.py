@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from diagnosis.errors import InputError
+from core.errors import InputError
 from diagnosis.readers import ascend, ascend_legacy, gpu, legacy_cpu, torch_npu
 from diagnosis.readers.ascend_legacy import read_aicore_type
 from diagnosis.readers.discover import discover

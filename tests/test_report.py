@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from diagnosis.errors import InputError
+from core.errors import InputError
 from doctor import SCHEMA_VERSION, Report, diagnose, inspect_model
 from doctor.report import OPERATOR_COLUMN_NAMES, OPERATOR_COLUMNS
 from doctor.schema_check import SchemaError, load_schema, validate

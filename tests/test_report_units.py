@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from diagnosis.errors import InputError
+from core.errors import InputError
 from doctor.config import AppConfig, parse_users
 from doctor.files import ReportFiles
 from doctor.i18n import REPORT_TEXT, UI_TEXT, lang_from_header, t

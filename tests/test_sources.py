@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from diagnosis.errors import InputError
+from core.errors import InputError
 from diagnosis.ingest import find_runs
 from diagnosis.limits import GIB, Limits
 from diagnosis.readers.discover import discover

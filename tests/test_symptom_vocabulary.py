@@ -1,5 +1,5 @@
 """The symptom vocabulary is one contract: what the analyzers and graph checks emit, and every
-value a rule reads, must be registered in diagnosis.symptoms.SYMPTOM_KINDS."""
+value a rule reads, must be registered in core.symptoms.SYMPTOM_KINDS."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 import graph
 import knowledge
-from diagnosis.symptoms import SYMPTOM_KINDS
+from core.symptoms import SYMPTOM_KINDS
 from tests.cpu_fixtures import cpu_run
 
 FIXTURES = Path(__file__).parent / "fixtures"

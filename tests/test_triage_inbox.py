@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from diagnosis.errors import InputError
+from core.errors import InputError
 from diagnosis.sources import Workspace
 from doctor.triage.inbox import Ambiguous, Plan, plan_submission, role_hint, submissions
 from tests.conftest import CPU, MINDIR, ROOT

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from diagnosis.errors import InputError
+from core.errors import InputError
 from doctor.cases import NO_CAUSE, CaseBook, CaseFilter, CaseMeta, SqliteCaseStore
 from doctor.triage import view
 from doctor.triage.output import output_format, rows_csv, rows_json

@@ -7,7 +7,7 @@ import pytest
 
 from diagnosis.analyzers import timing
 from diagnosis.compare import prepare
-from diagnosis.symptoms import Symptom
+from core.symptoms import Symptom
 from knowledge import evaluate
 from knowledge.engine import NEGLIGIBLE_SHARE, adjust_severity
 from tests.cpu_fixtures import cpu_run

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from diagnosis.symptoms import SYMPTOM_KINDS, Symptom
+from core.symptoms import SYMPTOM_KINDS, Symptom
 from doctor.facade import diagnose
 from knowledge import evaluate, load_rules
 from knowledge.schema import QUANTITY_CLAIMS

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from diagnosis.compare import Comparison, Side
-from diagnosis.symptoms import SYMPTOM_KINDS, Symptom
+from core.symptoms import SYMPTOM_KINDS, Symptom
 
 PairAnalyzer = Callable[[Comparison], list[Symptom]]
 RunAnalyzer = Callable[[Side, str], list[Symptom]]

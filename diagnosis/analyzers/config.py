@@ -5,8 +5,8 @@ from __future__ import annotations
 from diagnosis.analyzers import pair_analyzer
 from diagnosis.analyzers.common import rnd, rows
 from diagnosis.compare import Comparison
-from diagnosis.model import ProfilerConfig
-from diagnosis.symptoms import Symptom
+from core.model import ProfilerConfig
+from core.symptoms import Symptom
 
 # Settings that skew per-operator times (host overhead of stacks, memory, dataset or shape recording;
 # counter collection at a higher level) or change the columns the analyzers read: they support

@@ -21,7 +21,7 @@ from diagnosis.analyzers import pair_analyzer, run_analyzer
 from diagnosis.analyzers.common import OP_COLS, rnd, rows
 from diagnosis.compare import Comparison, Side
 from diagnosis.stats import kendall_tau
-from diagnosis.symptoms import Symptom
+from core.symptoms import Symptom
 
 AICPU_SHARE = 0.05
 AICPU_OP_US = 20.0

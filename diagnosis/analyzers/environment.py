@@ -12,7 +12,7 @@ from typing import Any
 
 from diagnosis.analyzers import pair_analyzer, run_analyzer
 from diagnosis.compare import Comparison, Side
-from diagnosis.symptoms import Symptom
+from core.symptoms import Symptom
 
 ENV_SECTIONS = ("env_variable", "env_variables", "env", "environment", "environ")
 EXTRA_KEYS = ("deterministic", "cann_version")

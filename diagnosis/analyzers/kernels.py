@@ -16,7 +16,7 @@ import pandas as pd
 from diagnosis.analyzers import pair_analyzer, run_analyzer
 from diagnosis.analyzers.common import MEASURED_STRENGTH, rnd, rows
 from diagnosis.compare import Comparison, Side
-from diagnosis.symptoms import Symptom
+from core.symptoms import Symptom
 from diagnosis.unique import factorize
 
 DEVICES = ("Ascend", "GPU")

@@ -16,7 +16,7 @@ import pandas as pd
 from diagnosis.analyzers import run_analyzer
 from diagnosis.analyzers.common import rnd, rows
 from diagnosis.compare import Side
-from diagnosis.symptoms import Symptom
+from core.symptoms import Symptom
 
 EMPTY_QUEUE_SHARE = 0.6  # MindSpore minddata bottleneck rule: device-queue input empty > 60 % (S6)
 WAIT_SHARE = 0.2  # steps spend more than a fifth of their wall time fetching the next batch

@@ -18,7 +18,7 @@ from diagnosis.analyzers.common import (
 )
 from diagnosis.analyzers.kernels import layout_mask
 from diagnosis.compare import Comparison, Side
-from diagnosis.symptoms import Symptom
+from core.symptoms import Symptom
 
 MIN_AMP_CASTS_PER_STEP = 2.0
 CAST_MIN_SHARE = 0.01  # below 1 % of a run's operator time Casts are negligible

@@ -12,7 +12,7 @@ from diagnosis.analyzers import pair_analyzer, run_analyzer
 from diagnosis.analyzers.common import rnd, rows
 from diagnosis.analyzers.timing import utilisation
 from diagnosis.compare import Comparison, Side
-from diagnosis.symptoms import Symptom
+from core.symptoms import Symptom
 from diagnosis.unique import first_rows, per_unique_mask, runs, sorted_unique
 
 SHAPE_CHANGED_SHARE = 0.2

@@ -11,7 +11,7 @@ from diagnosis.analyzers import pair_analyzer, run_analyzer
 from diagnosis.analyzers.common import OP_COLS, rnd, rows
 from diagnosis.compare import Comparison, Side
 from diagnosis.stats import MAD_TO_SIGMA, bootstrap_median_ratio, theil_sen_slope
-from diagnosis.symptoms import Symptom
+from core.symptoms import Symptom
 
 GAP_MIN_RATIO = 1.10
 UNIFORM_MIN_RATIO = 1.20

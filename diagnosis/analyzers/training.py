@@ -5,7 +5,7 @@ from __future__ import annotations
 from diagnosis.analyzers import run_analyzer
 from diagnosis.analyzers.common import rnd, rows
 from diagnosis.compare import Side
-from diagnosis.symptoms import Symptom
+from core.symptoms import Symptom
 
 BN_TRAINING_TYPES = (
     "BNTrainingReduce",

@@ -1,7 +1,7 @@
 """Layout readers. Each module finds run roots of its layout and reads one into a canonical Run.
 
 Protocol of a reader module:
-    LAYOUT: str                                   # one of diagnosis.model.LAYOUTS
+    LAYOUT: str                                   # one of core.model.LAYOUTS
     def candidates(folder: Path) -> list[Candidate]   # run roots of this layout at or below folder
     def read(candidate: Candidate) -> Run
 

@@ -19,8 +19,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from diagnosis.errors import InputError
-from diagnosis.model import (
+from core.errors import InputError
+from core.model import (
     KERNEL_SCHEMA,
     PIPE_COUNTERS,
     Limitation,

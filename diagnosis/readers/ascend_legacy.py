@@ -29,8 +29,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from diagnosis.errors import InputError
-from diagnosis.model import (
+from core.errors import InputError
+from core.model import (
     Limitation,
     ProfilerConfig,
     Run,

@@ -23,8 +23,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from diagnosis.errors import InputError
-from diagnosis.model import PIPE_COUNTERS, STEP_SCHEMA, ProfilerConfig, conform_steps
+from core.errors import InputError
+from core.model import PIPE_COUNTERS, STEP_SCHEMA, ProfilerConfig, conform_steps
 from diagnosis.readers.traits import amp_markers, infer_phase
 from diagnosis.unique import factorize
 

@@ -18,8 +18,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from diagnosis.errors import InputError
-from diagnosis.model import Limitation, ProfilerConfig, Run, RunMeta, conform_kernels, conform_steps
+from core.errors import InputError
+from core.model import Limitation, ProfilerConfig, Run, RunMeta, conform_kernels, conform_steps
 from diagnosis.readers import Candidate
 from diagnosis.readers.traits import amp_markers, infer_execution_mode, infer_phase
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from diagnosis.model import Limitation, Run, conform_kernels
+from core.model import Limitation, Run, conform_kernels
 from diagnosis.readers import Candidate
 from diagnosis.readers.ascend_legacy import (
     SYSCNT_US,

@@ -17,8 +17,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from diagnosis.errors import InputError
-from diagnosis.model import Limitation, ProfilerConfig, Run, RunMeta, conform_kernels
+from core.errors import InputError
+from core.model import Limitation, ProfilerConfig, Run, RunMeta, conform_kernels
 from diagnosis.readers import Candidate
 from diagnosis.readers.ascend import complete
 from diagnosis.readers.ascend_legacy import legacy_config_limitations, read_legacy_info

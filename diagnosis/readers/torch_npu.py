@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from diagnosis.model import Run
+from core.model import Run
 from diagnosis.readers import Candidate
 from diagnosis.readers.ascend import Tool, read_run
 from diagnosis.readers.discover import discover

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from diagnosis.errors import InputError
+from core.errors import InputError
 from diagnosis.readers.common import display
 
 TEXT_CHUNK = 1 << 22  # characters decoded per read in iter_events

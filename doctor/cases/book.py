@@ -18,8 +18,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from urllib.parse import quote
 
-from diagnosis.errors import InputError
-from diagnosis.sources import archive_kind
+from core import InputError
+from diagnosis import archive_kind
 from doctor.cases.model import (
     Case,
     CaseFilter,

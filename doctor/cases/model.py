@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
-from diagnosis.errors import InputError
+from core import InputError
 from doctor.text import one_line
 
 STATUSES = ("new", "in progress", "answered")

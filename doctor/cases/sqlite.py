@@ -20,7 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from diagnosis.errors import InputError
+from core import InputError
 from doctor.cases.model import (
     MAX_MESSAGE_CHARS,
     NO_CAUSE,

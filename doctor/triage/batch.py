@@ -24,8 +24,8 @@ from typing import Any
 
 from tqdm import tqdm
 
-from diagnosis.errors import InputError
-from diagnosis.sources import Workspace
+from core import InputError
+from diagnosis import Workspace
 from doctor.cases import STATUSES, CaseBook, summarize
 from doctor.facade import diagnose
 from doctor.report import Report

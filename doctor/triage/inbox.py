@@ -16,10 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from diagnosis.errors import InputError
-from diagnosis.ingest import find_runs
-from diagnosis.readers import Candidate
-from diagnosis.sources import Workspace, archive_kind, describe
+from core import InputError
+from diagnosis import Candidate, Workspace, archive_kind, describe, find_runs
 from doctor.isolation import materialize
 
 ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz")

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from diagnosis.errors import InputError
+from core import InputError
 from doctor.render.csv import safe_frame
 from doctor.triage.view import COLUMN_NAMES, rows_frame
 from doctor.version import VERSION

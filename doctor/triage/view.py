@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 import plotly.io
 
-from diagnosis.errors import InputError
+from core import InputError
 from doctor.cases import NO_CAUSE, STATUSES, Case, CaseBook, CaseFilter, CaseSummary
 from doctor.cases.book import Given
 from doctor.i18n import t

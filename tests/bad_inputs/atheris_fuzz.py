@@ -28,7 +28,7 @@ import atheris
 
 with atheris.instrument_imports(include=["graph", "diagnosis"]):
     import graph
-    from diagnosis.errors import InputError
+    from core.errors import InputError
     from diagnosis.ingest import READER_MODULES, read_folder
     from diagnosis.sources import Workspace, materialize
 

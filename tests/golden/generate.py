@@ -3,7 +3,7 @@
 A refactor must leave these bytes alone (tests/test_golden_reports.py). Run it only when a change to
 what a report says is intended, and say so in the commit:
 
-    .venv/bin/python -m tests.golden.generate
+    .venv/bin/python tests/golden/generate.py
 """
 
 from __future__ import annotations
