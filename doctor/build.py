@@ -1,7 +1,7 @@
-"""Turn analysis objects (runs, comparison, symptoms, model, diagnosis) into report document parts.
+"""Turn analysis objects (runs, comparison, symptoms, model, diagnosis) into report models (doctor.model).
 
-Each function returns plain JSON-able data in the shape docs/report.schema.json fixes; `jsonable`
-converts numpy/pandas scalars and drops NaN/inf so the document is valid JSON everywhere.
+`jsonable` first converts numpy/pandas scalars and drops NaN/inf, so every model holds native JSON
+values and the document is valid JSON everywhere; the models then check each part's types.
 """
 
 from __future__ import annotations
@@ -12,12 +12,27 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from pydantic import TypeAdapter
 
 from core import Limitation, Run, Symptom
 from diagnosis import Comparison, Side, leaderboard
-from doctor.report import OPERATOR_COLUMNS
+from doctor.model import (
+    OPERATOR_COLUMNS,
+    BoardRow,
+    Cause,
+    Graph,
+    Input,
+    Leaderboards,
+    OperatorRow,
+    RunInfo,
+    Step,
+    SymptomRecord,
+    Timing,
+    Warning,
+)
 from doctor.text import is_missing
 
+_OPERATOR_ROWS = TypeAdapter(list[OperatorRow])
 MAX_EVIDENCE_ROWS = 25  # rows kept per piece of evidence (the operator table has them all)
 MAX_CHAIN_ITEMS = 500
 LEADERBOARD_SIZE = 10
@@ -45,50 +60,52 @@ def jsonable(value: Any) -> Any:
 # ---------------------------------------------------------------------------------------------- runs
 
 
-def run_meta(run: Run, side: Side, role: str) -> dict[str, Any]:
+def run_meta(run: Run, side: Side, role: str) -> RunInfo:
     """What a run is (layout, device, mode, phase, profiler settings) and its headline numbers."""
     meta, cfg = run.meta, run.meta.config
-    return jsonable(
-        {
-            "role": role,
-            "source": meta.source,
-            "layout": meta.layout,
-            "device": meta.device,
-            "framework": meta.framework,
-            "framework_version": meta.framework_version,
-            "rank": meta.rank,
-            "ranks_available": list(meta.ranks_available),
-            "execution_mode": meta.execution_mode,
-            "phase": meta.phase,
-            "jit_level": meta.jit_level,
-            "amp": dict(meta.amp),
-            "profiler_config": {
-                "recorded": cfg.recorded,
-                "level": cfg.level,
-                "aic_metrics": cfg.aic_metrics,
-                "activities": list(cfg.activities) if cfg.activities is not None else None,
-                "with_stack": cfg.with_stack,
-                "profile_memory": cfg.profile_memory,
-                "data_process": cfg.data_process,
-                "record_shapes": cfg.record_shapes,
-                "schedule": cfg.schedule,
-            },
-            "steps": side.steps,
-            "batch": side.batch,
-            "ms_per_step": round(side.ms_per_step, 4),
-            "kernel_launches": len(run.kernels),
-            "operators": len(side.ops),
-            "files": list(meta.files),
-        }
+    return RunInfo.model_validate(
+        jsonable(
+            {
+                "role": role,
+                "source": meta.source,
+                "layout": meta.layout,
+                "device": meta.device,
+                "framework": meta.framework,
+                "framework_version": meta.framework_version,
+                "rank": meta.rank,
+                "ranks_available": list(meta.ranks_available),
+                "execution_mode": meta.execution_mode,
+                "phase": meta.phase,
+                "jit_level": meta.jit_level,
+                "amp": dict(meta.amp),
+                "profiler_config": {
+                    "recorded": cfg.recorded,
+                    "level": cfg.level,
+                    "aic_metrics": cfg.aic_metrics,
+                    "activities": list(cfg.activities) if cfg.activities is not None else None,
+                    "with_stack": cfg.with_stack,
+                    "profile_memory": cfg.profile_memory,
+                    "data_process": cfg.data_process,
+                    "record_shapes": cfg.record_shapes,
+                    "schedule": cfg.schedule,
+                },
+                "steps": side.steps,
+                "batch": side.batch,
+                "ms_per_step": round(side.ms_per_step, 4),
+                "kernel_launches": len(run.kernels),
+                "operators": len(side.ops),
+                "files": list(meta.files),
+            }
+        )
     )
 
 
-def input_entry(role: str, name: str, kind: str, layout: str | None) -> dict[str, Any]:
+def input_entry(role: str, name: str, kind: str, layout: str | None) -> Input:
     """One user input: its role, display name, kind (profile / mindir) and detected layout."""
-    return {"role": role, "name": name, "kind": kind, "layout": layout}
+    return Input(role=role, name=name, kind=kind, layout=layout)
 
 
-def pair_timing(comparison: Comparison) -> dict[str, Any]:
+def pair_timing(comparison: Comparison) -> Timing:
     """Per-step operator time of both sides, their ratio (and per sample) and how well they aligned."""
     base, target = comparison.baseline, comparison.target
     ratio = target.ms_per_step / base.ms_per_step if base.ms_per_step > 0 else None
@@ -96,7 +113,7 @@ def pair_timing(comparison: Comparison) -> dict[str, Any]:
     if comparison.per_sample and ratio is not None:
         per_sample = ratio * base.batch / target.batch  # type: ignore[operator]
     align = comparison.alignment
-    return jsonable(
+    return _timing(
         {
             "baseline_ms_per_step": round(base.ms_per_step, 4),
             "target_ms_per_step": round(target.ms_per_step, 4),
@@ -113,9 +130,9 @@ def pair_timing(comparison: Comparison) -> dict[str, Any]:
     )
 
 
-def single_timing(side: Side) -> dict[str, Any]:
+def single_timing(side: Side) -> Timing:
     """Timing of a lone run (the target); comparison fields are null."""
-    return jsonable(
+    return _timing(
         {
             "baseline_ms_per_step": None,
             "target_ms_per_step": round(side.ms_per_step, 4),
@@ -132,15 +149,19 @@ def single_timing(side: Side) -> dict[str, Any]:
     )
 
 
+def _timing(fields: dict[str, Any]) -> Timing:
+    return Timing.model_validate(jsonable(fields))
+
+
 # ----------------------------------------------------------------------------------------- operators
 
 
-def operator_records(table: pd.DataFrame) -> list[dict[str, Any]]:
+def operator_records(table: pd.DataFrame) -> list[OperatorRow]:
     """The comparison table reduced to the report's columns, in its order (largest |delta| first)."""
-    return _records(table)
+    return _OPERATOR_ROWS.validate_python(_records(table))
 
 
-def single_operator_records(side: Side) -> list[dict[str, Any]]:
+def single_operator_records(side: Side) -> list[OperatorRow]:
     """A lone run's operators as target-only rows of the report table, slowest first."""
     ops = side.ops.sort_values("us_per_step", ascending=False, kind="stable")
     total = float(ops["us_per_step"].sum())
@@ -159,7 +180,7 @@ def single_operator_records(side: Side) -> list[dict[str, Any]]:
             "target_core": ops["core"].astype("object"),
         }
     ).reset_index(drop=True)
-    return _records(frame)
+    return _OPERATOR_ROWS.validate_python(_records(frame))
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
@@ -186,9 +207,11 @@ def _column(frame: pd.DataFrame, name: str, kind: str) -> list[Any]:
     return [str(v) if keep else None for v, keep in zip(col.astype(object).tolist(), present, strict=True)]
 
 
-def leaderboards(table: pd.DataFrame | None, sides: Iterable[str], single: Side | None = None) -> dict:
+def leaderboards(
+    table: pd.DataFrame | None, sides: Iterable[str], single: Side | None = None
+) -> Leaderboards:
     """Top operators of each side by time per step (single-run reports fill only the target)."""
-    out: dict[str, list[dict[str, Any]]] = {"baseline": [], "target": []}
+    out: dict[str, list[BoardRow]] = {"baseline": [], "target": []}
     if single is not None:
         ops = single.ops.nlargest(LEADERBOARD_SIZE, "us_per_step")
         total = float(single.ops["us_per_step"].sum()) or 1.0
@@ -196,30 +219,32 @@ def leaderboards(table: pd.DataFrame | None, sides: Iterable[str], single: Side 
             _board_row(i, str(key), row["op_type"], row["us_per_step"], row["us_per_step"] / total)
             for i, (key, row) in enumerate(ops.iterrows(), start=1)
         ]
-        return out
+        return Leaderboards(**out)
     for side in sides:
         board = leaderboard(table, side, LEADERBOARD_SIZE)  # type: ignore[arg-type]
         columns = (board[c].tolist() for c in ("operator", "op_type", f"{side}_us_per_step", f"{side}_share"))
         out[side] = [_board_row(i, *row) for i, row in enumerate(zip(*columns, strict=True), start=1)]
-    return out
+    return Leaderboards(**out)
 
 
-def _board_row(rank: int, operator: str, op_type: Any, us: Any, share: Any) -> dict[str, Any]:
-    return jsonable(
-        {"rank": rank, "operator": str(operator), "op_type": op_type, "us_per_step": us, "share": share}
+def _board_row(rank: int, operator: str, op_type: Any, us: Any, share: Any) -> BoardRow:
+    return BoardRow.model_validate(
+        jsonable(
+            {"rank": rank, "operator": str(operator), "op_type": op_type, "us_per_step": us, "share": share}
+        )
     )
 
 
 # --------------------------------------------------------------------------------------------- steps
 
 
-def step_records(side: Side, role: str) -> list[dict[str, Any]]:
+def step_records(side: Side, role: str) -> list[Step]:
     """Per step: wall time, busy and idle time from the profile, and the compared operators' time."""
     op_ms = (side.step_samples.sum(axis=0) / 1000.0) if not side.step_samples.empty else pd.Series()
     steps = side.run.steps
     if not len(steps):
         return [
-            {"role": role, "step": int(step), "wall_ms": None, "busy_ms": None, "free_ms": None, "op_ms": ms}
+            Step(role=role, step=int(step), wall_ms=None, busy_ms=None, free_ms=None, op_ms=ms)
             for step, ms in zip(op_ms.index.tolist(), _ms_list(op_ms, 1.0), strict=True)
         ]
     by_step = dict(zip(op_ms.index.tolist(), _ms_list(op_ms, 1.0), strict=True))
@@ -229,7 +254,7 @@ def step_records(side: Side, role: str) -> list[dict[str, Any]]:
         for name in ("duration_us", "busy_us", "free_us")
     )
     return [
-        {"role": role, "step": step, "wall_ms": w, "busy_ms": b, "free_ms": f, "op_ms": by_step.get(step)}
+        Step(role=role, step=step, wall_ms=w, busy_ms=b, free_ms=f, op_ms=by_step.get(step))
         for step, w, b, f in zip(ids, wall, busy, free, strict=True)
     ]
 
@@ -243,66 +268,32 @@ def _ms_list(values: pd.Series, divisor: float) -> list[float | None]:
 # -------------------------------------------------------------------------------------------- causes
 
 
-def cause_records(causes: Sequence[Any], lang: str) -> list[dict[str, Any]]:
+def cause_records(causes: Sequence[Any], lang: str) -> list[Cause]:
     """Ranked causes in `lang`, numbered from 1, with evidence rows capped."""
     out = []
     for rank, cause in enumerate(causes, start=1):
         item = cause.to_dict(lang)
-        evidence = []
-        for piece in item["evidence"]:
-            rows = list(piece.get("rows", []))
-            evidence.append(
-                {
-                    "symptom": piece["symptom"],
-                    "role": piece["role"],
-                    "source": piece["source"],
-                    "summary": piece["summary"],
-                    "strength": piece["strength"],
-                    "weight": piece["weight"],
-                    "values": piece["values"],
-                    "rows": rows[:MAX_EVIDENCE_ROWS],
-                    "rows_total": len(rows),
-                    "recoverable_ms_per_step": piece["recoverable_ms_per_step"],
-                    "basis": piece["basis"],
-                    "baseline_summary": piece["baseline_summary"],
-                }
-            )
+        del item["default_severity"]  # the rule's own severity: the knowledge base's, not the report's
+        evidence = [_capped(piece, "rows", "rows_total") for piece in item["evidence"]]
+        section = "ranked" if item["significant"] else "below-threshold"
         out.append(
-            {
-                "rank": rank,
-                "id": item["id"],
-                "title": item["title"],
-                "severity": item["severity"],
-                "confidence": item["confidence"],
-                "significant": item["significant"],
-                "material": item["material"],
-                "section": "ranked" if item["significant"] else "below-threshold",
-                "severity_label": item["severity_label"],
-                "basis": item["basis"],
-                "absorbed": item["absorbed"],
-                "recoverable_ms_per_step": item["recoverable_ms_per_step"],
-                "expected_benefit_ms": item["expected_benefit_ms"],
-                "step_share": item["step_share"],
-                "evidence": evidence,
-                "fix": item["fix"],
-                "explanation": item["explanation"],
-                "references": item["references"],
-                "caveats": item["caveats"],
-            }
+            Cause.model_validate(jsonable({**item, "rank": rank, "section": section, "evidence": evidence}))
         )
-    return jsonable(out)
+    return out
 
 
-def symptom_records(symptoms: Sequence[Symptom]) -> list[dict[str, Any]]:
+def symptom_records(symptoms: Sequence[Symptom]) -> list[SymptomRecord]:
     """Every symptom found, evidence rows capped."""
-    out = []
-    for symptom in symptoms:
-        item = symptom.to_dict()
-        rows = item.pop("evidence")
-        item["evidence"] = rows[:MAX_EVIDENCE_ROWS]
-        item["evidence_total"] = len(rows)
-        out.append(item)
-    return jsonable(out)
+    return [
+        SymptomRecord.model_validate(jsonable(_capped(s.to_dict(), "evidence", "evidence_total")))
+        for s in symptoms
+    ]
+
+
+def _capped(item: dict[str, Any], rows: str, total: str) -> dict[str, Any]:
+    """`item` with its list `rows` cut to MAX_EVIDENCE_ROWS and the full count under `total`."""
+    full = list(item.get(rows, []))
+    return {**item, rows: full[:MAX_EVIDENCE_ROWS], total: len(full)}
 
 
 # ------------------------------------------------------------------------------------------ warnings
@@ -314,7 +305,7 @@ def warning_records(
     notes: Sequence[str],
     model_warnings: Sequence[str],
     lang: str,
-) -> list[dict[str, Any]]:
+) -> list[Warning]:
     """'Cannot decide' questions first, then input limitations (merged across runs), notes, model notes."""
     out: list[dict[str, Any]] = []
     for item in undecided:
@@ -330,7 +321,7 @@ def warning_records(
     out.extend(merged.values())
     out.extend(_warning("note", note, None, None, None, []) for note in notes)
     out.extend(_warning("model", text, None, None, None, ["mindir"]) for text in model_warnings)
-    return jsonable(out)
+    return [Warning.model_validate(jsonable(w)) for w in out]
 
 
 def _warning(
@@ -342,7 +333,7 @@ def _warning(
 # --------------------------------------------------------------------------------------------- graph
 
 
-def graph_section(model: Any, chains: Sequence[Any], name: str, links: pd.DataFrame | None) -> dict:
+def graph_section(model: Any, chains: Sequence[Any], name: str, links: pd.DataFrame | None) -> Graph:
     """What the MINDIR is, its fusion chains by pattern, and (with a profile) how each chain ran."""
     by_pattern: dict[str, dict[str, Any]] = {}
     for chain in chains:
@@ -354,31 +345,33 @@ def graph_section(model: Any, chains: Sequence[Any], name: str, links: pd.DataFr
         row["blocked"] = row["count"] - row["fusible"]
     fusible = sum(int(c.fusible) for c in chains)
     ops = model.op_nodes()
-    return jsonable(
-        {
-            "file": name,
-            "producer": model.producer,
-            "model_version": model.model_version,
-            "mind_ir_version": model.mind_ir_version,
-            "training": model.training,
-            "inputs": [_tensor(t) for t in model.inputs],
-            "outputs": [_tensor(t) for t in model.outputs],
-            "op_nodes": len(ops),
-            "op_counts": dict(sorted(model.op_counts.items(), key=lambda kv: (-kv[1], kv[0]))),
-            "parameters": {
-                "count": model.parameters.count,
-                "total_bytes": model.parameters.total_bytes,
-                "absent": model.parameters.absent,
-            },
-            "chains": {
-                "total": len(chains),
-                "fusible": fusible,
-                "blocked": len(chains) - fusible,
-                "by_pattern": patterns,
-                "items": [c.to_dict() for c in list(chains)[:MAX_CHAIN_ITEMS]],
-            },
-            "crosslink": None if links is None else _records(links.astype(object)),
-        }
+    return Graph.model_validate(
+        jsonable(
+            {
+                "file": name,
+                "producer": model.producer,
+                "model_version": model.model_version,
+                "mind_ir_version": model.mind_ir_version,
+                "training": model.training,
+                "inputs": [_tensor(t) for t in model.inputs],
+                "outputs": [_tensor(t) for t in model.outputs],
+                "op_nodes": len(ops),
+                "op_counts": dict(sorted(model.op_counts.items(), key=lambda kv: (-kv[1], kv[0]))),
+                "parameters": {
+                    "count": model.parameters.count,
+                    "total_bytes": model.parameters.total_bytes,
+                    "absent": model.parameters.absent,
+                },
+                "chains": {
+                    "total": len(chains),
+                    "fusible": fusible,
+                    "blocked": len(chains) - fusible,
+                    "by_pattern": patterns,
+                    "items": [c.to_dict() for c in list(chains)[:MAX_CHAIN_ITEMS]],
+                },
+                "crosslink": None if links is None else _records(links.astype(object)),
+            }
+        )
     )
 
 

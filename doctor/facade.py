@@ -31,7 +31,23 @@ from diagnosis import (
 )
 from doctor import build, isolation
 from doctor.i18n import check_lang, t
-from doctor.report import OPERATOR_COLUMN_NAMES, SCHEMA_VERSION, Report
+from doctor.model import (
+    OPERATOR_COLUMN_NAMES,
+    SCHEMA_VERSION,
+    Cause,
+    Generator,
+    Graph,
+    Input,
+    Leaderboards,
+    OperatorRow,
+    Operators,
+    ReportDocument,
+    RunInfo,
+    Step,
+    Timing,
+    Verdict,
+)
+from doctor.report import Report
 from doctor.verdict import verdict
 from doctor.version import VERSION
 from knowledge import evaluate
@@ -58,15 +74,15 @@ class _Analysis:
 
     kind: str
     lang: str
-    inputs: list[dict[str, Any]] = field(default_factory=list)
-    runs: list[dict[str, Any]] = field(default_factory=list)
-    timing: dict[str, Any] | None = None
+    inputs: list[Input] = field(default_factory=list)
+    runs: list[RunInfo] = field(default_factory=list)
+    timing: Timing | None = None
     symptoms: list[Symptom] = field(default_factory=list)
     limitations: list[tuple[str, Limitation]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    operators: list[dict[str, Any]] = field(default_factory=list)
-    boards: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: {"baseline": [], "target": []})
-    steps: list[dict[str, Any]] = field(default_factory=list)
+    operators: list[OperatorRow] = field(default_factory=list)
+    boards: Leaderboards = field(default_factory=lambda: Leaderboards(baseline=[], target=[]))
+    steps: list[Step] = field(default_factory=list)
     target: Side | None = None  # the run a MINDIR is cross-linked with
     model: _Model | None = None
     links: Any = None
@@ -301,7 +317,8 @@ def _finish(analysis: _Analysis, step: _Step) -> Report:
     """Evaluate the knowledge base and assemble the document."""
     step(0.85, "p_rules")
     kinds = _input_kinds(analysis)
-    step_ms = (analysis.timing or {}).get("target_ms_per_step")
+    timing = analysis.timing
+    step_ms = None if timing is None else timing.target_ms_per_step
     found = evaluate(analysis.symptoms, [lim for _, lim in analysis.limitations], kinds, step_ms)
     step(0.95, "p_report")
     lang = analysis.lang
@@ -310,40 +327,62 @@ def _finish(analysis: _Analysis, step: _Step) -> Report:
     section = None
     if model is not None:
         section = build.graph_section(model.model, model.chains, model.name, analysis.links)
-    data = {
-        "schema_version": SCHEMA_VERSION,
-        "generator": {"name": "perf-doctor", "version": VERSION},
-        "created_utc": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "lang": lang,
-        "kind": analysis.kind,
-        "input_kinds": sorted(kinds),
-        "inputs": analysis.inputs,
-        "runs": analysis.runs,
-        "timing": analysis.timing,
-        "verdict": verdict(
-            analysis.kind, analysis.timing, causes, found.status, len(found.undecided), lang, section
+    document = ReportDocument(
+        schema_version=SCHEMA_VERSION,
+        generator=Generator(name="perf-doctor", version=VERSION),
+        created_utc=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        lang=lang,
+        kind=analysis.kind,
+        input_kinds=sorted(kinds),
+        inputs=analysis.inputs,
+        runs=analysis.runs,
+        timing=timing,
+        verdict=_verdict(analysis.kind, timing, causes, found.status, len(found.undecided), lang, section),
+        causes=causes,
+        symptoms=build.symptom_records(analysis.symptoms),
+        operators=Operators(
+            columns=list(OPERATOR_COLUMN_NAMES), total=len(analysis.operators), records=analysis.operators
         ),
-        "causes": causes,
-        "symptoms": build.symptom_records(analysis.symptoms),
-        "operators": {
-            "columns": list(OPERATOR_COLUMN_NAMES),
-            "total": len(analysis.operators),
-            "records": analysis.operators,
-        },
-        "leaderboards": analysis.boards,
-        "steps": analysis.steps,
-        "graph": section,
-        "warnings": build.warning_records(
+        leaderboards=analysis.boards,
+        steps=analysis.steps,
+        graph=section,
+        warnings=build.warning_records(
             found.undecided,
             analysis.limitations,
             analysis.notes,
             model.model.warnings if model is not None else [],
             lang,
         ),
-    }
+    )
     figure = _chain_figure(model)
     step(1.0, "p_done")
-    return Report(data=data, chain_figure=figure)
+    return Report(document, chain_figure=figure)
+
+
+def _verdict(
+    kind: str,
+    timing: Timing | None,
+    causes: list[Cause],
+    status: str,
+    undecided: int,
+    lang: str,
+    section: Graph | None,
+) -> Verdict:
+    """The verdict from the parts it reads (doctor.verdict words plain data, as its tests give it)."""
+    wanted = {"id", "title", "significant", "material", "recoverable_ms_per_step"}
+    return Verdict(
+        **verdict(
+            kind,
+            None if timing is None else timing.model_dump(),
+            [cause.model_dump(include=wanted) for cause in causes],
+            status,
+            undecided,
+            lang,
+            None
+            if section is None
+            else section.model_dump(include={"file": True, "chains": {"total", "fusible"}}),
+        )
+    )
 
 
 def _chain_figure(model: _Model | None) -> Any:

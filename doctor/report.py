@@ -1,109 +1,66 @@
-"""The report model: one JSON-able document (docs/report-schema.md) that every renderer and the app read.
+"""A finished diagnosis: the typed report document (doctor.model) and the chain figure beside it.
 
-The document is plain data so that it can be rendered to JSON, Markdown, HTML and CSV, shown in the app
-and compared in tests without any of the analysis objects. The only thing kept beside it is the
+The document is what every renderer and the app read, and what JSON, Markdown, HTML and CSV are made
+of; docs/report.schema.json is generated from its model. The only thing kept outside it is the
 fusion-chain figure, which needs the model graph that the document deliberately does not carry.
 """
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import pandas as pd
 
-SCHEMA_VERSION = "1.0"
+from doctor.model import OPERATOR_COLUMN_NAMES, OPERATOR_COLUMNS, SCHEMA_VERSION, ReportDocument
 
-# The operator table as the report carries it: (column, JSON type). The analysis table has more
-# columns (first start times, block dims ...); these are the ones a reader needs.
-OPERATOR_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("operator", "string"),
-    ("op_type", "string"),
-    ("match", "string"),
-    ("baseline_us_per_step", "number"),
-    ("target_us_per_step", "number"),
-    ("delta_us_per_step", "number"),
-    ("ratio", "number"),
-    ("baseline_share", "number"),
-    ("target_share", "number"),
-    ("baseline_rank", "integer"),
-    ("target_rank", "integer"),
-    ("baseline_launches_per_step", "number"),
-    ("target_launches_per_step", "number"),
-    ("baseline_input_shapes", "string"),
-    ("target_input_shapes", "string"),
-    ("baseline_input_dtypes", "string"),
-    ("target_input_dtypes", "string"),
-    ("baseline_input_formats", "string"),
-    ("target_input_formats", "string"),
-    ("baseline_core", "string"),
-    ("target_core", "string"),
-    ("input_dtypes_changed", "boolean"),
-    ("input_formats_changed", "boolean"),
-    ("input_shapes_changed", "boolean"),
-    ("core_changed", "boolean"),
-    ("z", "number"),
-    ("significant", "boolean"),
-    ("baseline_output_dtypes", "string"),
-    ("target_output_dtypes", "string"),
-    ("output_dtypes_changed", "boolean"),
-    ("baseline_block_dim", "integer"),
-    ("target_block_dim", "integer"),
-    ("block_dim_changed", "boolean"),
-    ("baseline_bound", "string"),
-    ("target_bound", "string"),
-    ("baseline_aic_mac_ratio", "number"),
-    ("target_aic_mac_ratio", "number"),
-    ("baseline_aic_mte2_ratio", "number"),
-    ("target_aic_mte2_ratio", "number"),
-    ("baseline_aiv_vec_ratio", "number"),
-    ("target_aiv_vec_ratio", "number"),
-    ("baseline_aiv_mte2_ratio", "number"),
-    ("target_aiv_mte2_ratio", "number"),
-    ("one_side_reason", "string"),
-    ("baseline_us_per_sample", "number"),
-    ("target_us_per_sample", "number"),
-    ("ratio_per_sample", "number"),
-)
-OPERATOR_COLUMN_NAMES = tuple(name for name, _ in OPERATOR_COLUMNS)
-MATCH_KINDS = ("scope", "sequence", "baseline-only", "target-only", "single")
-KINDS = ("pair", "single", "mindir")
-ROLES = ("baseline", "target", "run", "mindir")
+__all__ = ["OPERATOR_COLUMNS", "OPERATOR_COLUMN_NAMES", "SCHEMA_VERSION", "Report"]
 
 
-@dataclass
+@dataclass(frozen=True)
 class Report:
-    """A finished diagnosis: the schema document plus the chain figure (not part of the JSON)."""
+    """The report document plus the chain figure (a plotly Figure from graph.view, not part of the JSON)."""
 
-    data: dict[str, Any]
-    chain_figure: Any = field(default=None, repr=False)  # plotly Figure from graph.view, or None
+    document: ReportDocument
+    chain_figure: Any = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], chain_figure: Any = None) -> Report:
+        """A report from a stored document (a case, a batch result), validated against the model."""
+        return cls(ReportDocument.model_validate(data), chain_figure)
+
+    @cached_property
+    def data(self) -> dict[str, Any]:
+        """The document as plain JSON-able data, dumped once: read it, and take to_dict() to change it."""
+        return self.document.model_dump()
 
     def to_dict(self) -> dict[str, Any]:
-        """A deep copy of the document, exactly as docs/report.schema.json describes it."""
-        return copy.deepcopy(self.data)
+        """A fresh copy of the document, exactly as docs/report.schema.json describes it."""
+        return self.document.model_dump()
 
     @property
     def kind(self) -> str:
-        return str(self.data["kind"])
+        return self.document.kind
 
     @property
     def lang(self) -> str:
-        return str(self.data["lang"])
+        return self.document.lang
 
     @property
     def verdict(self) -> str:
         """The one-line verdict."""
-        return str(self.data["verdict"]["text"])
+        return self.document.verdict.text
 
     @property
     def causes(self) -> list[dict[str, Any]]:
+        """The ranked causes as documents (typed: `document.causes`)."""
         return list(self.data["causes"])
 
     @property
     def top_cause(self) -> str | None:
         """Id of the first-ranked cause, if any."""
-        return self.data["verdict"]["top_cause"]
+        return self.document.verdict.top_cause
 
     def operators(self) -> pd.DataFrame:
         """The operator table as a DataFrame with the report's columns (empty for a model-only report)."""
@@ -116,7 +73,7 @@ class Report:
 
     def chain_counts(self) -> dict[str, int]:
         """Chains per pattern, empty without a model."""
-        graph = self.data.get("graph")
-        if not graph:
+        graph = self.document.graph
+        if graph is None:
             return {}
-        return {row["pattern"]: row["count"] for row in graph["chains"]["by_pattern"]}
+        return {row.pattern: row.count for row in graph.chains.by_pattern}

@@ -198,7 +198,7 @@ def result_row(name: str, result: Result, when: datetime, case_id: str = "") -> 
 
 def store_result(book: CaseBook, path: Path, result: Result) -> str:
     """Keep one submission as a case (its archive too, when the operator keeps uploads)."""
-    report = None if result["report"] is None else Report(data=result["report"])
+    report = None if result["report"] is None else Report.from_dict(result["report"])
     return book.record(
         report,
         given=[("submission", str(path))],

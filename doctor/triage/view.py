@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 import plotly.io
+from pydantic import ValidationError
 
 from core import InputError
 from doctor.cases import NO_CAUSE, STATUSES, Case, CaseBook, CaseFilter, CaseSummary
@@ -179,7 +180,18 @@ def case_report(case: Case) -> Report:
             f"this case was stored with report schema {version}; this version shows schema {SCHEMA_VERSION}"
         )
     figure = None if case.figure is None else plotly.io.from_json(case.figure)
-    return Report(data=case.report, chain_figure=figure)
+    try:
+        return Report.from_dict(case.report, chain_figure=figure)
+    except ValidationError as error:
+        raise InputError(
+            f"this case's stored report does not match report schema {SCHEMA_VERSION} "
+            f"({error.error_count()} problem(s), first at {_location(error)})"
+        ) from None
+
+
+def _location(error: ValidationError) -> str:
+    """Where the first problem of a stored report is, as a dotted path (causes.0.id)."""
+    return ".".join(str(part) for part in error.errors()[0]["loc"]) or "the top level"
 
 
 def saved_banner(case_id: str, lang: str, retention_days: int) -> str:

@@ -1,0 +1,61 @@
+"""The report as a typed model (pydantic): one module per part of the document.
+
+`ReportDocument` is the whole document; docs/report.schema.json is generated from it (doctor.schema).
+Field order is the JSON key order, and every field is always present (`null` when unknown).
+"""
+
+from doctor.model.base import Record
+from doctor.model.document import SCHEMA_VERSION, Generator, ReportDocument
+from doctor.model.findings import (
+    Cause,
+    Evidence,
+    Explanation,
+    Fix,
+    Reference,
+    SymptomRecord,
+    Verdict,
+    Warning,
+)
+from doctor.model.graph import Chain, Chains, Graph, Parameters, PatternCount, Tensor
+from doctor.model.runs import Input, ProfilerConfig, RunInfo, Timing
+from doctor.model.tables import (
+    OPERATOR_COLUMN_NAMES,
+    OPERATOR_COLUMNS,
+    BoardRow,
+    Leaderboards,
+    OperatorRow,
+    Operators,
+    Step,
+)
+
+__all__ = [
+    "OPERATOR_COLUMNS",
+    "OPERATOR_COLUMN_NAMES",
+    "SCHEMA_VERSION",
+    "BoardRow",
+    "Cause",
+    "Chain",
+    "Chains",
+    "Evidence",
+    "Explanation",
+    "Fix",
+    "Generator",
+    "Graph",
+    "Input",
+    "Leaderboards",
+    "OperatorRow",
+    "Operators",
+    "Parameters",
+    "PatternCount",
+    "ProfilerConfig",
+    "Record",
+    "Reference",
+    "ReportDocument",
+    "RunInfo",
+    "Step",
+    "SymptomRecord",
+    "Tensor",
+    "Timing",
+    "Verdict",
+    "Warning",
+]

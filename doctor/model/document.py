@@ -1,0 +1,60 @@
+"""The whole report document: every diagnosis, from the app, the API or the CLI, is one of these."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from doctor.model.base import Record
+from doctor.model.findings import Cause, SymptomRecord, Verdict, Warning
+from doctor.model.graph import Graph
+from doctor.model.runs import Input, RunInfo, Timing
+from doctor.model.tables import Leaderboards, Operators, Step
+
+SCHEMA_VERSION = "1.0"
+ReportKind = Literal["pair", "single", "mindir"]
+InputKind = Literal["pair", "single", "mindir", "mindir+profile"]
+
+
+class Generator(Record):
+    """The tool that wrote the report."""
+
+    name: Literal["perf-doctor"] = Field(description="Always `perf-doctor`.")
+    version: str = Field(description="Its version.")
+
+
+class ReportDocument(Record):
+    """One diagnosis of MindSpore profiles and/or a MINDIR model (docs/report-schema.md)."""
+
+    schema_version: Literal["1.0"] = Field(description="Version of this schema.")
+    generator: Generator = Field(description="Name and version of the tool that wrote the report.")
+    created_utc: str = Field(
+        pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+        description="Creation time, `YYYY-MM-DDTHH:MM:SSZ`.",
+    )
+    lang: Literal["en", "zh"] = Field(
+        description="Language of the verdict, cause titles, fixes' notes and 'cannot decide' texts."
+    )
+    kind: ReportKind = Field(
+        description="Two profiles compared; one profile on its own (treated as the target, the inference "
+        "run); or a model only."
+    )
+    input_kinds: list[InputKind] = Field(
+        min_length=1, description="The input kinds the knowledge base was asked about."
+    )
+    inputs: list[Input] = Field(min_length=1, description="One entry per input.")
+    runs: list[RunInfo] = Field(description="Metadata of each profile; empty for a model-only report.")
+    timing: Timing | None = Field(description="Headline timing; `null` for a model-only report.")
+    verdict: Verdict = Field(description="The one-line answer: gap, top cause, status.")
+    causes: list[Cause] = Field(description="Ranked root causes, most useful fix first.")
+    symptoms: list[SymptomRecord] = Field(description="Every observed fact the causes were weighed on.")
+    operators: Operators = Field(description="The operator comparison table.")
+    leaderboards: Leaderboards = Field(description="The ten operators with the most time per step, per side.")
+    steps: list[Step] = Field(description="Step times of each run.")
+    graph: Graph | None = Field(
+        description="The MINDIR summary and its fusion chains; `null` without a model."
+    )
+    warnings: list[Warning] = Field(
+        description="What could not be decided and why, input limitations and notes."
+    )

@@ -1,0 +1,76 @@
+"""What was given and read: the inputs, each profiled run's metadata, and the headline timing."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from doctor.model.base import Count, Integer, NonNegative, Number, Positive, Record
+
+Phase = Literal["train", "inference", "unknown"]
+ProfileRole = Literal["baseline", "target"]
+InputRole = Literal["baseline", "target", "mindir"]
+
+
+class Input(Record):
+    """One user input."""
+
+    role: InputRole = Field(description="`baseline`, `target` or `mindir`.")
+    name: str = Field(description='Folder, archive or file name, or "N files" for a folder upload.')
+    kind: Literal["profile", "mindir"] = Field(description="What the input is.")
+    layout: str | None = Field(description="Detected profiler layout, e.g. `cpu-ms`; `null` for a model.")
+
+
+class ProfilerConfig(Record):
+    """The profiler settings the run recorded (`null` where the layout does not record one)."""
+
+    recorded: bool = Field(description="False when the layout records no settings (as on CPU).")
+    level: str | None = Field(description="Profiler level, e.g. `Level1`.")
+    aic_metrics: str | None = Field(description="AI Core metrics collected, e.g. `PipeUtilization`.")
+    activities: list[str] | None = Field(description="Profiled activities (CPU, NPU ...).")
+    with_stack: bool | None = Field(description="Whether Python call stacks were recorded.")
+    profile_memory: bool | None = Field(description="Whether memory was profiled.")
+    data_process: bool | None = Field(description="Whether the dataset pipeline was profiled.")
+    record_shapes: bool | None = Field(description="Whether input shapes were recorded.")
+    schedule: dict[str, Any] | None = Field(description="The profiler schedule (wait, warmup, active ...).")
+
+
+class RunInfo(Record):
+    """Metadata of one profile: what was read, what was inferred, and the size of the data."""
+
+    role: ProfileRole = Field(description="`baseline` (the fast run, by default training) or `target`.")
+    source: str = Field(description="The input's display name.")
+    layout: str = Field(description="Detected profiler layout.")
+    device: str = Field(description="`CPU`, `Ascend`, `GPU` or `unknown`.")
+    framework: str = Field(description="Framework that wrote the profile.")
+    framework_version: str | None = Field(description="Its version, when recorded.")
+    rank: Integer | None = Field(description="The rank that was read, when the profile has ranks.")
+    ranks_available: list[Integer] = Field(description="Every rank the profile holds.")
+    execution_mode: Literal["graph", "pynative", "unknown"] = Field(description="Inferred execution mode.")
+    phase: Phase = Field(description="Inferred phase.")
+    jit_level: str | None = Field(description="JIT level (O0, O1 ...), when recorded.")
+    amp: dict[str, Any] = Field(description="Cast counts and AMP scope markers.")
+    profiler_config: ProfilerConfig = Field(description="The recorded profiler settings.")
+    steps: Positive = Field(description="Number of steps the kernels cover.")
+    batch: Integer | None = Field(description="Batch size from the first Conv/MatMul input shape.")
+    ms_per_step: NonNegative = Field(description="Compared (forward) operator time per step, ms.")
+    kernel_launches: Count = Field(description="Kernel launches read.")
+    operators: Count = Field(description="Distinct operators compared.")
+    files: list[str] = Field(description="Files that were read.")
+
+
+class Timing(Record):
+    """Headline timing; the comparison fields are `null` in a single-run report."""
+
+    baseline_ms_per_step: Number | None = Field(description="Baseline's compared operator time per step.")
+    target_ms_per_step: Number | None = Field(description="Target's compared operator time per step.")
+    ratio: Number | None = Field(description="Target ÷ baseline per step.")
+    per_sample_ratio: Number | None = Field(description="The same per sample, when the batches differ.")
+    baseline_batch: Integer | None = Field(description="Baseline batch size.")
+    target_batch: Integer | None = Field(description="Target batch size.")
+    baseline_phase: Phase | None = Field(description="Baseline's phase.")
+    target_phase: Phase | None = Field(description="Target's phase.")
+    alignment_method: str | None = Field(description="`scope`, `sequence` or `scope+sequence`.")
+    matched_share_baseline: Number | None = Field(description="Share of baseline time with a counterpart.")
+    matched_share_target: Number | None = Field(description="Share of target time with a counterpart.")
