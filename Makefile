@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast lint bench bench-diagnosis browser fixtures
+.PHONY: run test test-fast lint schema bench bench-diagnosis browser fixtures
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,11 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports
+	$(PY) -m doctor.schema --check
+
+# Regenerate docs/report.schema.json and the field reference of docs/report-schema.md from doctor/model.
+schema: $(STAMP)
+	$(PY) -m doctor.schema
 
 test: $(STAMP) browser lint
 	@GRADIO_ANALYTICS_ENABLED=False PERF_DOCTOR_REQUIRE_BROWSER=1 $(PY) -m pytest; rc=$$?; \
