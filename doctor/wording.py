@@ -20,17 +20,27 @@ def status_text(status: str, lang: str) -> str:
 
 
 def severity_text(cause: dict[str, Any], lang: str) -> str:
-    """The displayed severity word in `lang` ("unquantified" when the step share is unknown)."""
-    return t(f"sev_{cause['severity_label']}", lang)
+    """The displayed severity word of a cause document in `lang` (see severity_word)."""
+    return severity_word(cause["severity_label"], lang)
+
+
+def severity_word(label: str, lang: str) -> str:
+    """A cause's severity label as shown in `lang` ("unquantified" when the step share is unknown)."""
+    return t(f"sev_{label}", lang)
 
 
 def evidence_text(piece: dict[str, Any], lang: str) -> str:
+    """One evidence document as plain text (see evidence_line)."""
+    return evidence_line(piece["role"], piece["summary"], piece.get("baseline_summary"), lang)
+
+
+def evidence_line(role: str, summary: str, baseline_summary: str | None, lang: str) -> str:
     """One evidence item as plain text: its mark, the symptom's numbers, and what the baseline showed
     when its share was subtracted."""
-    if piece["role"] == "explains":
-        text = f"{EVIDENCE_MARKS['explains']}{t('explained', lang)}: {piece['summary']}"
+    if role == "explains":
+        text = f"{EVIDENCE_MARKS['explains']}{t('explained', lang)}: {summary}"
     else:
-        text = f"{EVIDENCE_MARKS[piece['role']]}{piece['summary']}"
-    if piece.get("baseline_summary"):
-        text += f" ({t('baseline_showed', lang)}: {piece['baseline_summary']})"
+        text = f"{EVIDENCE_MARKS[role]}{summary}"
+    if baseline_summary:
+        text += f" ({t('baseline_showed', lang)}: {baseline_summary})"
     return text

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from doctor.report import OPERATOR_COLUMNS, Report
+from doctor.model import OPERATOR_COLUMNS
+from doctor.report import Report
 from doctor.text import csv_safe
 
 

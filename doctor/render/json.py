@@ -1,4 +1,4 @@
-"""The report as JSON: exactly the document docs/report.schema.json describes, nothing added."""
+"""The report as JSON: the model's document exactly as docs/report.schema.json describes it."""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
 """Markdown rendering of a report, whole or in parts (the app shows the parts in gr.Markdown).
 
+It reads the typed document (doctor.model), so a renamed or retyped field fails here, not in a reader's
+browser.
+
 Every user string is escaped with doctor.text (HTML-escaped and Markdown punctuation backslash-escaped,
 or put in a code span); rule text and fix code come from the packaged knowledge base.
 """
@@ -10,9 +13,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from doctor.i18n import t
+from doctor.model import Cause, Reference
 from doctor.report import Report
 from doctor.text import fenced, fmt_ms, fmt_number, fmt_percent, fmt_ratio, md_cell, md_code, md_text
-from doctor.wording import evidence_text, severity_text, status_text
+from doctor.wording import evidence_line, severity_word, status_text
 
 MAX_TABLE_ROWS = 50
 
@@ -40,32 +44,31 @@ def render_markdown(report: Report) -> str:
 
 def verdict_markdown(report: Report) -> str:
     """The verdict line, bold, with its status."""
-    v = report.data["verdict"]
-    status = status_text(v["status"], report.lang)
-    return f"**{t('verdict', report.lang)}** ({md_text(status)}): {md_text(v['text'])}"
+    v = report.document.verdict
+    status = status_text(v.status, report.lang)
+    return f"**{t('verdict', report.lang)}** ({md_text(status)}): {md_text(v.text)}"
 
 
 def inputs_markdown(report: Report) -> str:
     """Inputs with detected layouts, then one row per run."""
     lang = report.lang
     rows = [
-        [t(i["role"], lang), md_code(i["name"]), md_cell(i["kind"]), md_cell(i["layout"])]
-        for i in report.data["inputs"]
+        [t(i.role, lang), md_code(i.name), md_cell(i.kind), md_cell(i.layout)] for i in report.document.inputs
     ]
     out = [f"## {t('inputs', lang)}", _table(["role", "name", "kind", "layout"], rows)]
-    runs = report.data["runs"]
+    runs = report.document.runs
     if runs:
         head = ["role", "device", "mode", "phase", "steps", "batch", "ms/step", "operators"]
         rows = [
             [
-                t(r["role"], lang),
-                md_cell(r["device"]),
-                md_cell(r["execution_mode"]),
-                md_cell(r["phase"]),
-                md_cell(r["steps"]),
-                md_cell(r["batch"]),
-                fmt_number(r["ms_per_step"]),
-                md_cell(r["operators"]),
+                t(r.role, lang),
+                md_cell(r.device),
+                md_cell(r.execution_mode),
+                md_cell(r.phase),
+                md_cell(r.steps),
+                md_cell(r.batch),
+                fmt_number(r.ms_per_step),
+                md_cell(r.operators),
             ]
             for r in runs
         ]
@@ -77,7 +80,7 @@ def causes_markdown(report: Report, limit: int | None = None, below: bool = True
     """One numbered card per significant cause, then (with `below`) the causes below the reporting
     threshold, unnumbered with their confidence: they are not findings. The app shows those apart."""
     lang = report.lang
-    ranked = [c for c in report.causes if c["section"] == "ranked"]
+    ranked = [c for c in report.document.causes if c.section == "ranked"]
     shown = ranked[:limit] if limit else ranked
     parts = ["\n\n---\n\n".join(cause_card(c, lang) for c in shown) if shown else t("no_causes", lang)]
     rest = below_threshold_section(report) if below else ""
@@ -86,56 +89,59 @@ def causes_markdown(report: Report, limit: int | None = None, below: bool = True
 
 def below_threshold_section(report: Report) -> str:
     """The causes below the reporting threshold as Markdown, or "" when every cause is significant."""
-    below = [c for c in report.causes if c["section"] != "ranked"]
+    below = [c for c in report.document.causes if c.section != "ranked"]
     return below_threshold_markdown(below, report.lang) if below else ""
 
 
-def below_threshold_markdown(causes: list[dict[str, Any]], lang: str) -> str:
+def below_threshold_markdown(causes: Sequence[Cause], lang: str) -> str:
     """The causes that did not reach the reporting threshold, unnumbered, each with its confidence.
 
     A heading and a list, not an HTML <details>: a Markdown line that starts with "<" opens a raw HTML
     block, which the renderers never emit (the HTML report and the app collapse this section)."""
     items = [
-        f"- {md_text(c['title'])} ({md_code(c['id'])}) · {t('confidence', lang)} {c['confidence']:.2f} · "
-        f"{t('severity', lang)} {md_text(severity_text(c, lang))}"
+        f"- {md_text(c.title)} ({md_code(c.id)}) · {t('confidence', lang)} {c.confidence:.2f} · "
+        f"{t('severity', lang)} {md_text(severity_word(c.severity_label, lang))}"
         for c in causes
     ]
     return "\n".join([f"#### {md_text(t('below_threshold', lang, n=len(causes)))}", "", *items])
 
 
-def cause_card(cause: dict[str, Any], lang: str) -> str:
+def cause_card(cause: Cause, lang: str) -> str:
     """A Markdown card for one cause; the fix is a fenced block (Gradio gives it a copy button)."""
-    head = f"### {cause['rank']}. {md_text(cause['title'])}"
+    head = f"### {cause.rank}. {md_text(cause.title)}"
     facts = [
-        md_code(cause["id"]),
-        f"{t('severity', lang)} **{md_text(severity_text(cause, lang))}**",
-        f"{t('confidence', lang)} **{cause['confidence']:.2f}**",
+        md_code(cause.id),
+        f"{t('severity', lang)} **{md_text(severity_word(cause.severity_label, lang))}**",
+        f"{t('confidence', lang)} **{cause.confidence:.2f}**",
     ]
-    if cause["recoverable_ms_per_step"] is not None:
+    if cause.recoverable_ms_per_step is not None:
         facts.append(
-            f"{t('recoverable', lang)} **{fmt_ms(cause['recoverable_ms_per_step'])}** {t('per_step', lang)}"
+            f"{t('recoverable', lang)} **{fmt_ms(cause.recoverable_ms_per_step)}** {t('per_step', lang)}"
         )
-    if cause["basis"] == "lone":
+    if cause.basis == "lone":
         facts.append(t("basis_lone", lang))
     lines = [head, " · ".join(facts), "", f"**{t('evidence', lang)}**", ""]
-    lines += [f"- {md_text(evidence_text(e, lang))}" for e in cause["evidence"]]
-    fix = cause["fix"]
-    lines += ["", f"**{t('fix', lang)}**", "", fenced(fix["code"], fix["language"])]
-    if fix.get("notes"):
-        lines += ["", md_text(fix["notes"])]
-    why = cause["explanation"].get("why_it_matters")
+    lines += [
+        f"- {md_text(evidence_line(e.role, e.summary, e.baseline_summary, lang))}" for e in cause.evidence
+    ]
+    fix = cause.fix
+    lines += ["", f"**{t('fix', lang)}**", "", fenced(fix.code, fix.language)]
+    if fix.notes:
+        lines += ["", md_text(fix.notes)]
+    why = cause.explanation.why_it_matters
     if why:
         lines += ["", f"**{t('why', lang)}**: {md_text(why)}"]
-    if cause["caveats"]:
-        lines += ["", f"**{t('caveats', lang)}**: " + " ".join(md_text(c) for c in cause["caveats"])]
-    if cause["references"]:
-        refs = ", ".join(_link(r["title"], r["url"]) for r in cause["references"])
+    if cause.caveats:
+        lines += ["", f"**{t('caveats', lang)}**: " + " ".join(md_text(c) for c in cause.caveats)]
+    if cause.references:
+        refs = ", ".join(_link(r) for r in cause.references)
         lines += ["", f"**{t('references', lang)}**: {refs}"]
     return "\n".join(lines)
 
 
-def _link(title: str, url: str) -> str:
+def _link(reference: Reference) -> str:
     """A Markdown link for http(s) URLs; anything else is shown as text."""
+    title, url = reference.title, reference.url
     if url.startswith(("https://", "http://")) and not any(c in url for c in " ()<>\"'"):
         return f"[{md_text(title)}]({url})"
     return f"{md_text(title)} ({md_code(url)})"
@@ -143,24 +149,24 @@ def _link(title: str, url: str) -> str:
 
 def warnings_markdown(report: Report) -> str:
     """'Cannot decide' questions, input limitations, notes and model notes as a list."""
-    items = report.data["warnings"]
+    items = report.document.warnings
     if not items:
         return "—"
     lines = []
     for w in items:
-        text = md_text(w["text"])
-        if w["roles"] and w["kind"] == "limitation":
-            text = f"({', '.join(t(r, report.lang) for r in w['roles'])}) {text}"
-        if w["remedy"]:
-            text += f" → {md_text(w['remedy'])}"
-        lines.append(f"- **{md_text(w['kind'])}**: {text}")
+        text = md_text(w.text)
+        if w.roles and w.kind == "limitation":
+            text = f"({', '.join(t(r, report.lang) for r in w.roles)}) {text}"
+        if w.remedy:
+            text += f" → {md_text(w.remedy)}"
+        lines.append(f"- **{md_text(w.kind)}**: {text}")
     return "\n".join(lines)
 
 
 def operators_markdown(report: Report, limit: int = MAX_TABLE_ROWS) -> str:
     """The operator table (largest change first), capped at `limit` rows."""
     lang = report.lang
-    records = report.data["operators"]["records"]
+    records = report.document.operators.records
     if not records:
         return ""
     pair = report.kind == "pair"
@@ -181,14 +187,14 @@ def operators_markdown(report: Report, limit: int = MAX_TABLE_ROWS) -> str:
         ]
         rows = [
             [
-                _code_cell(r["operator"]),
-                md_cell(r["op_type"]),
-                md_cell(r["match"]),
-                fmt_number(r["baseline_us_per_step"]),
-                fmt_number(r["target_us_per_step"]),
-                fmt_number(r["delta_us_per_step"]),
-                fmt_ratio(r["ratio"]),
-                md_cell(r["one_side_reason"] or ""),
+                _code_cell(r.operator),
+                md_cell(r.op_type),
+                md_cell(r.match),
+                fmt_number(r.baseline_us_per_step),
+                fmt_number(r.target_us_per_step),
+                fmt_number(r.delta_us_per_step),
+                fmt_ratio(r.ratio),
+                md_cell(r.one_side_reason or ""),
             ]
             for r in records[:limit]
         ]
@@ -196,10 +202,10 @@ def operators_markdown(report: Report, limit: int = MAX_TABLE_ROWS) -> str:
         head = [t(k, lang) for k in ("col_operator", "col_type", "col_us", "col_share")]
         rows = [
             [
-                _code_cell(r["operator"]),
-                md_cell(r["op_type"]),
-                fmt_number(r["target_us_per_step"]),
-                fmt_percent(r["target_share"]),
+                _code_cell(r.operator),
+                md_cell(r.op_type),
+                fmt_number(r.target_us_per_step),
+                fmt_percent(r.target_share),
             ]
             for r in records[:limit]
         ]
@@ -213,17 +219,17 @@ def leaderboards_markdown(report: Report) -> str:
     """Top-10 operators of each side."""
     lang = report.lang
     out = []
-    for role in ("baseline", "target"):
-        board = report.data["leaderboards"][role]
+    boards = report.document.leaderboards
+    for role, board in (("baseline", boards.baseline), ("target", boards.target)):
         if not board:
             continue
         rows = [
             [
-                str(r["rank"]),
-                _code_cell(r["operator"]),
-                md_cell(r["op_type"]),
-                fmt_number(r["us_per_step"]),
-                fmt_percent(r["share"]),
+                str(r.rank),
+                _code_cell(r.operator),
+                md_cell(r.op_type),
+                fmt_number(r.us_per_step),
+                fmt_percent(r.share),
             ]
             for r in board
         ]
@@ -235,42 +241,37 @@ def leaderboards_markdown(report: Report) -> str:
 def steps_markdown(report: Report) -> str:
     """Step times per role."""
     lang = report.lang
-    steps = report.data["steps"]
+    steps = report.document.steps
     if not steps:
         return ""
     head = ["role", t("col_step", lang), t("col_wall_ms", lang), t("col_op_ms", lang)]
-    rows = [
-        [t(s["role"], lang), str(s["step"]), fmt_number(s["wall_ms"]), fmt_number(s["op_ms"])] for s in steps
-    ]
+    rows = [[t(s.role, lang), str(s.step), fmt_number(s.wall_ms), fmt_number(s.op_ms)] for s in steps]
     return f"## {t('steps', lang)}\n\n{_table(head, rows)}"
 
 
 def graph_summary_markdown(report: Report) -> str:
     """One line on the model: file, exporter version, op count, inputs and chain totals."""
-    graph = report.data["graph"]
-    if not graph:
+    graph = report.document.graph
+    if graph is None:
         return ""
-    chains = graph["chains"]
-    inputs = ", ".join(
-        f"{md_code(i['name'])} {md_text(i['dtype'])} {md_text(i['shape'])}" for i in graph["inputs"]
-    )
+    chains = graph.chains
+    inputs = ", ".join(f"{md_code(i.name)} {md_text(i.dtype)} {md_text(i.shape)}" for i in graph.inputs)
     return (
-        f"{md_code(graph['file'])}: MindSpore {md_text(graph['model_version'])}, {graph['op_nodes']} ops, "
-        f"inputs {inputs or '—'}; {chains['total']} chains "
-        f"({chains['fusible']} fusible, {chains['blocked']} blocked)"
+        f"{md_code(graph.file)}: MindSpore {md_text(graph.model_version)}, {graph.op_nodes} ops, "
+        f"inputs {inputs or '—'}; {chains.total} chains "
+        f"({chains.fusible} fusible, {chains.blocked} blocked)"
     )
 
 
 def graph_markdown(report: Report) -> str:
     """The model summary and its fusion chains by pattern."""
-    graph = report.data["graph"]
-    if not graph:
+    graph = report.document.graph
+    if graph is None:
         return ""
     lang = report.lang
     head = [t(k, lang) for k in ("col_pattern", "col_count", "col_fusible", "col_blocked")]
     rows = [
-        [md_code(p["pattern"]), str(p["count"]), str(p["fusible"]), str(p["blocked"])]
-        for p in graph["chains"]["by_pattern"]
+        [md_code(p.pattern), str(p.count), str(p.fusible), str(p.blocked)] for p in graph.chains.by_pattern
     ]
     return "\n\n".join(
         [
@@ -284,27 +285,20 @@ def graph_markdown(report: Report) -> str:
 
 def symptoms_markdown(report: Report) -> str:
     """Every symptom the analyzers and graph checks found."""
-    symptoms = report.data["symptoms"]
+    symptoms = report.document.symptoms
     if not symptoms:
         return ""
-    lines = [f"- {md_code(s['kind'])} ({md_text(s['source'])}): {md_text(s['summary'])}" for s in symptoms]
+    lines = [f"- {md_code(s.kind)} ({md_text(s.source)}): {md_text(s.summary)}" for s in symptoms]
     return f"## {t('symptoms', report.lang)}\n\n" + "\n".join(lines)
 
 
 def footer_markdown(report: Report) -> str:
     """Who made the report and when."""
-    d = report.data
+    d = report.document
+    when, schema = d.created_utc, d.schema_version
     return (
         "_"
-        + md_text(
-            t(
-                "generated",
-                report.lang,
-                version=d["generator"]["version"],
-                when=d["created_utc"],
-                schema=d["schema_version"],
-            )
-        )
+        + md_text(t("generated", report.lang, version=d.generator.version, when=when, schema=schema))
         + "_"
     )
 
