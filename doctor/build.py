@@ -24,11 +24,11 @@ from doctor.model import (
     Input,
     Leaderboards,
     OperatorRow,
+    ReportWarning,
     RunInfo,
     Step,
     SymptomRecord,
     Timing,
-    Warning,
 )
 from doctor.text import is_missing
 
@@ -305,7 +305,7 @@ def warning_records(
     notes: Sequence[str],
     model_warnings: Sequence[str],
     lang: str,
-) -> list[Warning]:
+) -> list[ReportWarning]:
     """'Cannot decide' questions first, then input limitations (merged across runs), notes, model notes."""
     out: list[dict[str, Any]] = []
     for item in undecided:
@@ -321,7 +321,7 @@ def warning_records(
     out.extend(merged.values())
     out.extend(_warning("note", note, None, None, None, []) for note in notes)
     out.extend(_warning("model", text, None, None, None, ["mindir"]) for text in model_warnings)
-    return [Warning.model_validate(jsonable(w)) for w in out]
+    return [ReportWarning.model_validate(jsonable(w)) for w in out]
 
 
 def _warning(

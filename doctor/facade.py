@@ -34,9 +34,7 @@ from doctor.i18n import check_lang, t
 from doctor.model import (
     OPERATOR_COLUMN_NAMES,
     SCHEMA_VERSION,
-    Cause,
     Generator,
-    Graph,
     Input,
     Leaderboards,
     OperatorRow,
@@ -45,7 +43,6 @@ from doctor.model import (
     RunInfo,
     Step,
     Timing,
-    Verdict,
 )
 from doctor.report import Report
 from doctor.verdict import verdict
@@ -337,7 +334,7 @@ def _finish(analysis: _Analysis, step: _Step) -> Report:
         inputs=analysis.inputs,
         runs=analysis.runs,
         timing=timing,
-        verdict=_verdict(analysis.kind, timing, causes, found.status, len(found.undecided), lang, section),
+        verdict=verdict(analysis.kind, timing, causes, found.status, len(found.undecided), lang, section),
         causes=causes,
         symptoms=build.symptom_records(analysis.symptoms),
         operators=Operators(
@@ -357,32 +354,6 @@ def _finish(analysis: _Analysis, step: _Step) -> Report:
     figure = _chain_figure(model)
     step(1.0, "p_done")
     return Report(document, chain_figure=figure)
-
-
-def _verdict(
-    kind: str,
-    timing: Timing | None,
-    causes: list[Cause],
-    status: str,
-    undecided: int,
-    lang: str,
-    section: Graph | None,
-) -> Verdict:
-    """The verdict from the parts it reads (doctor.verdict words plain data, as its tests give it)."""
-    wanted = {"id", "title", "significant", "material", "recoverable_ms_per_step"}
-    return Verdict(
-        **verdict(
-            kind,
-            None if timing is None else timing.model_dump(),
-            [cause.model_dump(include=wanted) for cause in causes],
-            status,
-            undecided,
-            lang,
-            None
-            if section is None
-            else section.model_dump(include={"file": True, "chains": {"total", "fusible"}}),
-        )
-    )
 
 
 def _chain_figure(model: _Model | None) -> Any:

@@ -7,9 +7,9 @@ precision mismatch, about 3.24 ms/step recoverable". When no cause is significan
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from doctor.i18n import t
+from doctor.model import Cause, Graph, Timing, Verdict
 from doctor.text import fmt_number
 
 SAME_BAND = 0.05  # ratios within 5% of 1 read as "about as long"
@@ -17,13 +17,13 @@ SAME_BAND = 0.05  # ratios within 5% of 1 read as "about as long"
 
 def verdict(
     kind: str,
-    timing: dict[str, Any] | None,
-    causes: Sequence[dict[str, Any]],
+    timing: Timing | None,
+    causes: Sequence[Cause],
     status: str,
     undecided: int,
     lang: str,
-    graph: dict[str, Any] | None = None,
-) -> dict[str, Any]:
+    graph: Graph | None = None,
+) -> Verdict:
     """The verdict section of the report: text, status, slowdown ratio, top cause and its recoverable time.
 
     `status` is the engine's: "problem" (a material cause), "findings" (significant findings of one
@@ -36,49 +36,49 @@ def verdict(
         if undecided:
             text += t("v_undecided", lang, n=undecided)
     elif status == "findings":
-        text = base + t("v_findings", lang, title=top["title"])
+        text = base + t("v_findings", lang, title=top.title)
     elif kind == "pair" and (_slowdown(timing) or 1.0) <= 1.0 + SAME_BAND:
         # Not slower: a "most likely cause" of a slowdown that is not there would read wrongly.
-        text = base + t("v_finding", lang, title=top["title"])
+        text = base + t("v_finding", lang, title=top.title)
     else:
         text = base + _cause(top, lang)
-    return {
-        "text": text,
-        "status": status,
-        "slowdown": _slowdown(timing),
-        "top_cause": None if top is None else top["id"],
-        "recoverable_ms_per_step": None if top is None else top["recoverable_ms_per_step"],
-    }
+    return Verdict(
+        text=text,
+        status=status,
+        slowdown=_slowdown(timing),
+        top_cause=None if top is None else top.id,
+        recoverable_ms_per_step=None if top is None else top.recoverable_ms_per_step,
+    )
 
 
-def _top(causes: Sequence[dict[str, Any]], status: str) -> dict[str, Any] | None:
+def _top(causes: Sequence[Cause], status: str) -> Cause | None:
     """The cause the verdict names: the first material one for a problem, else the first significant."""
     if status == "nothing-found":
         return None
     wanted = "material" if status == "problem" else "significant"
-    return next((c for c in causes if c.get(wanted)), None)
+    return next((c for c in causes if getattr(c, wanted)), None)
 
 
-def _slowdown(timing: dict[str, Any] | None) -> float | None:
+def _slowdown(timing: Timing | None) -> float | None:
     """Per-sample ratio when batches differ, else per-step ratio (target / baseline)."""
-    if not timing:
+    if timing is None:
         return None
-    return timing.get("per_sample_ratio") or timing.get("ratio")
+    return timing.per_sample_ratio or timing.ratio
 
 
-def _subject(kind: str, timing: dict[str, Any] | None, graph: dict[str, Any] | None, lang: str) -> str:
+def _subject(kind: str, timing: Timing | None, graph: Graph | None, lang: str) -> str:
     """The first half of the sentence: the measured gap, the single run's time, or the model summary."""
     if kind == "mindir" and graph is not None:
-        chains = graph["chains"]
-        return t("v_mindir", lang, name=graph["file"], chains=chains["total"], fusible=chains["fusible"])
-    if kind == "single" or not timing or timing.get("ratio") is None:
-        return t("v_single", lang, ms=fmt_number((timing or {}).get("target_ms_per_step")))
-    train_vs_infer = timing.get("baseline_phase") == "train" and timing.get("target_phase") != "train"
+        chains = graph.chains
+        return t("v_mindir", lang, name=graph.file, chains=chains.total, fusible=chains.fusible)
+    if kind == "single" or timing is None or timing.ratio is None:
+        return t("v_single", lang, ms=fmt_number(None if timing is None else timing.target_ms_per_step))
+    train_vs_infer = timing.baseline_phase == "train" and timing.target_phase != "train"
     subject = t("v_infer_vs_train" if train_vs_infer else "v_target", lang)
     ref = t("v_ref_train" if train_vs_infer else "v_ref_baseline", lang)
-    per_sample = timing.get("per_sample_ratio")
+    per_sample = timing.per_sample_ratio
     unit = t("v_unit_sample" if per_sample else "v_unit_step", lang)
-    ratio = float(per_sample or timing["ratio"])
+    ratio = float(per_sample or timing.ratio)
     if abs(ratio - 1.0) <= SAME_BAND:
         return t("v_same", lang, subject=subject, ratio=f"{ratio:.2f}", unit=unit, ref=ref)
     if ratio > 1.0:
@@ -86,14 +86,14 @@ def _subject(kind: str, timing: dict[str, Any] | None, graph: dict[str, Any] | N
     return t("v_faster", lang, subject=subject, ratio=f"{1.0 / ratio:.2f}", unit=unit, ref=ref)
 
 
-def _cause(top: dict[str, Any], lang: str) -> str:
-    recoverable = top.get("recoverable_ms_per_step")
+def _cause(top: Cause, lang: str) -> str:
+    recoverable = top.recoverable_ms_per_step
     if recoverable:
-        return t("v_cause_ms", lang, title=top["title"], ms=fmt_number(recoverable))
-    return t("v_cause", lang, title=top["title"])
+        return t("v_cause_ms", lang, title=top.title, ms=fmt_number(recoverable))
+    return t("v_cause", lang, title=top.title)
 
 
-def _no_cause(base: str, timing: dict[str, Any] | None, kind: str, lang: str) -> str:
+def _no_cause(base: str, timing: Timing | None, kind: str, lang: str) -> str:
     """Plain 'nothing significant' wording; a measured slowdown without a cause is stated as such."""
     if kind != "pair":
         return t("v_nothing_after", lang, base=base)

@@ -16,6 +16,7 @@ from core.errors import InputError
 from doctor.config import AppConfig, parse_users
 from doctor.files import ReportFiles
 from doctor.i18n import REPORT_TEXT, UI_TEXT, lang_from_header, t
+from doctor.model import Cause, Chains, Explanation, Fix, Graph, Parameters, Timing
 from doctor.rules_view import matching_rules, rules_markdown
 from doctor.text import csv_safe, fenced, fmt_number, md_code, md_text
 from doctor.verdict import verdict
@@ -82,67 +83,96 @@ def test_fmt_number_is_compact_and_handles_missing():
 
 # ------------------------------------------------------------------------------------------- verdict
 
-CAUSE = {
-    "id": "precision-mismatch",
-    "title": "Inference computes in FP32",
-    "significant": True,
-    "material": True,
-    "recoverable_ms_per_step": 5.4,
-}
-WEAK = {**CAUSE, "significant": False, "material": False}
+CAUSE = Cause(
+    rank=1,
+    id="precision-mismatch",
+    title="Inference computes in FP32",
+    severity="high",
+    confidence=0.9,
+    significant=True,
+    material=True,
+    section="ranked",
+    severity_label="high",
+    basis="differential",
+    absorbed=[],
+    recoverable_ms_per_step=5.4,
+    expected_benefit_ms=4.86,
+    step_share=0.3,
+    evidence=[],
+    fix=Fix(code="", language="python", notes=""),
+    explanation=Explanation(what_it_detects="", why_it_matters="", how_to_confirm=""),
+    references=[],
+    caveats=[],
+)
+WEAK = CAUSE.model_copy(update={"significant": False, "material": False, "section": "below-threshold"})
+NO_PAIR = dict.fromkeys(Timing.model_fields)
 
 
-def timing(ratio: float, per_sample: float | None = None, phases=("train", "inference")) -> dict:
-    return {
-        "ratio": ratio,
-        "per_sample_ratio": per_sample,
-        "target_ms_per_step": 10.0,
-        "baseline_phase": phases[0],
-        "target_phase": phases[1],
-    }
+def timing(ratio: float, per_sample: float | None = None, phases=("train", "inference")) -> Timing:
+    fields = {"ratio": ratio, "per_sample_ratio": per_sample, "target_ms_per_step": 10.0}
+    return Timing(**{**NO_PAIR, **fields, "baseline_phase": phases[0], "target_phase": phases[1]})
+
+
+def model_graph(file: str, total: int, fusible: int) -> Graph:
+    chains = Chains(total=total, fusible=fusible, blocked=total - fusible, by_pattern=[], items=[])
+    parameters = Parameters(count=0, total_bytes=0, absent=0)
+    return Graph(
+        file=file,
+        producer="MindSpore",
+        model_version="2.10.0",
+        mind_ir_version=1,
+        training=False,
+        inputs=[],
+        outputs=[],
+        op_nodes=0,
+        op_counts={},
+        parameters=parameters,
+        chains=chains,
+        crosslink=None,
+    )
 
 
 def test_verdict_names_gap_cause_and_recoverable_time():
     v = verdict("pair", timing(3.1), [CAUSE], "problem", 0, "en")
-    assert v["text"] == (
+    assert v.text == (
         "Inference is 3.10x slower per step than the training forward pass; "
         "most likely cause: Inference computes in FP32, about 5.40 ms/step recoverable"
     )
-    assert v["status"] == "problem" and v["top_cause"] == "precision-mismatch" and v["slowdown"] == 3.1
+    assert v.status == "problem" and v.top_cause == "precision-mismatch" and v.slowdown == 3.1
 
 
 def test_verdict_wording_for_faster_equal_per_sample_and_unknown_roles():
-    assert "1.25x faster per step" in verdict("pair", timing(0.8), [CAUSE], "problem", 0, "en")["text"]
-    assert (
-        "about as long per step as the training forward pass (1.02x)"
-        in (verdict("pair", timing(1.02), [CAUSE], "problem", 0, "en")["text"])
+    assert "1.25x faster per step" in verdict("pair", timing(0.8), [CAUSE], "problem", 0, "en").text
+    assert "about as long per step as the training forward pass (1.02x)" in (
+        verdict("pair", timing(1.02), [CAUSE], "problem", 0, "en").text
     )
     per_sample = verdict("pair", timing(0.5, per_sample=2.0), [CAUSE], "problem", 0, "en")
-    assert "2.00x slower per sample" in per_sample["text"] and per_sample["slowdown"] == 2.0
+    assert "2.00x slower per sample" in per_sample.text and per_sample.slowdown == 2.0
     other = verdict("pair", timing(2.0, phases=("inference", "inference")), [CAUSE], "problem", 0, "en")
-    assert other["text"].startswith("The target is 2.00x slower per step than the baseline")
+    assert other.text.startswith("The target is 2.00x slower per step than the baseline")
 
 
 def test_verdict_says_plainly_when_nothing_was_found():
     same = verdict("pair", timing(1.01), [WEAK], "nothing-found", 0, "en")
-    assert same["text"].startswith("Nothing significant found: Inference takes about as long")
-    assert same["status"] == "nothing-found" and same["top_cause"] is None
+    assert same.text.startswith("Nothing significant found: Inference takes about as long")
+    assert same.status == "nothing-found" and same.top_cause is None
     slower = verdict("pair", timing(1.5), [WEAK], "nothing-found", 2, "en")
-    assert slower["text"] == (
+    assert slower.text == (
         "Inference is 1.50x slower per step than the training forward pass, but no cause reaches the "
         "reporting threshold (2 question(s) cannot be decided with this data: see the warnings)"
     )
 
 
 def test_verdict_for_single_run_and_model_and_in_chinese():
-    single = verdict("single", {"target_ms_per_step": 25.3, "ratio": None}, [], "nothing-found", 0, "en")
-    assert single["text"] == "One run analysed: 25.30 ms of operator time per step; nothing significant found"
-    graph = {"file": "m.mindir", "chains": {"total": 54, "fusible": 50}}
-    model = verdict("mindir", None, [CAUSE], "problem", 0, "en", graph)
-    assert model["text"].startswith("Model m.mindir: 54 fusion chains, 50 fusible; most likely cause")
+    single = verdict(
+        "single", Timing(**{**NO_PAIR, "target_ms_per_step": 25.3}), [], "nothing-found", 0, "en"
+    )
+    assert single.text == "One run analysed: 25.30 ms of operator time per step; nothing significant found"
+    model = verdict("mindir", None, [CAUSE], "problem", 0, "en", model_graph("m.mindir", 54, 50))
+    assert model.text.startswith("Model m.mindir: 54 fusion chains, 50 fusible; most likely cause")
     zh = verdict("pair", timing(3.1), [CAUSE], "problem", 0, "zh")
     assert (
-        zh["text"]
+        zh.text
         == "推理每步比训练前向慢 3.10 倍；最可能的原因：Inference computes in FP32，每步约可节省 5.40 ms"
     )
 

@@ -135,6 +135,12 @@ def test_an_undiagnosed_or_foreign_case_cannot_be_shown_but_says_why(book):
     old = replace(case, report={**case.report, "schema_version": "0.1"})
     with pytest.raises(InputError, match=r"schema 0\.1"):
         view.case_report(old)
+    causes = [{**case.report["causes"][0], "confidence": "high"}, *case.report["causes"][1:]]
+    damaged = replace(case, report={**case.report, "causes": causes})
+    with pytest.raises(
+        InputError, match=r"does not match report schema 1\.0 .*first at causes\.0\.confidence"
+    ):
+        view.case_report(damaged)
     for bad in ("nope", "", XSS):
         with pytest.raises(InputError, match="case id"):
             view.reopen_case(book, bad, "en", None)

@@ -12,9 +12,9 @@ from doctor.model.findings import (
     Explanation,
     Fix,
     Reference,
+    ReportWarning,
     SymptomRecord,
     Verdict,
-    Warning,
 )
 from doctor.model.graph import Chain, Chains, Graph, Parameters, PatternCount, Tensor
 from doctor.model.runs import Input, ProfilerConfig, RunInfo, Timing
@@ -51,11 +51,11 @@ __all__ = [
     "Record",
     "Reference",
     "ReportDocument",
+    "ReportWarning",
     "RunInfo",
     "Step",
     "SymptomRecord",
     "Tensor",
     "Timing",
     "Verdict",
-    "Warning",
 ]

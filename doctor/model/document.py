@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from doctor.model.base import Record
-from doctor.model.findings import Cause, SymptomRecord, Verdict, Warning
+from doctor.model.findings import Cause, ReportWarning, SymptomRecord, Verdict
 from doctor.model.graph import Graph
 from doctor.model.runs import Input, RunInfo, Timing
 from doctor.model.tables import Leaderboards, Operators, Step
@@ -55,6 +55,6 @@ class ReportDocument(Record):
     graph: Graph | None = Field(
         description="The MINDIR summary and its fusion chains; `null` without a model."
     )
-    warnings: list[Warning] = Field(
+    warnings: list[ReportWarning] = Field(
         description="What could not be decided and why, input limitations and notes."
     )

@@ -123,7 +123,7 @@ class SymptomRecord(Record):
     evidence_total: Count = Field(description="Number of proving rows before the cap.")
 
 
-class Warning(Record):
+class ReportWarning(Record):
     """Something the report could not decide, an input limitation, or a note on the method."""
 
     kind: Literal["undecided", "limitation", "note", "model"] = Field(
