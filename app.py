@@ -305,6 +305,7 @@ class Events:
         self.tabs: gr.Tabs | None = None
         self.compare_results: Results | None = None
         self.inspect_results: Results | None = None
+        self.triage: dict[str, gr.components.Component] = {}  # the Triage tab's components by name
 
     def _results(self, kind: str) -> Results:
         """The Compare tab's results, or the Inspect tab's for a model-only (`kind` "mindir") report."""
@@ -370,12 +371,16 @@ class Events:
         status: str | None,
         limit: float | None,
         request: gr.Request,
-    ) -> tuple[gr.Dataframe, gr.Dataframe]:
+    ) -> dict[gr.components.Component, Any]:
         """Recent cases matching the filters (cause, severity, status; empty = any), newest first, and
         the number of cases per top cause."""
         self._staff(request)
         table, groups = _run(lambda: triage.list_cases(self.cases, cause, severity, status, limit))
-        return _dataframe(table), _dataframe(groups)
+        return self._triage_keyed(table=_dataframe(table), groups=_dataframe(groups))
+
+    def _triage_keyed(self, **values: Any) -> dict[gr.components.Component, Any]:
+        """Triage values by component name as Gradio's {component: value} return."""
+        return {self.triage[name]: value for name, value in values.items()}
 
     def triage_update(
         self,
@@ -387,11 +392,12 @@ class Events:
         status_filter: str | None,
         limit: float | None,
         request: gr.Request,
-    ) -> tuple[str, gr.Dataframe, gr.Dataframe]:
+    ) -> dict[gr.components.Component, Any]:
         """Set the status and note of a case; returns a confirmation and the refreshed tables."""
         self._staff(request)
         message = _run(lambda: triage.save_case(self.cases, case_id, status, note, _lang(request)))
-        return (message, *self.triage_list(cause, severity, status_filter, limit, request))
+        listing = self.triage_list(cause, severity, status_filter, limit, request)
+        return {**self._triage_keyed(message=message), **listing}
 
     def triage_delete(
         self,
@@ -401,15 +407,17 @@ class Events:
         status_filter: str | None,
         limit: float | None,
         request: gr.Request,
-    ) -> tuple[str, gr.Dataframe, gr.Dataframe]:
+    ) -> dict[gr.components.Component, Any]:
         """Delete a case for good; returns a confirmation and the refreshed tables."""
         self._staff(request)
         message = _run(lambda: triage.delete_case(self.cases, case_id, _lang(request)))
-        return (message, *self.triage_list(cause, severity, status_filter, limit, request))
+        listing = self.triage_list(cause, severity, status_filter, limit, request)
+        return {**self._triage_keyed(message=message), **listing}
 
-    def pick_case(self, event: gr.SelectData) -> tuple[str, str, str]:
+    def pick_case(self, event: gr.SelectData) -> dict[gr.components.Component, Any]:
         """A clicked triage row fills the case id, status and note fields."""
-        return triage.selection(event.row_value)
+        case_id, status, note = triage.selection(event.row_value)
+        return self._triage_keyed(case_id=case_id, status=status, note=note)
 
     def show_triage(self, request: gr.Request) -> gr.Tab:
         """The Triage tab only for the staff users."""
@@ -689,6 +697,8 @@ def _triage_tab(events: Events, opened: list[gr.components.Component]) -> gr.Tab
         filters, refresh = _triage_filters()
         table, groups = _triage_tables()
         form = _triage_form()
+    events.triage = {**form, "table": table, "groups": groups}
+    # The output lists below are the API order of the triage endpoints (docs/api.md).
     listing = {"fn": events.triage_list, "inputs": filters, "outputs": [table, groups]}
     refresh.click(**listing, api_name="triage_list")
     tab.select(**listing, api_visibility="private")
