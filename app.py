@@ -17,7 +17,7 @@ import html
 import logging
 import sys
 import weakref
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -52,6 +52,47 @@ CSS = """
 #verdict:empty, #inspect-verdict:empty {display: none;}
 """
 NO_CASE = ("", "")  # (banner, link) when no case was kept
+# The result components of each tab by name, in the order of its event's outputs: the order in which
+# the API (gradio_client) returns them, documented in docs/api.md. Handlers return {component: value}.
+COMPARE_OUTPUTS = (
+    "verdict",
+    "causes",
+    "below_box",
+    "below",
+    "warnings",
+    "operators",
+    "top_baseline",
+    "top_target",
+    "plot_ops",
+    "plot_delta",
+    "plot_steps",
+    "plot_breakdown",
+    "plot_chains",
+    "chains",
+    "dl_html",
+    "dl_md",
+    "dl_json",
+    "dl_csv",
+    "case_info",
+    "case_link",
+    "report_json",
+)
+INSPECT_OUTPUTS = (
+    "verdict",
+    "causes",
+    "below_box",
+    "below",
+    "warnings",
+    "graph",
+    "chains",
+    "plot_chains",
+    "dl_html",
+    "dl_md",
+    "dl_json",
+    "case_info",
+    "case_link",
+    "report_json",
+)
 # The upload ledger of each app build_demo made, for launch_kwargs to add its recording middleware.
 LEDGERS: weakref.WeakKeyDictionary[gr.Blocks, UploadLedger] = weakref.WeakKeyDictionary()
 
@@ -124,55 +165,65 @@ def _plot(view: ReportView, key: str) -> gr.Plot:
     return gr.Plot(value=figure, visible=figure is not None)
 
 
-def _below(view: ReportView) -> tuple[Any, str]:
-    """The collapsed "below the reporting threshold" box: shown only when it has causes."""
-    return gr.Accordion(visible=bool(view.below), open=False), view.below
+class Results:
+    """A tab's result components by name (COMPARE_OUTPUTS, INSPECT_OUTPUTS); `outputs` is their order
+    in the event, hence in the API."""
+
+    def __init__(self, names: Sequence[str], components: Mapping[str, gr.components.Component]) -> None:
+        if set(names) != set(components):
+            raise ValueError(f"result components {sorted(components)} are not the outputs {sorted(names)}")
+        self.parts = {name: components[name] for name in names}
+
+    @property
+    def outputs(self) -> list[gr.components.Component]:
+        return list(self.parts.values())
+
+    def keyed(self, values: Mapping[str, Any]) -> dict[gr.components.Component, Any]:
+        """Values by name as Gradio's {component: value} return; every output must have one."""
+        if set(values) != set(self.parts):
+            raise ValueError(f"values for {sorted(values)}, outputs are {sorted(self.parts)}")
+        return {self.parts[name]: value for name, value in values.items()}
 
 
-def compare_outputs(report: Report, case: tuple[str, str] = NO_CASE) -> tuple[Any, ...]:
-    """Component values of the Compare tab, in the order of the compare event's outputs; `case` is the
+def _shared_values(report: Report, view: ReportView, case: tuple[str, str]) -> dict[str, Any]:
+    """What both tabs show of a report: verdict, causes (those below the threshold in a box shown only
+    when it has some), warnings, chains, report files, the case banner and link, and the JSON report."""
+    paths = FILES.write(report)
+    banner, link = case
+    return {
+        "verdict": view.verdict,
+        "causes": view.causes,
+        "below_box": gr.Accordion(visible=bool(view.below), open=False),
+        "below": view.below,
+        "warnings": view.warnings,
+        "chains": _dataframe(view.chains),
+        "plot_chains": _plot(view, "chains"),
+        **{f"dl_{fmt}": str(paths[fmt]) for fmt in ("html", "md", "json", "csv")},
+        "case_info": banner,
+        "case_link": link,
+        "report_json": report.to_dict(),
+    }
+
+
+def compare_values(report: Report, case: tuple[str, str] = NO_CASE) -> dict[str, Any]:
+    """Values of the Compare tab's result components by name (COMPARE_OUTPUTS); `case` is the
     (banner, link) of the case the report is kept as."""
-    view, paths = report_view(report), FILES.write(report)
-    return (
-        view.verdict,
-        view.causes,
-        *_below(view),
-        view.warnings,
-        _dataframe(view.operators),
-        _dataframe(view.top_baseline),
-        _dataframe(view.top_target),
-        _plot(view, "ops"),
-        _plot(view, "delta"),
-        _plot(view, "steps"),
-        _plot(view, "breakdown"),
-        _plot(view, "chains"),
-        _dataframe(view.chains),
-        str(paths["html"]),
-        str(paths["md"]),
-        str(paths["json"]),
-        str(paths["csv"]),
-        *case,
-        report.to_dict(),
-    )
+    view = report_view(report)
+    return {
+        **_shared_values(report, view, case),
+        "operators": _dataframe(view.operators),
+        "top_baseline": _dataframe(view.top_baseline),
+        "top_target": _dataframe(view.top_target),
+        **{f"plot_{key}": _plot(view, key) for key in ("ops", "delta", "steps", "breakdown")},
+    }
 
 
-def inspect_outputs(report: Report, case: tuple[str, str] = NO_CASE) -> tuple[Any, ...]:
-    """Component values of the Inspect tab, in the order of the inspect event's outputs."""
-    view, paths = report_view(report), FILES.write(report)
-    return (
-        view.verdict,
-        view.causes,
-        *_below(view),
-        view.warnings,
-        view.graph,
-        _dataframe(view.chains),
-        _plot(view, "chains"),
-        str(paths["html"]),
-        str(paths["md"]),
-        str(paths["json"]),
-        *case,
-        report.to_dict(),
-    )
+def inspect_values(report: Report, case: tuple[str, str] = NO_CASE) -> dict[str, Any]:
+    """Values of the Inspect tab's result components by name (INSPECT_OUTPUTS; no CSV download)."""
+    view = report_view(report)
+    values = {**_shared_values(report, view, case), "graph": view.graph}
+    del values["dl_csv"]
+    return values
 
 
 def _keep(
@@ -195,11 +246,11 @@ def compare(
     *,
     cases: CaseBook | None = None,
     uploads: UploadLedger | None = None,
-) -> tuple[Any, ...]:
+) -> dict[str, Any]:
     """Diagnose a baseline/target pair of profiles (archives or folder files), optionally with a MINDIR.
 
-    Returns the verdict, cause cards, warnings, tables, plots, report files, the case and its link, and
-    the JSON report. With `uploads`, the request's uploaded files are released when it ends.
+    Returns the Compare tab's values by name (compare_values). With `uploads`, the request's uploaded
+    files are released when it ends.
     """
     given = [("baseline", baseline), ("target", target), ("mindir", mindir)]
     with _using_uploads(uploads, given_paths(value for _, value in given)):
@@ -214,7 +265,7 @@ def compare(
                 lang=_lang(request),
             )
         )
-        return compare_outputs(report, _keep(cases, report, given, request))  # the case store first
+        return compare_values(report, _keep(cases, report, given, request))  # the case store first
 
 
 def inspect(
@@ -224,12 +275,12 @@ def inspect(
     *,
     cases: CaseBook | None = None,
     uploads: UploadLedger | None = None,
-) -> tuple[Any, ...]:
-    """Check one MINDIR model: export hygiene and fusion chains. Returns the same report parts; with
-    `uploads`, the uploaded model is released when the request ends."""
+) -> dict[str, Any]:
+    """Check one MINDIR model: export hygiene and fusion chains. Returns the Inspect tab's values by
+    name (inspect_values); with `uploads`, the uploaded model is released when the request ends."""
     with _using_uploads(uploads, given_paths([mindir])):
         report = _run(lambda: inspect_model(mindir or "", progress=_progress(progress), lang=_lang(request)))
-        return inspect_outputs(report, _keep(cases, report, [("mindir", mindir)], request))
+        return inspect_values(report, _keep(cases, report, [("mindir", mindir)], request))
 
 
 def search_rules(query: str, request: gr.Request) -> str:
@@ -250,7 +301,18 @@ class Events:
         self.config = config
         self.cases = cases
         self.uploads = UploadLedger(get_upload_folder())  # filled by the UploadRecorder middleware
-        self.counts = (0, 0)  # outputs of the compare and inspect events, set when the layout is built
+        # The components the events write to, set when the layout is built.
+        self.tabs: gr.Tabs | None = None
+        self.compare_results: Results | None = None
+        self.inspect_results: Results | None = None
+        self.triage: dict[str, gr.components.Component] = {}  # the Triage tab's components by name
+
+    def _results(self, kind: str) -> Results:
+        """The Compare tab's results, or the Inspect tab's for a model-only (`kind` "mindir") report."""
+        results = self.inspect_results if kind == "mindir" else self.compare_results
+        if results is None:
+            raise RuntimeError("the layout has not been built")
+        return results
 
     def compare(
         self,
@@ -261,39 +323,41 @@ class Events:
         role: str,
         request: gr.Request,
         progress: gr.Progress = gr.Progress(),  # noqa: B008 - Gradio's documented way to receive progress
-    ) -> tuple[Any, ...]:
+    ) -> dict[gr.components.Component, Any]:
         """Diagnose a baseline/target pair of profiles (archives or folder files), optionally with a
-        MINDIR; the result is kept as a case. Returns the verdict, cause cards, warnings, tables, plots,
-        report files, the case and its link, and the JSON report."""
-        return compare(
+        MINDIR; the result is kept as a case. Returns the Compare tab's values by component."""
+        values = compare(
             baseline, target, mindir, rank, role, request, progress, cases=self.cases, uploads=self.uploads
         )
+        return self._results("pair").keyed(values)
 
     def inspect(
         self,
         mindir: str | None,
         request: gr.Request,
         progress: gr.Progress = gr.Progress(),  # noqa: B008 - Gradio's documented way to receive progress
-    ) -> tuple[Any, ...]:
+    ) -> dict[gr.components.Component, Any]:
         """Check one MINDIR model: export hygiene and fusion chains; the result is kept as a case."""
-        return inspect(mindir, request, progress, cases=self.cases, uploads=self.uploads)
+        values = inspect(mindir, request, progress, cases=self.cases, uploads=self.uploads)
+        return self._results("mindir").keyed(values)
 
-    def open_case(self, case_id: str, request: gr.Request) -> tuple[Any, ...]:
-        """Reopen a case in the Compare tab (the Inspect tab for a model-only case): the selected tab,
-        then the values of both tabs' result components (the other tab's are left as they are)."""
+    def open_case(self, case_id: str, request: gr.Request) -> dict[gr.components.Component, Any]:
+        """Reopen a case in the Compare tab (the Inspect tab for a model-only case): the selected tab
+        and that tab's result components (the other tab's are left as they are)."""
         report, banner, link = _run(
             lambda: triage.reopen_case(self.cases, case_id, _lang(request), _base_url(request))
         )
-        skip_compare, skip_inspect = [gr.skip()] * self.counts[0], [gr.skip()] * self.counts[1]
         if report.kind == "mindir":
-            return (gr.Tabs(selected="inspect"), *skip_compare, *inspect_outputs(report, (banner, link)))
-        return (gr.Tabs(selected="compare"), *compare_outputs(report, (banner, link)), *skip_inspect)
+            tab, values = "inspect", inspect_values(report, (banner, link))
+        else:
+            tab, values = "compare", compare_values(report, (banner, link))
+        return {self.tabs: gr.Tabs(selected=tab), **self._results(report.kind).keyed(values)}
 
-    def open_linked_case(self, request: gr.Request) -> tuple[Any, ...]:
+    def open_linked_case(self, request: gr.Request) -> Any:
         """On page load: reopen the case of a `?case=<id>` link; nothing without one."""
         params = dict(getattr(request, "query_params", None) or {})
         if "case" not in params:
-            return tuple(gr.skip() for _ in range(1 + sum(self.counts)))
+            return gr.skip()  # one skip for all outputs
         return self.open_case(params["case"], request)
 
     def _staff(self, request: gr.Request) -> None:
@@ -307,12 +371,16 @@ class Events:
         status: str | None,
         limit: float | None,
         request: gr.Request,
-    ) -> tuple[gr.Dataframe, gr.Dataframe]:
+    ) -> dict[gr.components.Component, Any]:
         """Recent cases matching the filters (cause, severity, status; empty = any), newest first, and
         the number of cases per top cause."""
         self._staff(request)
         table, groups = _run(lambda: triage.list_cases(self.cases, cause, severity, status, limit))
-        return _dataframe(table), _dataframe(groups)
+        return self._triage_keyed(table=_dataframe(table), groups=_dataframe(groups))
+
+    def _triage_keyed(self, **values: Any) -> dict[gr.components.Component, Any]:
+        """Triage values by component name as Gradio's {component: value} return."""
+        return {self.triage[name]: value for name, value in values.items()}
 
     def triage_update(
         self,
@@ -324,11 +392,12 @@ class Events:
         status_filter: str | None,
         limit: float | None,
         request: gr.Request,
-    ) -> tuple[str, gr.Dataframe, gr.Dataframe]:
+    ) -> dict[gr.components.Component, Any]:
         """Set the status and note of a case; returns a confirmation and the refreshed tables."""
         self._staff(request)
         message = _run(lambda: triage.save_case(self.cases, case_id, status, note, _lang(request)))
-        return (message, *self.triage_list(cause, severity, status_filter, limit, request))
+        listing = self.triage_list(cause, severity, status_filter, limit, request)
+        return {**self._triage_keyed(message=message), **listing}
 
     def triage_delete(
         self,
@@ -338,15 +407,17 @@ class Events:
         status_filter: str | None,
         limit: float | None,
         request: gr.Request,
-    ) -> tuple[str, gr.Dataframe, gr.Dataframe]:
+    ) -> dict[gr.components.Component, Any]:
         """Delete a case for good; returns a confirmation and the refreshed tables."""
         self._staff(request)
         message = _run(lambda: triage.delete_case(self.cases, case_id, _lang(request)))
-        return (message, *self.triage_list(cause, severity, status_filter, limit, request))
+        listing = self.triage_list(cause, severity, status_filter, limit, request)
+        return {**self._triage_keyed(message=message), **listing}
 
-    def pick_case(self, event: gr.SelectData) -> tuple[str, str, str]:
+    def pick_case(self, event: gr.SelectData) -> dict[gr.components.Component, Any]:
         """A clicked triage row fills the case id, status and note fields."""
-        return triage.selection(event.row_value)
+        case_id, status, note = triage.selection(event.row_value)
+        return self._triage_keyed(case_id=case_id, status=status, note=note)
 
     def show_triage(self, request: gr.Request) -> gr.Tab:
         """The Triage tab only for the staff users."""
@@ -365,7 +436,7 @@ def _side(key: str, value: list[str] | None) -> tuple[gr.File, gr.UploadButton]:
     return files, folder
 
 
-def _case_parts(prefix: str) -> list[gr.components.Component]:
+def _case_parts(prefix: str) -> dict[str, gr.components.Component]:
     """The case banner and its link (a read-only text box with a copy button), above the results."""
     banner = gr.Markdown(elem_id=f"{prefix}case-info")
     link = gr.Textbox(
@@ -375,7 +446,7 @@ def _case_parts(prefix: str) -> list[gr.components.Component]:
         elem_id=f"{prefix}case-link",
         max_lines=1,
     )
-    return [banner, link]
+    return {"case_info": banner, "case_link": link}
 
 
 def _wide_table(label: str, elem_id: str, *, max_chars: int, pinned_columns: int) -> gr.Dataframe:
@@ -394,10 +465,11 @@ def _wide_table(label: str, elem_id: str, *, max_chars: int, pinned_columns: int
     )
 
 
-def _downloads(csv: bool) -> list[gr.DownloadButton]:
+def _downloads(csv: bool) -> dict[str, gr.DownloadButton]:
+    """The report download buttons by name (dl_html, dl_md, dl_json and, with `csv`, dl_csv)."""
     keys = ["dl_html", "dl_md", "dl_json"] + (["dl_csv"] if csv else [])
     with gr.Row():
-        return [gr.DownloadButton(I18N(k), elem_id=k.replace("_", "-"), size="sm") for k in keys]
+        return {k: gr.DownloadButton(I18N(k), elem_id=k.replace("_", "-"), size="sm") for k in keys}
 
 
 Wiring = tuple[list[gr.components.Component], list[gr.components.Component]]
@@ -434,10 +506,12 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
             below_box, below = _below_threshold_box("below-threshold")
         with gr.Column(scale=6, min_width=480), gr.Tabs():
             with gr.Tab(I18N("plots")):
-                plots = [
-                    gr.Plot(label=I18N(key), show_label=False, elem_id=key.replace("_", "-"), visible=False)
+                plots = {
+                    key: gr.Plot(
+                        label=I18N(key), show_label=False, elem_id=key.replace("_", "-"), visible=False
+                    )
                     for key in ("plot_ops", "plot_delta", "plot_steps", "plot_breakdown", "plot_chains")
-                ]
+                }
             with gr.Tab(I18N("operators")):
                 operators = _wide_table("operators", "operators", max_chars=80, pinned_columns=1)
             with gr.Tab(I18N("leaderboards")):
@@ -456,21 +530,23 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
                 with gr.Accordion(I18N("report_json"), open=False):
                     report_json = gr.JSON(label=I18N("report_json"), show_label=False)
     inputs = [baseline, target, mindir, rank, role]
-    outputs = [
-        verdict,
-        causes,
-        below_box,
-        below,
-        warnings_md,
-        operators,
-        top_baseline,
-        top_target,
-        *plots,
-        chains,
-        *downloads,
-        *case,
-        report_json,
-    ]
+    parts = {
+        "verdict": verdict,
+        "causes": causes,
+        "below_box": below_box,
+        "below": below,
+        "warnings": warnings_md,
+        "operators": operators,
+        "top_baseline": top_baseline,
+        "top_target": top_target,
+        **plots,
+        "chains": chains,
+        **downloads,
+        **case,
+        "report_json": report_json,
+    }
+    events.compare_results = Results(COMPARE_OUTPUTS, parts)
+    outputs = events.compare_results.outputs
     run.click(
         events.compare,
         inputs,
@@ -531,8 +607,21 @@ def _inspect_tab(config: AppConfig, events: Events) -> list[gr.components.Compon
     downloads = _downloads(csv=False)
     with gr.Accordion(I18N("report_json"), open=False):
         report_json = gr.JSON(label=I18N("report_json"), show_label=False)
-    outputs = [verdict, causes, below_box, below, warnings_md, graph_md, chains, plot, *downloads, *case]
-    outputs.append(report_json)
+    parts = {
+        "verdict": verdict,
+        "causes": causes,
+        "below_box": below_box,
+        "below": below,
+        "warnings": warnings_md,
+        "graph": graph_md,
+        "chains": chains,
+        "plot_chains": plot,
+        **downloads,
+        **case,
+        "report_json": report_json,
+    }
+    events.inspect_results = Results(INSPECT_OUTPUTS, parts)
+    outputs = events.inspect_results.outputs
     run.click(
         events.inspect,
         [mindir],
@@ -608,6 +697,8 @@ def _triage_tab(events: Events, opened: list[gr.components.Component]) -> gr.Tab
         filters, refresh = _triage_filters()
         table, groups = _triage_tables()
         form = _triage_form()
+    events.triage = {**form, "table": table, "groups": groups}
+    # The output lists below are the API order of the triage endpoints (docs/api.md).
     listing = {"fn": events.triage_list, "inputs": filters, "outputs": [table, groups]}
     refresh.click(**listing, api_name="triage_list")
     tab.select(**listing, api_visibility="private")
@@ -636,7 +727,7 @@ def build_demo(config: AppConfig | None = None, example: str | None = None) -> g
                 inspect_outs = _inspect_tab(config, events)
             with gr.Tab(I18N("tab_rules"), id="rules"):
                 _rules_tab()
-            events.counts = (len(outputs), len(inspect_outs))
+            events.tabs = tabs
             opened = [tabs, *outputs, *inspect_outs]
             triage_tab = _triage_tab(events, opened) if config.triage_enabled else None
         demo.load(events.open_linked_case, None, opened, api_visibility="private")

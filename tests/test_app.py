@@ -6,6 +6,7 @@ import csv
 import time
 from pathlib import Path
 
+import gradio as gr
 import pytest
 from gradio_client import Client, handle_file
 from gradio_client.exceptions import AppError
@@ -199,7 +200,23 @@ def test_handlers_only_delegate_to_the_facade(monkeypatch):
     assert seen["args"] == (["a.zip"], ["b.zip"], None)
     assert seen["kwargs"]["rank"] == 1 and seen["kwargs"]["baseline_role"] == "second"
     assert seen["kwargs"]["lang"] == "zh"
-    assert outputs[REPORT]["kind"] == "pair" and len(outputs) == COMPARE_OUTPUTS + 1  # + the accordion
+    assert outputs["report_json"]["kind"] == "pair"
+    assert set(outputs) == set(app.COMPARE_OUTPUTS)
+    assert len(app.COMPARE_OUTPUTS) == COMPARE_OUTPUTS + 1  # + the accordion, layout without an API value
+
+
+def test_results_key_values_by_component_and_refuse_a_missing_one():
+    """Handlers return {component: value}; the API order is the order of the output names."""
+    with gr.Blocks():
+        parts = {"verdict": gr.Markdown(), "report_json": gr.JSON()}
+        results = app.Results(("report_json", "verdict"), parts)
+    assert results.outputs == [parts["report_json"], parts["verdict"]]
+    keyed = results.keyed({"verdict": "v", "report_json": {}})
+    assert keyed == {parts["verdict"]: "v", parts["report_json"]: {}}
+    with pytest.raises(ValueError, match="outputs are"):
+        results.keyed({"verdict": "v"})
+    with pytest.raises(ValueError, match="are not the outputs"):
+        app.Results(("verdict",), parts)
 
 
 def test_report_files_are_written_outside_the_repository(client, tmp_path):

@@ -12,6 +12,7 @@ from functools import cache
 import pandas as pd
 import plotly.graph_objects as go
 import pytest
+from jinja2 import UndefinedError
 
 from doctor import Report, diagnose
 from doctor.plots import (
@@ -23,7 +24,7 @@ from doctor.plots import (
 )
 from doctor.render import RENDERERS, render, write
 from doctor.render.csv import render_csv
-from doctor.render.html import CSP, render_html
+from doctor.render.html import CSP, render_html, render_page
 from doctor.render.markdown import render_markdown
 from doctor.report import OPERATOR_COLUMNS
 from doctor.views import report_view
@@ -125,6 +126,21 @@ def test_hostile_operator_name_is_escaped_in_html(hostile):
     page = render_html(hostile)
     assert "<img" not in page
     assert "&lt;img src=x onerror=window.__xss=1&gt;" in page
+
+
+def test_template_escapes_a_hostile_file_name_as_html_escape_does():
+    doc = single().to_dict()
+    doc["inputs"][0]["name"] = XSS + "\"'&"
+    page = render_page(doc)
+    assert "<img" not in page
+    assert f"<td>{html.escape(doc['inputs'][0]['name'])}</td>" in page  # &#x27; and &quot;, not &#39; &#34;
+
+
+def test_template_refuses_a_document_missing_a_field():
+    doc = single().to_dict()
+    del doc["verdict"]["text"]
+    with pytest.raises(UndefinedError, match="text"):
+        render_page(doc)
 
 
 def test_csv_neutralises_formulas_and_keeps_numbers_numeric(hostile):
