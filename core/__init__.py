@@ -4,26 +4,62 @@ The bottom layer of the corridor (docs/architecture.md): it imports no other pac
 and every package may import it.
 
 Public API: Run, RunMeta, ProfilerConfig, Limitation, Symptom, SymptomKind, SYMPTOM_KINDS, SOURCES,
-InputError and the canonical table schemas.
+InputError and the canonical table schemas. Names are imported on first use (PEP 562): graph
+imports the symptom vocabulary, and the isolated MINDIR child (300 MB address-space limit) must not
+load the pandas that the run model pulls in; an eager import made a normal model fail to decode there.
 """
 
 from __future__ import annotations
 
-from core.errors import InputError
-from core.model import (
-    KERNEL_SCHEMA,
-    PIPE_COUNTERS,
-    STEP_SCHEMA,
-    Limitation,
-    ProfilerConfig,
-    Run,
-    RunMeta,
-    conform_kernels,
-    conform_steps,
-    empty_kernels,
-    empty_steps,
-)
-from core.symptoms import SOURCES, SYMPTOM_KINDS, Symptom, SymptomKind
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS: dict[str, str] = {
+    "InputError": "core.errors",
+    "KERNEL_SCHEMA": "core.model",
+    "PIPE_COUNTERS": "core.model",
+    "STEP_SCHEMA": "core.model",
+    "Limitation": "core.model",
+    "ProfilerConfig": "core.model",
+    "Run": "core.model",
+    "RunMeta": "core.model",
+    "conform_kernels": "core.model",
+    "conform_steps": "core.model",
+    "empty_kernels": "core.model",
+    "empty_steps": "core.model",
+    "SOURCES": "core.symptoms",
+    "SYMPTOM_KINDS": "core.symptoms",
+    "Symptom": "core.symptoms",
+    "SymptomKind": "core.symptoms",
+}
+
+if TYPE_CHECKING:
+    from core.errors import InputError
+    from core.model import (
+        KERNEL_SCHEMA,
+        PIPE_COUNTERS,
+        STEP_SCHEMA,
+        Limitation,
+        ProfilerConfig,
+        Run,
+        RunMeta,
+        conform_kernels,
+        conform_steps,
+        empty_kernels,
+        empty_steps,
+    )
+    from core.symptoms import SOURCES, SYMPTOM_KINDS, Symptom, SymptomKind
+
+
+def __getattr__(name: str) -> Any:
+    """Import the public name's module on first use; unknown names fail as they would without this."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'core' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "KERNEL_SCHEMA",

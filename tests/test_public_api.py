@@ -1,0 +1,48 @@
+"""The packages' public APIs: every exported name resolves, and the lazy ones stay lazy.
+
+doctor imports only these names (an import-linter contract); the lazy exports keep the isolated
+MINDIR child, which imports graph and core under a 300 MB address-space limit, free of pandas.
+"""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+
+import pytest
+
+PACKAGES = ("core", "diagnosis", "graph", "knowledge")
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_every_exported_name_resolves(package: str) -> None:
+    module = importlib.import_module(package)
+    missing = [name for name in module.__all__ if getattr(module, name, None) is None]
+    assert not missing
+    assert len(module.__all__) == len(set(module.__all__))
+
+
+@pytest.mark.parametrize("package", ("core", "diagnosis"))
+def test_lazy_table_matches_all(package: str) -> None:
+    module = importlib.import_module(package)
+    assert sorted(module._EXPORTS) == sorted(module.__all__)
+    with pytest.raises(AttributeError):
+        module.not_a_public_name  # noqa: B018
+
+
+def _modules_after(statement: str) -> set[str]:
+    code = f"import sys; {statement}; print(' '.join(sorted(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return set(done.stdout.split())
+
+
+def test_parsing_a_model_loads_neither_pandas_nor_pydantic() -> None:
+    loaded = _modules_after("import graph; from core import InputError, Symptom")
+    assert "graph.loader" in loaded
+    assert not {"pandas", "pydantic", "mindspore"} & loaded
+
+
+def test_the_run_model_is_loaded_when_asked_for() -> None:
+    loaded = _modules_after("from core import Run")
+    assert "pandas" in loaded
