@@ -369,7 +369,7 @@ def graph_section(model: Any, chains: Sequence[Any], name: str, links: pd.DataFr
                     "by_pattern": patterns,
                     "items": [c.to_dict() for c in list(chains)[:MAX_CHAIN_ITEMS]],
                 },
-                "crosslink": None if links is None else _records(links.astype(object)),
+                "crosslink": None if links is None else links.to_dict("records"),
             }
         )
     )

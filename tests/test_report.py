@@ -150,6 +150,8 @@ def test_mindir_with_profile_adds_chains_crosslink_and_hygiene():
     graph = report.data["graph"]
     assert graph["chains"]["total"] == sum(counts.values()) == len(graph["chains"]["items"])
     assert isinstance(graph["crosslink"], list) and len(graph["crosslink"]) == graph["chains"]["total"]
+    patterns = [row["pattern"] for row in graph["crosslink"]]
+    assert sorted(patterns) == sorted(item["pattern"] for item in graph["chains"]["items"])
     sources = {s["source"] for s in report.data["symptoms"]}
     assert {"pair", "mindir"} <= sources
     assert [i["role"] for i in report.data["inputs"]] == ["baseline", "target", "mindir"]
@@ -416,3 +418,18 @@ def test_ascend_operator_rows_carry_counters_block_dim_and_bound():
     assert conv["target_aic_mte2_ratio"] >= 0.8 and conv["target_bound"] == "memory"
     assert conv["baseline_block_dim"] is not None and conv["target_block_dim"] is not None
     assert conv["baseline_input_dtypes"] != conv["target_input_dtypes"]  # FP16 training, FP32 inference
+
+
+def test_crosslink_rows_say_how_each_chain_of_the_profiled_net_ran():
+    """The fixture net's own MINDIR beside its CPU profile: the CPU backend fuses nothing, so each of
+    its three Conv-BN-ReLU chains and its MatMul-BiasAdd ran split, every node after the anchor a kernel
+    of its own, joined by scope."""
+    model = CPU / "fixture_net_fp32_eval.mindir"
+    report = diagnose(CPU / "train_amp_o2_graph", CPU / "infer_fp32_graph", model)
+    rows = report.data["graph"]["crosslink"]
+    assert rows and {row["status"] for row in rows} == {"split"}
+    assert {row["join"] for row in rows} == {"scope"}
+    ops = [row["ops"] for row in rows]
+    assert ops == ["Conv2D>BatchNorm>ReLU"] * 3 + ["MatMul>BiasAdd"]
+    assert [row["separate_kernels"] for row in rows] == [len(op.split(">")) - 1 for op in ops]
+    assert all(row["separate_us_per_step"] > 0 for row in rows)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Literal
 
 from pydantic import Field
 
-from doctor.model.base import Count, Integer, Positive, Record
+from doctor.model.base import Count, Integer, Number, Positive, Record
 
 
 class Tensor(Record):
@@ -57,6 +57,29 @@ class Chains(Record):
     items: list[Chain] = Field(description="The chains, up to 500.")
 
 
+class CrosslinkRow(Record):
+    """How one fusion chain ran in the profiled run (graph.profile_join)."""
+
+    chain: Count = Field(description="Index of the chain in `chains.items` order of discovery.")
+    pattern: str = Field(description="Chain pattern.")
+    ops: str = Field(description="Operator types of the chain, joined by `>`.")
+    anchor_scope: str | None = Field(description="Scope of the chain's first node, the join key.")
+    fusible: bool = Field(description="The backend can fuse the chain.")
+    blocked_reason: str | None = Field(description="What blocks fusion, empty when nothing does.")
+    status: Literal["fused", "split", "partly-fused", "not-found"] = Field(
+        description="`fused`: one kernel; `split`: every node its own kernel; `partly-fused`; "
+        "`not-found`: no kernel of the chain in the profile."
+    )
+    matched_nodes: Count = Field(description="Chain nodes found among the kernels.")
+    separate_kernels: Count = Field(description="Nodes after the anchor that ran as their own kernels.")
+    separate_us_per_step: Number | None = Field(description="Time of those kernels per step, µs.")
+    recoverable_us_per_step: Number | None = Field(description="Their time when the chain is fusible, µs.")
+    separate_kernel_names: str | None = Field(description="Those kernels' names, `;`-separated.")
+    join: Literal["scope", "op-type-order"] | None = Field(
+        description="How chain and kernels were matched: by scope, or by operator-type order."
+    )
+
+
 class Graph(Record):
     """The MINDIR summary."""
 
@@ -71,6 +94,6 @@ class Graph(Record):
     op_counts: dict[str, Count] = Field(description="Operator nodes by type, most frequent first.")
     parameters: Parameters = Field(description="Parameter count and size.")
     chains: Chains = Field(description="The fusion chains.")
-    crosslink: list[dict[str, Any]] | None = Field(
+    crosslink: list[CrosslinkRow] | None = Field(
         description="With a profile, one row per chain on how it ran; `null` without one."
     )
