@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import warnings
 from functools import cache
 from pathlib import Path
 
@@ -26,8 +25,7 @@ from diagnosis.analyzers import analyze_pair, analyze_run
 from diagnosis.analyzers.devices import npu_smi_frame, parse_npu_smi
 from diagnosis.analyzers.kernels import per_unique
 from diagnosis.compare import Comparison, compare_runs, prepare
-from diagnosis.ingest import read_folder
-from tests.cpu_fixtures import cpu_pair
+from tests.support.runs import cpu_pair, fixture_run
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ASCEND = FIXTURES / "ascend"
@@ -54,15 +52,8 @@ MINE = {
 
 
 @cache
-def run_of(path: str) -> Run:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return read_folder(FIXTURES / path)
-
-
-@cache
 def pair(baseline: str, target: str) -> tuple[Comparison, tuple[Symptom, ...]]:
-    comparison = compare_runs(run_of(baseline), run_of(target))
+    comparison = compare_runs(fixture_run(baseline), fixture_run(target))
     return comparison, tuple(analyze_pair(comparison))
 
 
@@ -172,14 +163,14 @@ def test_conv_bn_not_folded_in_level1_inference():
 @pytest.mark.parametrize(("bn_us", "fires"), [(9.5, False), (9.6, True)])
 def test_conv_bn_near_miss_on_bn_time(bn_us, fires):
     """BN time must exceed 10 % of the 95.2 µs conv: 9.5 µs is 9.98 %, 9.6 µs is 10.08 %."""
-    run = run_of(L1_INFER)
+    run = fixture_run(L1_INFER)
     symptoms = single(edit_kernels(run, by_type(run, "BNInfer"), duration_us=bn_us))
     assert bool(found(symptoms, "fusion-split")) is fires
 
 
 def test_conv_bn_needs_about_one_bn_per_conv():
     """Two BN kernels per conv (the BN launches duplicated) are not a Conv+BN pair any more."""
-    run = run_of(L1_INFER)
+    run = fixture_run(L1_INFER)
     extra = run.kernels.loc[by_type(run, "BNInfer").to_numpy()].assign(name="Default/bn2-BatchNorm2d/BNInfer")
     extra["scope"] = "Default/bn2-BatchNorm2d/BatchNorm-op1"
     doubled = dataclasses.replace(run, kernels=pd.concat([run.kernels, extra], ignore_index=True))
@@ -187,10 +178,10 @@ def test_conv_bn_needs_about_one_bn_per_conv():
 
 
 def test_conv_bn_on_gpu_inference_but_never_on_cpu():
-    gpu = one(single(run_of("ascend/legacy_gpu")), "fusion-split", "target")
+    gpu = one(single(fixture_run("ascend/legacy_gpu")), "fusion-split", "target")
     assert gpu.values["split_groups"] == 1
     assert gpu.values["split_ms_per_step"] == pytest.approx((30.25 + 12.0) / 1000, abs=1e-4)
-    cpu = run_of("ascend/legacy_cpu")  # CPU inference with BatchNorm at 36 % of the conv time
+    cpu = fixture_run("ascend/legacy_cpu")  # CPU inference with BatchNorm at 36 % of the conv time
     assert cpu.meta.device == "CPU" and not found(single(cpu), "fusion-split")
 
 
@@ -203,7 +194,7 @@ def test_fusion_split_between_two_inference_runs():
 
 
 def test_fusion_split_silent_for_a_training_target():
-    assert not found(single(run_of(L1_TRAIN)), "fusion-split")
+    assert not found(single(fixture_run(L1_TRAIN)), "fusion-split")
 
 
 # ---------------------------------------------------------------------------------- format conversion
@@ -221,7 +212,7 @@ def test_transdata_share_of_level1_inference():
 def test_transdata_share_near_miss():
     """TransData at 10.5 µs is 4.8 % of the kernel time: still measured (from 1 %, so a baseline's share
     is there to weigh against), but below the rule's 5 %; at 2 µs (0.9 %) it is negligible."""
-    run = run_of(L1_INFER)
+    run = fixture_run(L1_INFER)
     near = single(edit_kernels(run, by_type(run, "TransData"), duration_us=10.5))
     assert one(near, "format-conversion", "target").values["transdata_share"] == 0.048
     diagnosis = knowledge.evaluate(list(near), run.limitations, {"single"})
@@ -248,10 +239,10 @@ def test_transdata_count_much_higher_than_baseline():
 @pytest.mark.parametrize(("removed", "fires"), [(1, True), (2, False)])
 def test_transdata_count_near_miss(removed, fires):
     """3 per step against 1 fires (3x, +2); 2 against 1 does not (+1 only)."""
-    run = run_of(SLOW)
+    run = fixture_run(SLOW)
     scopes = [f"Default/TransData-op{i}" for i in range(1, 1 + removed)]
     kept = run.kernels.loc[~run.kernels["scope"].isin(scopes).to_numpy()].reset_index(drop=True)
-    symptoms = pair_of(run_of(STEADY), dataclasses.replace(run, kernels=kept))
+    symptoms = pair_of(fixture_run(STEADY), dataclasses.replace(run, kernels=kept))
     assert bool(found(symptoms, "format-conversion", "pair")) is fires
 
 
@@ -266,7 +257,7 @@ def test_elementwise_heavy_on_slow_serving():
 
 def test_elementwise_near_miss_on_steady_serving():
     """2 short Add kernels of 7 (28.6 %) stay below 30 %."""
-    assert not found(single(run_of(STEADY)), "elementwise-heavy")
+    assert not found(single(fixture_run(STEADY)), "elementwise-heavy")
 
 
 # ------------------------------------------------------------------------------------------ float64
@@ -280,7 +271,7 @@ def test_float64_input_cast_on_level1_inference():
 
 def test_int64_shape_argument_on_ai_cpu_is_not_float64_input():
     """Training's DropOutGenMask reads an INT64 shape vector of 4 values on AI CPU: an argument."""
-    run = run_of(L1_TRAIN)
+    run = fixture_run(L1_TRAIN)
     assert not found(single(run, "baseline"), "float64-input")
     data = edit_kernels(run, by_type(run, "DropOutGenMask"), input_shapes="32,1024;")
     s = one(single(data, "baseline"), "float64-input", "baseline")
@@ -289,7 +280,7 @@ def test_int64_shape_argument_on_ai_cpu_is_not_float64_input():
 
 def test_float64_input_cannot_be_seen_at_level0():
     """Level0 has no dtype columns although the inference script still feeds DOUBLE."""
-    assert not found(single(run_of(L0_INFER)), "float64-input")
+    assert not found(single(fixture_run(L0_INFER)), "float64-input")
 
 
 # --------------------------------------------------------------------------------------------- sync
@@ -304,7 +295,7 @@ def test_sync_after_every_launch():
 @pytest.mark.parametrize(("count", "fires"), [(21, False), (22, True)])
 def test_sync_near_miss(count, fires):
     """steady launches 42 kernels: 21 synchronisations are 0.50 per launch, 22 are 0.52."""
-    run = run_of(STEADY)
+    run = fixture_run(STEADY)
     stats = run.extras["api_statistic"].copy()
     sync = stats["API Name"] == "aclrtSynchronizeStream"
     stats["Count"] = stats["Count"].mask(sync, count)
@@ -312,8 +303,8 @@ def test_sync_near_miss(count, fires):
 
 
 def test_sync_cannot_be_seen_without_api_statistics():
-    assert "api_statistic" not in run_of(L1_INFER).extras
-    assert not found(single(run_of(L1_INFER)), "sync-heavy")
+    assert "api_statistic" not in fixture_run(L1_INFER).extras
+    assert not found(single(fixture_run(L1_INFER)), "sync-heavy")
 
 
 # ------------------------------------------------------------------------------------------- AI CPU
@@ -337,7 +328,7 @@ def test_ai_cpu_ops_and_core_change_on_level1():
 @pytest.mark.parametrize(("cast_us", "fires"), [(19.9, False), (20.0, True)])
 def test_ai_cpu_single_op_threshold(cast_us, fires):
     """With the conv made 10x longer the AI CPU share stays under 5 %; only the 20 µs rule decides."""
-    run = run_of(L1_INFER)
+    run = fixture_run(L1_INFER)
     run = edit_kernels(run, by_type(run, "Conv2D"), duration_us=952.0)
     run = edit_kernels(run, by_type(run, "Cast"), duration_us=cast_us)
     s = found(single(run), "ai-cpu-ops")
@@ -347,7 +338,7 @@ def test_ai_cpu_single_op_threshold(cast_us, fires):
 @pytest.mark.parametrize(("cast_us", "fires"), [(8.0, False), (9.0, True)])
 def test_ai_cpu_share_threshold(cast_us, fires):
     """A short AI CPU Cast: 8 µs is 4.6 % of the 172.9 µs step, 9 µs is 5.2 %."""
-    run = run_of(L1_INFER)
+    run = fixture_run(L1_INFER)
     assert (
         bool(found(single(edit_kernels(run, by_type(run, "Cast"), duration_us=cast_us)), "ai-cpu-ops"))
         is fires
@@ -370,7 +361,7 @@ def test_frequency_drop_from_the_trace_counter():
 @pytest.mark.parametrize(("low_mhz", "fires"), [(1711.0, False), (1709.0, True)])
 def test_frequency_drop_near_miss(low_mhz, fires):
     """The rule is 5 % below the maximum: 1710 MHz of 1800."""
-    run = run_of(L1_INFER)
+    run = fixture_run(L1_INFER)
     freq = run.extras["aicore_freq"].copy()
     freq["mhz"] = pd.array([1800.0, 1800.0, low_mhz], dtype=freq["mhz"].dtype)
     assert bool(found(single(with_extras(run, aicore_freq=freq)), "frequency-drop")) is fires
@@ -378,7 +369,7 @@ def test_frequency_drop_near_miss(low_mhz, fires):
 
 def test_frequency_drop_from_npu_smi_common_reading():
     """steady's trace clock is flat; a busy `npu-smi info -t common` shows 1500 of 1800 MHz at 88 C."""
-    run = run_of(STEADY)
+    run = fixture_run(STEADY)
     assert not found(single(run), "frequency-drop")
     smi = npu_smi_frame((NPU_SMI / "common_throttled.txt").read_text())
     s = one(single(with_extras(run, npu_smi=smi)), "frequency-drop", "target")
@@ -394,12 +385,14 @@ def test_frequency_drop_from_npu_smi_common_reading():
 def test_idle_npu_smi_reading_is_not_a_drop():
     """An idle chip (AI Core 0 %) reports its idle clock, 800 MHz: not evidence of throttling."""
     text = (NPU_SMI / "common_idle.txt").read_text()
-    assert not found(single(with_extras(run_of(STEADY), npu_smi=text)), "frequency-drop")
+    assert not found(single(with_extras(fixture_run(STEADY), npu_smi=text)), "frequency-drop")
 
 
 def test_npu_smi_table_and_watch_add_temperature_and_power_to_a_trace_drop():
     text = (NPU_SMI / "info.txt").read_text() + (NPU_SMI / "watch.txt").read_text()
-    s = one(single(with_extras(run_of(L1_INFER), npu_smi=npu_smi_frame(text))), "frequency-drop", "target")
+    s = one(
+        single(with_extras(fixture_run(L1_INFER), npu_smi=npu_smi_frame(text))), "frequency-drop", "target"
+    )
     assert (s.values["temperature_c"], s.values["power_w"]) == (88.0, 312.4)
 
 
@@ -461,7 +454,7 @@ def test_communication_share_of_slow_serving():
 
 def test_communication_in_training_is_not_an_inference_symptom():
     """two_rank is data-parallel training (62.5 µs AllReduce per step): only when read as inference."""
-    run = run_of("ascend/two_rank")
+    run = fixture_run("ascend/two_rank")
     assert not found(single(run), "communication-share")
     s = one(single(with_meta(run, phase="inference")), "communication-share", "target")
     assert s.values == {"communication_share": 0.183, "ms_per_step": 0.0625}
@@ -489,14 +482,14 @@ def test_memory_growth_of_slow_serving():
 )
 def test_memory_growth_near_miss(peaks, fires):
     """One sample per step mid-step; growth between the thirds' medians must exceed 10 % and tau 0.5."""
-    run = run_of(STEADY)
+    run = fixture_run(STEADY)
     mid = (run.steps["start_us"] + run.steps["duration_us"] / 2).astype("float64").to_numpy()
     memory = pd.DataFrame({"time_us": mid, "allocated_mb": [float(p) for p in peaks]})
     assert bool(found(single(with_extras(run, memory=memory)), "memory-growth")) is fires
 
 
 def test_memory_growth_silent_on_flat_cpu_memory():
-    run = run_of("cpu/infer_fp32_graph_profile_memory")
+    run = fixture_run("cpu/infer_fp32_graph_profile_memory")
     assert "memory" in run.extras and not found(single(run), "memory-growth")
 
 
@@ -513,7 +506,7 @@ def test_data_pipeline_wait_of_slow_serving():
 
 def test_getnext_that_overlaps_compute_is_not_a_wait():
     """Training's dataset.csv GetNext (310.5 µs) exceeds the 265 µs step, but only 27.5 µs are idle."""
-    assert not found(single(run_of(L1_TRAIN), "baseline"), "data-pipeline-wait")
+    assert not found(single(fixture_run(L1_TRAIN), "baseline"), "data-pipeline-wait")
 
 
 @pytest.mark.parametrize(
@@ -521,7 +514,7 @@ def test_getnext_that_overlaps_compute_is_not_a_wait():
 )
 def test_empty_queue_near_miss(queue, fires):
     """4 empty samples of 8 (50 %) do not fire; 5 of 8 (62.5 %) exceed the 60 % rule."""
-    run = run_of(STEADY)
+    run = fixture_run(STEADY)
     minddata = run.extras["minddata_pipeline"].copy()
     batch = (minddata["op_type"] == "Batch").to_numpy()
     minddata["output_queue_size"] = minddata["output_queue_size"].astype("object").mask(batch, queue)
@@ -531,7 +524,7 @@ def test_empty_queue_near_miss(queue, fires):
 
 def test_full_minddata_queue_is_not_a_wait():
     """ms23 keeps its Batch output queue full ([64, 64, 63]): the pipeline keeps up."""
-    run = run_of("ascend/ms23")
+    run = fixture_run("ascend/ms23")
     assert "minddata_pipeline" in run.extras and not found(single(run), "data-pipeline-wait")
 
 
@@ -545,8 +538,8 @@ def test_random_augmentation_in_the_inference_pipeline():
 
 
 def test_random_augmentation_silent_for_training_and_samplers():
-    assert not found(single(with_meta(run_of(SLOW), phase="train")), "random-augmentation")
-    run = run_of(STEADY)
+    assert not found(single(with_meta(fixture_run(SLOW), phase="train")), "random-augmentation")
+    run = fixture_run(STEADY)
     dataset = run.extras["dataset"].copy()
     dataset["Operation"] = (
         dataset["Operation"].astype("object").mask(dataset.index == 0, "RandomSampler(ID:4)")
@@ -584,13 +577,13 @@ def test_environment_identical_runs_are_silent():
 @pytest.mark.parametrize(("level", "fires"), [("2", False), ("1", True)])
 def test_log_level_near_miss(level, fires):
     """ASCEND_GLOBAL_LOG_LEVEL 2 (warning) is fine; 1 (info) logs on every call."""
-    run = run_of(L1_INFER)
+    run = fixture_run(L1_INFER)
     env = {**run.meta.environment, "ENV_VARIABLE": {"ASCEND_GLOBAL_LOG_LEVEL": level, "HCCL_BUFFSIZE": "200"}}
     assert bool(found(single(with_meta(run, environment=env)), "environment-diff")) is fires
 
 
 def test_recorded_deterministic_flag():
-    run = run_of(L1_INFER)
+    run = fixture_run(L1_INFER)
     s = one(
         single(with_meta(run, environment={**run.meta.environment, "deterministic": "ON"})),
         "environment-diff",
@@ -601,7 +594,7 @@ def test_recorded_deterministic_flag():
 
 def test_environment_diff_needs_both_records():
     """A run without profiler_metadata.json (here: recorded as empty) gives no differences."""
-    symptoms = pair_of(with_meta(run_of(STEADY), environment={}), run_of(SLOW))
+    symptoms = pair_of(with_meta(fixture_run(STEADY), environment={}), fixture_run(SLOW))
     assert not found(symptoms, "environment-diff", "pair")
     assert found(symptoms, "environment-diff", "target")  # the target's own settings still count
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.symptoms import SYMPTOM_KINDS
-from tests.cpu_fixtures import cpu_pair, cpu_single, kinds, one
+from tests.support.runs import cpu_pair, cpu_single, kinds, one
 
 # Symptoms that would wrongly accuse one of two identical jobs.
 SEVERE = {

@@ -41,7 +41,7 @@ from doctor.render import render
 from doctor.text import FORMULA_PREFIXES
 from tests.bad_inputs import generate
 from tests.bad_inputs.server import Server, app_server, local_client
-from tests.conftest import ROOT, files_of
+from tests.support.inputs import ROOT, files_of
 
 CORPUS = generate.CORPUS
 CASES = json.loads(generate.MANIFEST.read_text(encoding="utf-8"))["cases"]

@@ -10,7 +10,6 @@ import stat
 import threading
 import zipfile
 from datetime import datetime, timedelta, timezone
-from functools import cache
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,7 @@ from hypothesis import strategies as st
 
 import doctor.cases.book as book_module
 from core.errors import InputError
-from doctor import diagnose, inspect_model
+from doctor import diagnose
 from doctor.cases import (
     NO_CAUSE,
     CaseBook,
@@ -33,28 +32,8 @@ from doctor.cases import (
     summarize,
 )
 from doctor.config import AppConfig
-from doctor.report import Report
-from tests.conftest import CPU, MINDIR
-
-NOW = datetime.now(timezone.utc)
-
-
-@cache
-def pair_report() -> Report:
-    """AMP training vs FP32 inference: top cause precision-mismatch (high)."""
-    return diagnose(CPU / "train_amp_o2_graph", CPU / "infer_fp32_graph")
-
-
-@cache
-def single_report() -> Report:
-    """A single PyNative inference run."""
-    return diagnose(None, CPU / "infer_fp32_pynative")
-
-
-@cache
-def model_report() -> Report:
-    """A small MINDIR on its own (carries a chain figure)."""
-    return inspect_model(MINDIR / "conv_bn_relu_eval.mindir")
+from tests.support.inputs import CPU, MINDIR
+from tests.support.reports import NOW, model_report, pair_report, single_report
 
 
 @pytest.fixture

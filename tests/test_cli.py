@@ -12,7 +12,7 @@ import pytest
 
 import doctor.cli as cli
 from doctor.schema_check import load_schema, validate
-from tests.conftest import CPU, RESNET, ROOT
+from tests.support.inputs import CPU, RESNET, ROOT
 
 TRAIN, INFER = str(CPU / "train_amp_o2_graph"), str(CPU / "infer_fp32_graph")
 

@@ -28,8 +28,8 @@ from diagnosis.compare import compare_runs, prepare
 from diagnosis.forward import forward_kernels
 from diagnosis.ingest import read_folder
 from diagnosis.stats import robust_cv
-from tests.conftest import ROOT
-from tests.cpu_fixtures import cpu_run
+from tests.support.inputs import ROOT
+from tests.support.runs import cpu_run
 
 sys.path.insert(0, str(ROOT / "bench"))
 from gen_ascend import Variant, build, write_run  # bench/ is not a package

@@ -18,14 +18,14 @@ from pathlib import Path
 import pytest
 
 import graph
-from diagnosis import sources
 from core.errors import InputError
+from diagnosis import sources
 from diagnosis.ingest import read_folder
 from diagnosis.sources import Workspace
 from doctor import diagnose, inspect_model, isolation
 from doctor.isolation import IsolationError, IsolationLimits, Task, run_isolated
 from tests.bad_inputs import generate
-from tests.conftest import CPU, MINDIR, RESNET
+from tests.support.inputs import CPU, MINDIR, RESNET
 
 TASK = Task(subject="input.bin", failure="the input could not be decoded")
 GOOD_ZIP = generate.CORPUS / "archive_good_zip.zip"

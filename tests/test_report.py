@@ -14,14 +14,10 @@ from core.errors import InputError
 from doctor import SCHEMA_VERSION, Report, diagnose, inspect_model
 from doctor.report import OPERATOR_COLUMN_NAMES, OPERATOR_COLUMNS
 from doctor.schema_check import SchemaError, load_schema, validate
-from tests.conftest import CPU, MINDIR, RESNET
+from tests.support.inputs import CPU, MINDIR, RESNET
+from tests.support.reports import amp_pair
 
 SCHEMA = load_schema()
-
-
-@cache
-def amp_pair(lang: str = "en") -> Report:
-    return diagnose(CPU / "train_amp_o2_graph", CPU / "infer_fp32_graph", lang=lang)
 
 
 @cache

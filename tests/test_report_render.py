@@ -27,7 +27,7 @@ from doctor.render.html import CSP, render_html
 from doctor.render.markdown import render_markdown
 from doctor.report import OPERATOR_COLUMNS
 from doctor.views import report_view
-from tests.conftest import CPU, RESNET, XSS, poison_profile
+from tests.support.inputs import CPU, RESNET, XSS, poison_profile
 
 
 @cache

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from diagnosis.analyzers import shapes
 from diagnosis.compare import prepare
-from tests.cpu_fixtures import cpu_run
+from tests.support.runs import cpu_run
 
 launch = st.tuples(st.integers(-1, 4), st.integers(0, 5), st.integers(0, 3))  # position, step, shape
 

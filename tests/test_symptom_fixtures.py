@@ -31,10 +31,9 @@ from core.model import Run
 from core.symptoms import SYMPTOM_KINDS, Emits, Symptom
 from diagnosis.analyzers import PAIR_ANALYZERS, RUN_ANALYZERS
 from diagnosis.compare import compare_runs, prepare
-from diagnosis.ingest import read_folder
+from tests.support.inputs import ROOT
+from tests.support.runs import FIXTURES, fixture_run
 
-ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = ROOT / "tests" / "fixtures"
 CASES_DIR = FIXTURES / "symptoms"
 EMITTER_PACKAGES = ("core", "diagnosis", "graph", "knowledge", "doctor")
 CASE_KEYS = {"name", "baseline", "target", "run", "mindir", "profile", "edit"}
@@ -145,14 +144,6 @@ EMITTERS = emitter_modules()
 def declared_by(kind: str) -> list[str]:
     """The emitter modules declaring `kind`."""
     return [name for name, module in EMITTERS.items() if kind in module.EMITS.kinds()]
-
-
-@cache
-def fixture_run(path: str) -> Run:
-    """A fixture run read once per session (callers copy before editing)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return read_folder(FIXTURES / path)
 
 
 def _side(case: Case, side: str) -> Run:

@@ -23,7 +23,7 @@ from starlette.routing import Route
 
 from core.errors import InputError
 from doctor.uploads import GONE, UPLOAD_ROUTE, UploadLedger, UploadRecorder, given_paths
-from tests.conftest import CPU, files_of
+from tests.support.inputs import CPU, files_of
 
 T = TypeVar("T")
 
