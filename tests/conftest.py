@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import ast
 import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from _pytest.mark.expression import Expression
 
 from tests.support.inputs import CPU, free_port, poison_profile
 
@@ -14,6 +16,30 @@ from tests.support.inputs import CPU, free_port, poison_profile
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+
+
+def module_marks(path: Path) -> set[str]:
+    """The marks a test module gives all its tests (`pytestmark = pytest.mark.x` or a list of them), read
+    from its source without importing it."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    marks = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "pytestmark" for t in node.targets):
+            for attr in ast.walk(node.value):
+                if isinstance(attr, ast.Attribute) and ast.unparse(attr.value) == "pytest.mark":
+                    marks.add(attr.attr)
+    return marks
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Do not import a module whose module-wide marks `-m` deselects: the app modules import Gradio, which
+    costs the fast lane seconds for tests that would not run."""
+    markexpr = config.getoption("markexpr")
+    if not markexpr or not (collection_path.name.startswith("test_") and collection_path.suffix == ".py"):
+        return None
+    marks = module_marks(collection_path)
+    selected = Expression.compile(markexpr).evaluate(lambda name, /, **kwargs: not kwargs and name in marks)
+    return True if marks and not selected else None
 
 
 @pytest.fixture

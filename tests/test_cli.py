@@ -52,6 +52,7 @@ def test_compare_options_rank_and_baseline_reach_the_facade(capsys):
     ]
 
 
+@pytest.mark.slow
 def test_compare_html_is_written_standalone(capsys, tmp_path):
     target = tmp_path / "r.html"
     code, _, _ = run(capsys, "compare", TRAIN, INFER, "--format", "html", "-o", str(target))
@@ -60,6 +61,7 @@ def test_compare_html_is_written_standalone(capsys, tmp_path):
     assert page.startswith("<!DOCTYPE html>") and "<script src=" not in page
 
 
+@pytest.mark.slow
 def test_inspect_prints_markdown_and_json(capsys):
     code, out, _ = run(capsys, "inspect", str(RESNET))
     assert code == 0 and out.startswith("# Perf Doctor report") and "| `conv-bn-act` | 33 |" in out
@@ -80,6 +82,7 @@ def test_non_profile_folder_exits_2_with_one_line(capsys, tmp_path):
     assert err.count("\n") == 1 and "not profiler output" in err and "baseline" in err
 
 
+@pytest.mark.slow
 def test_garbage_mindir_exits_2_with_one_line(capsys, tmp_path):
     bad = tmp_path / "broken.mindir"
     bad.write_bytes(os.urandom(4096))
@@ -88,6 +91,7 @@ def test_garbage_mindir_exits_2_with_one_line(capsys, tmp_path):
     assert err.count("\n") == 1 and "broken.mindir" in err
 
 
+@pytest.mark.slow
 def test_missing_output_folder_exits_2(capsys, tmp_path):
     code, _, err = run(capsys, "inspect", str(RESNET), "-o", str(tmp_path / "no" / "such" / "r.md"))
     assert code == 2 and "does not exist" in err

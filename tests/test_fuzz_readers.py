@@ -45,7 +45,11 @@ def read_damaged(root: Path, path: Path, damage: Damage) -> None:
             assert run.meta.layout and run.kernels is not None
 
 
-@pytest.mark.parametrize("layout", known(sorted(LAYOUTS), KNOWN_BUGS))
+# The fast lane fuzzes a CPU and an Ascend layout; CI every layout.
+FAST_LAYOUTS = frozenset({"cpu-ms", "ascend-level1"})
+
+
+@pytest.mark.parametrize("layout", known(sorted(LAYOUTS), KNOWN_BUGS, FAST_LAYOUTS))
 @FUZZ
 @given(data=st.data())
 def test_a_damaged_file_reads_or_raises_one_input_error(layout: str, copies: dict[str, Path], data) -> None:

@@ -124,6 +124,7 @@ def test_arbitrary_bytes_raise_nothing_but_input_error(data):
         assert model.producer == "MindSpore"
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(st.tuples(st.integers(0, len(REAL) - 1), st.integers(0, 255)), min_size=1, max_size=8),

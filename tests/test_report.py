@@ -156,6 +156,7 @@ def test_single_profile_is_diagnosed_as_the_target_alone():
     assert "operator time per step" in report.verdict
 
 
+@pytest.mark.slow
 def test_inspect_model_reports_chains_by_pattern_without_profiles():
     report = model_only()
     assert report.kind == "mindir" and report.data["input_kinds"] == ["mindir"]
@@ -165,6 +166,7 @@ def test_inspect_model_reports_chains_by_pattern_without_profiles():
     assert report.verdict.startswith("Model resnet50_noweights.mindir: ")
 
 
+@pytest.mark.slow
 def test_train_mode_mindir_names_train_mode_cause():
     report = inspect_model(MINDIR / "conv_bn_relu_train.mindir")
     assert report.top_cause is not None
@@ -178,6 +180,7 @@ def test_chinese_report_translates_verdict_and_titles():
     assert zh.causes[0]["id"] == en.causes[0]["id"] and zh.causes[0]["title"] != en.causes[0]["title"]
 
 
+@pytest.mark.slow
 def test_progress_is_reported_in_order_up_to_done():
     seen: list[tuple[float, str]] = []
     diagnose(
@@ -272,6 +275,7 @@ def test_the_two_runs_are_read_at_once_but_errors_come_in_input_order(tmp_path):
     assert steps.index("reading the baseline profile") < steps.index("reading the target profile")
 
 
+@pytest.mark.slow
 def test_garbage_mindir_is_an_input_error(tmp_path):
     bad = tmp_path / "model.mindir"
     bad.write_bytes(b"\x00\x01garbage" * 100)
@@ -290,6 +294,7 @@ def test_nothing_given_and_bad_options_are_refused():
         diagnose(CPU / "train_amp_o2_graph", CPU / "infer_fp32_graph", lang="fr")
 
 
+@pytest.mark.slow
 def test_baseline_role_overrides_the_automatic_choice():
     report = diagnose(CPU / "infer_fp32_graph", CPU / "train_amp_o2_graph", baseline_role="first")
     assert [r["phase"] for r in report.data["runs"]] == ["inference", "train"]
@@ -308,6 +313,7 @@ def _zip_folder(folder: Path, archive: Path) -> Path:
     return archive
 
 
+@pytest.mark.slow
 def test_archives_are_extracted_privately_and_removed_after_the_analysis(tmp_path, monkeypatch):
     scratch = tmp_path / "scratch"
     scratch.mkdir()
@@ -326,6 +332,7 @@ def test_archives_are_extracted_privately_and_removed_after_the_analysis(tmp_pat
     assert list(scratch.iterdir()) == [], "the workspace must be deleted after the analysis"
 
 
+@pytest.mark.slow
 def test_workspace_is_removed_when_the_input_is_bad(tmp_path, monkeypatch):
     scratch = tmp_path / "scratch"
     scratch.mkdir()

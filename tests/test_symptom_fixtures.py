@@ -153,9 +153,18 @@ def _side(case: Case, side: str) -> Run:
     return run
 
 
-@cache
 def emitted(case: Case) -> tuple[tuple[str, Symptom], ...]:
-    """(emitting module, symptom) for every symptom each emitter finds on the case's inputs."""
+    """(emitting module, symptom) for every symptom each emitter finds on the case's inputs; cases of
+    different kinds naming the same inputs and edits share one diagnosis."""
+    key = (
+        tuple(sorted(case.inputs.items())),
+        tuple(sorted((k, tuple(sorted(v.items()))) for k, v in case.edit.items())),
+    )
+    return _emitted(key, case)
+
+
+@cache
+def _emitted(key: tuple[object, ...], case: Case) -> tuple[tuple[str, Symptom], ...]:
     out: list[tuple[str, Symptom]] = []
     if case.shape == "mindir":
         with warnings.catch_warnings():

@@ -48,6 +48,7 @@ def test_two_runs_without_role_names_leave_the_roles_to_the_training_phase(tmp_p
     assert "training run is the baseline" in found.message
 
 
+@pytest.mark.slow
 def test_archives_inside_a_submission_and_a_submission_archive_are_opened(tmp_path):
     sub = tmp_path / "sub"
     sub.mkdir()

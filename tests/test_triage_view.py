@@ -39,6 +39,7 @@ def _fill(book: CaseBook) -> dict[str, str]:
     return ids
 
 
+@pytest.mark.slow
 def test_triage_table_has_the_columns_with_text_and_number_types_only(book):
     ids = _fill(book)
     table, _ = view.list_cases(book, "", "", "", 100)

@@ -111,9 +111,12 @@ def damaged(path: Path, damage: Damage) -> Iterator[None]:
         path.write_bytes(original)
 
 
-def known(names: list[str], bugs: dict[str, str]) -> list[object]:
-    """Parameters, the ones with a known bug marked as strict expected failures."""
-    return [
-        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=bugs[n])) if n in bugs else n
-        for n in names
-    ]
+def known(names: list[str], bugs: dict[str, str], fast: frozenset[str] | None = None) -> list[object]:
+    """Parameters, the ones with a known bug marked as strict expected failures and, when `fast` is given,
+    the others marked slow (the fast lane fuzzes a representative few; CI all)."""
+    params = []
+    for n in names:
+        marks = [pytest.mark.xfail(strict=True, reason=bugs[n])] if n in bugs else []
+        marks += [] if fast is None or n in fast else [pytest.mark.slow]
+        params.append(pytest.param(n, marks=marks) if marks else n)
+    return params
