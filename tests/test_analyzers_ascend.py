@@ -114,6 +114,7 @@ def test_symptoms_use_the_vocabulary_and_are_json(baseline, target):
         json.dumps(s.to_dict())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("baseline", "target"),
     [
@@ -130,6 +131,7 @@ def test_cpu_pairs_stay_silent(baseline, target):
     assert not {s.kind for s in symptoms} & MINE
 
 
+@pytest.mark.slow
 def test_same_job_pair_has_no_pair_symptom_of_these_kinds():
     """The same inference run twice: only run facts shared by both sides (rules discount those)."""
     _, symptoms = pair(L1_INFER, L1_INFER)
@@ -142,6 +144,7 @@ def test_same_job_pair_has_no_pair_symptom_of_these_kinds():
 # ------------------------------------------------------------------------------------------ fusion
 
 
+@pytest.mark.slow
 def test_fusion_split_pair_on_level1_train_infer():
     """Training ran MatMulV2_BiasAdd_fusion; inference runs MatMulV2 and a separate 4.2 µs BiasAdd."""
     _, symptoms = pair(L1_TRAIN, L1_INFER)
@@ -151,6 +154,7 @@ def test_fusion_split_pair_on_level1_train_infer():
     assert s.recoverable_ms_per_step == 0.0042
 
 
+@pytest.mark.slow
 def test_conv_bn_not_folded_in_level1_inference():
     """BNInfer 10.2 µs after a 95.2 µs Conv2D (10.7 % > 10 %), then Relu 6.3 µs: 16.5 µs per step."""
     _, symptoms = pair(L1_TRAIN, L1_INFER)
@@ -160,6 +164,7 @@ def test_conv_bn_not_folded_in_level1_inference():
     assert not found(symptoms, "fusion-split", "baseline")  # training BN is not foldable
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("bn_us", "fires"), [(9.5, False), (9.6, True)])
 def test_conv_bn_near_miss_on_bn_time(bn_us, fires):
     """BN time must exceed 10 % of the 95.2 µs conv: 9.5 µs is 9.98 %, 9.6 µs is 10.08 %."""
@@ -168,6 +173,7 @@ def test_conv_bn_near_miss_on_bn_time(bn_us, fires):
     assert bool(found(symptoms, "fusion-split")) is fires
 
 
+@pytest.mark.slow
 def test_conv_bn_needs_about_one_bn_per_conv():
     """Two BN kernels per conv (the BN launches duplicated) are not a Conv+BN pair any more."""
     run = fixture_run(L1_INFER)
@@ -185,6 +191,7 @@ def test_conv_bn_on_gpu_inference_but_never_on_cpu():
     assert cpu.meta.device == "CPU" and not found(single(cpu), "fusion-split")
 
 
+@pytest.mark.slow
 def test_fusion_split_between_two_inference_runs():
     """steady ran FusionOp_Conv2D_BNInfer_Relu and Add_Mul_fusion; slow runs every op on its own."""
     _, symptoms = pair(STEADY, SLOW)
@@ -193,6 +200,7 @@ def test_fusion_split_between_two_inference_runs():
     assert not found(symptoms, "fusion-split", "baseline")  # steady has no standalone BN
 
 
+@pytest.mark.slow
 def test_fusion_split_silent_for_a_training_target():
     assert not found(single(fixture_run(L1_TRAIN)), "fusion-split")
 
@@ -200,6 +208,7 @@ def test_fusion_split_silent_for_a_training_target():
 # ---------------------------------------------------------------------------------- format conversion
 
 
+@pytest.mark.slow
 def test_transdata_share_of_level1_inference():
     """One 12.4 µs TransData per step in 219.9 µs of kernels: 5.6 %."""
     _, symptoms = pair(L1_TRAIN, L1_INFER)
@@ -209,6 +218,7 @@ def test_transdata_share_of_level1_inference():
     assert not found(symptoms, "format-conversion", "pair")  # same count on both sides
 
 
+@pytest.mark.slow
 def test_transdata_share_near_miss():
     """TransData at 10.5 µs is 4.8 % of the kernel time: still measured (from 1 %, so a baseline's share
     is there to weigh against), but below the rule's 5 %; at 2 µs (0.9 %) it is negligible."""
@@ -221,6 +231,7 @@ def test_transdata_share_near_miss():
     assert not found(tiny, "format-conversion")
 
 
+@pytest.mark.slow
 def test_transdata_count_much_higher_than_baseline():
     """slow runs 4 TransData per step against 1 on steady, at only 2.2 % of its time."""
     _, symptoms = pair(STEADY, SLOW)
@@ -236,6 +247,7 @@ def test_transdata_count_much_higher_than_baseline():
     assert one(symptoms, "format-conversion", "target").values["transdata_share"] == 0.022
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("removed", "fires"), [(1, True), (2, False)])
 def test_transdata_count_near_miss(removed, fires):
     """3 per step against 1 fires (3x, +2); 2 against 1 does not (+1 only)."""
@@ -249,12 +261,14 @@ def test_transdata_count_near_miss(removed, fires):
 # -------------------------------------------------------------------------------------- elementwise
 
 
+@pytest.mark.slow
 def test_elementwise_heavy_on_slow_serving():
     """10 of 20 kernels per step are Add/Mul/Relu under 20 µs (54 µs per step)."""
     s = one(pair(STEADY, SLOW)[1], "elementwise-heavy", "target")
     assert s.values == {"elementwise_share": 0.5, "elementwise_ms_per_step": 0.054, "kernels_per_step": 10.0}
 
 
+@pytest.mark.slow
 def test_elementwise_near_miss_on_steady_serving():
     """2 short Add kernels of 7 (28.6 %) stay below 30 %."""
     assert not found(single(fixture_run(STEADY)), "elementwise-heavy")
@@ -263,12 +277,14 @@ def test_elementwise_near_miss_on_steady_serving():
 # ------------------------------------------------------------------------------------------ float64
 
 
+@pytest.mark.slow
 def test_float64_input_cast_on_level1_inference():
     s = one(pair(L1_TRAIN, L1_INFER)[1], "float64-input", "target")
     assert s.values == {"ops": ["Default/Cast-op0"], "ms_per_step": 0.055}
     assert s.evidence[0]["input_dtypes"] == "DOUBLE"
 
 
+@pytest.mark.slow
 def test_int64_shape_argument_on_ai_cpu_is_not_float64_input():
     """Training's DropOutGenMask reads an INT64 shape vector of 4 values on AI CPU: an argument."""
     run = fixture_run(L1_TRAIN)
@@ -278,6 +294,7 @@ def test_int64_shape_argument_on_ai_cpu_is_not_float64_input():
     assert s.values == {"ops": ["Default/dropout-Dropout/DropoutGenMask-op0"], "ms_per_step": 0.0217}
 
 
+@pytest.mark.slow
 def test_float64_input_cannot_be_seen_at_level0():
     """Level0 has no dtype columns although the inference script still feeds DOUBLE."""
     assert not found(single(fixture_run(L0_INFER)), "float64-input")
@@ -286,12 +303,14 @@ def test_float64_input_cannot_be_seen_at_level0():
 # --------------------------------------------------------------------------------------------- sync
 
 
+@pytest.mark.slow
 def test_sync_after_every_launch():
     """120 aclrtSynchronizeStream for 120 launches over 6 steps, 9.5 µs each."""
     s = one(pair(STEADY, SLOW)[1], "sync-heavy", "target")
     assert s.values == {"sync_events_per_step": 20.0, "sync_ms_per_step": 0.19}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("count", "fires"), [(21, False), (22, True)])
 def test_sync_near_miss(count, fires):
     """steady launches 42 kernels: 21 synchronisations are 0.50 per launch, 22 are 0.52."""
@@ -302,6 +321,7 @@ def test_sync_near_miss(count, fires):
     assert bool(found(single(with_extras(run, api_statistic=stats)), "sync-heavy")) is fires
 
 
+@pytest.mark.slow
 def test_sync_cannot_be_seen_without_api_statistics():
     assert "api_statistic" not in fixture_run(L1_INFER).extras
     assert not found(single(fixture_run(L1_INFER)), "sync-heavy")
@@ -310,6 +330,7 @@ def test_sync_cannot_be_seen_without_api_statistics():
 # ------------------------------------------------------------------------------------------- AI CPU
 
 
+@pytest.mark.slow
 def test_ai_cpu_ops_and_core_change_on_level1():
     _, symptoms = pair(L1_TRAIN, L1_INFER)
     target = one(symptoms, "ai-cpu-ops", "target")
@@ -325,6 +346,7 @@ def test_ai_cpu_ops_and_core_change_on_level1():
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("cast_us", "fires"), [(19.9, False), (20.0, True)])
 def test_ai_cpu_single_op_threshold(cast_us, fires):
     """With the conv made 10x longer the AI CPU share stays under 5 %; only the 20 µs rule decides."""
@@ -348,6 +370,7 @@ def test_ai_cpu_share_threshold(cast_us, fires):
 # ---------------------------------------------------------------------------------------- frequency
 
 
+@pytest.mark.slow
 def test_frequency_drop_from_the_trace_counter():
     """AI Core Freq samples 1800, 1650, 1500 MHz in the inference run; training stays at 1800."""
     _, symptoms = pair(L1_TRAIN, L1_INFER)
@@ -358,6 +381,7 @@ def test_frequency_drop_from_the_trace_counter():
     assert not found(symptoms, "frequency-drop", "baseline")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("low_mhz", "fires"), [(1711.0, False), (1709.0, True)])
 def test_frequency_drop_near_miss(low_mhz, fires):
     """The rule is 5 % below the maximum: 1710 MHz of 1800."""
@@ -382,12 +406,14 @@ def test_frequency_drop_from_npu_smi_common_reading():
     }
 
 
+@pytest.mark.slow
 def test_idle_npu_smi_reading_is_not_a_drop():
     """An idle chip (AI Core 0 %) reports its idle clock, 800 MHz: not evidence of throttling."""
     text = (NPU_SMI / "common_idle.txt").read_text()
     assert not found(single(with_extras(fixture_run(STEADY), npu_smi=text)), "frequency-drop")
 
 
+@pytest.mark.slow
 def test_npu_smi_table_and_watch_add_temperature_and_power_to_a_trace_drop():
     text = (NPU_SMI / "info.txt").read_text() + (NPU_SMI / "watch.txt").read_text()
     s = one(
@@ -444,6 +470,7 @@ def test_parse_npu_smi_ignores_other_text():
 # ------------------------------------------------------------------------------------ communication
 
 
+@pytest.mark.slow
 def test_communication_share_of_slow_serving():
     """120 µs of exposed AllGather in a 916 µs step (13 %); steady has 25 of 283 µs (8.8 %)."""
     _, symptoms = pair(STEADY, SLOW)
@@ -452,6 +479,7 @@ def test_communication_share_of_slow_serving():
     assert not found(symptoms, "communication-share", "baseline")
 
 
+@pytest.mark.slow
 def test_communication_in_training_is_not_an_inference_symptom():
     """two_rank is data-parallel training (62.5 µs AllReduce per step): only when read as inference."""
     run = fixture_run("ascend/two_rank")
@@ -463,6 +491,7 @@ def test_communication_in_training_is_not_an_inference_symptom():
 # ------------------------------------------------------------------------------------------- memory
 
 
+@pytest.mark.slow
 def test_memory_growth_of_slow_serving():
     """memory_record MindSpore+GE peaks 112.5 -> 142.5 MB, +6 MB per step."""
     _, symptoms = pair(STEADY, SLOW)
@@ -488,6 +517,7 @@ def test_memory_growth_near_miss(peaks, fires):
     assert bool(found(single(with_extras(run, memory=memory)), "memory-growth")) is fires
 
 
+@pytest.mark.slow
 def test_memory_growth_silent_on_flat_cpu_memory():
     run = fixture_run("cpu/infer_fp32_graph_profile_memory")
     assert "memory" in run.extras and not found(single(run), "memory-growth")
@@ -496,6 +526,7 @@ def test_memory_growth_silent_on_flat_cpu_memory():
 # ----------------------------------------------------------------------------------------- pipeline
 
 
+@pytest.mark.slow
 def test_data_pipeline_wait_of_slow_serving():
     """Batch's queue (feeding DataQueue) is empty in 6 of 8 samples; GetNext 905 µs capped by 560 µs free."""
     _, symptoms = pair(STEADY, SLOW)
@@ -504,11 +535,13 @@ def test_data_pipeline_wait_of_slow_serving():
     assert not found(symptoms, "data-pipeline-wait", "baseline")  # 40.5 µs of 283 µs: 14 %
 
 
+@pytest.mark.slow
 def test_getnext_that_overlaps_compute_is_not_a_wait():
     """Training's dataset.csv GetNext (310.5 µs) exceeds the 265 µs step, but only 27.5 µs are idle."""
     assert not found(single(fixture_run(L1_TRAIN), "baseline"), "data-pipeline-wait")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("queue", "fires"), [("[0, 0, 0, 0, 1, 2, 3, 4]", False), ("[0, 0, 0, 0, 0, 2, 3, 4]", True)]
 )
@@ -522,12 +555,14 @@ def test_empty_queue_near_miss(queue, fires):
     assert [x.values["empty_queue_share"] for x in s] == ([0.625] if fires else [])
 
 
+@pytest.mark.slow
 def test_full_minddata_queue_is_not_a_wait():
     """ms23 keeps its Batch output queue full ([64, 64, 63]): the pipeline keeps up."""
     run = fixture_run("ascend/ms23")
     assert "minddata_pipeline" in run.extras and not found(single(run), "data-pipeline-wait")
 
 
+@pytest.mark.slow
 def test_random_augmentation_in_the_inference_pipeline():
     _, symptoms = pair(STEADY, SLOW)
     s = one(symptoms, "random-augmentation", "target")
@@ -537,6 +572,7 @@ def test_random_augmentation_in_the_inference_pipeline():
     assert one(swapped, "random-augmentation", "baseline").values == s.values
 
 
+@pytest.mark.slow
 def test_random_augmentation_silent_for_training_and_samplers():
     assert not found(single(with_meta(fixture_run(SLOW), phase="train")), "random-augmentation")
     run = fixture_run(STEADY)
@@ -550,6 +586,7 @@ def test_random_augmentation_silent_for_training_and_samplers():
 # -------------------------------------------------------------------------------------- environment
 
 
+@pytest.mark.slow
 def test_environment_diff_between_serving_runs():
     _, symptoms = pair(STEADY, SLOW)
     diff = one(symptoms, "environment-diff", "pair")
@@ -569,11 +606,13 @@ def test_environment_diff_between_serving_runs():
     assert not found(symptoms, "environment-diff", "baseline")
 
 
+@pytest.mark.slow
 def test_environment_identical_runs_are_silent():
     _, symptoms = pair(L1_TRAIN, L1_INFER)
     assert not found(symptoms, "environment-diff")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("level", "fires"), [("2", False), ("1", True)])
 def test_log_level_near_miss(level, fires):
     """ASCEND_GLOBAL_LOG_LEVEL 2 (warning) is fine; 1 (info) logs on every call."""
@@ -582,6 +621,7 @@ def test_log_level_near_miss(level, fires):
     assert bool(found(single(with_meta(run, environment=env)), "environment-diff")) is fires
 
 
+@pytest.mark.slow
 def test_recorded_deterministic_flag():
     run = fixture_run(L1_INFER)
     s = one(

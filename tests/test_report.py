@@ -51,6 +51,7 @@ def test_amp_training_vs_fp32_inference_ranks_precision_mismatch_first():
     assert roles == [("baseline", "train"), ("target", "inference")]
 
 
+@pytest.mark.slow
 def test_the_fp32_mindir_makes_precision_mismatch_the_significant_top_cause():
     report = amp_pair_with_model()
     assert report.top_cause == "precision-mismatch"
@@ -59,6 +60,7 @@ def test_the_fp32_mindir_makes_precision_mismatch_the_significant_top_cause():
     assert {e["source"] for e in top["evidence"]} >= {"pair", "mindir"}
 
 
+@pytest.mark.slow
 def test_verdict_states_the_measured_gap_and_the_top_cause():
     report = amp_pair_with_model()
     timing = report.data["timing"]
@@ -129,6 +131,7 @@ def test_warnings_hold_cannot_decide_reasons_limitations_and_notes():
     assert limits["profiler-config"] == ["baseline", "target"]  # merged across both CPU runs
 
 
+@pytest.mark.slow
 def test_mindir_with_profile_adds_chains_crosslink_and_hygiene():
     report = amp_pair_with_model()
     assert report.data["input_kinds"] == ["mindir", "mindir+profile", "pair"]
@@ -173,6 +176,7 @@ def test_train_mode_mindir_names_train_mode_cause():
     assert any("train" in c["id"] for c in report.causes if c["significant"])
 
 
+@pytest.mark.slow
 def test_chinese_report_translates_verdict_and_titles():
     zh, en = amp_pair("zh"), amp_pair("en")
     assert zh.lang == "zh"
@@ -258,6 +262,7 @@ def test_folder_that_is_not_a_profile_is_an_input_error_naming_the_role(tmp_path
     assert "not profiler output" in caught.value.message
 
 
+@pytest.mark.slow
 def test_the_two_runs_are_read_at_once_but_errors_come_in_input_order(tmp_path):
     """Both inputs bad: the baseline's error, as a sequential read would give; only the second bad: its
     error; progress still announces the baseline before the target."""
@@ -345,6 +350,7 @@ def test_workspace_is_removed_when_the_input_is_bad(tmp_path, monkeypatch):
     assert list(scratch.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_ascend_operator_rows_carry_counters_block_dim_and_bound():
     level1 = CPU.parent / "ascend" / "level1"
     report = diagnose(level1 / "train", level1 / "infer")

@@ -690,6 +690,7 @@ PROPERTY = settings(max_examples=150, deadline=None, suppress_health_check=[Heal
 PREFIXES = [b"", b"PK\x03\x04", b"PK\x05\x06", b"\x1f\x8b\x08\x00", b"\x1f\x8b"]
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(
     prefix=st.sampled_from(PREFIXES),
@@ -724,6 +725,7 @@ def _valid_archive(kind: str) -> bytes:
 VALID = {kind: _valid_archive(kind) for kind in ("zip", "tgz")}
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(
     kind=st.sampled_from(sorted(VALID)), flips=st.lists(st.tuples(st.integers(0, 10**6), st.integers(1, 255)))
@@ -748,6 +750,7 @@ NAME_PART = st.one_of(
 )
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore:Duplicate name")
 @pytest.mark.parametrize("kind", ["zip", "tgz"])
 @PROPERTY
