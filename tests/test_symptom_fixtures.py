@@ -30,7 +30,7 @@ import graph
 from core.model import Run
 from core.symptoms import SYMPTOM_KINDS, Emits, Symptom
 from diagnosis.analyzers import PAIR_ANALYZERS, RUN_ANALYZERS
-from diagnosis.compare import compare_runs, prepare
+from diagnosis.compare import Side, compare_sides, prepare
 from tests.support.inputs import ROOT
 from tests.support.runs import FIXTURES, fixture_run
 
@@ -147,10 +147,27 @@ def declared_by(kind: str) -> list[str]:
 
 
 def _side(case: Case, side: str) -> Run:
-    run = fixture_run(case.inputs[side])
-    for name, factor in case.edit.get(side, {}).items():
+    """One input run of the case, with the case's edits of that side applied to a copy."""
+    return _edited(case.inputs[side], tuple(sorted(case.edit.get(side, {}).items())))
+
+
+@cache
+def _edited(path: str, edits: tuple[tuple[str, float], ...]) -> Run:
+    run = fixture_run(path)
+    for name, factor in edits:
         run = EDITS[name](run, factor)
     return run
+
+
+@cache
+def _prepared(path: str, edits: tuple[tuple[str, float], ...]) -> Side:
+    """A run prepared once, whichever cases and roles use it (preparation does not depend on the role)."""
+    return prepare(_edited(path, edits))
+
+
+def _prepared_side(case: Case, side: str) -> Side:
+    """One input run of the case, edited and prepared."""
+    return _prepared(case.inputs[side], tuple(sorted(case.edit.get(side, {}).items())))
 
 
 def emitted(case: Case) -> tuple[tuple[str, Symptom], ...]:
@@ -160,11 +177,16 @@ def emitted(case: Case) -> tuple[tuple[str, Symptom], ...]:
         tuple(sorted(case.inputs.items())),
         tuple(sorted((k, tuple(sorted(v.items()))) for k, v in case.edit.items())),
     )
-    return _emitted(key, case)
+    if key not in _EMITTED:
+        _EMITTED[key] = _emit(case)
+    return _EMITTED[key]
 
 
-@cache
-def _emitted(key: tuple[object, ...], case: Case) -> tuple[tuple[str, Symptom], ...]:
+_EMITTED: dict[tuple[object, ...], tuple[tuple[str, Symptom], ...]] = {}
+
+
+def _emit(case: Case) -> tuple[tuple[str, Symptom], ...]:
+    """What `emitted` returns, computed."""
     out: list[tuple[str, Symptom]] = []
     if case.shape == "mindir":
         with warnings.catch_warnings():
@@ -176,10 +198,11 @@ def _emitted(key: tuple[object, ...], case: Case) -> tuple[tuple[str, Symptom], 
             crosslink = graph.crosslink
             out += [(crosslink.__module__, s) for s in crosslink(model, chains, _side(case, "profile"))[1]]
     elif case.shape == "run":
-        side = prepare(_side(case, "run"))
+        side = _prepared_side(case, "run")
         out += [(fn.__module__, s) for fn in RUN_ANALYZERS for s in fn(side, "target")]
     else:
-        c = compare_runs(_side(case, "baseline"), _side(case, "target"), baseline="first")
+        base, target = _prepared_side(case, "baseline"), _prepared_side(case, "target")
+        c = compare_sides(base, target, baseline="first")
         out += [(fn.__module__, s) for fn in PAIR_ANALYZERS for s in fn(c)]
         for role, side in (("target", c.target), ("baseline", c.baseline)):
             out += [(fn.__module__, s) for fn in RUN_ANALYZERS for s in fn(side, role)]
