@@ -68,6 +68,7 @@ def test_the_store_survives_reopening_the_file(tmp_path):
     assert again is not None and again.summary.source == "user 42" and again.summary.kind == "single"
 
 
+@pytest.mark.slow
 def test_a_model_case_keeps_its_chain_figure(store):
     report = model_report()
     case_id = CaseBook(store).record(report)
@@ -313,6 +314,7 @@ def _check_all_written(path: Path, ids: list[str], total: int) -> None:
     assert all(s.status == "in progress" and s.note == f"note {s.source[1:]}" for s in listed)
 
 
+@pytest.mark.slow
 def test_threads_writing_one_file_lose_nothing(tmp_path):
     path = tmp_path / "cases.sqlite3"
     SqliteCaseStore(path)
@@ -351,6 +353,7 @@ def test_processes_writing_one_file_lose_nothing(tmp_path):
 # ------------------------------------------------------------------------------------------ summary
 
 
+@pytest.mark.slow
 def test_summary_names_the_kind_with_a_model_and_the_layouts():
     report = diagnose(
         CPU / "train_amp_o2_graph", CPU / "infer_fp32_graph", MINDIR / "conv_bn_relu_eval.mindir"

@@ -47,6 +47,7 @@ def shaped(launches: list[tuple[int, int, int]]) -> tuple[pd.DataFrame, shapes._
     return kernels, data
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("packed", [True, False], ids=["packed", "unique-rows"])
 @settings(max_examples=150, deadline=None)
 @given(launches=st.lists(launch, min_size=1, max_size=40))
