@@ -324,6 +324,7 @@ def test_zip_bomb_is_stopped_by_total_bytes_while_streaming(ws: Workspace, tmp_p
         materialize(archive, ws, budget=budget)
 
 
+@pytest.mark.slow
 def test_tar_bomb_is_stopped(ws: Workspace, tmp_path: Path) -> None:
     archive = make_tar(tmp_path / "bomb.tar.gz", [("zeros.bin", bytes(50 * 1024 * 1024))])
     assert archive.stat().st_size < 200_000
