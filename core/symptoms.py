@@ -40,6 +40,33 @@ class Symptom:
 
 
 @dataclass(frozen=True)
+class Emits:
+    """The symptom kinds one emitter module declares, by what they describe; a test runs every emitter
+    over tests/fixtures/symptoms and fails on an undeclared kind or a declared kind without cases.
+
+    `pair` kinds describe a difference (source "pair"), `run` kinds one run (source "baseline" or
+    "target"), `mindir` kinds an exported graph, `mindir_profile` kinds a graph joined with a profile.
+    """
+
+    pair: tuple[str, ...] = ()
+    run: tuple[str, ...] = ()
+    mindir: tuple[str, ...] = ()
+    mindir_profile: tuple[str, ...] = ()
+
+    def kinds(self) -> frozenset[str]:
+        """Every kind declared, whatever it describes."""
+        return frozenset(self.pair + self.run + self.mindir + self.mindir_profile)
+
+    def scope(self, source: str) -> tuple[str, ...]:
+        """The kinds declared for symptoms of one `source` (one of SOURCES)."""
+        if source == "pair":
+            return self.pair
+        if source in ("baseline", "target"):
+            return self.run
+        return self.mindir if source == "mindir" else self.mindir_profile
+
+
+@dataclass(frozen=True)
 class SymptomKind:
     """Documentation of one symptom kind: what it means and which numbers it carries."""
 

@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from core.model import Run
+from core.symptoms import Symptom
 from diagnosis.align import Alignment, align, operator_aggregates, per_step_times
 from diagnosis.forward import forward_kernels
-from core.model import Run
 from diagnosis.stats import MIN_RELATIVE_EFFECT, Z_THRESHOLD, median_shift_z, row_medians_mads
-from core.symptoms import Symptom
 
 # Operator types whose first input's leading dimension is the batch size.
 BATCH_OPS = ("Conv2D", "Conv3D", "Conv2DFusion", "MatMul", "BatchMatMul", "MatMulV2", "Dense", "Conv")

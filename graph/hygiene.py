@@ -13,11 +13,25 @@ from typing import Any
 
 import networkx as nx
 
-from core.symptoms import Symptom
+from core.symptoms import Emits, Symptom
 from graph.aicpu import matching_rules
 from graph.chains import OP_GROUPS, chain_counts
 from graph.dtypes import LOW_PRECISION
 from graph.model import Chain, MindirModel, TensorInfo
+
+# The symptom kinds this module emits (see diagnosis/analyzers/__init__.py).
+EMITS = Emits(
+    mindir=(
+        "mindir-train-mode",
+        "mindir-low-precision",
+        "mindir-fp32-compute",
+        "mindir-dynamic-input",
+        "mindir-float64-input",
+        "mindir-cast-ops",
+        "mindir-aicpu-risk",
+        "mindir-fusible-chains",
+    )
+)
 
 SOURCE = "mindir"
 MAX_EVIDENCE = 200

@@ -16,8 +16,11 @@ from typing import Any
 import pandas as pd
 
 from core.model import Run
-from core.symptoms import Symptom
+from core.symptoms import Emits, Symptom
 from graph.model import Chain, MindirModel
+
+# The symptom kinds this module emits (see diagnosis/analyzers/__init__.py).
+EMITS = Emits(mindir_profile=("chains-ran-split",))
 
 SOURCE = "mindir+profile"
 WRAPPER_CLASSES = frozenset(

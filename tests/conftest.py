@@ -2,52 +2,44 @@
 
 from __future__ import annotations
 
+import ast
 import os
-import shutil
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from _pytest.mark.expression import Expression
+
+from tests.support.inputs import CPU, free_port, poison_profile
 
 # gradio_client would otherwise ask huggingface.co about the Space; tests talk to 127.0.0.1 only.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
-ROOT = Path(__file__).resolve().parent.parent
-CPU = ROOT / "tests" / "fixtures" / "cpu"
-MINDIR = ROOT / "tests" / "fixtures" / "mindir"
-RESNET = MINDIR / "resnet50_noweights.mindir"
-EXAMPLE = ROOT / "assets" / "examples" / "amp_train_vs_fp32_infer"
-XSS = "<img src=x onerror=window.__xss=1>"
-RENAMED_OP = "Default/block1-Block/conv-Conv2d/Conv2D-op0"
+
+def module_marks(path: Path) -> set[str]:
+    """The marks a test module gives all its tests (`pytestmark = pytest.mark.x` or a list of them), read
+    from its source without importing it."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    marks = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "pytestmark" for t in node.targets):
+            for attr in ast.walk(node.value):
+                if isinstance(attr, ast.Attribute) and ast.unparse(attr.value) == "pytest.mark":
+                    marks.add(attr.attr)
+    return marks
 
 
-def free_port() -> int:
-    """A TCP port nobody listens on right now (127.0.0.1)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def files_of(folder: Path) -> list[str]:
-    """Every file below a folder, as a browser folder upload would send them."""
-    return sorted(str(p) for p in folder.rglob("*") if p.is_file())
-
-
-def poison_profile(source: Path, dest: Path, new_name: str = XSS, old_name: str = RENAMED_OP) -> Path:
-    """Copy a real CPU profile and rename one operator consistently in every file that names it."""
-    shutil.copytree(source, dest)
-    renamed = 0
-    for path in dest.rglob("*"):
-        if path.is_file() and path.suffix in (".csv", ".txt", ".json"):
-            text = path.read_text(encoding="utf-8")
-            if old_name in text:
-                path.write_text(text.replace(old_name, new_name), encoding="utf-8")
-                renamed += 1
-    assert renamed >= 3, "the operator to rename was not found: the fixture changed"
-    return dest
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Do not import a module whose module-wide marks `-m` deselects: the app modules import Gradio, which
+    costs the fast lane seconds for tests that would not run."""
+    markexpr = config.getoption("markexpr")
+    if not markexpr or not (collection_path.name.startswith("test_") and collection_path.suffix == ".py"):
+        return None
+    marks = module_marks(collection_path)
+    selected = Expression.compile(markexpr).evaluate(lambda name, /, **kwargs: not kwargs and name in marks)
+    return True if marks and not selected else None
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core.symptoms import SYMPTOM_KINDS
-from tests.cpu_fixtures import cpu_pair, cpu_single, kinds, one
+from tests.support.runs import cpu_pair, cpu_single, kinds, one
 
 # Symptoms that would wrongly accuse one of two identical jobs.
 SEVERE = {
@@ -26,7 +26,7 @@ def test_precision_change_from_casts_fires_for_amp_training_vs_fp32_inference():
     s = one(symptoms, "precision-change")
     assert s.values["evidence_basis"] == "cast ops and AMP scopes"
     assert s.values["baseline_casts_per_step"] > 2 and s.values["target_casts_per_step"] == 0
-    assert s.recoverable_ms_per_step is None or s.recoverable_ms_per_step > 0
+    assert s.recoverable_ms_per_step is None  # Cast counts show the change but cannot price it on CPU
     assert {row["op_type"] for row in s.evidence} <= {"Conv2D", "MatMul"}
 
 
@@ -63,11 +63,11 @@ def test_train_mode_kernels_in_inference():
 
 
 def test_shape_mismatch_and_per_sample_judgement():
-    _, symptoms = cpu_pair("infer_fp32_graph", "infer_fp32_graph_batch32")
+    comparison, symptoms = cpu_pair("infer_fp32_graph", "infer_fp32_graph_batch32")
     s = one(symptoms, "shape-mismatch")
     assert (s.values["baseline_batch"], s.values["target_batch"]) == (8, 32)
-    gap = [x for x in symptoms if x.kind == "step-time-gap"]
-    assert not gap or gap[0].values["per_sample_ratio"] is not None  # judged per sample, never per step
+    # Judged per sample, never per step: four times the samples in a longer step is no gap.
+    assert comparison.per_sample and "step-time-gap" not in kinds(symptoms)
     _, same = cpu_pair("train_fp32_graph", "infer_fp32_graph")
     assert "shape-mismatch" not in kinds(same)
 

@@ -16,7 +16,7 @@ import app
 from doctor.config import AppConfig
 from doctor.schema import load_schema
 from doctor.uploads import UploadRecorder
-from tests.conftest import CPU, EXAMPLE, RESNET, files_of, free_port
+from tests.support.inputs import CPU, EXAMPLE, RESNET, files_of, free_port
 
 pytestmark = pytest.mark.slow
 

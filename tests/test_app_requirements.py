@@ -6,7 +6,7 @@ import tomllib
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from tests.conftest import ROOT
+from tests.support.inputs import ROOT
 
 SDK_PINNED = {"gradio"}  # the Space's sdk_version pins gradio; listing it again would conflict
 

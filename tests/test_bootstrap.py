@@ -34,7 +34,7 @@ def test_distribution_is_the_exact_bootstrap(values: list[float]) -> None:
         assert share == pytest.approx(probability, abs=0.006), median
 
 
-@pytest.mark.parametrize("n", [15, 40, 301, 1200])
+@pytest.mark.parametrize("n", [15, 40, 301, pytest.param(1200, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("factor", [0.8, 1.0, 1.7])
 def test_interval_agrees_with_resampling(n: int, factor: float) -> None:
     """Continuous samples (with a few distinct values the percentiles jump between atoms)."""

@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.conftest import CPU, EXAMPLE, RESNET, ROOT, XSS, files_of, free_port
+from tests.support.inputs import CPU, EXAMPLE, RESNET, ROOT, XSS, files_of, free_port
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [

@@ -10,7 +10,6 @@ import stat
 import threading
 import zipfile
 from datetime import datetime, timedelta, timezone
-from functools import cache
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,7 @@ from hypothesis import strategies as st
 
 import doctor.cases.book as book_module
 from core.errors import InputError
-from doctor import diagnose, inspect_model
+from doctor import diagnose
 from doctor.cases import (
     NO_CAUSE,
     CaseBook,
@@ -33,28 +32,8 @@ from doctor.cases import (
     summarize,
 )
 from doctor.config import AppConfig
-from doctor.report import Report
-from tests.conftest import CPU, MINDIR
-
-NOW = datetime.now(timezone.utc)
-
-
-@cache
-def pair_report() -> Report:
-    """AMP training vs FP32 inference: top cause precision-mismatch (high)."""
-    return diagnose(CPU / "train_amp_o2_graph", CPU / "infer_fp32_graph")
-
-
-@cache
-def single_report() -> Report:
-    """A single PyNative inference run."""
-    return diagnose(None, CPU / "infer_fp32_pynative")
-
-
-@cache
-def model_report() -> Report:
-    """A small MINDIR on its own (carries a chain figure)."""
-    return inspect_model(MINDIR / "conv_bn_relu_eval.mindir")
+from tests.support.inputs import CPU, MINDIR
+from tests.support.reports import NOW, model_report, pair_report, single_report
 
 
 @pytest.fixture
@@ -89,6 +68,7 @@ def test_the_store_survives_reopening_the_file(tmp_path):
     assert again is not None and again.summary.source == "user 42" and again.summary.kind == "single"
 
 
+@pytest.mark.slow
 def test_a_model_case_keeps_its_chain_figure(store):
     report = model_report()
     case_id = CaseBook(store).record(report)
@@ -334,6 +314,7 @@ def _check_all_written(path: Path, ids: list[str], total: int) -> None:
     assert all(s.status == "in progress" and s.note == f"note {s.source[1:]}" for s in listed)
 
 
+@pytest.mark.slow
 def test_threads_writing_one_file_lose_nothing(tmp_path):
     path = tmp_path / "cases.sqlite3"
     SqliteCaseStore(path)
@@ -372,6 +353,7 @@ def test_processes_writing_one_file_lose_nothing(tmp_path):
 # ------------------------------------------------------------------------------------------ summary
 
 
+@pytest.mark.slow
 def test_summary_names_the_kind_with_a_model_and_the_layouts():
     report = diagnose(
         CPU / "train_amp_o2_graph", CPU / "infer_fp32_graph", MINDIR / "conv_bn_relu_eval.mindir"

@@ -13,7 +13,7 @@ from jsonschema import Draft202012Validator
 
 import doctor.cli as cli
 from doctor.schema import load_schema
-from tests.conftest import CPU, RESNET, ROOT
+from tests.support.inputs import CPU, RESNET, ROOT
 
 TRAIN, INFER = str(CPU / "train_amp_o2_graph"), str(CPU / "infer_fp32_graph")
 SCHEMA = Draft202012Validator(load_schema())
@@ -54,6 +54,7 @@ def test_compare_options_rank_and_baseline_reach_the_facade(capsys):
     ]
 
 
+@pytest.mark.slow
 def test_compare_html_is_written_standalone(capsys, tmp_path):
     target = tmp_path / "r.html"
     code, _, _ = run(capsys, "compare", TRAIN, INFER, "--format", "html", "-o", str(target))
@@ -62,6 +63,7 @@ def test_compare_html_is_written_standalone(capsys, tmp_path):
     assert page.startswith("<!DOCTYPE html>") and "<script src=" not in page
 
 
+@pytest.mark.slow
 def test_inspect_prints_markdown_and_json(capsys):
     code, out, _ = run(capsys, "inspect", str(RESNET))
     assert code == 0 and out.startswith("# Perf Doctor report") and "| `conv-bn-act` | 33 |" in out
@@ -82,6 +84,7 @@ def test_non_profile_folder_exits_2_with_one_line(capsys, tmp_path):
     assert err.count("\n") == 1 and "not profiler output" in err and "baseline" in err
 
 
+@pytest.mark.slow
 def test_garbage_mindir_exits_2_with_one_line(capsys, tmp_path):
     bad = tmp_path / "broken.mindir"
     bad.write_bytes(os.urandom(4096))
@@ -90,6 +93,7 @@ def test_garbage_mindir_exits_2_with_one_line(capsys, tmp_path):
     assert err.count("\n") == 1 and "broken.mindir" in err
 
 
+@pytest.mark.slow
 def test_missing_output_folder_exits_2(capsys, tmp_path):
     code, _, err = run(capsys, "inspect", str(RESNET), "-o", str(tmp_path / "no" / "such" / "r.md"))
     assert code == 2 and "does not exist" in err

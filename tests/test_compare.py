@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pandas as pd
 
+from core.model import PIPE_COUNTERS
 from diagnosis.compare import PIPES, assign_roles, compare_runs, leaderboard
 from diagnosis.forward import normalise_scopes, training_only_mask
 from diagnosis.ingest import read_folder
-from core.model import PIPE_COUNTERS
 from doctor.report import OPERATOR_COLUMN_NAMES
-from tests.cpu_fixtures import CPU, cpu_pair, cpu_run
+from tests.support.inputs import CPU
+from tests.support.runs import cpu_pair, cpu_run
 
 
 def test_training_run_is_the_baseline_by_default():

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import graph
-from tests.cpu_fixtures import cpu_run
+from tests.support.runs import cpu_run
 
 MINDIR = Path(__file__).parent / "fixtures" / "cpu" / "fixture_net_fp32_eval.mindir"
 

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from core.errors import InputError
 from doctor import diagnose, inspect_model
-from tests.conftest import CPU, MINDIR
-from tests.test_fuzz_readers import ASCEND, DAMAGE, EXAMPLES, Damage, damaged, files_of, fuzz_settings, known
+from tests.support.damage import DAMAGE, EXAMPLES, Damage, damaged, files_below, fuzz_settings, known
+from tests.support.inputs import ASCEND, CPU, MINDIR
 
 PAIRS = {
     "cpu": (CPU / "train_amp_o2_graph", CPU / "infer_fp32_graph"),
@@ -52,7 +52,7 @@ def diagnose_damaged(baseline: Path, root: Path, path: Path, damage: Damage) -> 
 @given(data=st.data())
 def test_a_damaged_target_is_diagnosed_or_refused(pair: str, targets: dict[str, Path], data) -> None:
     root = targets[pair]
-    path = data.draw(st.sampled_from(files_of(root)), label="file")
+    path = data.draw(st.sampled_from(files_below(root)), label="file")
     diagnose_damaged(PAIRS[pair][0], root, path, data.draw(DAMAGE, label="damage"))
 
 

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 import graph
 from core.errors import InputError
 from graph import schema
+from tests.support.mindir_wire import field, nested
 
 FIXTURES = Path(__file__).parent / "fixtures" / "mindir"
 REAL = (FIXTURES / "conv_bn_relu_eval.mindir").read_bytes()
@@ -55,39 +56,13 @@ def test_no_graph():
         load_bytes(model.SerializeToString())
 
 
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte, value = value & 0x7F, value >> 7
-        out.append(byte | (0x80 if value else 0))
-        if not value:
-            return bytes(out)
-
-
-def _field(number: int, payload: bytes | int) -> bytes:
-    """One protobuf field in wire format (varint for ints, length-delimited for bytes)."""
-    if isinstance(payload, int):
-        return _varint(number << 3) + _varint(payload)
-    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
-
-
-def _nested(depth: int) -> bytes:
-    """Wire bytes of a MindSpore-looking model whose Constant's value nests TUPLE values `depth` deep
-    (written by hand: the protobuf API itself refuses to build messages this deep)."""
-    attr = _field(1, b"value") + _field(16, 7) + _field(3, 1)
-    for _ in range(depth):
-        attr = _field(1, b"value") + _field(16, 20) + _field(17, attr)
-    node = _field(3, b"n") + _field(4, b"Constant") + _field(5, attr)
-    return _field(2, b"MindSpore") + _field(7, _field(1, node))
-
-
 def test_deeply_nested_message():
     with pytest.raises(InputError, match="protobuf decoding failed"):
-        load_bytes(_nested(300))
+        load_bytes(nested(300))
 
 
 def test_moderately_nested_message_still_loads():
-    model = load_bytes(_nested(20))  # a Constant only: loads, nothing to draw
+    model = load_bytes(nested(20))  # a Constant only: loads, nothing to draw
     assert model.graph.number_of_nodes() == 0
 
 
@@ -131,7 +106,7 @@ def test_node_name_that_is_not_utf8():
     model = schema.model_class().FromString(REAL)
     conv = next(n for n in model.graph.node if "Conv2D" in n.op_type)
     raw = bytearray(model.SerializeToString())
-    name_field = _field(3, conv.name.encode())  # NodeProto.name = 3
+    name_field = field(3, conv.name.encode())  # NodeProto.name = 3
     at = raw.index(name_field) + len(name_field) - len(conv.name)
     raw[at : at + 2] = b"\xff\xfe"  # same length, invalid UTF-8, in the node's name field
     with pytest.raises(InputError, match="not valid UTF-8"):
@@ -149,6 +124,7 @@ def test_arbitrary_bytes_raise_nothing_but_input_error(data):
         assert model.producer == "MindSpore"
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(st.tuples(st.integers(0, len(REAL) - 1), st.integers(0, 255)), min_size=1, max_size=8),

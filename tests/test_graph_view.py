@@ -84,6 +84,7 @@ def test_big_graph_is_collapsed_by_scope_prefix_when_that_fits():
     assert any(i.startswith("Default/blocks-SequentialCell/299-Block") for i in layout.ids)
 
 
+@pytest.mark.slow
 def test_default_limit_is_about_2000_markers():
     model = synthetic(2500)
     layout = view.overview_layout(model, graph.find_chains(model))

@@ -18,14 +18,14 @@ from pathlib import Path
 import pytest
 
 import graph
-from diagnosis import sources
 from core.errors import InputError
+from diagnosis import sources
 from diagnosis.ingest import read_folder
 from diagnosis.sources import Workspace
 from doctor import diagnose, inspect_model, isolation
 from doctor.isolation import IsolationError, IsolationLimits, Task, run_isolated
 from tests.bad_inputs import generate
-from tests.conftest import CPU, MINDIR, RESNET
+from tests.support.inputs import CPU, MINDIR, RESNET
 
 TASK = Task(subject="input.bin", failure="the input could not be decoded")
 GOOD_ZIP = generate.CORPUS / "archive_good_zip.zip"
@@ -42,6 +42,7 @@ def huge_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
 # ------------------------------------------------------------------------------------------ results
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["resnet50_noweights", "if_net", "external_graph", "amp_o2"])
 def test_isolated_model_equals_the_in_process_one(name: str) -> None:
     path = MINDIR / f"{name}.mindir"
@@ -64,6 +65,7 @@ def test_input_errors_cross_the_process_boundary_unchanged() -> None:
     )
 
 
+@pytest.mark.slow
 def test_a_str_subclass_path_reaches_the_child_as_a_plain_str() -> None:
     class UploadPath(str):  # like the path objects a web framework hands over
         pass
@@ -72,6 +74,7 @@ def test_a_str_subclass_path_reaches_the_child_as_a_plain_str() -> None:
     assert isolation.load_mindir(UploadPath(str(RESNET))).graph.number_of_nodes() > 400
 
 
+@pytest.mark.slow
 def test_printing_in_the_child_does_not_corrupt_the_reply() -> None:
     assert run_isolated(TASK, print, "noise on stdout") is None
 
@@ -88,6 +91,7 @@ OUT_OF_MEMORY = (
 )
 
 
+@pytest.mark.slow
 def test_memory_limit_turns_a_huge_model_into_an_input_error(huge_model: Path) -> None:
     with pytest.raises(InputError, match=OUT_OF_MEMORY) as caught:
         isolation.load_mindir(huge_model, limits=IsolationLimits(memory_mb=200))
@@ -96,6 +100,7 @@ def test_memory_limit_turns_a_huge_model_into_an_input_error(huge_model: Path) -
     assert isolation.load_mindir(huge_model).graph.number_of_nodes() == 100_001  # the default is enough
 
 
+@pytest.mark.slow
 def test_cpu_limit_stops_a_busy_child() -> None:
     started = time.monotonic()
     with pytest.raises(InputError, match=r"could not be decoded within 1 s of CPU time") as caught:
@@ -112,6 +117,7 @@ def test_wall_clock_timeout_kills_a_stalled_child() -> None:
     assert time.monotonic() - started < 10
 
 
+@pytest.mark.slow
 def test_a_crashing_decoder_is_an_input_error_not_a_dead_server() -> None:
     with pytest.raises(
         InputError, match=r"the decoder stopped \(SIGABRT\), perhaps for lack of memory"
@@ -122,6 +128,7 @@ def test_a_crashing_decoder_is_an_input_error_not_a_dead_server() -> None:
     )
 
 
+@pytest.mark.slow
 def test_a_bug_in_the_child_is_an_internal_error_with_its_traceback() -> None:
     with pytest.raises(IsolationError, match="ValueError: invalid literal") as caught:
         run_isolated(TASK, int, "not a number")
@@ -130,6 +137,7 @@ def test_a_bug_in_the_child_is_an_internal_error_with_its_traceback() -> None:
         run_isolated(TASK, os._exit, 3)
 
 
+@pytest.mark.slow
 def test_a_model_decoder_cannot_write_files(tmp_path: Path) -> None:
     target = tmp_path / "written.bin"
     with pytest.raises(IsolationError, match="OSError"):
@@ -139,6 +147,7 @@ def test_a_model_decoder_cannot_write_files(tmp_path: Path) -> None:
     assert run_isolated(writer, pathlib.Path.write_bytes, target, b"data") == 4
 
 
+@pytest.mark.slow
 def test_the_parent_keeps_its_own_limits(huge_model: Path) -> None:
     before = [resource.getrlimit(kind) for kind in (resource.RLIMIT_AS, resource.RLIMIT_CPU)]
     with pytest.raises(InputError):
@@ -164,6 +173,7 @@ def test_a_reply_may_hold_only_data_classes() -> None:
 # ------------------------------------------------------------------------------------------ settings
 
 
+@pytest.mark.slow
 def test_limits_come_from_the_environment() -> None:
     env = {"PERF_DOCTOR_ISOLATION_MEMORY_MB": "512", "PERF_DOCTOR_ISOLATION_WALL_S": "2.5"}
     assert IsolationLimits.from_env(env) == IsolationLimits(memory_mb=512, wall_s=2.5)
@@ -179,6 +189,7 @@ def test_limits_come_from_the_environment() -> None:
 # ------------------------------------------------------------------------------------------ archives
 
 
+@pytest.mark.slow
 def test_archive_is_extracted_into_the_callers_workspace(tmp_path: Path) -> None:
     with Workspace(base=tmp_path) as workspace:
         folder = isolation.materialize(GOOD_ZIP, workspace)
@@ -187,12 +198,14 @@ def test_archive_is_extracted_into_the_callers_workspace(tmp_path: Path) -> None
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_a_folder_is_not_sent_to_a_child(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setattr(isolation, "run_isolated", lambda *a, **k: pytest.fail("no child for a folder"))
     with Workspace(base=tmp_path) as workspace:
         assert isolation.materialize(CPU / "infer_fp32_graph", workspace) == CPU / "infer_fp32_graph"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("source", [None, "", [], [3], ["/no/such/upload.zip"]])
 def test_odd_sources_are_refused_like_in_process(source: object, tmp_path: Path) -> None:
     with Workspace(base=tmp_path) as workspace:
@@ -203,6 +216,7 @@ def test_odd_sources_are_refused_like_in_process(source: object, tmp_path: Path)
     assert there.value.message == here.value.message
 
 
+@pytest.mark.slow
 def test_archive_refusals_match_the_in_process_ones(tmp_path: Path) -> None:
     with Workspace(base=tmp_path) as workspace:
         with pytest.raises(InputError) as here:
@@ -213,6 +227,7 @@ def test_archive_refusals_match_the_in_process_ones(tmp_path: Path) -> None:
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_an_extraction_killed_midway_leaves_nothing_once_the_workspace_closes(tmp_path: Path) -> None:
     archive = tmp_path / "many.tar.gz"
     with tarfile.open(archive, "w:gz") as tar:
@@ -234,6 +249,7 @@ def test_an_extraction_killed_midway_leaves_nothing_once_the_workspace_closes(tm
 # ------------------------------------------------------------------------------------------ facade
 
 
+@pytest.mark.slow
 def test_the_facade_isolates_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
     """With the parent's decoders broken, an isolated diagnosis still works: the child decodes."""
 
@@ -251,6 +267,7 @@ def test_the_facade_isolates_by_default(monkeypatch: pytest.MonkeyPatch) -> None
         diagnose(CPU / "train_amp_o2_graph", GOOD_ZIP, isolate=False)
 
 
+@pytest.mark.slow
 def test_the_facade_reads_the_limits_from_the_environment(huge_model: Path, monkeypatch) -> None:
     monkeypatch.setenv("PERF_DOCTOR_ISOLATION_MEMORY_MB", "200")
     with pytest.raises(InputError, match=r"huge\.mindir: the model " + OUT_OF_MEMORY):
@@ -259,6 +276,7 @@ def test_the_facade_reads_the_limits_from_the_environment(huge_model: Path, monk
         diagnose(CPU / "train_amp_o2_graph", CPU / "infer_fp32_graph", huge_model)
 
 
+@pytest.mark.slow
 def test_the_child_writes_nothing_but_the_extraction(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     before = set(tmp_path.iterdir())

@@ -25,7 +25,7 @@ from gradio_client.utils import QueueError
 
 from doctor import diagnose
 from tests.bad_inputs.server import Server, app_server, local_client
-from tests.conftest import CPU, files_of
+from tests.support.inputs import CPU, files_of
 
 pytestmark = pytest.mark.slow
 

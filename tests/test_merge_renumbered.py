@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -27,6 +28,7 @@ def by_definition(keys: pd.Series, steps: pd.Series) -> list:
     return [None if pd.isna(k) else rename.get(k, k) for k in keys.astype(object)]
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(st.one_of(st.none(), name), step), min_size=1, max_size=40))
 def test_merge_renumbered_equals_its_definition(launches):

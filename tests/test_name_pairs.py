@@ -4,6 +4,7 @@ weighted over those pairs against the markers over every launch."""
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -44,6 +45,7 @@ amp_cell = st.one_of(
 )
 
 
+@pytest.mark.slow
 @given(st.lists(st.tuples(amp_cell, st.sampled_from([None, "Cast", "Conv2D", "ReluGrad"])), max_size=60))
 def test_amp_of_on_distinct_pairs_equals_amp_markers_on_every_launch(rows):
     kernels = pd.DataFrame(

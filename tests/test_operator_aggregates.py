@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -64,6 +65,7 @@ def plain(values: pd.Series) -> list:
     return [None if pd.isna(v) else v for v in values]
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(launches=st.lists(launch, min_size=1, max_size=50), steps=st.integers(1, 5))
 def test_aggregates_match_the_group_by_definition(launches, steps):

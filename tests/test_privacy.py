@@ -21,7 +21,7 @@ import pytest
 from gradio_client import handle_file
 
 from tests.bad_inputs.server import Server, app_server, local_client
-from tests.conftest import CPU, ROOT, files_of, free_port
+from tests.support.inputs import CPU, ROOT, files_of, free_port
 
 pytestmark = pytest.mark.slow
 

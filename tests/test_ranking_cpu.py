@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import knowledge
-from tests.cpu_fixtures import cpu_pair, cpu_run
+from tests.support.runs import cpu_pair, cpu_run
 
 
 def _diagnose(baseline: str, target: str) -> knowledge.Diagnosis:

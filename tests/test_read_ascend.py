@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from diagnosis import ingest
 from core.errors import InputError
 from core.model import KERNEL_SCHEMA, PIPE_COUNTERS, STEP_SCHEMA
+from diagnosis import ingest
 from diagnosis.readers import ascend, ascend_legacy, gpu, legacy_cpu, torch_npu
 from diagnosis.readers.common import (
     amp_of,

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from core.errors import InputError
-from diagnosis.ingest import find_runs, read_folder
 from core.model import KERNEL_SCHEMA
-from tests.cpu_fixtures import CPU, cpu_run
+from diagnosis.ingest import find_runs, read_folder
+from tests.support.inputs import CPU
+from tests.support.runs import cpu_run
 
 
 def _root(scenario: str) -> Path:

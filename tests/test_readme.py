@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow  # launches the app (Gradio)
 def test_readme_api_snippet_runs(app_url, monkeypatch, capsys):
     snippet = README.split("```python\n", 1)[1].split("\n```", 1)[0]
     assert 'Client("http://127.0.0.1:7860/")' in snippet

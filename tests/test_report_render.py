@@ -28,7 +28,7 @@ from doctor.render.html import CSP, render_html, render_page
 from doctor.render.markdown import render_markdown
 from doctor.report import OPERATOR_COLUMNS
 from doctor.views import report_view
-from tests.conftest import CPU, RESNET, XSS, poison_profile
+from tests.support.inputs import CPU, RESNET, XSS, poison_profile
 
 
 @cache
@@ -58,6 +58,7 @@ def hostile(tmp_path_factory) -> Report:
 # ----------------------------------------------------------------------------------------- formats
 
 
+@pytest.mark.slow
 def test_json_is_exactly_the_report_document():
     report = pair()
     assert json.loads(render(report, "json")) == report.to_dict()
@@ -96,6 +97,7 @@ def test_html_is_standalone_and_loads_nothing_from_the_network():
     assert "id='verdict'" in page and "id='cause-precision-mismatch'" in page
 
 
+@pytest.mark.slow
 def test_single_run_report_renders_target_only_sections():
     report = single()
     md, page = render_markdown(report), render_html(report)
@@ -105,6 +107,7 @@ def test_single_run_report_renders_target_only_sections():
     assert "<h2>Operators</h2>" in page
 
 
+@pytest.mark.slow
 def test_chinese_report_uses_chinese_headings():
     report = diagnose(CPU / "train_amp_o2_graph", CPU / "infer_fp32_graph", lang="zh")
     assert render_markdown(report).startswith("# Perf Doctor 诊断报告")
@@ -159,6 +162,7 @@ def test_csv_neutralises_formulas_and_keeps_numbers_numeric(hostile):
     assert list(rows[0]) == [name for name, _ in OPERATOR_COLUMNS]
 
 
+@pytest.mark.slow
 def test_plot_labels_and_hover_text_are_escaped(hostile):
     for name, fig in report_figures(hostile).items():
         blob = fig.to_json()
@@ -222,6 +226,7 @@ def test_breakdown_totals_match_each_side():
     assert set(breakdown_data(report, "core")["group"]) == {"CPU"}
 
 
+@pytest.mark.slow
 def test_report_figures_are_plotly_figures_with_data():
     figures = report_figures(pair())
     assert set(figures) == {"ops", "delta", "steps", "breakdown", "chains"}

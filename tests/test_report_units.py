@@ -21,7 +21,7 @@ from doctor.rules_view import matching_rules, rules_markdown
 from doctor.text import csv_safe, fenced, fmt_number, md_code, md_text
 from doctor.verdict import verdict
 from knowledge import load_rules
-from tests.test_report import amp_pair
+from tests.support.reports import amp_pair
 
 # ------------------------------------------------------------------------------------------ escaping
 

@@ -21,7 +21,7 @@ from gradio_client import handle_file
 from gradio_client.utils import Status
 
 from tests.bad_inputs.server import app_server, local_client
-from tests.conftest import CPU, ROOT
+from tests.support.inputs import CPU, ROOT
 
 
 def _bench_module(name: str) -> ModuleType:

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from diagnosis.analyzers import shapes
 from diagnosis.compare import prepare
-from tests.cpu_fixtures import cpu_run
+from tests.support.runs import cpu_run
 
 launch = st.tuples(st.integers(-1, 4), st.integers(0, 5), st.integers(0, 3))  # position, step, shape
 
@@ -47,6 +47,7 @@ def shaped(launches: list[tuple[int, int, int]]) -> tuple[pd.DataFrame, shapes._
     return kernels, data
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("packed", [True, False], ids=["packed", "unique-rows"])
 @settings(max_examples=150, deadline=None)
 @given(launches=st.lists(launch, min_size=1, max_size=40))

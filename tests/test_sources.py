@@ -324,6 +324,7 @@ def test_zip_bomb_is_stopped_by_total_bytes_while_streaming(ws: Workspace, tmp_p
         materialize(archive, ws, budget=budget)
 
 
+@pytest.mark.slow
 def test_tar_bomb_is_stopped(ws: Workspace, tmp_path: Path) -> None:
     archive = make_tar(tmp_path / "bomb.tar.gz", [("zeros.bin", bytes(50 * 1024 * 1024))])
     assert archive.stat().st_size < 200_000
@@ -690,6 +691,7 @@ PROPERTY = settings(max_examples=150, deadline=None, suppress_health_check=[Heal
 PREFIXES = [b"", b"PK\x03\x04", b"PK\x05\x06", b"\x1f\x8b\x08\x00", b"\x1f\x8b"]
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(
     prefix=st.sampled_from(PREFIXES),
@@ -724,6 +726,7 @@ def _valid_archive(kind: str) -> bytes:
 VALID = {kind: _valid_archive(kind) for kind in ("zip", "tgz")}
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(
     kind=st.sampled_from(sorted(VALID)), flips=st.lists(st.tuples(st.integers(0, 10**6), st.integers(1, 255)))
@@ -748,6 +751,7 @@ NAME_PART = st.one_of(
 )
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore:Duplicate name")
 @pytest.mark.parametrize("kind", ["zip", "tgz"])
 @PROPERTY

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,6 +18,7 @@ class FakeSide:
         self.kernels = kernels
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.tuples(st.one_of(st.none(), st.integers(0, 6)), value, value), max_size=40))
 def test_step_gaps_equal_a_group_by(launches):

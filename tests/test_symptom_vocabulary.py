@@ -11,7 +11,7 @@ import pytest
 import graph
 import knowledge
 from core.symptoms import SYMPTOM_KINDS
-from tests.cpu_fixtures import cpu_run
+from tests.support.runs import cpu_run
 
 FIXTURES = Path(__file__).parent / "fixtures"
 MINDIRS = [*sorted((FIXTURES / "mindir").glob("*.mindir")), FIXTURES / "cpu" / "fixture_net_fp32_eval.mindir"]

@@ -13,7 +13,7 @@ from gradio_client.exceptions import AppError
 import app
 from doctor.cases import SqliteCaseStore
 from doctor.config import AppConfig
-from tests.conftest import CPU, MINDIR, XSS, files_of, free_port
+from tests.support.inputs import CPU, MINDIR, XSS, files_of, free_port
 
 pytestmark = pytest.mark.slow
 

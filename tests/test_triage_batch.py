@@ -17,7 +17,7 @@ import doctor.cli as cli
 import doctor.triage.batch as batch
 from doctor.cases import SqliteCaseStore
 from doctor.triage.view import COLUMN_NAMES
-from tests.test_triage_inbox import FORMULA_NAME, MODEL, build_inbox
+from tests.support.inbox import FORMULA_NAME, MODEL, build_inbox
 
 EXPECTED_KINDS = {
     FORMULA_NAME: "single",

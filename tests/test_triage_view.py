@@ -16,8 +16,8 @@ from doctor.cases import NO_CAUSE, CaseBook, CaseFilter, CaseMeta, SqliteCaseSto
 from doctor.triage import view
 from doctor.triage.output import output_format, rows_csv, rows_json
 from doctor.triage.view import COLUMN_NAMES, TRIAGE_COLUMNS
-from tests.conftest import XSS
-from tests.test_cases_store import NOW, model_report, pair_report, single_report
+from tests.support.inputs import XSS
+from tests.support.reports import NOW, model_report, pair_report, single_report
 
 
 @pytest.fixture
@@ -39,6 +39,7 @@ def _fill(book: CaseBook) -> dict[str, str]:
     return ids
 
 
+@pytest.mark.slow
 def test_triage_table_has_the_columns_with_text_and_number_types_only(book):
     ids = _fill(book)
     table, _ = view.list_cases(book, "", "", "", 100)

@@ -23,7 +23,7 @@ from starlette.routing import Route
 
 from core.errors import InputError
 from doctor.uploads import GONE, UPLOAD_ROUTE, UploadLedger, UploadRecorder, given_paths
-from tests.conftest import CPU, files_of
+from tests.support.inputs import CPU, files_of
 
 T = TypeVar("T")
 
@@ -160,6 +160,7 @@ def test_counts_not_refreshed_for_a_long_time_are_forgotten(root: Path) -> None:
     assert ledger.count(abandoned) == 0 and ledger.count(fresh) == 1
 
 
+@pytest.mark.slow
 def test_many_threads_uploading_and_releasing_leave_no_count_and_no_file(root: Path) -> None:
     """Users upload shared files as Gradio does (write, rename into place, answer), then analyse them:
     a file is never missing while a request that uploaded it runs, and nothing is left at the end."""

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from core.symptoms import Symptom
 from diagnosis.analyzers import timing
 from diagnosis.compare import prepare
-from core.symptoms import Symptom
 from knowledge import evaluate
 from knowledge.engine import NEGLIGIBLE_SHARE, adjust_severity
-from tests.cpu_fixtures import cpu_run
+from tests.support.runs import cpu_run
 
 
 def test_a_cause_worth_under_one_percent_of_the_step_is_never_more_than_low() -> None:

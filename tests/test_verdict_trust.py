@@ -110,6 +110,7 @@ def run_symptom(draw: st.DrawFn) -> Symptom:
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(run_symptom(), min_size=1, max_size=6, unique_by=lambda s: s.kind))
 def test_run_symptoms_shared_by_both_runs_never_support_a_cause(symptoms: list[Symptom]) -> None:

@@ -4,14 +4,21 @@ Two kinds, registered below:
 - pair analyzers take a `Comparison` and return symptoms about the difference (source "pair");
 - run analyzers take one `Side` and its role and return symptoms about that run alone
   (source "baseline" or "target"); they also serve the single-run diagnosis.
+
+Every module that emits symptoms (each module here, graph/hygiene.py, graph/profile_join.py) declares
+near its top the kinds it emits, as ``EMITS = Emits(pair=(...), run=(...))`` (`core.symptoms.Emits`;
+the graph modules fill `mindir` / `mindir_profile`). Each kind of `SYMPTOM_KINDS` is declared by
+exactly one module, and tests/test_symptom_fixtures.py runs every emitter over the fires / quiet /
+shared cases of tests/fixtures/symptoms/<kind>.yaml: an undeclared kind, or a declared kind without a
+passing case of each, fails it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from diagnosis.compare import Comparison, Side
 from core.symptoms import SYMPTOM_KINDS, Symptom
+from diagnosis.compare import Comparison, Side
 
 PairAnalyzer = Callable[[Comparison], list[Symptom]]
 RunAnalyzer = Callable[[Side, str], list[Symptom]]

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from core.model import ProfilerConfig
+from core.symptoms import Emits, Symptom
 from diagnosis.analyzers import pair_analyzer
 from diagnosis.analyzers.common import rnd, rows
 from diagnosis.compare import Comparison
-from core.model import ProfilerConfig
-from core.symptoms import Symptom
+
+# The symptom kinds this module emits (see diagnosis/analyzers/__init__.py).
+EMITS = Emits(
+    pair=("execution-mode-mismatch", "profiler-config-diff", "profiler-level-low", "op-set-mismatch")
+)
 
 # Settings that skew per-operator times (host overhead of stacks, memory, dataset or shape recording;
 # counter collection at a higher level) or change the columns the analyzers read: they support

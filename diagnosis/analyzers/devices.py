@@ -17,11 +17,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from core.symptoms import Emits, Symptom
 from diagnosis.analyzers import pair_analyzer, run_analyzer
 from diagnosis.analyzers.common import OP_COLS, rnd, rows
 from diagnosis.compare import Comparison, Side
 from diagnosis.stats import kendall_tau
-from core.symptoms import Symptom
+
+# The symptom kinds this module emits (see diagnosis/analyzers/__init__.py).
+EMITS = Emits(
+    pair=("core-change",),
+    run=("ai-cpu-ops", "frequency-drop", "communication-share", "memory-growth"),
+)
 
 AICPU_SHARE = 0.05
 AICPU_OP_US = 20.0

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.symptoms import Emits, Symptom
 from diagnosis.analyzers import pair_analyzer, run_analyzer
 from diagnosis.compare import Comparison, Side
-from core.symptoms import Symptom
+
+# The symptom kinds this module emits (see diagnosis/analyzers/__init__.py).
+EMITS = Emits(pair=("environment-diff",), run=("environment-diff",))
 
 ENV_SECTIONS = ("env_variable", "env_variables", "env", "environment", "environ")
 EXTRA_KEYS = ("deterministic", "cann_version")

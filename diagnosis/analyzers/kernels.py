@@ -13,11 +13,17 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
+from core.symptoms import Emits, Symptom
 from diagnosis.analyzers import pair_analyzer, run_analyzer
 from diagnosis.analyzers.common import MEASURED_STRENGTH, rnd, rows
 from diagnosis.compare import Comparison, Side
-from core.symptoms import Symptom
 from diagnosis.unique import factorize
+
+# The symptom kinds this module emits (see diagnosis/analyzers/__init__.py).
+EMITS = Emits(
+    pair=("fusion-split", "format-conversion"),
+    run=("fusion-split", "format-conversion", "elementwise-heavy", "float64-input", "sync-heavy"),
+)
 
 DEVICES = ("Ascend", "GPU")
 

@@ -13,10 +13,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from core.symptoms import Emits, Symptom
 from diagnosis.analyzers import run_analyzer
 from diagnosis.analyzers.common import rnd, rows
 from diagnosis.compare import Side
-from core.symptoms import Symptom
+
+# The symptom kinds this module emits (see diagnosis/analyzers/__init__.py).
+EMITS = Emits(run=("data-pipeline-wait", "random-augmentation"))
 
 EMPTY_QUEUE_SHARE = 0.6  # MindSpore minddata bottleneck rule: device-queue input empty > 60 % (S6)
 WAIT_SHARE = 0.2  # steps spend more than a fifth of their wall time fetching the next batch

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from core.symptoms import Emits, Symptom
 from diagnosis.analyzers import pair_analyzer, run_analyzer
 from diagnosis.analyzers.common import (
     COMPUTE_OPS,
@@ -18,7 +19,9 @@ from diagnosis.analyzers.common import (
 )
 from diagnosis.analyzers.kernels import layout_mask
 from diagnosis.compare import Comparison, Side
-from core.symptoms import Symptom
+
+# The symptom kinds this module emits (see diagnosis/analyzers/__init__.py).
+EMITS = Emits(pair=("precision-change",), run=("cast-heavy",))
 
 MIN_AMP_CASTS_PER_STEP = 2.0
 CAST_MIN_SHARE = 0.01  # below 1 % of a run's operator time Casts are negligible

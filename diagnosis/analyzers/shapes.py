@@ -8,12 +8,15 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from core.symptoms import Emits, Symptom
 from diagnosis.analyzers import pair_analyzer, run_analyzer
 from diagnosis.analyzers.common import rnd, rows
 from diagnosis.analyzers.timing import utilisation
 from diagnosis.compare import Comparison, Side
-from core.symptoms import Symptom
 from diagnosis.unique import first_rows, per_unique_mask, runs, sorted_unique
+
+# The symptom kinds this module emits (see diagnosis/analyzers/__init__.py).
+EMITS = Emits(pair=("shape-mismatch", "small-batch"), run=("dynamic-shapes",))
 
 SHAPE_CHANGED_SHARE = 0.2
 DISTINCT_SHAPES = 3

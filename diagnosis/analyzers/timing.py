@@ -7,11 +7,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from core.symptoms import Emits, Symptom
 from diagnosis.analyzers import pair_analyzer, run_analyzer
 from diagnosis.analyzers.common import OP_COLS, rnd, rows
 from diagnosis.compare import Comparison, Side
 from diagnosis.stats import MAD_TO_SIGMA, bootstrap_median_ratio, theil_sen_slope
-from core.symptoms import Symptom
+
+# The symptom kinds this module emits (see diagnosis/analyzers/__init__.py).
+EMITS = Emits(
+    pair=("step-time-gap", "uniform-slowdown", "op-slowdown"),
+    run=("step-drift", "step-jitter", "first-step-outlier", "device-idle", "host-bound"),
+)
 
 GAP_MIN_RATIO = 1.10
 UNIFORM_MIN_RATIO = 1.20

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from core.symptoms import Emits, Symptom
 from diagnosis.analyzers import run_analyzer
 from diagnosis.analyzers.common import rnd, rows
 from diagnosis.compare import Side
-from core.symptoms import Symptom
+
+# The symptom kinds this module emits (see diagnosis/analyzers/__init__.py).
+EMITS = Emits(run=("train-mode-kernels",))
 
 BN_TRAINING_TYPES = (
     "BNTrainingReduce",

@@ -36,7 +36,7 @@ with atheris.instrument_imports(include=["graph", "diagnosis"]):
         importlib.import_module(module)
 
 from tests.bad_inputs.generate import CORPUS, MINDIR
-from tests.test_fuzz_readers import LAYOUTS
+from tests.support.damage import LAYOUTS
 
 Target = Callable[[bytes], None]
 

@@ -41,8 +41,8 @@ if str(ROOT) not in sys.path:  # run as a script: make the project and tests imp
     sys.path.insert(0, str(ROOT))
 
 from graph import schema  # noqa: E402
-from tests.conftest import XSS, poison_profile  # noqa: E402
-from tests.test_graph_malformed import _nested  # noqa: E402 - the hand-written deep-nesting MINDIR
+from tests.support.inputs import XSS, poison_profile  # noqa: E402
+from tests.support.mindir_wire import nested  # noqa: E402 - the hand-written deep-nesting MINDIR
 
 CORPUS = HERE / "corpus"
 MANIFEST = HERE / "manifest.json"
@@ -719,9 +719,9 @@ def _mindir_truncated(dest: Path) -> Path:
 
 
 @case(name="mindir_deeply_nested", outcome="error", match="protobuf decoding failed", **MODEL_CASE)
-def _mindir_nested(dest: Path) -> Path:
+def _mindirnested(dest: Path) -> Path:
     path = dest.with_suffix(".mindir")
-    path.write_bytes(_nested(1000))
+    path.write_bytes(nested(1000))
     return path
 
 

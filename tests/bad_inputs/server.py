@@ -21,7 +21,7 @@ from pathlib import Path
 import huggingface_hub.constants
 from gradio_client import Client
 
-from tests.conftest import ROOT, free_port
+from tests.support.inputs import ROOT, free_port
 
 START_TIMEOUT_S = 90
 # The app as `python app.py` builds it (settings from the environment), on a given loopback port.

@@ -4,23 +4,29 @@ from __future__ import annotations
 
 import warnings
 from functools import cache
-from pathlib import Path
 
+from core.model import Run
+from core.symptoms import Symptom
 from diagnosis.analyzers import analyze_pair, analyze_run
 from diagnosis.compare import Comparison, compare_runs, prepare
 from diagnosis.ingest import read_folder
-from core.model import Run
-from core.symptoms import Symptom
+from tests.support.inputs import ROOT
 
-CPU = Path(__file__).parent / "fixtures" / "cpu"
+FIXTURES = ROOT / "tests" / "fixtures"
 
 
 @cache
-def cpu_run(scenario: str) -> Run:
-    """The canonical run of one CPU scenario (read once per test session)."""
+def fixture_run(path: str) -> Run:
+    """The canonical run of one fixture folder below tests/fixtures (read once per test session; callers
+    copy before editing)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return read_folder(CPU / scenario)
+        return read_folder(FIXTURES / path)
+
+
+def cpu_run(scenario: str) -> Run:
+    """The canonical run of one CPU scenario (tests/fixtures/cpu/<scenario>)."""
+    return fixture_run(f"cpu/{scenario}")
 
 
 @cache
@@ -37,10 +43,12 @@ def cpu_single(scenario: str) -> tuple[Symptom, ...]:
 
 
 def kinds(symptoms: tuple[Symptom, ...]) -> set[str]:
+    """The kinds among `symptoms`."""
     return {s.kind for s in symptoms}
 
 
 def one(symptoms: tuple[Symptom, ...], kind: str) -> Symptom:
+    """The one symptom of `kind` (fails when there is none or more than one)."""
     found = [s for s in symptoms if s.kind == kind]
     assert len(found) == 1, f"expected one {kind}, got {[s.kind for s in symptoms]}"
     return found[0]
