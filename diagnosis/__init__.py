@@ -7,6 +7,7 @@ Public API (what the doctor facade may use; everything else is internal):
 - comparing: Side, Comparison, prepare, compare_sides, leaderboard
 - symptoms: analyze_pair, analyze_run
 - input limits: Limits, MIB, check_positive, env_name, settings_from_env
+- process setup: prefer_jemalloc (the Arrow memory pool; called by the facade, never at import)
 
 Names are imported on first use (PEP 562), so a child process that only unpacks an archive does not
 load pandas. A regular package (not a namespace one), so that no stray `diagnosis.py` on the import
@@ -40,6 +41,7 @@ _EXPORTS: dict[str, str] = {
     "check_positive": "diagnosis.limits",
     "env_name": "diagnosis.limits",
     "settings_from_env": "diagnosis.limits",
+    "prefer_jemalloc": "diagnosis.readers.io",
 }
 
 if TYPE_CHECKING:
@@ -49,6 +51,7 @@ if TYPE_CHECKING:
     from diagnosis.ingest import find_runs, read_folder
     from diagnosis.limits import MIB, Limits, check_positive, env_name, settings_from_env
     from diagnosis.readers import Candidate
+    from diagnosis.readers.io import prefer_jemalloc
     from diagnosis.sources import Source, Workspace, archive_kind, describe, materialize
 
 
@@ -81,6 +84,7 @@ __all__ = [
     "leaderboard",
     "materialize",
     "npu_smi_frame",
+    "prefer_jemalloc",
     "prepare",
     "read_folder",
     "settings_from_env",

@@ -26,6 +26,7 @@ from diagnosis import (
     compare_sides,
     materialize,
     npu_smi_frame,
+    prefer_jemalloc,
     prepare,
     read_folder,
 )
@@ -103,6 +104,7 @@ def diagnose(
             raise InputError("nothing to diagnose", expected=NOTHING_GIVEN)
         return inspect_model(mindir, progress=progress, lang=lang, isolate=isolate)  # type: ignore[arg-type]
     step = _stepper(progress, lang)
+    prefer_jemalloc()
     with Workspace() as workspace:
         sides = _read_all(given, workspace, rank, step, isolate)
         if npu_smi is not None:

@@ -14,22 +14,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from diagnosis import ingest
 from core.errors import InputError
 from core.model import KERNEL_SCHEMA, PIPE_COUNTERS, STEP_SCHEMA
+from diagnosis import ingest
 from diagnosis.readers import ascend, ascend_legacy, gpu, legacy_cpu, torch_npu
-from diagnosis.readers.common import (
-    amp_of,
-    canonical_aic_metrics,
-    canonical_dtype,
-    canonical_format,
-    counter_name,
-    op_type_of_kernel,
-    phase_of,
-    scope_of,
-)
 from diagnosis.readers.discover import discover
-from diagnosis.readers.traits import amp_markers, infer_phase
+from diagnosis.readers.io import counter_name
+from diagnosis.readers.profiler_info import canonical_aic_metrics
+from diagnosis.readers.traits import amp_markers, amp_of, infer_phase, phase_of
+from diagnosis.readers.values import canonical_dtype, canonical_format, op_type_of_kernel, scope_of
 
 FIX = Path(__file__).parent / "fixtures" / "ascend"
 CPU_FIX = Path(__file__).parent / "fixtures" / "cpu"
@@ -350,7 +343,7 @@ def test_an_empty_step_id_column_falls_back_to_profilerstep_spans(tmp_path: Path
 
 
 def test_busy_time_counts_overlapping_kernels_once() -> None:
-    from diagnosis.readers.common import union_lengths
+    from diagnosis.readers.steps import union_lengths
 
     frame = pd.DataFrame(
         {"step": [1, 1, 1, 2], "start": [0.0, 5.0, 20.0, 0.0], "end": [10.0, 12.0, 25.0, 4.0]}

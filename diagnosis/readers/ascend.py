@@ -31,35 +31,21 @@ from core.model import (
     conform_steps,
 )
 from diagnosis.readers import Candidate
-from diagnosis.readers.common import (
-    Col,
-    InfoRecord,
-    amp_of,
+from diagnosis.readers.communication import communication_summary
+from diagnosis.readers.discover import APO, discover
+from diagnosis.readers.io import Col, display, load_json, read_csv, read_header, read_table, resolve, to_frame
+from diagnosis.readers.profiler_info import InfoRecord, parse_profiler_info
+from diagnosis.readers.steps import (
     assign_steps,
-    communication_summary,
-    display,
     fill_step_starts,
-    load_json,
-    map_unique,
-    name_pairs,
     no_steps,
-    normalise_columns,
-    op_type_of_kernel,
-    parse_profiler_info,
-    phase_of,
-    read_csv,
-    read_header,
     read_step_trace_time,
-    read_table,
-    resolve,
-    scope_of,
     steps_from_kernels,
-    to_frame,
     union_lengths,
 )
-from diagnosis.readers.discover import APO, discover
 from diagnosis.readers.trace import DeviceTimeline, Markers, read_device_timeline, scan_markers
-from diagnosis.readers.traits import infer_execution_mode
+from diagnosis.readers.traits import amp_of, infer_execution_mode, name_pairs, phase_of
+from diagnosis.readers.values import map_unique, normalise_columns, op_type_of_kernel, scope_of
 
 LAYOUT = "ascend-ms"
 

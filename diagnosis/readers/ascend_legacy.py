@@ -50,29 +50,27 @@ from diagnosis.readers.ascend import (
     read_metadata,
     read_output,
 )
-from diagnosis.readers.common import (
+from diagnosis.readers.discover import discover
+from diagnosis.readers.io import (
     Col,
-    InfoRecord,
-    amp_of,
-    assign_steps,
-    canonical_dtype,
-    canonical_format,
     display,
     load_json,
-    map_unique,
-    no_steps,
-    normalise_columns,
-    parse_profiler_info,
-    phase_of,
     read_csv,
     read_header,
     read_table,
     read_text,
-    scope_of,
     to_frame,
 )
-from diagnosis.readers.discover import discover
-from diagnosis.readers.traits import infer_execution_mode
+from diagnosis.readers.profiler_info import InfoRecord, parse_profiler_info
+from diagnosis.readers.steps import assign_steps, no_steps
+from diagnosis.readers.traits import amp_of, infer_execution_mode, phase_of
+from diagnosis.readers.values import (
+    canonical_dtype,
+    canonical_format,
+    map_unique,
+    normalise_columns,
+    scope_of,
+)
 
 LAYOUT = "legacy-ascend"
 LAYOUT_23 = "ascend-ms-2.3"

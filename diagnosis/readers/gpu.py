@@ -24,9 +24,10 @@ from diagnosis.readers.ascend_legacy import (
     read_step_trace_raw,
     steps_onto_kernels,
 )
-from diagnosis.readers.common import no_steps, to_frame
 from diagnosis.readers.discover import discover
+from diagnosis.readers.io import to_frame
 from diagnosis.readers.legacy_cpu import MS_TO_US, host_kernels, host_limitations, host_meta
+from diagnosis.readers.steps import no_steps
 
 LAYOUT = "legacy-gpu"
 NS_US = 0.001

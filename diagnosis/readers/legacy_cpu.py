@@ -22,22 +22,14 @@ from core.model import Limitation, ProfilerConfig, Run, RunMeta, conform_kernels
 from diagnosis.readers import Candidate
 from diagnosis.readers.ascend import complete
 from diagnosis.readers.ascend_legacy import legacy_config_limitations, read_legacy_info
-from diagnosis.readers.common import (
-    InfoRecord,
-    amp_of,
-    display,
-    duration_scale,
-    map_unique,
-    phase_of,
-    read_op_detail,
-    read_op_timestamps,
-    scope_of,
-    to_frame,
-)
 from diagnosis.readers.cpu import attach_shapes as attach_framework_shapes
 from diagnosis.readers.cpu import derive_steps
 from diagnosis.readers.discover import discover
-from diagnosis.readers.traits import infer_execution_mode
+from diagnosis.readers.host import duration_scale, read_op_detail, read_op_timestamps
+from diagnosis.readers.io import display, to_frame
+from diagnosis.readers.profiler_info import InfoRecord
+from diagnosis.readers.traits import amp_of, infer_execution_mode, phase_of
+from diagnosis.readers.values import map_unique, scope_of
 
 LAYOUT = "legacy-cpu"
 MS_TO_US = 1000.0
