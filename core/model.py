@@ -48,16 +48,6 @@ STEP_SCHEMA: dict[str, str] = {
     "communication_us": "double[pyarrow]",
 }
 
-LAYOUTS = (
-    "ascend-ms",  # MindSpore 2.5+ *_ascend_ms with ASCEND_PROFILER_OUTPUT/kernel_details.csv
-    "ascend-ms-2.3",  # MindSpore 2.3/2.4: profiler/ legacy files + rank-*_ascend_ms
-    "legacy-ascend",  # MindSpore 2.0-2.2 flat profiler/ (Ascend)
-    "legacy-gpu",  # MindSpore 2.0-2.4 flat profiler/ (GPU)
-    "legacy-cpu",  # MindSpore 2.0-2.4 flat profiler/ (CPU)
-    "cpu-ms",  # MindSpore 2.5+ CPU: *_ascend_ms/FRAMEWORK/cpu_* + trace_view.json
-    "torch-npu",  # torch_npu *_ascend_pt
-)
-
 
 @dataclass(frozen=True)
 class Limitation:

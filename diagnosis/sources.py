@@ -34,6 +34,7 @@ from typing import BinaryIO
 
 from core.errors import InputError
 from diagnosis.limits import Limits, env_name
+from diagnosis.readers.catalog import APO, FRAMEWORK, place_of
 
 Source = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
 
@@ -682,50 +683,8 @@ def _preview(names: Iterable[str], limit: int = 8) -> str:
     return text + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 
-# Where each known basename belongs. "new" = only in MindSpore 2.5+ output; "legacy" = only in the flat
-# profiler/ folder of 2.0-2.4; "shared" names occur in both and follow the evidence of the other files.
-_AP_OUT = "ASCEND_PROFILER_OUTPUT"
-_NEW_OUTPUT = re.compile(
-    r"(kernel_details|op_statistic|step_trace_time|memory_record|operator_memory|npu_module_mem|static_op_mem"
-    r"|dataset|api_statistic|operator_details|l2_cache|data_preprocess|hbm|nic|roce|pcie|hccs|task_time"
-    r"|soc_pmu)\.csv|trace_view\.json|communication(_matrix)?\.json|communication_analyzer\.db|analysis\.db"
-    r"|ascend_(mindspore|pytorch)_profiler(_\d+)?\.db"
-)
-_NEW_ROOT = re.compile(r"profiler_metadata\.json")
-_SHARED_OUTPUT = re.compile(r"minddata_pipeline_(raw_\d+\.csv|summary_\d+\.(csv|json))")
-_SHARED_FRAMEWORK = re.compile(
-    r"cpu_(op_detail_info|op_type_info|ms_memory_record)_\d+\.csv|cpu_(op_execute_timestamp|framework"
-    r"|ms_memory_record)_\d+\.txt"
-)
-_SHARED_ROOT = re.compile(r"profiler_info(_\d+)?\.json")
-_LEGACY = re.compile(
-    r"aicore_intermediate_\d+_(detail|type)\.csv|aicpu_intermediate_\d+\.csv|framework_raw_\d+\.csv"
-    r"|output_timeline_data_\d+\.txt|(ascend|gpu|cpu)_timeline_(display|summary)_\d+\.json"
-    r"|(ascend|gpu|cpu)_cluster_analyse_\d+_.*\.csv|step_trace_raw_\d+_detail_time\.csv"
-    r"|step_trace_point_info_\d+\.json|step_trace_profiling_\d+\.txt"
-    r"|flops_\d+\.txt|flops_(summary|scope|utilization_step)_\d+\.json"
-    r"|pynative_op_intermediate_\d+_(type|detail)\.csv|hccl_raw_\d+\.csv|pipeline_profiling_\d+\.json"
-    r"|minddata_cpu_utilization_\d+\.json|(device_queue|dataset_iterator)_profiling_\d+\.txt"
-    r"|minddata_aicpu_\d+\.txt|memory_usage_(summary|details)_\d+\.json|dynamic_shape_info_\d+\.json"
-    r"|gpu_[a-z_]+_\d+\.(csv|txt|json)|activity_execute_timestamp_\d+\.txt"
-)
 NEW_ROOT_NAME = "upload_ascend_ms"  # 2.5+ files: <dest>/upload_ascend_ms/{ASCEND_PROFILER_OUTPUT,FRAMEWORK}/
 LEGACY_ROOT = ("upload", "profiler")  # legacy files: <dest>/upload/profiler/
-
-
-def _role(name: str) -> str | None:
-    """Which group a basename belongs to: new-output, new-root, shared-*, legacy, or None (unknown)."""
-    for role, pattern in (
-        ("new-output", _NEW_OUTPUT),
-        ("new-root", _NEW_ROOT),
-        ("shared-output", _SHARED_OUTPUT),
-        ("shared-framework", _SHARED_FRAMEWORK),
-        ("shared-root", _SHARED_ROOT),
-        ("legacy", _LEGACY),
-    ):
-        if pattern.fullmatch(name):
-            return role
-    return None
 
 
 def placement(names: Iterable[str]) -> dict[str, tuple[str, ...]]:
@@ -737,7 +696,7 @@ def placement(names: Iterable[str]) -> dict[str, tuple[str, ...]]:
     (2.5+ never writes profiler_info on CPU), else to the 2.5+ folder. With both kinds present the 2.5+
     part is nested as in MindSpore 2.3/2.4: ``upload/profiler/rank-<r>_upload_ascend_ms/``.
     """
-    roles = {name: role for name in set(names) if (role := _role(name)) is not None}
+    roles = {name: role for name in set(names) if (role := place_of(name)) is not None}
     has_new = any(role.startswith("new") for role in roles.values())
     has_legacy = "legacy" in roles.values()
     shared_to_legacy = has_legacy or ("shared-root" in roles.values() and not has_new)
@@ -745,11 +704,11 @@ def placement(names: Iterable[str]) -> dict[str, tuple[str, ...]]:
     if has_new and has_legacy:
         new_root = (*LEGACY_ROOT, f"rank-{_rank_of(roles)}_{NEW_ROOT_NAME}")
     targets = {
-        "new-output": (*new_root, _AP_OUT),
+        "new-output": (*new_root, APO),
         "new-root": new_root,
         "legacy": LEGACY_ROOT,
-        "shared-output": LEGACY_ROOT if shared_to_legacy else (*new_root, _AP_OUT),
-        "shared-framework": LEGACY_ROOT if shared_to_legacy else (*new_root, "FRAMEWORK"),
+        "shared-output": LEGACY_ROOT if shared_to_legacy else (*new_root, APO),
+        "shared-framework": LEGACY_ROOT if shared_to_legacy else (*new_root, FRAMEWORK),
         "shared-root": LEGACY_ROOT if shared_to_legacy else new_root,
     }
     return {name: (*targets[role], name) for name, role in roles.items()}

@@ -1,13 +1,41 @@
-"""Contracts of the reader package: importing it changes nothing in the process."""
+"""Contracts of the reader package: importing it changes nothing in the process, every reader is
+registered, the catalogue knows every file a reader opens, and every canonical table has its schema."""
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+import re
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
+from core.model import Run
+from diagnosis import ingest
+from diagnosis.readers import catalog
+
 ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "fixtures"
+# One run of every layout, and the runs with optional tables (memory, dataset, pipeline, API, frequency).
+FIXTURE_RUNS = {
+    "ascend-ms level1 train": FIXTURES / "ascend/level1/train",
+    "ascend-ms level1 infer": FIXTURES / "ascend/level1/infer",
+    "ascend-ms serving slow": FIXTURES / "ascend_symptoms/serving/slow",
+    "ascend-ms-2.3": FIXTURES / "ascend/ms23",
+    "legacy-ascend": FIXTURES / "ascend/legacy_ascend",
+    "legacy-gpu": FIXTURES / "ascend/legacy_gpu",
+    "legacy-cpu": FIXTURES / "ascend/legacy_cpu",
+    "torch-npu": FIXTURES / "ascend/torch_npu",
+    "cpu-ms memory": FIXTURES / "cpu/infer_fp32_graph_profile_memory",
+}
+
+
+@pytest.fixture(scope="module", params=sorted(FIXTURE_RUNS))
+def fixture_run(request: pytest.FixtureRequest) -> Run:
+    return ingest.read_folder(FIXTURE_RUNS[request.param])
 
 
 def test_importing_the_readers_has_no_side_effects() -> None:
@@ -28,3 +56,31 @@ def test_importing_the_readers_has_no_side_effects() -> None:
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_every_reader_module_is_registered_and_every_layout_has_one_reader() -> None:
+    """ingest.READERS lists each module of diagnosis.readers that reads runs; the catalogue's layouts
+    are exactly the layouts they read, each by one reader."""
+    readers_package = importlib.import_module("diagnosis.readers")
+    modules = [
+        importlib.import_module(f"diagnosis.readers.{info.name}")
+        for info in pkgutil.iter_modules(readers_package.__path__)
+    ]
+    reading = {m.__name__ for m in modules if callable(getattr(m, "read", None)) and hasattr(m, "candidates")}
+    assert {m.__name__ for m in ingest.READERS} == reading
+    read = [name for reader in ingest.READERS for name in reader.LAYOUTS]
+    assert sorted(read) == sorted(catalog.BY_NAME) and len(read) == len(set(read))
+    assert all(ingest.reader_of(name).LAYOUTS.count(name) == 1 for name in catalog.BY_NAME)
+
+
+@pytest.mark.parametrize("template", ["framework_raw_{r}.csv", "aicore_intermediate_{r}_type.csv"])
+def test_a_template_names_and_matches_per_rank_files(template: str) -> None:
+    name = catalog.of_rank(template, 3)
+    assert "{" not in name and re.fullmatch(catalog.pattern(template), name)
+    assert catalog.rank_regex(template).match(name).group(1) == "3"
+
+
+def test_every_file_a_reader_opens_has_an_upload_place(fixture_run: Run) -> None:
+    """A folder upload keeps every file the readers read (the catalogue is the one list of names)."""
+    unplaced = [f for f in fixture_run.meta.files if catalog.place_of(Path(f).name) is None]
+    assert not unplaced
