@@ -3,7 +3,7 @@
 Public API (what the doctor facade may use; everything else is internal):
 
 - sources: Source, Workspace, materialize, archive_kind, describe
-- reading: read_folder, find_runs, Candidate
+- reading: read_folder, find_runs, Candidate, attach_npu_smi (npu-smi readings given beside a profile)
 - comparing: Side, Comparison, prepare, compare_sides, leaderboard
 - symptoms: analyze_pair, analyze_run
 - input limits: Limits, MIB, check_positive, env_name, settings_from_env
@@ -26,6 +26,7 @@ _EXPORTS: dict[str, str] = {
     "archive_kind": "diagnosis.sources",
     "describe": "diagnosis.sources",
     "read_folder": "diagnosis.ingest",
+    "attach_npu_smi": "diagnosis.readers.npu_smi",
     "find_runs": "diagnosis.ingest",
     "Candidate": "diagnosis.readers",
     "Side": "diagnosis.compare",
@@ -35,7 +36,6 @@ _EXPORTS: dict[str, str] = {
     "leaderboard": "diagnosis.compare",
     "analyze_pair": "diagnosis.analyzers",
     "analyze_run": "diagnosis.analyzers",
-    "npu_smi_frame": "diagnosis.analyzers.devices",
     "Limits": "diagnosis.limits",
     "MIB": "diagnosis.limits",
     "check_positive": "diagnosis.limits",
@@ -46,12 +46,12 @@ _EXPORTS: dict[str, str] = {
 
 if TYPE_CHECKING:
     from diagnosis.analyzers import analyze_pair, analyze_run
-    from diagnosis.analyzers.devices import npu_smi_frame
     from diagnosis.compare import Comparison, Side, compare_sides, leaderboard, prepare
     from diagnosis.ingest import find_runs, read_folder
     from diagnosis.limits import MIB, Limits, check_positive, env_name, settings_from_env
     from diagnosis.readers import Candidate
     from diagnosis.readers.io import prefer_jemalloc
+    from diagnosis.readers.npu_smi import attach_npu_smi
     from diagnosis.sources import Source, Workspace, archive_kind, describe, materialize
 
 
@@ -76,6 +76,7 @@ __all__ = [
     "analyze_pair",
     "analyze_run",
     "archive_kind",
+    "attach_npu_smi",
     "check_positive",
     "compare_sides",
     "describe",
@@ -83,7 +84,6 @@ __all__ = [
     "find_runs",
     "leaderboard",
     "materialize",
-    "npu_smi_frame",
     "prefer_jemalloc",
     "prepare",
     "read_folder",

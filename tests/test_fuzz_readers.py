@@ -21,9 +21,9 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from diagnosis.analyzers.devices import npu_smi_frame
 from core.errors import InputError
 from diagnosis.ingest import read_folder
+from diagnosis.readers.npu_smi import npu_smi_frame
 from tests.conftest import CPU, ROOT
 
 ASCEND = ROOT / "tests" / "fixtures" / "ascend"

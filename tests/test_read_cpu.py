@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from core.errors import InputError
-from diagnosis.ingest import find_runs, read_folder
 from core.model import KERNEL_SCHEMA
+from diagnosis.ingest import find_runs, read_folder
 from tests.cpu_fixtures import CPU, cpu_run
 
 
@@ -86,9 +86,9 @@ def test_cpu_limitations_say_what_cannot_be_answered():
 
 
 def test_memory_record_read_when_profiled_with_memory():
-    mem = cpu_run("infer_fp32_graph_profile_memory").extras.get("memory")
-    assert mem is not None and len(mem) > 0
-    assert {"time_us", "allocated_mb"} <= set(mem.columns)
+    mem = cpu_run("infer_fp32_graph_profile_memory").memory
+    assert len(mem) > 0 and mem.columns.tolist() == ["time_us", "mb"]
+    assert mem["mb"].iloc[0] == pytest.approx(68096 / 2**20)  # Total Allocated(Byte) of the first sample
 
 
 def _copy(tmp_path: Path, scenario: str = "infer_fp32_graph") -> Path:

@@ -11,11 +11,23 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
-from core.model import Run
+from core.model import (
+    API_SCHEMA,
+    DATASET_STAGE_SCHEMA,
+    FREQUENCY_SCHEMA,
+    KERNEL_SCHEMA,
+    MEMORY_SCHEMA,
+    NPU_SMI_SCHEMA,
+    PIPELINE_SCHEMA,
+    STEP_SCHEMA,
+    Run,
+)
 from diagnosis import ingest
 from diagnosis.readers import catalog
+from diagnosis.readers.npu_smi import npu_smi_frame
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -84,3 +96,41 @@ def test_every_file_a_reader_opens_has_an_upload_place(fixture_run: Run) -> None
     """A folder upload keeps every file the readers read (the catalogue is the one list of names)."""
     unplaced = [f for f in fixture_run.meta.files if catalog.place_of(Path(f).name) is None]
     assert not unplaced
+
+
+CANONICAL_TABLES = {
+    "kernels": KERNEL_SCHEMA,
+    "steps": STEP_SCHEMA,
+    "memory": MEMORY_SCHEMA,
+    "dataset_stages": DATASET_STAGE_SCHEMA,
+    "pipeline": PIPELINE_SCHEMA,
+    "frequency": FREQUENCY_SCHEMA,
+    "api_calls": API_SCHEMA,
+    "npu_smi": NPU_SMI_SCHEMA,
+}
+
+
+def test_every_canonical_table_has_its_schema(fixture_run: Run) -> None:
+    for field, schema in CANONICAL_TABLES.items():
+        table = getattr(fixture_run, field)
+        assert table.columns.tolist()[: len(schema)] == list(schema), field
+        assert [str(table[c].dtype) for c in schema] == [
+            str(pd.Series([], dtype=d).dtype) for d in schema.values()
+        ]
+
+
+def test_the_fixtures_fill_every_optional_table() -> None:
+    """The canonical tables are not only empty defaults: real fixture runs fill each of them."""
+    runs = [ingest.read_folder(path) for path in FIXTURE_RUNS.values()]
+    for field in ("memory", "dataset_stages", "pipeline", "frequency", "api_calls"):
+        assert any(len(getattr(run, field)) for run in runs), field
+    smi = npu_smi_frame((FIXTURES / "ascend_symptoms/npu_smi/common_throttled.txt").read_text())
+    assert smi.columns.tolist() == list(NPU_SMI_SCHEMA) and len(smi)
+
+
+def test_no_analyzer_reads_extras_or_a_vendor_column() -> None:
+    """Analyzers read the canonical tables only: no Run.extras, no header spelled as a profiler writes it."""
+    vendor = ("extras", "Timestamp(us)", "Total Allocated", "Avg. time (us)", '"Stage"', "API Name")
+    for path in (ROOT / "diagnosis" / "analyzers").glob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        assert not [word for word in vendor if word in text], path.name

@@ -44,6 +44,7 @@ from diagnosis.readers.steps import (
     steps_from_kernels,
     union_lengths,
 )
+from diagnosis.readers.tables import run_tables
 from diagnosis.readers.trace import DeviceTimeline, Markers, read_device_timeline, scan_markers
 from diagnosis.readers.traits import amp_of, infer_execution_mode, name_pairs, phase_of
 from diagnosis.readers.values import map_unique, normalise_columns, op_type_of_kernel, scope_of
@@ -227,18 +228,19 @@ class Output:
     kernels: pd.DataFrame
     steps: pd.DataFrame
     kd_columns: frozenset[str]  # canonical kernel columns kernel_details.csv had (empty: kernels from trace)
-    extras: dict[str, pd.DataFrame] = field(default_factory=dict)
+    extras: dict[str, pd.DataFrame] = field(default_factory=dict)  # optional tables as written, by key
     limitations: list[Limitation] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
+    frequency: pd.DataFrame | None = None  # AI Core Freq samples of the trace (ts_us, mhz)
 
     def to_run(self, meta: RunMeta) -> Run:
-        """Assemble the Run."""
+        """Assemble the Run, with the optional tables in canonical form."""
         return Run(
             meta=meta,
             kernels=self.kernels,
             steps=self.steps,
             limitations=self.limitations,
-            extras=self.extras,
+            **run_tables(self.extras, self.frequency),
         )
 
 
@@ -379,8 +381,7 @@ def _attach_extras(out: Output, apo: Path, rank: int | None, markers: Markers) -
         _try_extra(out, "minddata_pipeline", minddata[0], read_table)
     comm = apo / catalog.COMMUNICATION
     _try_extra(out, "communication", comm, lambda p: communication_summary(load_json(p), p))
-    if len(markers.freq):
-        out.extras["aicore_freq"] = markers.freq
+    out.frequency = markers.freq
 
 
 def _try_extra(out: Output, key: str, path: Path, reader: Any) -> None:

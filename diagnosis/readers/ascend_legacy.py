@@ -64,6 +64,7 @@ from diagnosis.readers.io import (
 )
 from diagnosis.readers.profiler_info import InfoRecord, parse_profiler_info
 from diagnosis.readers.steps import assign_steps, no_steps
+from diagnosis.readers.tables import run_tables
 from diagnosis.readers.traits import amp_of, infer_execution_mode, phase_of
 from diagnosis.readers.values import (
     canonical_dtype,
@@ -118,7 +119,7 @@ def read_flat(candidate: Candidate) -> Run:
         amp=amp_of(kernels, max(len(steps), 1)),
         files=tuple(p.relative_to(folder).as_posix() for p in files),
     )
-    return Run(meta=meta, kernels=kernels, steps=steps, limitations=limitations, extras=extras)
+    return Run(meta=meta, kernels=kernels, steps=steps, limitations=limitations, **run_tables(extras))
 
 
 def _mode(info: InfoRecord | None, kernels: pd.DataFrame) -> str:

@@ -19,9 +19,19 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from core.errors import InputError
-from core.model import Limitation, ProfilerConfig, Run, RunMeta, conform_kernels, conform_steps
+from core.model import (
+    MEMORY_SCHEMA,
+    Limitation,
+    ProfilerConfig,
+    Run,
+    RunMeta,
+    conform_kernels,
+    conform_steps,
+    empty_table,
+)
 from diagnosis.readers import Candidate, catalog
 from diagnosis.readers.catalog import of_rank
+from diagnosis.readers.tables import memory_of_host_record
 from diagnosis.readers.traits import amp_markers, infer_execution_mode, infer_phase
 
 LAYOUT = "cpu-ms"
@@ -84,11 +94,20 @@ def read(candidate: Candidate) -> Run:
         amp=amp_markers(kernels, max(len(steps), 1)),
         files=tuple(sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())),
     )
-    extras = {"op_detail": detail}
-    memory = framework / of_rank(catalog.CPU_MEMORY, rank)
-    if memory.is_file():
-        extras["memory"] = _read_memory(memory)
-    return Run(meta=meta, kernels=kernels, steps=steps, limitations=limitations, extras=extras)
+    record = framework / of_rank(catalog.CPU_MEMORY, rank)
+    memory = (
+        memory_of_host_record(_read_csv(record).to_pandas())
+        if record.is_file()
+        else empty_table(MEMORY_SCHEMA)
+    )
+    return Run(
+        meta=meta,
+        kernels=kernels,
+        steps=steps,
+        limitations=limitations,
+        memory=memory,
+        extras={"op_detail": detail},
+    )
 
 
 def _read_detail(path: Path) -> pd.DataFrame:
@@ -315,14 +334,3 @@ def _limitations(step_note: str) -> list[Limitation]:
             )
         )
     return lims
-
-
-def _read_memory(path: Path) -> pd.DataFrame:
-    """``Timestamp(ns),Total Allocated(Byte),...`` -> time_us, allocated_mb, reserved_mb."""
-    table = _read_csv(path).to_pandas()
-    cols = {c.split("(")[0].strip().lower().replace(" ", "_"): c for c in table.columns}
-    out = pd.DataFrame({"time_us": table[cols["timestamp"]].astype("float64") / 1000.0})
-    for key in ("total_allocated", "total_reserved", "total_active"):
-        if key in cols:
-            out[key.replace("total_", "") + "_mb"] = table[cols[key]].astype("float64") / 2**20
-    return out

@@ -29,6 +29,7 @@ from diagnosis.readers.discover import discover
 from diagnosis.readers.io import to_frame
 from diagnosis.readers.legacy_cpu import MS_TO_US, host_kernels, host_limitations, host_meta
 from diagnosis.readers.steps import no_steps
+from diagnosis.readers.tables import run_tables
 
 LAYOUT = "legacy-gpu"
 LAYOUTS = (LAYOUT,)
@@ -63,7 +64,7 @@ def read(candidate: Candidate) -> Run:
     extras = {"op_detail": to_frame(detail)} if detail is not None else {}
     extras.update(legacy_extras(folder, rank, files, limitations, catalog.GPU_TABLES))
     meta = host_meta(LAYOUT, "GPU", folder, rank, info, kernels, len(steps), files)
-    return Run(meta=meta, kernels=kernels, steps=steps, limitations=limitations, extras=extras)
+    return Run(meta=meta, kernels=kernels, steps=steps, limitations=limitations, **run_tables(extras))
 
 
 def _merge(device: pd.DataFrame, host: pd.DataFrame) -> pd.DataFrame:
