@@ -2,7 +2,7 @@
 
 Public API (what the doctor facade may use; everything else is internal):
 
-- sources: Source, Workspace, materialize, archive_kind, describe
+- sources: Source, materialize, describe; Workspace (workspace), archive_kind (archives)
 - reading: read_folder, find_runs, Candidate, attach_npu_smi (npu-smi readings given beside a profile)
 - comparing: Side, Comparison, prepare, compare_sides, leaderboard
 - symptoms: analyze_pair, analyze_run
@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 _EXPORTS: dict[str, str] = {
     "Source": "diagnosis.sources",
-    "Workspace": "diagnosis.sources",
+    "Workspace": "diagnosis.workspace",
     "materialize": "diagnosis.sources",
-    "archive_kind": "diagnosis.sources",
+    "archive_kind": "diagnosis.archives",
     "describe": "diagnosis.sources",
     "read_folder": "diagnosis.ingest",
     "attach_npu_smi": "diagnosis.readers.npu_smi",
@@ -46,13 +46,15 @@ _EXPORTS: dict[str, str] = {
 
 if TYPE_CHECKING:
     from diagnosis.analyzers import analyze_pair, analyze_run
+    from diagnosis.archives import archive_kind
     from diagnosis.compare import Comparison, Side, compare_sides, leaderboard, prepare
     from diagnosis.ingest import find_runs, read_folder
     from diagnosis.limits import MIB, Limits, check_positive, env_name, settings_from_env
     from diagnosis.readers import Candidate
     from diagnosis.readers.io import prefer_jemalloc
     from diagnosis.readers.npu_smi import attach_npu_smi
-    from diagnosis.sources import Source, Workspace, archive_kind, describe, materialize
+    from diagnosis.sources import Source, describe, materialize
+    from diagnosis.workspace import Workspace
 
 
 def __getattr__(name: str) -> Any:

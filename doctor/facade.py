@@ -33,6 +33,7 @@ from diagnosis import (
 from doctor import build, isolation
 from doctor.i18n import check_lang, t
 from doctor.report import OPERATOR_COLUMN_NAMES, SCHEMA_VERSION, Report
+from doctor.uploads import public_folders
 from doctor.verdict import verdict
 from doctor.version import VERSION
 from knowledge import evaluate
@@ -105,7 +106,7 @@ def diagnose(
         return inspect_model(mindir, progress=progress, lang=lang, isolate=isolate)  # type: ignore[arg-type]
     step = _stepper(progress, lang)
     prefer_jemalloc()
-    with Workspace() as workspace:
+    with Workspace(forbidden=public_folders()) as workspace:
         sides = _read_all(given, workspace, rank, step, isolate)
         if npu_smi is not None:
             attach_npu_smi(sides[-1].run, npu_smi)

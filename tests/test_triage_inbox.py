@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from core.errors import InputError
-from diagnosis.sources import Workspace
+from diagnosis.workspace import Workspace
 from doctor.triage.inbox import Ambiguous, Plan, plan_submission, role_hint, submissions
 from tests.conftest import CPU, MINDIR, ROOT
 
