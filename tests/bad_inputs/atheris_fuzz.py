@@ -29,7 +29,8 @@ with atheris.instrument_imports(include=["graph", "diagnosis"]):
     import graph
     from core.errors import InputError
     from diagnosis.ingest import read_folder  # imports every reader module (ingest.READERS)
-    from diagnosis.sources import Workspace, materialize
+    from diagnosis.sources import materialize
+    from diagnosis.workspace import Workspace
 
 from tests.bad_inputs.generate import CORPUS, MINDIR
 from tests.test_fuzz_readers import LAYOUTS
