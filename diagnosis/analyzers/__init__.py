@@ -35,7 +35,7 @@ def run_analyzer(fn: RunAnalyzer) -> RunAnalyzer:
 def _load_all() -> None:
     # devices registers first: reports list symptoms in registration order, and that order was set
     # when the facade imported devices (for its npu-smi parser, now a reader) before the others.
-    from diagnosis.analyzers import devices  # noqa: F401  (registration by import)
+    import diagnosis.analyzers.devices  # noqa: F401  (registration by import)
     from diagnosis.analyzers import (  # noqa: F401  (registration by import)
         config,
         environment,
