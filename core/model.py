@@ -48,15 +48,60 @@ STEP_SCHEMA: dict[str, str] = {
     "communication_us": "double[pyarrow]",
 }
 
-LAYOUTS = (
-    "ascend-ms",  # MindSpore 2.5+ *_ascend_ms with ASCEND_PROFILER_OUTPUT/kernel_details.csv
-    "ascend-ms-2.3",  # MindSpore 2.3/2.4: profiler/ legacy files + rank-*_ascend_ms
-    "legacy-ascend",  # MindSpore 2.0-2.2 flat profiler/ (Ascend)
-    "legacy-gpu",  # MindSpore 2.0-2.4 flat profiler/ (GPU)
-    "legacy-cpu",  # MindSpore 2.0-2.4 flat profiler/ (CPU)
-    "cpu-ms",  # MindSpore 2.5+ CPU: *_ascend_ms/FRAMEWORK/cpu_* + trace_view.json
-    "torch-npu",  # torch_npu *_ascend_pt
-)
+
+# The optional per-run tables analyzers read, each in one canonical form whatever file it came from.
+# An absent record is an empty table with these columns (never None); readers.tables fills them.
+MEMORY_SCHEMA: dict[str, str] = {  # memory held over time: memory_record.csv, npu_module_mem.csv, CPU record
+    "time_us": "double[pyarrow]",  # sample time, on the kernels' clock
+    "mb": "double[pyarrow]",  # allocated memory (MB) where recorded, else reserved (npu_module_mem)
+}
+DATASET_STAGE_SCHEMA: dict[str, str] = {  # dataset.csv: time per dataset operation and stage
+    "operation": "string[pyarrow]",  # e.g. Batch(ID:1), GeneratorOp
+    "stage": "string[pyarrow]",  # e.g. GetNext, WorkerProcess, Build
+    "occurrences": "int64[pyarrow]",
+    "avg_us": "double[pyarrow]",  # mean time per occurrence
+    "info": "string[pyarrow]",  # free text the pipeline recorded (Custom Info)
+}
+PIPELINE_SCHEMA: dict[str, str] = {  # minddata pipeline: one row per dataset op of the input pipeline
+    "op_id": "int64[pyarrow]",
+    "op_type": "string[pyarrow]",  # e.g. Batch, Map, DataQueue
+    "num_workers": "int64[pyarrow]",
+    "parent_id": "int64[pyarrow]",  # <NA> for the root op
+    "output_queue_size": "string[pyarrow]",  # sampled output queue sizes as written, e.g. "[12, 3, 0]"
+    "output_queue_usage_rate": "double[pyarrow]",
+}
+FREQUENCY_SCHEMA: dict[str, str] = {  # AI Core clock samples (trace_view.json "AI Core Freq" counter)
+    "ts_us": "double[pyarrow]",  # the sample holds from this time until the next one
+    "mhz": "double[pyarrow]",
+}
+API_SCHEMA: dict[str, str] = {  # api_statistic.csv: host API calls over the profiled window
+    "api": "string[pyarrow]",  # e.g. aclrtSynchronizeStream
+    "count": "int64[pyarrow]",
+    "time_us": "double[pyarrow]",  # total time of the calls
+}
+NPU_SMI_SCHEMA: dict[str, str] = {  # npu-smi readings attached to a run (not part of a profiler folder)
+    "source": "string[pyarrow]",  # info (device table), watch (sample lines) or common (info -t common)
+    "npu": "int64[pyarrow]",
+    "chip": "int64[pyarrow]",
+    "name": "string[pyarrow]",
+    "health": "string[pyarrow]",
+    "bus_id": "string[pyarrow]",
+    "power_w": "double[pyarrow]",
+    "temperature_c": "double[pyarrow]",
+    "aicore_pct": "double[pyarrow]",  # AI Core usage
+    "aicpu_pct": "double[pyarrow]",
+    "ctrlcpu_pct": "double[pyarrow]",
+    "memory_pct": "double[pyarrow]",
+    "memory_bw_pct": "double[pyarrow]",
+    "hbm_pct": "double[pyarrow]",
+    "aicore_freq_mhz": "double[pyarrow]",  # current AI Core clock
+    "aicore_rated_mhz": "double[pyarrow]",  # rated AI Core clock
+    "aicore_count": "double[pyarrow]",
+    "memory_used_mb": "double[pyarrow]",
+    "memory_total_mb": "double[pyarrow]",
+    "hbm_used_mb": "double[pyarrow]",
+    "hbm_total_mb": "double[pyarrow]",
+}
 
 
 @dataclass(frozen=True)
@@ -116,7 +161,15 @@ class Run:
     kernels: pd.DataFrame  # KERNEL_SCHEMA columns (+ aic_*/aiv_* counters), one row per launch
     steps: pd.DataFrame  # STEP_SCHEMA columns, one row per step; may be empty
     limitations: list[Limitation] = field(default_factory=list)
-    extras: dict[str, pd.DataFrame] = field(default_factory=dict)  # memory, dataset, minddata, freq ...
+    memory: pd.DataFrame = field(default_factory=lambda: empty_table(MEMORY_SCHEMA))
+    dataset_stages: pd.DataFrame = field(default_factory=lambda: empty_table(DATASET_STAGE_SCHEMA))
+    pipeline: pd.DataFrame = field(default_factory=lambda: empty_table(PIPELINE_SCHEMA))
+    frequency: pd.DataFrame = field(default_factory=lambda: empty_table(FREQUENCY_SCHEMA))
+    api_calls: pd.DataFrame = field(default_factory=lambda: empty_table(API_SCHEMA))
+    npu_smi: pd.DataFrame = field(default_factory=lambda: empty_table(NPU_SMI_SCHEMA))
+    # Optional tables as the profiler wrote them (op_statistic, communication, op_detail ...): shown to
+    # nobody and read by no analyzer; kept for inspection. Everything analyzers use is a field above.
+    extras: dict[str, pd.DataFrame] = field(default_factory=dict)
 
     @property
     def step_count(self) -> int:
@@ -140,6 +193,16 @@ def empty_kernels() -> pd.DataFrame:
 def empty_steps() -> pd.DataFrame:
     """An empty step table with the canonical schema."""
     return conform_steps(pd.DataFrame())
+
+
+def empty_table(schema: dict[str, str]) -> pd.DataFrame:
+    """A table with no rows and the schema's columns and dtypes."""
+    return pd.DataFrame({name: pd.Series([], dtype=dtype) for name, dtype in schema.items()})
+
+
+def conform_table(df: pd.DataFrame, schema: dict[str, str]) -> pd.DataFrame:
+    """Exactly the schema's columns, missing ones as <NA>, each cast to its dtype (values must convert)."""
+    return _conform(df, schema, extra_prefixes=())
 
 
 def conform_kernels(df: pd.DataFrame) -> pd.DataFrame:

@@ -2,11 +2,12 @@
 
 Public API (what the doctor facade may use; everything else is internal):
 
-- sources: Source, Workspace, materialize, archive_kind, describe
-- reading: read_folder, find_runs, Candidate
+- sources: Source, materialize, describe; Workspace (workspace), archive_kind (archives)
+- reading: read_folder, find_runs, Candidate, attach_npu_smi (npu-smi readings given beside a profile)
 - comparing: Side, Comparison, prepare, compare_sides, leaderboard
 - symptoms: analyze_pair, analyze_run
 - input limits: Limits, MIB, check_positive, env_name, settings_from_env
+- process setup: prefer_jemalloc (the Arrow memory pool; called by the facade, never at import)
 
 Names are imported on first use (PEP 562), so a child process that only unpacks an archive does not
 load pandas. A regular package (not a namespace one), so that no stray `diagnosis.py` on the import
@@ -20,11 +21,12 @@ from typing import TYPE_CHECKING, Any
 
 _EXPORTS: dict[str, str] = {
     "Source": "diagnosis.sources",
-    "Workspace": "diagnosis.sources",
+    "Workspace": "diagnosis.workspace",
     "materialize": "diagnosis.sources",
-    "archive_kind": "diagnosis.sources",
+    "archive_kind": "diagnosis.archives",
     "describe": "diagnosis.sources",
     "read_folder": "diagnosis.ingest",
+    "attach_npu_smi": "diagnosis.readers.npu_smi",
     "find_runs": "diagnosis.ingest",
     "Candidate": "diagnosis.readers",
     "Side": "diagnosis.compare",
@@ -34,22 +36,25 @@ _EXPORTS: dict[str, str] = {
     "leaderboard": "diagnosis.compare",
     "analyze_pair": "diagnosis.analyzers",
     "analyze_run": "diagnosis.analyzers",
-    "npu_smi_frame": "diagnosis.analyzers.devices",
     "Limits": "diagnosis.limits",
     "MIB": "diagnosis.limits",
     "check_positive": "diagnosis.limits",
     "env_name": "diagnosis.limits",
     "settings_from_env": "diagnosis.limits",
+    "prefer_jemalloc": "diagnosis.readers.io",
 }
 
 if TYPE_CHECKING:
     from diagnosis.analyzers import analyze_pair, analyze_run
-    from diagnosis.analyzers.devices import npu_smi_frame
+    from diagnosis.archives import archive_kind
     from diagnosis.compare import Comparison, Side, compare_sides, leaderboard, prepare
     from diagnosis.ingest import find_runs, read_folder
     from diagnosis.limits import MIB, Limits, check_positive, env_name, settings_from_env
     from diagnosis.readers import Candidate
-    from diagnosis.sources import Source, Workspace, archive_kind, describe, materialize
+    from diagnosis.readers.io import prefer_jemalloc
+    from diagnosis.readers.npu_smi import attach_npu_smi
+    from diagnosis.sources import Source, describe, materialize
+    from diagnosis.workspace import Workspace
 
 
 def __getattr__(name: str) -> Any:
@@ -73,6 +78,7 @@ __all__ = [
     "analyze_pair",
     "analyze_run",
     "archive_kind",
+    "attach_npu_smi",
     "check_positive",
     "compare_sides",
     "describe",
@@ -80,7 +86,7 @@ __all__ = [
     "find_runs",
     "leaderboard",
     "materialize",
-    "npu_smi_frame",
+    "prefer_jemalloc",
     "prepare",
     "read_folder",
     "settings_from_env",

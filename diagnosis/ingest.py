@@ -6,7 +6,6 @@ collects their candidates and picks one.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
@@ -15,42 +14,25 @@ import numpy as np
 
 from core.errors import InputError
 from core.model import Limitation, Run
-from diagnosis.readers import Candidate
+from diagnosis.readers import Candidate, ascend, ascend_legacy, cpu, gpu, legacy_cpu, torch_npu
+from diagnosis.readers.catalog import BY_NAME, KNOWN_LAYOUTS_TEXT
 
-# Reader modules in detection order: the most specific layouts first, so that a 2.3/2.4 output
-# (legacy profiler/ plus rank-*_ascend_ms) is not taken for a plain 2.5+ one.
-READER_MODULES = (
-    "diagnosis.readers.ascend_legacy",
-    "diagnosis.readers.torch_npu",
-    "diagnosis.readers.ascend",
-    "diagnosis.readers.cpu",
-    "diagnosis.readers.gpu",
-    "diagnosis.readers.legacy_cpu",
-)
-
-KNOWN_LAYOUTS_TEXT = (
-    "a MindSpore profiler output: *_ascend_ms/ with ASCEND_PROFILER_OUTPUT/ (Ascend, MindSpore 2.3+), "
-    "*_ascend_ms/FRAMEWORK/cpu_* (CPU, MindSpore 2.5+), a flat profiler/ folder (MindSpore 2.0-2.4: "
-    "aicore_intermediate_*, gpu_op_detail_info_*, cpu_op_detail_info_*), or a torch_npu *_ascend_pt/ folder"
-)
+# The reader modules, imported by name (a missing or renamed one fails here, at import), in detection
+# order: the most specific layouts first, so that a 2.3/2.4 output (legacy profiler/ plus
+# rank-*_ascend_ms) is not taken for a plain 2.5+ one.
+READERS: tuple[ModuleType, ...] = (ascend_legacy, torch_npu, ascend, cpu, gpu, legacy_cpu)
 
 
-def _readers() -> list[ModuleType]:
-    mods = []
-    for name in READER_MODULES:
-        try:
-            mods.append(importlib.import_module(name))
-        except ModuleNotFoundError as exc:  # a reader not written yet must not break the others
-            if exc.name != name:
-                raise
-    return mods
+def reader_of(layout: str) -> ModuleType:
+    """The reader module that reads `layout` (each names its layouts in LAYOUTS)."""
+    return next(reader for reader in READERS if layout in reader.LAYOUTS)
 
 
 def find_runs(folder: Path) -> list[Candidate]:
     """Every run root of every known layout at or below `folder`, without duplicates."""
     found: list[Candidate] = []
     claimed: set[Path] = set()
-    for reader in _readers():
+    for reader in READERS:
         for cand in reader.candidates(folder):
             root = cand.root.resolve()
             if root in claimed:
@@ -98,13 +80,6 @@ def _refuse_duplicate_ranks(candidates: Sequence[Candidate], source: str) -> Non
             )
 
 
-# The file each layout's per-launch durations come from, for messages about bad durations.
-DURATION_FILES = {
-    "cpu-ms": "FRAMEWORK/cpu_op_execute_timestamp_<r>.txt",
-    "legacy-cpu": "cpu_op_execute_timestamp_<r>.txt",
-    "legacy-gpu": "gpu_op_execute_timestamp_<r>.txt",
-    "legacy-ascend": "output_timeline_data_<r>.txt",
-}
 MAX_PLAUSIBLE_US = 3.6e9  # one launch longer than an hour is a corrupt value, not a kernel
 
 
@@ -122,7 +97,7 @@ def sanitize_durations(run: Run) -> Run:
     if not bad.any():
         return run
     rank = run.meta.rank if run.meta.rank is not None else 0
-    where = DURATION_FILES.get(run.meta.layout, "kernel_details.csv").replace("<r>", str(rank))
+    where = BY_NAME[run.meta.layout].durations.replace("<r>", str(rank))
     if bad.all():
         raise InputError(
             "no valid launch duration (every value is missing, negative, infinite or too large)",
@@ -154,10 +129,7 @@ def read_folder(folder: Path, *, rank: int | None = None, source: str | None = N
             expected=KNOWN_LAYOUTS_TEXT,
         )
     cand = choose_run(cands, rank, display)
-    reader = next(
-        r for r in _readers() if cand.layout == r.LAYOUT or cand.layout in getattr(r, "LAYOUTS", ())
-    )
-    run = sanitize_durations(reader.read(cand))
+    run = sanitize_durations(reader_of(cand.layout).read(cand))
     run.meta.source = display
     run.meta.ranks_available = tuple(sorted({c.rank for c in cands if c.rank is not None}))
     return run

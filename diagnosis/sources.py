@@ -1,130 +1,25 @@
 """Turn whatever the user gave (a folder, an archive, or a browser folder upload) into one local folder.
 
-Archives are untrusted: every member is checked and every byte counted while it streams, never trusting
-the archive's own headers, and everything is written inside a private :class:`Workspace` that is always
-removed. Folder uploads from a browser lose their sub-folders, so :func:`materialize` rebuilds a minimal
-profiler tree from the file names it knows.
-
-Member names that are not valid text: tar names are decoded as UTF-8 with undecodable bytes replaced by
-U+FFFD (two names that then collide are refused as duplicates); zip names follow the zip rules (cp437
-unless flagged UTF-8) and a zip whose UTF-8-flagged names are not UTF-8 is refused with an InputError.
-
-Accepted archives: zip (stored or deflated members), tar and tar.gz. bzip2/xz (in tar or zip) are refused:
-the standard library inflates them without an output bound, so a few KiB could fill memory before a
-single byte could be counted.
+Everything is written inside a private :class:`~diagnosis.workspace.Workspace`; archives are unpacked by
+:mod:`diagnosis.archives` under the limits, loose files placed by :mod:`diagnosis.upload_tree`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
-import shutil
-import stat
-import struct
-import tarfile
-import tempfile
-import weakref
-import zipfile
-import zlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from types import TracebackType
-from typing import BinaryIO
 
 from core.errors import InputError
-from diagnosis.limits import Limits, env_name
+from diagnosis.archives import ARCHIVE_SUFFIXES, Meter, archive_kind, extract, limit_hint
+from diagnosis.limits import Limits
+from diagnosis.upload_tree import LEGACY_ROOT, NEW_ROOT_NAME, rebuild_tree
+from diagnosis.workspace import Workspace, remove_tree
 
 Source = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
 
-CHUNK = 16 * 1024  # bytes per streamed read; also the slack allowed for read-ahead in the ratio check
 ACCEPTED = "a profiler output folder, a .zip, .tar or .tar.gz archive of it, or the files of that folder"
-ARCHIVE_EXPECTED = "a .zip, .tar or .tar.gz archive of a profiler output folder"
-
-# Exceptions the standard library raises on damaged or hostile archive data (never our own InputError).
-_READ_ERRORS = (
-    zipfile.BadZipFile,
-    zipfile.LargeZipFile,
-    tarfile.TarError,
-    zlib.error,
-    EOFError,
-    OSError,
-    ValueError,
-    OverflowError,
-    struct.error,
-    NotImplementedError,
-    RecursionError,
-)
-
-
-# --------------------------------------------------------------------------------------------------
-# Workspace
-
-
-class Workspace:
-    """A private temporary folder (mode 0700) holding everything extracted for one diagnosis.
-
-    Used as a context manager; the folder and all it holds are removed on exit, also on error, and at
-    interpreter exit if a caller forgot to close it.
-    """
-
-    def __init__(self, base: str | os.PathLike[str] | None = None) -> None:
-        self._base = None if base is None else Path(base)
-        self._path: Path | None = None
-        self._finalizer: weakref.finalize | None = None
-
-    def __enter__(self) -> Workspace:
-        if self._path is not None:
-            raise RuntimeError("a Workspace can be entered only once")
-        _refuse_gradio_temp(self._base or Path(tempfile.gettempdir()))
-        path = Path(os.path.abspath(tempfile.mkdtemp(prefix="perf-doctor-", dir=self._base)))
-        os.chmod(path, 0o700)
-        self._path = path
-        self._finalizer = weakref.finalize(self, _remove_tree, path)
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
-    ) -> None:
-        self.close()
-
-    def close(self) -> None:
-        """Remove the folder now (idempotent)."""
-        if self._finalizer is not None:
-            self._finalizer()
-
-    @property
-    def path(self) -> Path:
-        """The workspace folder; only valid while the workspace is open."""
-        if self._path is None or self._finalizer is None or not self._finalizer.alive:
-            raise RuntimeError("the Workspace is not open: use it as `with Workspace() as ws:`")
-        return self._path
-
-    def new_folder(self, prefix: str) -> Path:
-        """A fresh, uniquely named private sub-folder, so several inputs can share one workspace."""
-        return Path(tempfile.mkdtemp(prefix=prefix, dir=self.path))
-
-
-def _refuse_gradio_temp(base: Path) -> None:
-    """Files under GRADIO_TEMP_DIR can be fetched by any user of the app: never extract there."""
-    gradio_dir = os.environ.get("GRADIO_TEMP_DIR")
-    if not gradio_dir:
-        return
-    base_real, gradio_real = os.path.realpath(base), os.path.realpath(gradio_dir)
-    if os.path.commonpath([base_real, gradio_real]) == gradio_real:
-        raise ValueError(f"refusing to create a workspace inside GRADIO_TEMP_DIR ({gradio_dir})")
-
-
-def _remove_tree(path: Path) -> None:
-    """Delete a folder tree; if something inside was made read-only, make it writable and retry."""
-    try:
-        shutil.rmtree(path)
-    except FileNotFoundError:
-        return
-    except OSError:
-        for folder, _dirs, _files in os.walk(path):
-            os.chmod(folder, 0o700)
-        shutil.rmtree(path, ignore_errors=True)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -145,9 +40,9 @@ def materialize(source: Source | None, workspace: Workspace, *, budget: Limits |
         _require_file(path)
     dest = workspace.new_folder("input-")
     try:
-        _fill_from_files(paths, dest, _Meter(limits))
+        _fill_from_files(paths, dest, Meter(limits))
     except BaseException:
-        _remove_tree(dest)
+        remove_tree(dest)
         raise
     return dest
 
@@ -221,417 +116,15 @@ def _require_file(path: Path) -> None:
 
 
 # --------------------------------------------------------------------------------------------------
-# Streaming budget
-
-
-class _Meter:
-    """Counts members and bytes of one upload against the limits while data streams."""
-
-    def __init__(self, limits: Limits) -> None:
-        self.limits = limits
-        self.members = 0
-        self.total_bytes = 0
-
-    def count_member(self, source: str, label: str) -> None:
-        """One more archive member or listed file; refuses the upload past the member limit."""
-        self.members += 1
-        if self.members > self.limits.max_members:
-            raise InputError(
-                f"holds more than {self.limits.max_members} files and folders (stopped at {label!r})",
-                path=source,
-                expected=_limit_hint("max_members"),
-            )
-
-    def pump(
-        self,
-        stream: BinaryIO,
-        out: BinaryIO,
-        *,
-        source: str,
-        label: str,
-        consumed: Callable[[], int] | None = None,
-    ) -> int:
-        """Copy `stream` to `out` in chunks, stopping at the total budget or, when `consumed` gives the
-        compressed bytes read so far, at a suspicious decompression ratio. Returns the bytes copied."""
-        start = consumed() if consumed is not None else 0
-        produced = 0
-        while True:
-            try:
-                chunk = stream.read(CHUNK)
-            except _READ_ERRORS as error:
-                raise InputError(f"member {label!r} is damaged ({error})", path=source) from None
-            if not chunk:
-                return produced
-            produced += len(chunk)
-            self._add_bytes(len(chunk), source, label)
-            if consumed is not None:
-                self._check_ratio(produced, consumed() - start, source, label)
-            try:
-                out.write(chunk)
-            except OSError as error:
-                raise InputError(f"cannot write {label!r} ({error.strerror})", path=source) from None
-
-    def _add_bytes(self, size: int, source: str, label: str) -> None:
-        self.total_bytes += size
-        if self.total_bytes > self.limits.max_total_bytes:
-            raise InputError(
-                f"unpacking {label!r} goes over the limit of {_size(self.limits.max_total_bytes)} in total "
-                "(stopped while streaming)",
-                path=source,
-                expected=_limit_hint("max_total_bytes"),
-            )
-
-    def _check_ratio(self, produced: int, compressed: int, source: str, label: str) -> None:
-        """Judge decompressed/compressed once past the grace size; one read of slack covers read-ahead."""
-        if produced <= self.limits.ratio_grace_bytes:
-            return
-        ratio = produced / (compressed + CHUNK)
-        if ratio > self.limits.max_ratio:
-            raise InputError(
-                f"member {label!r} expands more than {self.limits.max_ratio:g}:1 "
-                "(looks like a decompression bomb; stopped while streaming)",
-                path=source,
-                expected=_limit_hint("max_ratio"),
-            )
-
-
-def _limit_hint(field: str) -> str:
-    """What to do about a limit: smaller input, or an operator override."""
-    return f"a smaller upload (the operator can raise {env_name(field)})"
-
-
-def _size(n: int) -> str:
-    """Bytes as a short human string."""
-    value = float(n)
-    for unit in ("bytes", "KiB", "MiB", "GiB"):
-        if value < 1024 or unit == "GiB":
-            return f"{value:.0f} {unit}" if unit == "bytes" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{n} bytes"
-
-
-class _CountingReader:
-    """A seekable binary file that counts the bytes read through it (compressed input per member)."""
-
-    def __init__(self, raw: BinaryIO) -> None:
-        self._raw = raw
-        self.consumed = 0
-
-    def read(self, size: int = -1) -> bytes:
-        data = self._raw.read(size)
-        self.consumed += len(data)
-        return data
-
-    def seek(self, offset: int, whence: int = os.SEEK_SET) -> int:
-        return self._raw.seek(offset, whence)
-
-    def tell(self) -> int:
-        return self._raw.tell()
-
-    def seekable(self) -> bool:
-        return True
-
-    def close(self) -> None:
-        """The underlying file is closed by its owner."""
-
-
-# --------------------------------------------------------------------------------------------------
-# Safe tree writer
-
-
-_DRIVE = re.compile(r"^[A-Za-z]:")
-
-
-class _Tree:
-    """Creates validated folders and new regular files under one root, refusing duplicates and clashes."""
-
-    def __init__(self, root: Path, source: str, limits: Limits) -> None:
-        self.root = root
-        self.source = source
-        self.limits = limits
-        self._real_root = os.path.realpath(root)
-        self._files: set[tuple[str, ...]] = set()
-        self._dirs: set[tuple[str, ...]] = {()}
-
-    @property
-    def file_count(self) -> int:
-        return len(self._files)
-
-    def parts(self, name: str) -> tuple[str, ...]:
-        """The safe relative path components of a member name; refuses anything that could escape."""
-        text = name.replace("\\", "/")
-        if "\x00" in text:
-            raise self.refuse(name, "has a NUL character in its name", "ordinary file names")
-        if text.startswith("/"):
-            raise self.refuse(name, "has an absolute path", "paths relative to the archive")
-        if _DRIVE.match(text):
-            raise self.refuse(name, "starts with a drive letter", "paths relative to the archive")
-        parts = tuple(part for part in text.split("/") if part not in ("", "."))
-        if ".." in parts:
-            raise self.refuse(name, "points outside the archive ('..')", "paths without '..'")
-        if len(parts) > self.limits.max_depth:
-            raise self.refuse(name, f"is nested {len(parts)} levels deep", _limit_hint("max_depth"))
-        if any(len(part.encode("utf-8", "surrogateescape")) > 255 for part in parts):
-            raise self.refuse(name, "has a name part longer than 255 bytes", "ordinary file names")
-        return parts
-
-    def make_dir(self, parts: tuple[str, ...], label: str) -> None:
-        """Create a folder (and its parents) with mode 0700."""
-        for depth in range(1, len(parts) + 1):
-            prefix = parts[:depth]
-            if prefix in self._files:
-                raise self.refuse(label, "is both a file and a folder", "distinct member names")
-            if prefix in self._dirs:
-                continue
-            path = self._checked(prefix, label)
-            try:
-                os.mkdir(path, 0o700)
-            except OSError as error:
-                raise self.refuse(
-                    label, f"cannot be created ({error.strerror})", "ordinary file names"
-                ) from None
-            self._dirs.add(prefix)
-
-    def create(self, parts: tuple[str, ...], label: str) -> BinaryIO:
-        """A new, exclusively created regular file (mode 0600) opened for writing."""
-        if not parts:
-            raise self.refuse(label, "has an empty name", "a file name")
-        if parts in self._files:
-            raise self.refuse(label, "appears more than once", "each member once")
-        if parts in self._dirs:
-            raise self.refuse(label, "is both a file and a folder", "distinct member names")
-        self.make_dir(parts[:-1], label)
-        path = self._checked(parts, label)
-        flags = (
-            os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
-        )
-        try:
-            handle = os.fdopen(os.open(path, flags, 0o600), "wb")
-        except OSError as error:
-            raise self.refuse(label, f"cannot be created ({error.strerror})", "ordinary file names") from None
-        self._files.add(parts)
-        return handle
-
-    def _checked(self, parts: tuple[str, ...], label: str) -> str:
-        """The path for `parts`, after confirming it resolves inside the root (belt and braces)."""
-        path = os.path.join(self._real_root, *parts)
-        if os.path.commonpath([self._real_root, os.path.realpath(path)]) != self._real_root:
-            raise self.refuse(label, "resolves outside the extraction folder", "paths inside the archive")
-        return path
-
-    def refuse(self, label: str, problem: str, expected: str) -> InputError:
-        """An InputError naming the archive, the member and what was expected."""
-        return InputError(f"member {label!r} {problem}", path=self.source, expected=expected)
-
-
-# --------------------------------------------------------------------------------------------------
-# Archives
-
-
-_CLAIMED = (
-    (".tar.gz", "tar.gz"),
-    (".tgz", "tar.gz"),
-    (".gz", "tar.gz"),
-    (".tar", "tar"),
-    (".zip", "zip"),
-)
-_UNSUPPORTED = (".tar.bz2", ".tbz2", ".tbz", ".bz2", ".tar.xz", ".txz", ".xz", ".zst", ".7z", ".rar")
-
-
-def archive_kind(path: Path) -> str | None:
-    """'zip', 'tar' or 'tar.gz' judged by magic bytes; None for a plain file. A name that claims an
-    archive the bytes do not confirm is an InputError."""
-    kind = _sniff(path)
-    if kind is not None:
-        return kind
-    lower = path.name.lower()
-    if lower.endswith(_UNSUPPORTED):
-        raise InputError("is compressed in an unsupported format", path=path.name, expected=ARCHIVE_EXPECTED)
-    for suffix, claimed in _CLAIMED:
-        if lower.endswith(suffix):
-            raise InputError(
-                f"is not a {claimed} archive (its first bytes are not a {claimed} signature)",
-                path=path.name,
-                expected=ARCHIVE_EXPECTED,
-            )
-    return None
-
-
-def _sniff(path: Path) -> str | None:
-    """Archive type from the first bytes: zip local/empty signature, gzip, or a POSIX tar header."""
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(512)
-    except OSError as error:
-        raise InputError(f"cannot be read ({error.strerror})", path=path.name) from None
-    if head.startswith((b"PK\x03\x04", b"PK\x05\x06")):
-        return "zip"
-    if head.startswith(b"\x1f\x8b"):
-        return "tar.gz"
-    if head[257:262] == b"ustar":
-        return "tar"
-    return None
-
-
-def extract(archive: Path, kind: str, dest: Path, meter: _Meter) -> int:
-    """Extract a zip or tar(.gz) archive into `dest` under the meter's limits; returns the file count."""
-    tree = _Tree(dest, archive.name, meter.limits)
-    with archive.open("rb") as raw:
-        counter = _CountingReader(raw)
-        if kind == "zip":
-            _unzip(counter, tree, meter)
-        else:
-            _untar(counter, kind, tree, meter)
-    if tree.file_count == 0:
-        raise InputError("holds no files", path=archive.name, expected=ARCHIVE_EXPECTED)
-    return tree.file_count
-
-
-def _unzip(counter: _CountingReader, tree: _Tree, meter: _Meter) -> None:
-    """Walk the central directory and stream each member out through the meter."""
-    try:
-        archive = zipfile.ZipFile(counter)  # type: ignore[arg-type]
-    except UnicodeDecodeError:
-        raise InputError(
-            "has member names flagged as UTF-8 that are not UTF-8",
-            path=tree.source,
-            expected=ARCHIVE_EXPECTED,
-        ) from None
-    except _READ_ERRORS as error:
-        raise InputError(f"is not a readable zip archive ({error})", path=tree.source) from None
-    with archive:
-        infos = archive.infolist()
-        if len(infos) > meter.limits.max_members:
-            raise InputError(
-                f"holds {len(infos)} members, over the limit of {meter.limits.max_members}",
-                path=tree.source,
-                expected=_limit_hint("max_members"),
-            )
-        for info in infos:
-            meter.count_member(tree.source, info.filename)
-            _unzip_member(archive, info, counter, tree, meter)
-
-
-def _unzip_member(
-    archive: zipfile.ZipFile, info: zipfile.ZipInfo, counter: _CountingReader, tree: _Tree, meter: _Meter
-) -> None:
-    """One zip member: folders and regular files only, stored or deflated, streamed and counted."""
-    label = info.filename
-    file_type = stat.S_IFMT(info.external_attr >> 16)
-    if file_type == stat.S_IFLNK:
-        raise tree.refuse(label, "is a symbolic link", "only regular files and folders")
-    if file_type not in (0, stat.S_IFREG, stat.S_IFDIR):
-        raise tree.refuse(label, "is a device or special file", "only regular files and folders")
-    parts = tree.parts(label)
-    if label.endswith("/") or file_type == stat.S_IFDIR or info.external_attr & 0x10:  # is_dir() fails on ''
-        tree.make_dir(parts, label)
-        return
-    if info.flag_bits & 0x1:
-        raise tree.refuse(label, "is encrypted", "an archive without a password")
-    if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
-        raise tree.refuse(
-            label, f"uses compression method {info.compress_type}", "stored or deflated members"
-        )
-    try:
-        stream = archive.open(info)
-    except _READ_ERRORS as error:
-        raise tree.refuse(label, f"cannot be read ({error})", ARCHIVE_EXPECTED) from None
-    with stream, tree.create(parts, label) as out:
-        meter.pump(stream, out, source=tree.source, label=label, consumed=lambda: counter.consumed)
-
-
-_TAR_META_TYPES = (
-    tarfile.XHDTYPE,
-    tarfile.XGLTYPE,
-    tarfile.SOLARIS_XHDTYPE,
-    tarfile.GNUTYPE_LONGNAME,
-    tarfile.GNUTYPE_LONGLINK,
-)
-
-
-def _guarded_tarinfo(source: str, limits: Limits) -> type[tarfile.TarInfo]:
-    """A TarInfo that refuses oversized extended headers and sparse members before tarfile reads them
-    into memory (tarfile reads a header's whole declared size at once, which a .tar.gz can inflate)."""
-
-    def refuse(problem: str, expected: str) -> InputError:
-        return InputError(problem, path=source, expected=expected)
-
-    class GuardedTarInfo(tarfile.TarInfo):
-        def _proc_member(self, tar: tarfile.TarFile) -> tarfile.TarInfo:
-            # tarfile documents _proc_member as the hook subclasses override.
-            if self.type in _TAR_META_TYPES and self.size > limits.max_header_bytes:
-                raise refuse(f"has an extended header of {self.size} bytes", _limit_hint("max_header_bytes"))
-            if self.type == tarfile.GNUTYPE_SPARSE:
-                raise refuse(f"member {self.name!r} is a sparse file", "only regular files and folders")
-            return super()._proc_member(tar)  # type: ignore[misc]
-
-        def _proc_gnusparse_10(self, *args: object) -> None:
-            raise refuse("holds a sparse file (GNU sparse 1.0)", "only regular files and folders")
-
-    return GuardedTarInfo
-
-
-def _untar(counter: _CountingReader, kind: str, tree: _Tree, meter: _Meter) -> None:
-    """Stream a tar or tar.gz member by member; bzip2/xz are refused because tarfile would inflate them
-    without an output bound."""
-    mode = "r|gz" if kind == "tar.gz" else "r|"
-    guarded = _guarded_tarinfo(tree.source, meter.limits)
-    try:
-        with tarfile.open(
-            fileobj=counter,  # type: ignore[arg-type]
-            mode=mode,
-            bufsize=CHUNK,
-            tarinfo=guarded,
-            encoding="utf-8",
-            errors="replace",
-        ) as archive:
-            for member in archive:
-                _untar_member(archive, member, counter, tree, meter)
-    except _READ_ERRORS as error:
-        raise InputError(f"is not a readable tar archive ({error})", path=tree.source) from None
-
-
-def _untar_member(
-    archive: tarfile.TarFile, member: tarfile.TarInfo, counter: _CountingReader, tree: _Tree, meter: _Meter
-) -> None:
-    """One tar member: our own checks, then tarfile's "data" filter, then a counted stream."""
-    label = member.name
-    meter.count_member(tree.source, label)
-    if member.issym():
-        raise tree.refuse(label, "is a symbolic link", "only regular files and folders")
-    if member.islnk():
-        raise tree.refuse(label, "is a hard link", "only regular files and folders")
-    if member.ischr() or member.isblk() or member.isfifo():
-        raise tree.refuse(label, "is a device or special file", "only regular files and folders")
-    if member.sparse is not None:
-        raise tree.refuse(label, "is a sparse file", "only regular files and folders")
-    if not (member.isreg() or member.isdir()):
-        raise tree.refuse(label, "has an unsupported member type", "only regular files and folders")
-    parts = tree.parts(label)
-    try:
-        tarfile.data_filter(member, str(tree.root))
-    except tarfile.FilterError as error:
-        raise tree.refuse(label, f"is refused by the tar data filter ({error})", "plain files") from None
-    if member.isdir():
-        tree.make_dir(parts, label)
-        return
-    stream = archive.extractfile(member)
-    if stream is None:
-        raise tree.refuse(label, "has no data", "regular files")
-    with stream, tree.create(parts, label) as out:
-        meter.pump(stream, out, source=tree.source, label=label, consumed=lambda: counter.consumed)
-
-
-# --------------------------------------------------------------------------------------------------
 # File lists: archives and browser folder uploads
 
 
-def _fill_from_files(paths: list[Path], dest: Path, meter: _Meter) -> None:
+def _fill_from_files(paths: list[Path], dest: Path, meter: Meter) -> None:
     """Extract listed archives and rebuild a profiler tree from the other listed files."""
     if len(paths) > meter.limits.max_members:
         raise InputError(
             f"{len(paths)} files were given, over the limit of {meter.limits.max_members}",
-            expected=_limit_hint("max_members"),
+            expected=limit_hint("max_members"),
         )
     archives: list[tuple[Path, str]] = []
     loose: list[Path] = []
@@ -641,7 +134,7 @@ def _fill_from_files(paths: list[Path], dest: Path, meter: _Meter) -> None:
             loose.append(path)
         else:
             archives.append((path, kind))
-    placed = _rebuild_tree(loose, dest, meter)
+    placed = rebuild_tree(loose, dest, meter)
     if len(archives) == 1 and not placed:
         extract(archives[0][0], archives[0][1], dest, meter)
         return
@@ -662,7 +155,7 @@ def _fill_from_files(paths: list[Path], dest: Path, meter: _Meter) -> None:
 def _unique_stem(name: str, used: set[str]) -> str:
     """A safe, unused folder name for one of several archives: its name without the archive suffix."""
     lower = name.lower()
-    for suffix, _kind in _CLAIMED:
+    for suffix, _kind in ARCHIVE_SUFFIXES:
         if lower.endswith(suffix):
             name = name[: -len(suffix)]
             break
@@ -680,129 +173,3 @@ def _preview(names: Iterable[str], limit: int = 8) -> str:
     items = sorted(set(names))
     text = ", ".join(items[:limit])
     return text + (f" and {len(items) - limit} more" if len(items) > limit else "")
-
-
-# Where each known basename belongs. "new" = only in MindSpore 2.5+ output; "legacy" = only in the flat
-# profiler/ folder of 2.0-2.4; "shared" names occur in both and follow the evidence of the other files.
-_AP_OUT = "ASCEND_PROFILER_OUTPUT"
-_NEW_OUTPUT = re.compile(
-    r"(kernel_details|op_statistic|step_trace_time|memory_record|operator_memory|npu_module_mem|static_op_mem"
-    r"|dataset|api_statistic|operator_details|l2_cache|data_preprocess|hbm|nic|roce|pcie|hccs|task_time"
-    r"|soc_pmu)\.csv|trace_view\.json|communication(_matrix)?\.json|communication_analyzer\.db|analysis\.db"
-    r"|ascend_(mindspore|pytorch)_profiler(_\d+)?\.db"
-)
-_NEW_ROOT = re.compile(r"profiler_metadata\.json")
-_SHARED_OUTPUT = re.compile(r"minddata_pipeline_(raw_\d+\.csv|summary_\d+\.(csv|json))")
-_SHARED_FRAMEWORK = re.compile(
-    r"cpu_(op_detail_info|op_type_info|ms_memory_record)_\d+\.csv|cpu_(op_execute_timestamp|framework"
-    r"|ms_memory_record)_\d+\.txt"
-)
-_SHARED_ROOT = re.compile(r"profiler_info(_\d+)?\.json")
-_LEGACY = re.compile(
-    r"aicore_intermediate_\d+_(detail|type)\.csv|aicpu_intermediate_\d+\.csv|framework_raw_\d+\.csv"
-    r"|output_timeline_data_\d+\.txt|(ascend|gpu|cpu)_timeline_(display|summary)_\d+\.json"
-    r"|(ascend|gpu|cpu)_cluster_analyse_\d+_.*\.csv|step_trace_raw_\d+_detail_time\.csv"
-    r"|step_trace_point_info_\d+\.json|step_trace_profiling_\d+\.txt"
-    r"|flops_\d+\.txt|flops_(summary|scope|utilization_step)_\d+\.json"
-    r"|pynative_op_intermediate_\d+_(type|detail)\.csv|hccl_raw_\d+\.csv|pipeline_profiling_\d+\.json"
-    r"|minddata_cpu_utilization_\d+\.json|(device_queue|dataset_iterator)_profiling_\d+\.txt"
-    r"|minddata_aicpu_\d+\.txt|memory_usage_(summary|details)_\d+\.json|dynamic_shape_info_\d+\.json"
-    r"|gpu_[a-z_]+_\d+\.(csv|txt|json)|activity_execute_timestamp_\d+\.txt"
-)
-NEW_ROOT_NAME = "upload_ascend_ms"  # 2.5+ files: <dest>/upload_ascend_ms/{ASCEND_PROFILER_OUTPUT,FRAMEWORK}/
-LEGACY_ROOT = ("upload", "profiler")  # legacy files: <dest>/upload/profiler/
-
-
-def _role(name: str) -> str | None:
-    """Which group a basename belongs to: new-output, new-root, shared-*, legacy, or None (unknown)."""
-    for role, pattern in (
-        ("new-output", _NEW_OUTPUT),
-        ("new-root", _NEW_ROOT),
-        ("shared-output", _SHARED_OUTPUT),
-        ("shared-framework", _SHARED_FRAMEWORK),
-        ("shared-root", _SHARED_ROOT),
-        ("legacy", _LEGACY),
-    ):
-        if pattern.fullmatch(name):
-            return role
-    return None
-
-
-def placement(names: Iterable[str]) -> dict[str, tuple[str, ...]]:
-    """Relative destination of every known basename among `names` (unknown names are left out).
-
-    2.5+ files go to ``upload_ascend_ms/``; legacy files to ``upload/profiler/``. Names found in both
-    layouts (cpu_op_detail_info_<r>.csv, profiler_info_<r>.json, minddata_pipeline_*) go to the legacy
-    folder when legacy-only files are present or when profiler_info is present without any 2.5+-only file
-    (2.5+ never writes profiler_info on CPU), else to the 2.5+ folder. With both kinds present the 2.5+
-    part is nested as in MindSpore 2.3/2.4: ``upload/profiler/rank-<r>_upload_ascend_ms/``.
-    """
-    roles = {name: role for name in set(names) if (role := _role(name)) is not None}
-    has_new = any(role.startswith("new") for role in roles.values())
-    has_legacy = "legacy" in roles.values()
-    shared_to_legacy = has_legacy or ("shared-root" in roles.values() and not has_new)
-    new_root: tuple[str, ...] = (NEW_ROOT_NAME,)
-    if has_new and has_legacy:
-        new_root = (*LEGACY_ROOT, f"rank-{_rank_of(roles)}_{NEW_ROOT_NAME}")
-    targets = {
-        "new-output": (*new_root, _AP_OUT),
-        "new-root": new_root,
-        "legacy": LEGACY_ROOT,
-        "shared-output": LEGACY_ROOT if shared_to_legacy else (*new_root, _AP_OUT),
-        "shared-framework": LEGACY_ROOT if shared_to_legacy else (*new_root, "FRAMEWORK"),
-        "shared-root": LEGACY_ROOT if shared_to_legacy else new_root,
-    }
-    return {name: (*targets[role], name) for name, role in roles.items()}
-
-
-def _rank_of(roles: dict[str, str]) -> int:
-    """The rank named by profiler_info_<r>.json, else by a legacy *_<r>[_detail].* file, else 0."""
-    ordered = sorted(roles, key=lambda name: (roles[name] != "shared-root", name))
-    for name in ordered:
-        found = re.search(r"_(\d+)(?:_[a-z_]+)?\.(?:json|csv|txt)$", name)
-        if roles[name] in ("shared-root", "legacy") and found:
-            return int(found.group(1))
-    return 0
-
-
-def _rebuild_tree(files: list[Path], dest: Path, meter: _Meter) -> int:
-    """Copy the known files into the tree `placement` describes; returns how many were placed.
-
-    Different files with one basename (e.g. kernel_details.csv of two ranks) cannot be told apart after a
-    browser folder upload, so they are refused; identical copies are kept once."""
-    by_name: dict[str, list[Path]] = {}
-    for path in files:
-        by_name.setdefault(path.name, []).append(path)
-    targets = placement(by_name)
-    for name in targets:
-        _refuse_ambiguous(name, by_name[name])
-    tree = _Tree(dest, "upload", meter.limits)
-    for name, parts in sorted(targets.items(), key=lambda item: item[1]):
-        source = by_name[name][0]
-        meter.count_member(name, name)
-        with source.open("rb") as stream, tree.create(parts, name) as out:
-            meter.pump(stream, out, source=name, label=name)  # type: ignore[arg-type]
-    return len(targets)
-
-
-def _refuse_ambiguous(name: str, paths: list[Path]) -> None:
-    """Several different files with one name: refuse, since the folder each came from is lost."""
-    if len(paths) < 2:
-        return
-    if len({path.stat().st_size for path in paths}) == 1 and len({_digest(path) for path in paths}) == 1:
-        return
-    raise InputError(
-        f"{len(paths)} different files have this name (one per rank or per run?); a folder upload loses "
-        "sub-folders, so they cannot be told apart",
-        path=name,
-        expected="a .zip or .tar.gz archive of the profiler output folder instead",
-    )
-
-
-def _digest(path: Path) -> str:
-    """SHA-256 of a file, read in chunks."""
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1024 * 1024), b""):
-            digest.update(chunk)
-    return digest.hexdigest()

@@ -23,9 +23,10 @@ from diagnosis import (
     Workspace,
     analyze_pair,
     analyze_run,
+    attach_npu_smi,
     compare_sides,
     materialize,
-    npu_smi_frame,
+    prefer_jemalloc,
     prepare,
     read_folder,
 )
@@ -45,6 +46,7 @@ from doctor.model import (
     Timing,
 )
 from doctor.report import Report
+from doctor.uploads import public_folders
 from doctor.verdict import verdict
 from doctor.version import VERSION
 from knowledge import evaluate
@@ -116,10 +118,11 @@ def diagnose(
             raise InputError("nothing to diagnose", expected=NOTHING_GIVEN)
         return inspect_model(mindir, progress=progress, lang=lang, isolate=isolate)  # type: ignore[arg-type]
     step = _stepper(progress, lang)
-    with Workspace() as workspace:
+    prefer_jemalloc()
+    with Workspace(forbidden=public_folders()) as workspace:
         sides = _read_all(given, workspace, rank, step, isolate)
         if npu_smi is not None:
-            sides[-1].run.extras["npu_smi"] = read_npu_smi(npu_smi)
+            attach_npu_smi(sides[-1].run, npu_smi)
         if len(sides) == 2:
             analysis = _pair(sides[0], sides[1], baseline_role, step, lang)
         else:
@@ -168,31 +171,6 @@ def display_name(source: Source) -> str:
     if len(items) == 1:
         return items[0]
     return f"{len(items)} files"
-
-
-NPU_SMI_MAX_BYTES = 1 << 20
-
-
-def read_npu_smi(path: str | os.PathLike[str]) -> Any:
-    """The readings of an `npu-smi info` text file as a frame; a file that holds none is an InputError."""
-    file = Path(path)
-    name = file.name
-    try:
-        if file.stat().st_size > NPU_SMI_MAX_BYTES:
-            raise InputError(
-                "file is larger than 1 MiB", path=name, expected="the text printed by npu-smi info"
-            )
-        text = file.read_text(encoding="utf-8", errors="replace")
-    except OSError as error:
-        raise InputError(f"cannot be read ({error.strerror})", path=name) from None
-    frame = npu_smi_frame(text)
-    if frame.empty:
-        raise InputError(
-            "no npu-smi readings found",
-            path=name,
-            expected="the output of `npu-smi info`, `npu-smi info -t common` or `npu-smi info watch`",
-        )
-    return frame
 
 
 def _read_all(

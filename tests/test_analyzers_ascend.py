@@ -19,12 +19,12 @@ import pandas as pd
 import pytest
 
 import knowledge
-from core.model import Run
+from core.model import MEMORY_SCHEMA, NPU_SMI_SCHEMA, Run, conform_table
 from core.symptoms import SYMPTOM_KINDS, Symptom
 from diagnosis.analyzers import analyze_pair, analyze_run
-from diagnosis.analyzers.devices import npu_smi_frame, parse_npu_smi
 from diagnosis.analyzers.kernels import per_unique
 from diagnosis.compare import Comparison, compare_runs, prepare
+from diagnosis.readers.npu_smi import npu_smi_frame, parse_npu_smi
 from tests.support.runs import cpu_pair, fixture_run
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -83,8 +83,9 @@ def edit_kernels(run: Run, where: pd.Series, **values: object) -> Run:
     return dataclasses.replace(run, kernels=kernels)
 
 
-def with_extras(run: Run, **extras: object) -> Run:
-    return dataclasses.replace(run, extras={**run.extras, **extras})
+def with_tables(run: Run, **tables: pd.DataFrame) -> Run:
+    """A copy of `run` with some of its canonical tables (memory, pipeline, npu_smi ...) replaced."""
+    return dataclasses.replace(run, **tables)
 
 
 def with_meta(run: Run, **meta: object) -> Run:
@@ -315,15 +316,15 @@ def test_sync_after_every_launch():
 def test_sync_near_miss(count, fires):
     """steady launches 42 kernels: 21 synchronisations are 0.50 per launch, 22 are 0.52."""
     run = fixture_run(STEADY)
-    stats = run.extras["api_statistic"].copy()
-    sync = stats["API Name"] == "aclrtSynchronizeStream"
-    stats["Count"] = stats["Count"].mask(sync, count)
-    assert bool(found(single(with_extras(run, api_statistic=stats)), "sync-heavy")) is fires
+    stats = run.api_calls.copy()
+    sync = stats["api"] == "aclrtSynchronizeStream"
+    stats["count"] = stats["count"].mask(sync, count)
+    assert bool(found(single(with_tables(run, api_calls=stats)), "sync-heavy")) is fires
 
 
 @pytest.mark.slow
 def test_sync_cannot_be_seen_without_api_statistics():
-    assert "api_statistic" not in fixture_run(L1_INFER).extras
+    assert fixture_run(L1_INFER).api_calls.empty
     assert not found(single(fixture_run(L1_INFER)), "sync-heavy")
 
 
@@ -386,9 +387,9 @@ def test_frequency_drop_from_the_trace_counter():
 def test_frequency_drop_near_miss(low_mhz, fires):
     """The rule is 5 % below the maximum: 1710 MHz of 1800."""
     run = fixture_run(L1_INFER)
-    freq = run.extras["aicore_freq"].copy()
+    freq = run.frequency.copy()
     freq["mhz"] = pd.array([1800.0, 1800.0, low_mhz], dtype=freq["mhz"].dtype)
-    assert bool(found(single(with_extras(run, aicore_freq=freq)), "frequency-drop")) is fires
+    assert bool(found(single(with_tables(run, frequency=freq)), "frequency-drop")) is fires
 
 
 def test_frequency_drop_from_npu_smi_common_reading():
@@ -396,7 +397,7 @@ def test_frequency_drop_from_npu_smi_common_reading():
     run = fixture_run(STEADY)
     assert not found(single(run), "frequency-drop")
     smi = npu_smi_frame((NPU_SMI / "common_throttled.txt").read_text())
-    s = one(single(with_extras(run, npu_smi=smi)), "frequency-drop", "target")
+    s = one(single(with_tables(run, npu_smi=smi)), "frequency-drop", "target")
     assert s.values == {
         "max_mhz": 1800.0,
         "min_mhz": 1500.0,
@@ -409,15 +410,15 @@ def test_frequency_drop_from_npu_smi_common_reading():
 @pytest.mark.slow
 def test_idle_npu_smi_reading_is_not_a_drop():
     """An idle chip (AI Core 0 %) reports its idle clock, 800 MHz: not evidence of throttling."""
-    text = (NPU_SMI / "common_idle.txt").read_text()
-    assert not found(single(with_extras(fixture_run(STEADY), npu_smi=text)), "frequency-drop")
+    smi = npu_smi_frame((NPU_SMI / "common_idle.txt").read_text())
+    assert not found(single(with_tables(fixture_run(STEADY), npu_smi=smi)), "frequency-drop")
 
 
 @pytest.mark.slow
 def test_npu_smi_table_and_watch_add_temperature_and_power_to_a_trace_drop():
     text = (NPU_SMI / "info.txt").read_text() + (NPU_SMI / "watch.txt").read_text()
     s = one(
-        single(with_extras(fixture_run(L1_INFER), npu_smi=npu_smi_frame(text))), "frequency-drop", "target"
+        single(with_tables(fixture_run(L1_INFER), npu_smi=npu_smi_frame(text))), "frequency-drop", "target"
     )
     assert (s.values["temperature_c"], s.values["power_w"]) == (88.0, 312.4)
 
@@ -456,7 +457,8 @@ def test_parse_npu_smi_watch_and_common():
     assert common["temperature_c"] == 88  # the NPU's, not the mcu block's 52
     frame = npu_smi_frame((NPU_SMI / "info.txt").read_text() + (NPU_SMI / "watch.txt").read_text())
     assert list(frame["source"].value_counts().sort_index().items()) == [("info", 2), ("watch", 3)]
-    assert {"hbm_used_mb", "hbm_total_mb"} <= set(frame.columns)
+    assert frame.columns.tolist() == list(NPU_SMI_SCHEMA)
+    assert frame.loc[frame["source"] == "info", "hbm_used_mb"].tolist() == [41236.0, 3318.0]
 
 
 def test_parse_npu_smi_ignores_other_text():
@@ -513,14 +515,14 @@ def test_memory_growth_near_miss(peaks, fires):
     """One sample per step mid-step; growth between the thirds' medians must exceed 10 % and tau 0.5."""
     run = fixture_run(STEADY)
     mid = (run.steps["start_us"] + run.steps["duration_us"] / 2).astype("float64").to_numpy()
-    memory = pd.DataFrame({"time_us": mid, "allocated_mb": [float(p) for p in peaks]})
-    assert bool(found(single(with_extras(run, memory=memory)), "memory-growth")) is fires
+    memory = conform_table(pd.DataFrame({"time_us": mid, "mb": [float(p) for p in peaks]}), MEMORY_SCHEMA)
+    assert bool(found(single(with_tables(run, memory=memory)), "memory-growth")) is fires
 
 
 @pytest.mark.slow
 def test_memory_growth_silent_on_flat_cpu_memory():
     run = fixture_run("cpu/infer_fp32_graph_profile_memory")
-    assert "memory" in run.extras and not found(single(run), "memory-growth")
+    assert len(run.memory) and not found(single(run), "memory-growth")
 
 
 # ----------------------------------------------------------------------------------------- pipeline
@@ -548,10 +550,10 @@ def test_getnext_that_overlaps_compute_is_not_a_wait():
 def test_empty_queue_near_miss(queue, fires):
     """4 empty samples of 8 (50 %) do not fire; 5 of 8 (62.5 %) exceed the 60 % rule."""
     run = fixture_run(STEADY)
-    minddata = run.extras["minddata_pipeline"].copy()
+    minddata = run.pipeline.copy()
     batch = (minddata["op_type"] == "Batch").to_numpy()
     minddata["output_queue_size"] = minddata["output_queue_size"].astype("object").mask(batch, queue)
-    s = found(single(with_extras(run, minddata_pipeline=minddata)), "data-pipeline-wait")
+    s = found(single(with_tables(run, pipeline=minddata)), "data-pipeline-wait")
     assert [x.values["empty_queue_share"] for x in s] == ([0.625] if fires else [])
 
 
@@ -559,7 +561,7 @@ def test_empty_queue_near_miss(queue, fires):
 def test_full_minddata_queue_is_not_a_wait():
     """ms23 keeps its Batch output queue full ([64, 64, 63]): the pipeline keeps up."""
     run = fixture_run("ascend/ms23")
-    assert "minddata_pipeline" in run.extras and not found(single(run), "data-pipeline-wait")
+    assert len(run.pipeline) and not found(single(run), "data-pipeline-wait")
 
 
 @pytest.mark.slow
@@ -576,11 +578,11 @@ def test_random_augmentation_in_the_inference_pipeline():
 def test_random_augmentation_silent_for_training_and_samplers():
     assert not found(single(with_meta(fixture_run(SLOW), phase="train")), "random-augmentation")
     run = fixture_run(STEADY)
-    dataset = run.extras["dataset"].copy()
-    dataset["Operation"] = (
-        dataset["Operation"].astype("object").mask(dataset.index == 0, "RandomSampler(ID:4)")
+    dataset = run.dataset_stages.copy()
+    dataset["operation"] = (
+        dataset["operation"].astype("object").mask(dataset.index == 0, "RandomSampler(ID:4)")
     )
-    assert not found(single(with_extras(run, dataset=dataset)), "random-augmentation")
+    assert not found(single(with_tables(run, dataset_stages=dataset)), "random-augmentation")
 
 
 # -------------------------------------------------------------------------------------- environment
@@ -653,7 +655,7 @@ def test_per_unique_matches_a_row_by_row_evaluation():
 
 
 def test_damaged_memory_record_cells_are_dropped_not_raised():
-    from diagnosis.analyzers.devices import _component_series
+    from diagnosis.readers.tables import component_series
 
     table = pd.DataFrame(
         {
@@ -662,5 +664,5 @@ def test_damaged_memory_record_cells_are_dropped_not_raised():
             "Total Allocated(MB)": ["10", "oops", "12"],
         }
     )
-    series = _component_series(table, "Total Allocated")
-    assert series is not None and series[["time_us", "mb"]].to_numpy().tolist() == [[1.0, 10.0]]
+    series = component_series(table, "Total Allocated")
+    assert series.astype("float64").to_numpy().tolist() == [[1.0, 10.0]]

@@ -17,8 +17,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from core.errors import InputError
-from diagnosis.analyzers.devices import npu_smi_frame
 from diagnosis.ingest import read_folder
+from diagnosis.readers.npu_smi import npu_smi_frame
 from tests.support.damage import DAMAGE, EXAMPLES, LAYOUTS, Damage, damaged, files_below, fuzz_settings, known
 
 FUZZ = fuzz_settings(EXAMPLES)

@@ -21,7 +21,7 @@ import graph
 from core.errors import InputError
 from diagnosis import sources
 from diagnosis.ingest import read_folder
-from diagnosis.sources import Workspace
+from diagnosis.workspace import Workspace
 from doctor import diagnose, inspect_model, isolation
 from doctor.isolation import IsolationError, IsolationLimits, Task, run_isolated
 from tests.bad_inputs import generate

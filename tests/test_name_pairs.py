@@ -1,4 +1,4 @@
-"""readers.common.name_pairs (dictionary codes + NumPy) against pandas' own group-by, and the AMP markers
+"""readers.traits.name_pairs (dictionary codes + NumPy) against pandas' own group-by, and the AMP markers
 weighted over those pairs against the markers over every launch."""
 
 from __future__ import annotations
@@ -8,8 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from diagnosis.readers.common import amp_of, name_pairs
-from diagnosis.readers.traits import amp_markers
+from diagnosis.readers.traits import amp_markers, amp_of, name_pairs
 
 cell = st.one_of(st.none(), st.sampled_from(["Conv2D-op1", "ReLU", "Cast", "", "a;b", "<b>x</b>"]))
 

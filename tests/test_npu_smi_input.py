@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from core.errors import InputError
+from diagnosis.readers.npu_smi import read_npu_smi
 from doctor import diagnose
-from doctor.facade import read_npu_smi
 
 SYMPTOMS = Path(__file__).parent / "fixtures" / "ascend_symptoms"
 SERVING = SYMPTOMS / "serving"

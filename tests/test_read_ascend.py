@@ -18,18 +18,11 @@ from core.errors import InputError
 from core.model import KERNEL_SCHEMA, PIPE_COUNTERS, STEP_SCHEMA
 from diagnosis import ingest
 from diagnosis.readers import ascend, ascend_legacy, gpu, legacy_cpu, torch_npu
-from diagnosis.readers.common import (
-    amp_of,
-    canonical_aic_metrics,
-    canonical_dtype,
-    canonical_format,
-    counter_name,
-    op_type_of_kernel,
-    phase_of,
-    scope_of,
-)
 from diagnosis.readers.discover import discover
-from diagnosis.readers.traits import amp_markers, infer_phase
+from diagnosis.readers.io import counter_name
+from diagnosis.readers.profiler_info import canonical_aic_metrics
+from diagnosis.readers.traits import amp_markers, amp_of, infer_phase, phase_of
+from diagnosis.readers.values import canonical_dtype, canonical_format, op_type_of_kernel, scope_of
 
 FIX = Path(__file__).parent / "fixtures" / "ascend"
 CPU_FIX = Path(__file__).parent / "fixtures" / "cpu"
@@ -265,29 +258,20 @@ def test_level1_metadata(train, infer) -> None:
 
 
 def test_level1_extras(train, infer) -> None:
-    assert set(train.extras) == {"op_statistic", "dataset", "aicore_freq"}
-    assert set(infer.extras) == {"op_statistic", "aicore_freq", "memory_record", "npu_module_mem"}
+    assert set(train.extras) == {"op_statistic"} and len(train.frequency)
+    assert set(infer.extras) == {"op_statistic"}
     assert infer.meta.config.profile_memory is True
-    record = infer.extras["memory_record"]
-    assert set(record["Component"]) == {"MindSpore", "GE", "APP"}
-    assert record.loc[record["Component"] == "MindSpore", "Total Allocated(MB)"].tolist() == [
-        812.5,
-        814.75,
-        817.0,
-    ]
-    assert infer.extras["npu_module_mem"].columns.tolist() == [
-        "Component",
-        "Timestamp(us)",
-        "Total Reserved(KB)",
-        "Device",
-    ]
+    # memory_record.csv wins over npu_module_mem.csv; of its components MindSpore is the framework total
+    assert infer.memory["mb"].tolist() == [812.5, 814.75, 817.0]
     stats = train.extras["op_statistic"]
     assert "Device_id" not in stats.columns
     assert stats.set_index("OP Type").loc["ApplyMomentum", "Count"] == 6
-    assert train.extras["dataset"]["Operation"].tolist() == ["GeneratorOp", "BatchOp"]
-    assert infer.extras["aicore_freq"]["mhz"].tolist() == [1800, 1650, 1500]
+    assert train.dataset_stages["operation"].tolist() == ["GeneratorOp", "BatchOp"]
+    assert train.dataset_stages["avg_us"].tolist() == [1532.25, 310.5]
+    assert train.dataset_stages["info"].tolist()[1] == "batch_size=32"
+    assert infer.frequency["mhz"].tolist() == [1800, 1650, 1500]
     spans = [e for e in json.loads((L1_INFER / APO / "trace_view.json").read_text()) if e["ph"] == "C"]
-    assert infer.extras["aicore_freq"]["ts_us"].tolist() == [float(e["ts"]) for e in spans]
+    assert infer.frequency["ts_us"].tolist() == [float(e["ts"]) for e in spans]
 
 
 def test_inference_run_has_fp32_convs_and_an_aicpu_cast_from_double(infer) -> None:
@@ -350,7 +334,7 @@ def test_an_empty_step_id_column_falls_back_to_profilerstep_spans(tmp_path: Path
 
 
 def test_busy_time_counts_overlapping_kernels_once() -> None:
-    from diagnosis.readers.common import union_lengths
+    from diagnosis.readers.steps import union_lengths
 
     frame = pd.DataFrame(
         {"step": [1, 1, 1, 2], "start": [0.0, 5.0, 20.0, 0.0], "end": [10.0, 12.0, 25.0, 4.0]}

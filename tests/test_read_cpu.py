@@ -87,9 +87,9 @@ def test_cpu_limitations_say_what_cannot_be_answered():
 
 
 def test_memory_record_read_when_profiled_with_memory():
-    mem = cpu_run("infer_fp32_graph_profile_memory").extras.get("memory")
-    assert mem is not None and len(mem) > 0
-    assert {"time_us", "allocated_mb"} <= set(mem.columns)
+    mem = cpu_run("infer_fp32_graph_profile_memory").memory
+    assert len(mem) > 0 and mem.columns.tolist() == ["time_us", "mb"]
+    assert mem["mb"].iloc[0] == pytest.approx(68096 / 2**20)  # Total Allocated(Byte) of the first sample
 
 
 def _copy(tmp_path: Path, scenario: str = "infer_fp32_graph") -> Path:

@@ -104,7 +104,8 @@ def test_ms23_rank_folder_with_the_legacy_parent() -> None:
     # ArithmeticUtilization counters only: no pipe ratios to bound operators with, and said
     assert [lim.topic for lim in run.limitations] == ["op-state", "aic-metrics"]
     assert "aic_mac_fp16_ratio" not in k.columns
-    assert run.extras["minddata_pipeline"]["op_type"].tolist() == ["Batch", "Map", "ImageFolder"]
+    assert run.pipeline["op_type"].tolist() == ["Batch", "Map", "ImageFolder"]
+    assert run.pipeline["parent_id"].tolist()[1:] == [0, 1] and run.pipeline["parent_id"].isna().iloc[0]
     assert meta.phase == "train"
 
 
@@ -131,7 +132,7 @@ def test_flat_ascend_joins_timeline_and_framework_raw() -> None:
     assert run.meta.phase == "train"
     lim = run.cannot_answer("profiler-config")
     assert lim is not None and "records no profiler options" in lim.reason
-    assert set(run.extras) == {"aicpu", "minddata_pipeline", "aicore_type"}
+    assert set(run.extras) == {"aicpu", "aicore_type"} and len(run.pipeline) == 3
     assert "minddata_pipeline_raw_0.csv" in run.meta.files and "profiler_info_0.json" in run.meta.files
     types = run.extras["aicore_type"]
     assert types.columns.tolist() == ["op_type", "total_ms", "count", "percent"]

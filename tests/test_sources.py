@@ -18,10 +18,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.errors import InputError
+from diagnosis.archives import Meter
 from diagnosis.ingest import find_runs
 from diagnosis.limits import GIB, Limits
 from diagnosis.readers.discover import discover
-from diagnosis.sources import NEW_ROOT_NAME, Workspace, _Meter, describe, materialize, placement
+from diagnosis.sources import describe, materialize
+from diagnosis.upload_tree import NEW_ROOT_NAME, placement
+from diagnosis.workspace import Workspace
 
 CSV = b"op_side,op_type,op_name\nHost,Conv2D,Default/conv\n"
 
@@ -118,13 +121,18 @@ def test_workspace_removed_on_exception(tmp_path: Path) -> None:
     assert snapshot(tmp_path) == {"p.zip"}
 
 
-def test_workspace_default_base_is_system_temp_not_gradio(tmp_path: Path, monkeypatch) -> None:
+def test_workspace_default_base_is_system_temp_and_never_a_forbidden_folder(
+    tmp_path: Path, monkeypatch
+) -> None:
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    monkeypatch.delenv("GRADIO_TEMP_DIR", raising=False)
     with Workspace() as workspace:
         assert workspace.path.parent == tmp_path
-    monkeypatch.setenv("GRADIO_TEMP_DIR", str(tmp_path))
-    with pytest.raises(ValueError, match="GRADIO_TEMP_DIR"), Workspace():
+    with Workspace(forbidden={"the cache": tmp_path / "elsewhere"}) as workspace:
+        assert workspace.path.parent == tmp_path
+    with (
+        pytest.raises(ValueError, match="inside the public cache"),
+        Workspace(forbidden={"the public cache": tmp_path}),
+    ):
         pass
     assert snapshot(tmp_path) == set()
 
@@ -370,7 +378,7 @@ def test_meter_stops_an_endless_stream_at_the_limit() -> None:
 
     out = io.BytesIO()
     with pytest.raises(InputError, match="over the limit"):
-        _Meter(Limits(max_total_bytes=1_000_000)).pump(Endless(), out, source="s", label="m")
+        Meter(Limits(max_total_bytes=1_000_000)).pump(Endless(), out, source="s", label="m")
     assert 1_000_000 - 16_384 <= len(out.getvalue()) <= 1_000_000
 
 

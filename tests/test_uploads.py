@@ -22,7 +22,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response, Strea
 from starlette.routing import Route
 
 from core.errors import InputError
-from doctor.uploads import GONE, UPLOAD_ROUTE, UploadLedger, UploadRecorder, given_paths
+from doctor.uploads import GONE, UPLOAD_ROUTE, UploadLedger, UploadRecorder, given_paths, public_folders
 from tests.support.inputs import CPU, files_of
 
 T = TypeVar("T")
@@ -346,3 +346,18 @@ def test_diagnosing_an_upload_twice_says_it_was_deleted(app_url: str) -> None:
     assert error["title"] == "Input problem"
     assert error["error"].endswith(": " + GONE)
     assert "Traceback" not in second and "/gradio/" not in error["error"]
+
+
+def test_no_diagnosis_workspace_inside_gradios_temp_folder(tmp_path: Path, monkeypatch) -> None:
+    """Files under GRADIO_TEMP_DIR can be fetched by any user of the app: the facade never extracts there."""
+    import tempfile
+
+    from doctor import diagnose
+
+    monkeypatch.delenv("GRADIO_TEMP_DIR", raising=False)
+    assert public_folders() == {}
+    monkeypatch.setenv("GRADIO_TEMP_DIR", str(tmp_path))
+    assert public_folders() == {"GRADIO_TEMP_DIR": str(tmp_path)}
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "inside"))
+    with pytest.raises(ValueError, match="GRADIO_TEMP_DIR"):
+        diagnose(CPU / "infer_fp32_graph", isolate=False)

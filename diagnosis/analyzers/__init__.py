@@ -16,6 +16,7 @@ passing case of each, fails it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeVar
 
 from core.symptoms import SYMPTOM_KINDS, Symptom
 from diagnosis.compare import Comparison, Side
@@ -39,6 +40,29 @@ def run_analyzer(fn: RunAnalyzer) -> RunAnalyzer:
     return fn
 
 
+# Reports list symptoms in this order of analyzer modules (then in each module's order), whatever
+# imported which module first: the order the facade's imports gave when the reports were pinned.
+MODULE_ORDER = (
+    "devices",
+    "config",
+    "environment",
+    "kernels",
+    "pipeline",
+    "precision",
+    "timing",
+    "shapes",
+    "training",
+)
+
+
+Analyzer = TypeVar("Analyzer", bound=Callable[..., list[Symptom]])
+
+
+def _ordered(analyzers: list[Analyzer]) -> list[Analyzer]:
+    """The registered analyzers in MODULE_ORDER (a module missing from it fails here, loudly)."""
+    return sorted(analyzers, key=lambda fn: MODULE_ORDER.index(fn.__module__.rsplit(".", 1)[-1]))
+
+
 def _load_all() -> None:
     from diagnosis.analyzers import (  # noqa: F401  (registration by import)
         config,
@@ -57,9 +81,9 @@ def analyze_pair(comparison: Comparison) -> list[Symptom]:
     """All pair symptoms plus run symptoms of the target (and of the baseline where they matter)."""
     _load_all()
     found: list[Symptom] = []
-    for fn in PAIR_ANALYZERS:
+    for fn in _ordered(PAIR_ANALYZERS):
         found += fn(comparison)
-    for fn in RUN_ANALYZERS:
+    for fn in _ordered(RUN_ANALYZERS):
         found += fn(comparison.target, "target")
         # The baseline's own symptoms let rules discount what both runs share (same job twice).
         found += fn(comparison.baseline, "baseline")
@@ -71,7 +95,7 @@ def analyze_run(side: Side, role: str = "target") -> list[Symptom]:
     """Run symptoms of one run on its own."""
     _load_all()
     found: list[Symptom] = []
-    for fn in RUN_ANALYZERS:
+    for fn in _ordered(RUN_ANALYZERS):
         found += fn(side, role)
     _check(found)
     return found

@@ -1,22 +1,16 @@
 """Device symptoms: AI CPU fallback, operators that changed core, AI Core frequency drops (from the
 trace's "AI Core Freq" counter or an `npu-smi` reading), exposed communication and memory growth.
 
-`npu-smi` text is not part of a profiler folder. The app attaches it as ``run.extras["npu_smi"]``:
-the DataFrame returned by :func:`npu_smi_frame` (raw text is accepted too). :func:`parse_npu_smi`
-reads the three documented outputs of Huawei's `npu-smi` tool (Ascend HDK "npu-smi info" reference):
-the ``npu-smi info`` device table, ``npu-smi info watch`` sample lines and ``npu-smi info -t common``
-key/value blocks.
+`npu-smi` readings are not part of a profiler folder: diagnosis.readers.npu_smi attaches them to the
+run as ``run.npu_smi`` (core.model.NPU_SMI_SCHEMA).
 """
 
 from __future__ import annotations
 
-import itertools
-import re
-from typing import Any
-
 import numpy as np
 import pandas as pd
 
+from core.model import NPU_SMI_SCHEMA
 from core.symptoms import Emits, Symptom
 from diagnosis.analyzers import pair_analyzer, run_analyzer
 from diagnosis.analyzers.common import OP_COLS, rnd, rows
@@ -37,8 +31,6 @@ MEMORY_GROWTH = 0.10
 MEMORY_TAU = 0.5
 MEMORY_MIN_WINDOWS = 4
 MEMORY_FALLBACK_WINDOWS = 8
-# memory_record.csv components, most specific total first (MindSpore / torch_npu spellings).
-MEMORY_COMPONENTS = ("MindSpore+GE", "PTA+GE", "MindSpore", "PTA", "GE", "APP")
 
 
 # ------------------------------------------------------------------------------------------- AI CPU
@@ -133,18 +125,18 @@ def frequency_profile(freq: pd.DataFrame, window: tuple[float, float] | None) ->
 
 
 def npu_smi_readings(side: Side) -> pd.DataFrame | None:
-    """The run's attached `npu-smi` readings (extras["npu_smi"], a frame or the raw text)."""
-    value: Any = side.run.extras.get("npu_smi")
-    if isinstance(value, str):
-        value = npu_smi_frame(value)
-    return value if isinstance(value, pd.DataFrame) and len(value) else None
+    """The run's attached `npu-smi` readings (run.npu_smi) with numbers as float64, or None."""
+    smi = side.run.npu_smi
+    if smi.empty:
+        return None
+    return smi.astype({c: "float64" for c, dtype in NPU_SMI_SCHEMA.items() if dtype == "double[pyarrow]"})
 
 
 @run_analyzer
 def frequency_drop(side: Side, role: str) -> list[Symptom]:
     """The AI Core clock falls >= 5 % below its maximum while the run executes (the trace's "AI Core Freq"
-    counter, `run.extras["aicore_freq"]` with ts_us and mhz), or a busy `npu-smi info -t common` reading
-    (`run.extras["npu_smi"]`) shows the current clock >= 5 % below the rated one. Temperature and power
+    counter, `run.frequency`), or a busy `npu-smi info -t common` reading
+    (`run.npu_smi`) shows the current clock >= 5 % below the rated one. Temperature and power
     from `npu-smi` are added when attached. Silent without either record: not observable."""
     smi = npu_smi_readings(side)
     found = _trace_drop(side) or _smi_drop(smi)
@@ -175,8 +167,8 @@ def frequency_drop(side: Side, role: str) -> list[Symptom]:
 
 
 def _trace_drop(side: Side) -> tuple[float, float, float, str] | None:
-    freq = side.run.extras.get("aicore_freq")
-    if freq is None or freq.empty:
+    freq = side.run.frequency
+    if freq.empty:
         return None
     prof = frequency_profile(freq, run_window(side))
     if prof.empty:
@@ -212,166 +204,6 @@ def _column_max(frame: pd.DataFrame | None, col: str) -> float | None:
     if frame is None or col not in frame.columns or frame[col].isna().all():
         return None
     return rnd(float(frame[col].max()), 1)
-
-
-# ---------------------------------------------------------------------------------------------- npu-smi
-
-_SMI_NAMES = {
-    "npuid": "npu",
-    "npu": "npu",
-    "npu id": "npu",
-    "chipid": "chip",
-    "chip": "chip",
-    "chip id": "chip",
-    "pwr": "power_w",
-    "power": "power_w",
-    "npu real-time power": "power_w",
-    "temp": "temperature_c",
-    "temperature": "temperature_c",
-    "ai core": "aicore_pct",
-    "aicore": "aicore_pct",
-    "aicore usage rate": "aicore_pct",
-    "ai cpu": "aicpu_pct",
-    "aicpu usage rate": "aicpu_pct",
-    "ctrl cpu": "ctrlcpu_pct",
-    "ctrlcpu usage rate": "ctrlcpu_pct",
-    "memory": "memory_pct",
-    "memory usage rate": "memory_pct",
-    "memory bw": "memory_bw_pct",
-    "hbm usage rate": "hbm_pct",
-    "aicore freq": "aicore_rated_mhz",
-    "aicore curfreq": "aicore_freq_mhz",
-    "aicore count": "aicore_count",
-    "memory-usage": "memory_mb",
-    "hbm-usage": "hbm_mb",
-    "hugepages-usage": "hugepages",
-}
-_HEADER_COL = re.compile(r"\S[^()]*\([^)]*\)")
-_PAIR = re.compile(r"(\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)|(\S+)")
-_HEALTH = ("OK", "WARNING", "ALARM", "CRITICAL", "NOT-EXIST", "UNKNOWN")
-
-
-def _smi_key(label: str) -> str:
-    """`Pwr(W)` -> power_w, `Aicore curFreq(MHZ)` -> aicore_freq_mhz; unknown labels snake-cased."""
-    base = re.sub(r"\([^)]*\)", "", label).strip().lower()
-    return _SMI_NAMES.get(base, re.sub(r"[^a-z0-9]+", "_", base).strip("_"))
-
-
-def _number(text: str) -> float | None:
-    try:
-        return float(text)
-    except ValueError:
-        return None  # "NA", "-" and the like
-
-
-def parse_npu_smi(text: str) -> dict[str, Any]:
-    """Readings from `npu-smi` output: {"version", "devices" (info table, one dict per chip), "samples"
-    (info watch lines), "common" (info -t common blocks)}. Unrecognised lines are ignored."""
-    lines = text.splitlines()
-    version = re.search(r"npu-smi\s+(\S+)\s+Version", text)
-    return {
-        "version": version.group(1) if version else None,
-        "devices": _table_devices(lines),
-        "samples": _watch_samples(lines),
-        "common": _common_blocks(lines),
-    }
-
-
-def _cells(line: str) -> list[str]:
-    return [c.strip() for c in line.strip().strip("|").split("|")]
-
-
-def _table_devices(lines: list[str]) -> list[dict[str, Any]]:
-    """`npu-smi info`: per chip a row `| npu name | health | power temp hugepages |` followed by a row
-    `| chip | bus-id | aicore memory hbm |`; column names come from the two header rows."""
-    table = [_cells(x) for x in lines if x.strip().startswith("|") and x.count("|") >= 4]
-    heads = [c for c in table if len(c) >= 3 and c[0].startswith(("NPU", "Chip")) and "(" in c[2]]
-    names = [[_smi_key(h) for h in _HEADER_COL.findall(c[2])] for c in heads[:2]]
-    if len(names) < 2:
-        return []
-    devices = []
-    for first, second in itertools.pairwise(table):
-        if len(first) < 3 or len(second) < 3 or first[1].upper() not in _HEALTH:
-            continue
-        npu_name = first[0].split()
-        record: dict[str, Any] = {"npu": _number(npu_name[0]) if npu_name else None, "health": first[1]}
-        record["name"] = " ".join(npu_name[1:]) or None
-        record["chip"], record["bus_id"] = _number(second[0]), second[1]
-        for keys, cell in ((names[0], first[2]), (names[1], second[2])):
-            record.update(_pair_values(keys, cell))
-        devices.append(record)
-    return devices
-
-
-def _pair_values(keys: list[str], cell: str) -> dict[str, Any]:
-    """Tokens of a table cell in header order; `used / total` pairs become `<key>_used`, `<key>_total`."""
-    out: dict[str, Any] = {}
-    for key, match in zip(keys, _PAIR.finditer(cell), strict=False):
-        if match.group(3) is None:
-            out[f"{key}_used"], out[f"{key}_total"] = float(match.group(1)), float(match.group(2))
-        else:
-            out[key] = _number(match.group(3))
-    return out
-
-
-def _watch_samples(lines: list[str]) -> list[dict[str, Any]]:
-    """`npu-smi info watch`: a header `NpuID(Idx)  ChipId(Idx) Pwr(W) ...` then whitespace-separated rows."""
-    samples: list[dict[str, Any]] = []
-    keys: list[str] | None = None
-    for line in lines:
-        if "NpuID" in line and "(" in line:
-            keys = [_smi_key(h) for h in _HEADER_COL.findall(line)]
-            continue
-        values = line.split()
-        if keys and len(values) == len(keys):
-            numbers = [_number(v) for v in values]
-            if numbers[0] is not None:
-                samples.append(dict(zip(keys, numbers, strict=True)))
-    return samples
-
-
-def _common_blocks(lines: list[str]) -> list[dict[str, Any]]:
-    """`npu-smi info -t common`: `Key : value` lines; a block per chip (or per NPU when no Chip ID is
-    printed); the `Chip Name : mcu` block (board controller, not an AI Core) is skipped."""
-    blocks: list[dict[str, Any]] = []
-    npu: float | None = None
-    current: dict[str, Any] | None = None
-    for line in lines:
-        if ":" not in line or line.strip().startswith("|"):
-            continue
-        label, _, raw = line.partition(":")
-        key, value = _smi_key(label), raw.strip()
-        if key == "npu":
-            npu = _number(value)
-            current = {"npu": npu, "chip": None}
-            blocks.append(current)
-        elif key == "chip":
-            if current is None or current.get("chip") is not None or len(current) > 2:
-                current = {"npu": npu}
-                blocks.append(current)
-            current["chip"] = _number(value)
-        elif key == "chip_name":
-            current = None
-        elif current is not None:
-            current[key] = _number(value)
-    return [b for b in blocks if set(b) - {"npu", "chip", "chip_count"}]
-
-
-def npu_smi_frame(text: str) -> pd.DataFrame:
-    """All `npu-smi` readings of a text as one frame (column `source`: info, watch or common) — the form
-    to attach as ``run.extras["npu_smi"]``."""
-    parsed = parse_npu_smi(text)
-    parts = [
-        pd.DataFrame(parsed[key]).assign(source=source)
-        for key, source in (("devices", "info"), ("samples", "watch"), ("common", "common"))
-        if parsed[key]
-    ]
-    if not parts:
-        return pd.DataFrame()
-    frame = pd.concat(parts, ignore_index=True)
-    if "hbm_mb_used" in frame.columns:
-        frame = frame.rename(columns={"hbm_mb_used": "hbm_used_mb", "hbm_mb_total": "hbm_total_mb"})
-    return frame
 
 
 # ----------------------------------------------------------------------------------------- communication
@@ -411,40 +243,13 @@ def communication_share(side: Side, role: str) -> list[Symptom]:
 
 
 def memory_series(side: Side) -> pd.DataFrame | None:
-    """Allocated memory over time (time_us, mb) from whichever memory record the run has: the CPU
-    reader's `memory`, memory_record.csv (one component) or npu_module_mem.csv (largest component)."""
-    extras = side.run.extras
-    if "memory" in extras and {"time_us", "allocated_mb"} <= set(extras["memory"].columns):
-        m = extras["memory"]
-        frame = pd.DataFrame({"time_us": m["time_us"], "mb": m["allocated_mb"]})
-        return frame.apply(pd.to_numeric, errors="coerce").astype("float64").dropna()
-    if "memory_record" in extras:
-        return _component_series(extras["memory_record"], "Total Allocated")
-    if "npu_module_mem" in extras:
-        return _component_series(extras["npu_module_mem"], "Total Reserved")
-    return None
-
-
-def _component_series(table: pd.DataFrame, prefix: str) -> pd.DataFrame | None:
-    value_col = next((c for c in table.columns if str(c).startswith(prefix)), None)
-    if value_col is None or "Timestamp(us)" not in table.columns:
+    """Memory held over time (time_us, mb as float64) from the run's memory record, or None."""
+    memory = side.run.memory
+    if memory.empty:
         return None
-    scale = 1 / 1024 if "(KB)" in str(value_col) else 1.0
-    frame = pd.DataFrame(
-        {
-            "component": table["Component"].astype(str) if "Component" in table.columns else "",
-            # a damaged cell becomes NaN and is dropped: the record is optional evidence, not input
-            "time_us": pd.to_numeric(table["Timestamp(us)"], errors="coerce").astype("float64"),
-            "mb": pd.to_numeric(table[value_col], errors="coerce").astype("float64") * scale,
-        }
-    ).dropna()
-    if frame.empty:
-        return None
-    present = set(frame["component"])
-    chosen = next((c for c in MEMORY_COMPONENTS if c in present), None)
-    if chosen is None:
-        chosen = frame.groupby("component")["mb"].max().idxmax()
-    return frame.loc[frame["component"] == chosen, ["time_us", "mb"]].sort_values("time_us")
+    return pd.DataFrame(
+        {"time_us": memory["time_us"].astype("float64"), "mb": memory["mb"].astype("float64")}
+    )
 
 
 def window_peaks(series: pd.DataFrame, steps: pd.DataFrame, run_end: float | None) -> np.ndarray:

@@ -491,12 +491,12 @@ def sync_events(side: Side) -> tuple[float, float] | None:
     """(count, total µs) of host stream/device synchronisations over the profiled window, from
     api_statistic.csv (CANN API calls such as aclrtSynchronizeStream) or kernel names; None when the
     run records neither, which means synchronisation cannot be observed."""
-    stats = side.run.extras.get("api_statistic")
-    if stats is not None and {"API Name", "Count"} <= set(stats.columns):
-        hit = stats["API Name"].astype("string").str.contains(SYNC_PATTERN, regex=True).fillna(False)
-        time_col = "Time(us)" if "Time(us)" in stats.columns else None
-        total = float(stats.loc[hit, time_col].astype("float64").sum()) if time_col else float("nan")
-        return float(stats.loc[hit, "Count"].astype("float64").sum()), total
+    stats = side.run.api_calls
+    if len(stats):
+        hit = stats["api"].astype("string").str.contains(SYNC_PATTERN, regex=True).fillna(False)
+        timed = stats["time_us"].notna().any()
+        total = float(stats.loc[hit, "time_us"].astype("float64").sum()) if timed else float("nan")
+        return float(stats.loc[hit, "count"].astype("float64").sum()), total
     names = per_unique(side.run.kernels["name"], lambda n: n.str.contains(SYNC_PATTERN, regex=True))
     if names.any():
         dur = side.run.kernels.loc[names.to_numpy(), "duration_us"].astype("float64")

@@ -59,8 +59,7 @@ def device_queue_input(minddata: pd.DataFrame) -> pd.Series | None:
 
 def empty_queue_share(side: Side) -> tuple[float, pd.Series] | None:
     """Share of queue samples in which the queue feeding the device was empty, and that op's row."""
-    minddata = side.run.extras.get("minddata_pipeline")
-    row = device_queue_input(minddata) if minddata is not None else None
+    row = device_queue_input(side.run.pipeline)
     if row is None:
         return None
     samples = queue_samples(row["output_queue_size"])
@@ -78,13 +77,11 @@ def getnext_us(side: Side) -> tuple[float, str] | None:
     if ops.any():
         total = float(k.loc[ops, "duration_us"].astype("float64").sum())
         return total / max(side.run.step_count, 1), "GetNext operators"
-    dataset = side.run.extras.get("dataset")
-    if dataset is None or not {"Stage", "Avg. time (us)"} <= set(dataset.columns):
-        return None
-    hit = dataset["Stage"].astype("string").str.contains(GETNEXT_STAGE, regex=True).fillna(False)
+    stages = side.run.dataset_stages
+    hit = stages["stage"].astype("string").str.contains(GETNEXT_STAGE, regex=True).fillna(False)
     if not hit.any():
         return None
-    return float(dataset.loc[hit.to_numpy(), "Avg. time (us)"].astype("float64").max()), "dataset.csv GetNext"
+    return float(stages.loc[hit.to_numpy(), "avg_us"].astype("float64").max()), "dataset.csv GetNext"
 
 
 def data_wait(side: Side) -> tuple[float, float, str] | None:
@@ -141,8 +138,8 @@ def data_pipeline_wait(side: Side, role: str) -> list[Symptom]:
 
 
 def _pipeline_evidence(side: Side) -> tuple[dict, ...]:
-    minddata = side.run.extras.get("minddata_pipeline")
-    if minddata is None:
+    minddata = side.run.pipeline
+    if minddata.empty:
         return ()
     cols = ["op_id", "op_type", "num_workers", "output_queue_size", "output_queue_usage_rate", "parent_id"]
     return rows(minddata, cols)
@@ -165,9 +162,7 @@ def _text_cells(frame: pd.DataFrame | None) -> list[str]:
 def random_ops(side: Side) -> list[str]:
     """Random* transform names recorded for the run: dataset.csv, the minddata pipeline table, and the
     metadata a script added to the profile (e.g. the JSON of `dataset.to_json()`)."""
-    texts = _text_cells(side.run.extras.get("dataset")) + _text_cells(
-        side.run.extras.get("minddata_pipeline")
-    )
+    texts = _text_cells(side.run.dataset_stages) + _text_cells(side.run.pipeline)
     texts.append(json.dumps(side.run.meta.environment, default=str))
     found = {m.group(0) for text in texts for m in RANDOM_OP.finditer(str(text))}
     return sorted(found)

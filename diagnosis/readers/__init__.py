@@ -1,11 +1,13 @@
 """Layout readers. Each module finds run roots of its layout and reads one into a canonical Run.
 
 Protocol of a reader module:
-    LAYOUT: str                                   # one of core.model.LAYOUTS
-    def candidates(folder: Path) -> list[Candidate]   # run roots of this layout at or below folder
+    LAYOUTS: tuple[str, ...]                      # the layouts it reads, each one of catalog.LAYOUTS
+    def candidates(folder: Path) -> list[Candidate]   # run roots of these layouts at or below folder
     def read(candidate: Candidate) -> Run
 
-Detection looks only at which files exist, never at a version string.
+Registration is explicit: diagnosis.ingest.READERS imports each module by name, in detection order.
+File names and layouts come from :mod:`diagnosis.readers.catalog`. Detection looks only at which files
+exist, never at a version string.
 """
 
 from __future__ import annotations

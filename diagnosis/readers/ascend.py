@@ -30,38 +30,27 @@ from core.model import (
     conform_kernels,
     conform_steps,
 )
-from diagnosis.readers import Candidate
-from diagnosis.readers.common import (
-    Col,
-    InfoRecord,
-    amp_of,
+from diagnosis.readers import Candidate, catalog
+from diagnosis.readers.catalog import APO
+from diagnosis.readers.communication import communication_summary
+from diagnosis.readers.discover import discover
+from diagnosis.readers.io import Col, display, load_json, read_csv, read_header, read_table, resolve, to_frame
+from diagnosis.readers.profiler_info import InfoRecord, parse_profiler_info
+from diagnosis.readers.steps import (
     assign_steps,
-    communication_summary,
-    display,
     fill_step_starts,
-    load_json,
-    map_unique,
-    name_pairs,
     no_steps,
-    normalise_columns,
-    op_type_of_kernel,
-    parse_profiler_info,
-    phase_of,
-    read_csv,
-    read_header,
     read_step_trace_time,
-    read_table,
-    resolve,
-    scope_of,
     steps_from_kernels,
-    to_frame,
     union_lengths,
 )
-from diagnosis.readers.discover import APO, discover
+from diagnosis.readers.tables import run_tables
 from diagnosis.readers.trace import DeviceTimeline, Markers, read_device_timeline, scan_markers
-from diagnosis.readers.traits import infer_execution_mode
+from diagnosis.readers.traits import amp_of, infer_execution_mode, name_pairs, phase_of
+from diagnosis.readers.values import map_unique, normalise_columns, op_type_of_kernel, scope_of
 
 LAYOUT = "ascend-ms"
+LAYOUTS = (LAYOUT,)
 
 # kernel_details.csv columns: canonical name, spellings (documented first, then CANN op_summary / older).
 KD_COLUMNS = (
@@ -82,17 +71,6 @@ KD_COLUMNS = (
     Col("output_formats", ("Output Formats",)),
 )
 KD_REQUIRED = ("name", "start_us", "duration_us")
-EXTRA_TABLES = {
-    "op_statistic": "op_statistic.csv",
-    "api_statistic": "api_statistic.csv",
-    "memory_record": "memory_record.csv",
-    "npu_module_mem": "npu_module_mem.csv",
-    "operator_memory": "operator_memory.csv",
-    "static_op_mem": "static_op_mem.csv",
-    "dataset": "dataset.csv",
-    "data_preprocess": "data_preprocess.csv",
-    "operator_details": "operator_details.csv",
-}
 
 
 @dataclass(frozen=True)
@@ -159,7 +137,7 @@ def output_dir(root: Path) -> Path:
 
 def read_info(root: Path, rank: int | None) -> tuple[InfoRecord | None, Path | None]:
     """The run's profiler_info record: `profiler_info_<rank>.json`, else the only one present."""
-    named = root / f"profiler_info_{rank}.json" if rank is not None else None
+    named = root / catalog.of_rank(catalog.PROFILER_INFO, rank) if rank is not None else None
     paths = [named] if named and named.is_file() else sorted(root.glob("profiler_info*.json"))
     if not paths:
         return None, None
@@ -179,7 +157,7 @@ def no_config_limitation(tool: Tool) -> Limitation:
 
 def read_metadata(root: Path, out: Output) -> dict[str, Any]:
     """profiler_metadata.json (user metadata, parallel_group_info) -> meta.environment."""
-    path = root / "profiler_metadata.json"
+    path = root / catalog.PROFILER_METADATA
     if not path.is_file():
         return {}
     try:
@@ -250,27 +228,28 @@ class Output:
     kernels: pd.DataFrame
     steps: pd.DataFrame
     kd_columns: frozenset[str]  # canonical kernel columns kernel_details.csv had (empty: kernels from trace)
-    extras: dict[str, pd.DataFrame] = field(default_factory=dict)
+    extras: dict[str, pd.DataFrame] = field(default_factory=dict)  # optional tables as written, by key
     limitations: list[Limitation] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
+    frequency: pd.DataFrame | None = None  # AI Core Freq samples of the trace (ts_us, mhz)
 
     def to_run(self, meta: RunMeta) -> Run:
-        """Assemble the Run."""
+        """Assemble the Run, with the optional tables in canonical form."""
         return Run(
             meta=meta,
             kernels=self.kernels,
             steps=self.steps,
             limitations=self.limitations,
-            extras=self.extras,
+            **run_tables(self.extras, self.frequency),
         )
 
 
 def read_output(apo: Path, rank: int | None, level: str | None, tool: Tool) -> Output:
     """Kernels, steps, extras and limitations of one ASCEND_PROFILER_OUTPUT folder."""
-    kd_path, trace_path = apo / "kernel_details.csv", apo / "trace_view.json"
+    kd_path, trace_path = apo / catalog.KERNEL_DETAILS, apo / catalog.TRACE_VIEW
     if kd_path.is_file():
         kernels, kd_columns, markers, problems = _kernels_and_markers(
-            kd_path, trace_path, apo / "step_trace_time.csv"
+            kd_path, trace_path, apo / catalog.STEP_TRACE_TIME
         )
         out = Output(tool, kernels, no_steps(), kd_columns, limitations=problems, files=[kd_path])
     elif trace_path.is_file():
@@ -336,7 +315,7 @@ def _attach_steps(out: Output, apo: Path, markers: Markers) -> None:
     if kernels["step"].isna().all() and len(spans):
         ids = assign_steps(kernels["start_us"].to_numpy(dtype="float64", na_value=np.nan), spans)
         kernels["step"] = pd.array(pd.Series(ids).astype("Int64"), dtype="int64[pyarrow]")
-    step_trace = apo / "step_trace_time.csv"
+    step_trace = apo / catalog.STEP_TRACE_TIME
     if step_trace.is_file():
         steps = read_step_trace_time(step_trace)
         out.files.append(step_trace)
@@ -395,15 +374,14 @@ def _starts_from_spans(steps: pd.DataFrame, spans: pd.DataFrame) -> pd.DataFrame
 
 def _attach_extras(out: Output, apo: Path, rank: int | None, markers: Markers) -> None:
     """Optional tables; an unreadable optional file becomes a limitation, not a failure."""
-    for key, name in EXTRA_TABLES.items():
+    for key, name in catalog.OUTPUT_TABLES.items():
         _try_extra(out, key, apo / name, read_table)
-    minddata = sorted(apo.glob(f"minddata_pipeline_raw_{rank if rank is not None else '*'}.csv"))
+    minddata = sorted(apo.glob(catalog.MINDDATA_PIPELINE.format(r=rank if rank is not None else "*")))
     if minddata:
         _try_extra(out, "minddata_pipeline", minddata[0], read_table)
-    comm = apo / "communication.json"
+    comm = apo / catalog.COMMUNICATION
     _try_extra(out, "communication", comm, lambda p: communication_summary(load_json(p), p))
-    if len(markers.freq):
-        out.extras["aicore_freq"] = markers.freq
+    out.frequency = markers.freq
 
 
 def _try_extra(out: Output, key: str, path: Path, reader: Any) -> None:

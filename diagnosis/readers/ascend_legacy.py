@@ -38,7 +38,7 @@ from core.model import (
     conform_kernels,
     conform_steps,
 )
-from diagnosis.readers import Candidate
+from diagnosis.readers import Candidate, catalog
 from diagnosis.readers.ascend import (
     MINDSPORE,
     Output,
@@ -50,29 +50,29 @@ from diagnosis.readers.ascend import (
     read_metadata,
     read_output,
 )
-from diagnosis.readers.common import (
+from diagnosis.readers.catalog import of_rank
+from diagnosis.readers.discover import discover
+from diagnosis.readers.io import (
     Col,
-    InfoRecord,
-    amp_of,
-    assign_steps,
-    canonical_dtype,
-    canonical_format,
     display,
     load_json,
-    map_unique,
-    no_steps,
-    normalise_columns,
-    parse_profiler_info,
-    phase_of,
     read_csv,
     read_header,
     read_table,
     read_text,
-    scope_of,
     to_frame,
 )
-from diagnosis.readers.discover import discover
-from diagnosis.readers.traits import infer_execution_mode
+from diagnosis.readers.profiler_info import InfoRecord, parse_profiler_info
+from diagnosis.readers.steps import assign_steps, no_steps
+from diagnosis.readers.tables import run_tables
+from diagnosis.readers.traits import amp_of, infer_execution_mode, phase_of
+from diagnosis.readers.values import (
+    canonical_dtype,
+    canonical_format,
+    map_unique,
+    normalise_columns,
+    scope_of,
+)
 
 LAYOUT = "legacy-ascend"
 LAYOUT_23 = "ascend-ms-2.3"
@@ -98,14 +98,14 @@ def read_flat(candidate: Candidate) -> Run:
     files: list[Path] = []
     limitations: list[Limitation] = []
     kernels = legacy_kernels(folder, rank, files, limitations)
-    steps = read_step_trace_raw(folder / f"step_trace_raw_{rank}_detail_time.csv", files)
+    steps = read_step_trace_raw(folder / of_rank(catalog.STEP_TRACE_RAW, rank), files)
     kernels = steps_onto_kernels(kernels, steps)
     if steps.empty:
         limitations.append(Limitation("steps", "no step_trace_raw file: no step boundaries", LEGACY_REMEDY))
     info, info_path = read_legacy_info(folder, rank, files)
     limitations[:0] = legacy_config_limitations(info, info_path)
     limitations += legacy_kernel_limitations(kernels)
-    extras = legacy_extras(folder, rank, files, limitations, {**_LEGACY_EXTRAS, "aicore_type": _TYPE_FILE})
+    extras = legacy_extras(folder, rank, files, limitations, catalog.FLAT_ASCEND_TABLES)
     meta = RunMeta(
         layout=LAYOUT,
         source=folder.name,
@@ -119,7 +119,7 @@ def read_flat(candidate: Candidate) -> Run:
         amp=amp_of(kernels, max(len(steps), 1)),
         files=tuple(p.relative_to(folder).as_posix() for p in files),
     )
-    return Run(meta=meta, kernels=kernels, steps=steps, limitations=limitations, extras=extras)
+    return Run(meta=meta, kernels=kernels, steps=steps, limitations=limitations, **run_tables(extras))
 
 
 def _mode(info: InfoRecord | None, kernels: pd.DataFrame) -> str:
@@ -133,8 +133,8 @@ def _mode(info: InfoRecord | None, kernels: pd.DataFrame) -> str:
 
 def legacy_kernels(folder: Path, rank: int, files: list[Path], limitations: list[Limitation]) -> pd.DataFrame:
     """Per-launch kernels from the timeline (or per-op averages), joined with framework_raw op info."""
-    timeline = folder / f"output_timeline_data_{rank}.txt"
-    detail = folder / f"aicore_intermediate_{rank}_detail.csv"
+    timeline = folder / of_rank(catalog.OUTPUT_TIMELINE, rank)
+    detail = folder / of_rank(catalog.AICORE_DETAIL, rank)
     if timeline.is_file():
         launches = read_timeline(timeline)
         files.append(timeline)
@@ -151,11 +151,11 @@ def legacy_kernels(folder: Path, rank: int, files: list[Path], limitations: list
         )
     else:
         raise InputError(
-            f"no output_timeline_data_{rank}.txt or aicore_intermediate_{rank}_detail.csv",
+            f"no {timeline.name} or {detail.name}",
             path=display(folder),
             expected="the MindSpore 2.0-2.4 profiler/ folder with its per-rank operator files",
         )
-    framework = folder / f"framework_raw_{rank}.csv"
+    framework = folder / of_rank(catalog.FRAMEWORK_RAW, rank)
     ops = read_framework_raw(framework) if framework.is_file() else None
     if ops is not None:
         files.append(framework)
@@ -422,7 +422,7 @@ def steps_onto_kernels(kernels: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFra
 
 def read_legacy_info(folder: Path, rank: int, files: list[Path]) -> tuple[InfoRecord | None, Path | None]:
     """profiler_info_<rank>.json of a legacy folder, if present."""
-    path = folder / f"profiler_info_{rank}.json"
+    path = folder / of_rank(catalog.PROFILER_INFO, rank)
     if not path.is_file():
         return None, None
     files.insert(0, path)
@@ -467,20 +467,12 @@ def legacy_kernel_limitations(kernels: pd.DataFrame) -> list[Limitation]:
     return lims
 
 
-_LEGACY_EXTRAS = {
-    "aicpu": "aicpu_intermediate_{r}.csv",
-    "minddata_pipeline": "minddata_pipeline_raw_{r}.csv",
-    "hccl": "hccl_raw_{r}.csv",
-}
 _TYPE_COLS = (
     Col("op_type", ("op_type", "kernel_type")),
     Col("total_ms", ("total_time", "task_time", "execution_time"), pa.float64()),
     Col("count", ("execution_frequency",), pa.int64()),
     Col("percent", ("percent",), pa.float64()),
 )
-
-
-_TYPE_FILE = "aicore_intermediate_{r}_type.csv"
 
 
 def read_aicore_type(path: Path) -> pd.DataFrame:
@@ -493,12 +485,12 @@ def legacy_extras(
     rank: int,
     files: list[Path],
     limitations: list[Limitation],
-    patterns: dict[str, str] = _LEGACY_EXTRAS,
+    patterns: dict[str, str] = catalog.LEGACY_TABLES,
 ) -> dict[str, Any]:
     """Optional per-rank tables of a legacy folder; unreadable ones become limitations, not failures."""
     extras = {}
     for key, pattern in patterns.items():
-        path = folder / pattern.format(r=rank)
+        path = folder / of_rank(pattern, rank)
         if not path.is_file():
             continue
         try:
@@ -535,7 +527,7 @@ def read_ms23(candidate: Candidate) -> Run:
 
 def _ms23_info(root: Path, rank: int | None) -> tuple[InfoRecord | None, Path | None]:
     """profiler_info_<rank>.json sits in the parent `profiler/` folder (older builds: in the rank folder)."""
-    if rank is not None and (root.parent / f"profiler_info_{rank}.json").is_file():
+    if rank is not None and (root.parent / of_rank(catalog.PROFILER_INFO, rank)).is_file():
         return read_info(root.parent, rank)
     return read_info(root, rank)
 
@@ -544,7 +536,7 @@ def _ms23_steps(out: Output, profiler_dir: Path, rank: int) -> None:
     """Steps from the parent's step_trace_raw file when the output folder had none."""
     if len(out.steps):
         return
-    steps = read_step_trace_raw(profiler_dir / f"step_trace_raw_{rank}_detail_time.csv", out.files)
+    steps = read_step_trace_raw(profiler_dir / of_rank(catalog.STEP_TRACE_RAW, rank), out.files)
     if steps.empty:
         return
     out.steps = steps
@@ -553,7 +545,7 @@ def _ms23_steps(out: Output, profiler_dir: Path, rank: int) -> None:
 
 
 def _ms23_minddata(out: Output, profiler_dir: Path, rank: int) -> None:
-    path = profiler_dir / f"minddata_pipeline_raw_{rank}.csv"
+    path = profiler_dir / of_rank(catalog.MINDDATA_PIPELINE, rank)
     if "minddata_pipeline" in out.extras or not path.is_file():
         return
     try:

@@ -19,12 +19,24 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from core.errors import InputError
-from core.model import Limitation, ProfilerConfig, Run, RunMeta, conform_kernels, conform_steps
-from diagnosis.readers import Candidate
+from core.model import (
+    MEMORY_SCHEMA,
+    Limitation,
+    ProfilerConfig,
+    Run,
+    RunMeta,
+    conform_kernels,
+    conform_steps,
+    empty_table,
+)
+from diagnosis.readers import Candidate, catalog
+from diagnosis.readers.catalog import of_rank
+from diagnosis.readers.tables import memory_of_host_record
 from diagnosis.readers.traits import amp_markers, infer_execution_mode, infer_phase
 
 LAYOUT = "cpu-ms"
-_DETAIL_RE = re.compile(r"^cpu_op_detail_info_(\d+)\.csv$")
+LAYOUTS = (LAYOUT,)
+_DETAIL_RE = catalog.CPU_DETAIL
 _MAX_DEPTH = 4
 DETAIL_COLUMNS = ("op_type", "full_op_name", "op_occurrences")
 
@@ -44,31 +56,31 @@ def candidates(folder: Path) -> list[Candidate]:
 
 def _walk_details(folder: Path, depth: int) -> list[Path]:
     hits = []
-    framework = folder / "FRAMEWORK"
+    framework = folder / catalog.FRAMEWORK
     if framework.is_dir():
         hits += [p for p in sorted(framework.iterdir()) if _DETAIL_RE.match(p.name) and p.is_file()]
-    if folder.name == "FRAMEWORK":
+    if folder.name == catalog.FRAMEWORK:
         hits += [p for p in sorted(folder.iterdir()) if _DETAIL_RE.match(p.name) and p.is_file()]
     if depth > 0:
         for sub in sorted(folder.iterdir()):
-            if sub.is_dir() and not sub.is_symlink() and sub.name not in ("FRAMEWORK", "profiler"):
+            if sub.is_dir() and not sub.is_symlink() and sub.name not in (catalog.FRAMEWORK, "profiler"):
                 hits += _walk_details(sub, depth - 1)
     return hits
 
 
 def _has_ascend_tables(root: Path) -> bool:
-    out = root / "ASCEND_PROFILER_OUTPUT"
-    return (out / "kernel_details.csv").is_file() or any(root.glob("PROF_*"))
+    out = root / catalog.APO
+    return (out / catalog.KERNEL_DETAILS).is_file() or any(root.glob("PROF_*"))
 
 
 def read(candidate: Candidate) -> Run:
     """Read one CPU run into the canonical model."""
-    root = candidate.root.parent if candidate.root.name == "FRAMEWORK" else candidate.root
-    framework = root / "FRAMEWORK"
+    root = candidate.root.parent if candidate.root.name == catalog.FRAMEWORK else candidate.root
+    framework = root / catalog.FRAMEWORK
     rank = candidate.rank if candidate.rank is not None else 0
-    detail = _read_detail(framework / f"cpu_op_detail_info_{rank}.csv")
-    kernels = _read_timestamps(framework / f"cpu_op_execute_timestamp_{rank}.txt", detail)
-    kernels = attach_shapes(kernels, framework / f"cpu_framework_{rank}.txt")
+    detail = _read_detail(framework / of_rank(catalog.CPU_OP_DETAIL, rank))
+    kernels = _read_timestamps(framework / of_rank(catalog.CPU_OP_TIMESTAMPS, rank), detail)
+    kernels = attach_shapes(kernels, framework / of_rank(catalog.CPU_FRAMEWORK, rank))
     steps, kernels, step_note = derive_steps(kernels)
     limitations = _limitations(step_note)
     meta = RunMeta(
@@ -82,11 +94,20 @@ def read(candidate: Candidate) -> Run:
         amp=amp_markers(kernels, max(len(steps), 1)),
         files=tuple(sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())),
     )
-    extras = {"op_detail": detail}
-    memory = framework / f"cpu_ms_memory_record_{rank}.txt"
-    if memory.is_file():
-        extras["memory"] = _read_memory(memory)
-    return Run(meta=meta, kernels=kernels, steps=steps, limitations=limitations, extras=extras)
+    record = framework / of_rank(catalog.CPU_MEMORY, rank)
+    memory = (
+        memory_of_host_record(_read_csv(record).to_pandas())
+        if record.is_file()
+        else empty_table(MEMORY_SCHEMA)
+    )
+    return Run(
+        meta=meta,
+        kernels=kernels,
+        steps=steps,
+        limitations=limitations,
+        memory=memory,
+        extras={"op_detail": detail},
+    )
 
 
 def _read_detail(path: Path) -> pd.DataFrame:
@@ -313,14 +334,3 @@ def _limitations(step_note: str) -> list[Limitation]:
             )
         )
     return lims
-
-
-def _read_memory(path: Path) -> pd.DataFrame:
-    """``Timestamp(ns),Total Allocated(Byte),...`` -> time_us, allocated_mb, reserved_mb."""
-    table = _read_csv(path).to_pandas()
-    cols = {c.split("(")[0].strip().lower().replace(" ", "_"): c for c in table.columns}
-    out = pd.DataFrame({"time_us": table[cols["timestamp"]].astype("float64") / 1000.0})
-    for key in ("total_allocated", "total_reserved", "total_active"):
-        if key in cols:
-            out[key.replace("total_", "") + "_mb"] = table[cols[key]].astype("float64") / 2**20
-    return out

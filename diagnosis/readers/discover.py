@@ -14,24 +14,21 @@ from dataclasses import replace
 from pathlib import Path
 
 from diagnosis.readers import Candidate
+from diagnosis.readers.catalog import (
+    APO,
+    CPU_DETAIL,
+    FRAMEWORK,
+    INFO_FILE,
+    KERNEL_DETAILS,
+    LEGACY_ASCEND,
+    LEGACY_CPU,
+    LEGACY_GPU,
+    RANK_DIR,
+    RANK_SUFFIX,
+)
 
-APO = "ASCEND_PROFILER_OUTPUT"
 MAX_DEPTH = 6
 _SKIP = re.compile(r"^(?:PROF_.*|FRAMEWORK|logs|device_\d+|host|mindstudio_profiler_\w+|__pycache__|\..*)$")
-_INFO = re.compile(r"^profiler_info_(\d+)\.json$")
-_RANK_DIR = re.compile(r"^rank-(\d+)_")
-_RANK_SUFFIX = re.compile(
-    r"^(?:ascend_mindspore_profiler|ascend_pytorch_profiler|minddata_pipeline_raw)_(\d+)\."
-)
-_LEGACY_GPU = re.compile(
-    r"^(?:gpu_op_detail_info|gpu_op_execute_timestamp|gpu_activity_data|gpu_op_type_info)_(\d+)\."
-)
-_LEGACY_ASCEND = re.compile(
-    r"^(?:framework_raw|output_timeline_data|aicore_intermediate|aicpu_intermediate|step_trace_raw"
-    r"|ascend_timeline_display)_(\d+)[._]"
-)
-_LEGACY_CPU = re.compile(r"^(?:cpu_op_detail_info|cpu_op_execute_timestamp)_(\d+)\.")
-_CPU_DETAIL = re.compile(r"^cpu_op_detail_info_\d+\.csv$")
 
 
 def discover(folder: Path) -> list[Candidate]:
@@ -94,7 +91,7 @@ def classify(folder: Path) -> list[Candidate]:
     flat = _flat_legacy(folder, files, dirs)
     if flat:
         return flat
-    if "kernel_details.csv" in files:
+    if KERNEL_DETAILS in files:
         note = "kernel_details.csv without its run folder: no profiler configuration record"
         return [Candidate("ascend-ms", folder, _suffix_rank(files), note=note)]
     return []
@@ -103,16 +100,16 @@ def classify(folder: Path) -> list[Candidate]:
 def _run_root(folder: Path, files: set[str], dirs: set[str]) -> list[Candidate]:
     """A folder holding ASCEND_PROFILER_OUTPUT/: torch_npu, MindSpore 2.3/2.4 rank folder, 2.5+ or CPU."""
     out_files, _ = _listing(folder / APO)
-    info_ranks = sorted(int(m.group(1)) for f in files if (m := _INFO.match(f)))
+    info_ranks = sorted(int(m.group(1)) for f in files if (m := INFO_FILE.match(f)))
     if _is_torch(folder, files, info_ranks):
         return [Candidate("torch-npu", folder, info_ranks[0] if info_ranks else None)]
-    rank_dir = _RANK_DIR.match(folder.name)
+    rank_dir = RANK_DIR.match(folder.name)
     if not info_ranks and (rank_dir or _legacy_parent(folder.parent)):
         return [Candidate("ascend-ms-2.3", folder, int(rank_dir.group(1)) if rank_dir else None)]
     has_prof = any(d.startswith("PROF_") for d in dirs)
-    if not has_prof and "kernel_details.csv" not in out_files and _has_cpu_framework(folder):
+    if not has_prof and KERNEL_DETAILS not in out_files and _has_cpu_framework(folder):
         return [Candidate("cpu-ms", folder, None)]
-    ascend_files = "kernel_details.csv" in out_files or any(f.endswith(".db") for f in out_files)
+    ascend_files = KERNEL_DETAILS in out_files or any(f.endswith(".db") for f in out_files)
     if has_prof or info_ranks or ascend_files or folder.name.endswith("_ascend_ms"):
         rank = info_ranks[0] if info_ranks else _suffix_rank(out_files)
         return [Candidate("ascend-ms", folder, rank)]
@@ -135,16 +132,16 @@ def _is_torch(folder: Path, files: set[str], info_ranks: list[int]) -> bool:
 def _legacy_parent(folder: Path) -> bool:
     """The `profiler/` folder of MindSpore 2.3/2.4: legacy per-rank files beside the rank folders."""
     files, _ = _listing(folder)
-    return any(_INFO.match(f) or _LEGACY_ASCEND.match(f) for f in files)
+    return any(INFO_FILE.match(f) or LEGACY_ASCEND.match(f) for f in files)
 
 
 def _has_cpu_framework(folder: Path) -> bool:
-    files, _ = _listing(folder / "FRAMEWORK")
-    return any(_CPU_DETAIL.match(f) for f in files)
+    files, _ = _listing(folder / FRAMEWORK)
+    return any(CPU_DETAIL.match(f) for f in files)
 
 
 def _suffix_rank(files: set[str]) -> int | None:
-    ranks = sorted(int(m.group(1)) for f in files if (m := _RANK_SUFFIX.match(f)))
+    ranks = sorted(int(m.group(1)) for f in files if (m := RANK_SUFFIX.match(f)))
     return ranks[0] if ranks else None
 
 
@@ -154,15 +151,15 @@ def _ids(files: set[str], pattern: re.Pattern[str]) -> list[int]:
 
 def _flat_legacy(folder: Path, files: set[str], dirs: set[str]) -> list[Candidate]:
     """MindSpore 2.0-2.4 flat `profiler/` folders: GPU, then Ascend, then CPU files decide."""
-    gpu = _ids(files, _LEGACY_GPU)
+    gpu = _ids(files, LEGACY_GPU)
     if gpu:
         return [Candidate("legacy-gpu", folder, r) for r in gpu]
-    if any(_RANK_DIR.match(d) and d.endswith("_ascend_ms") for d in dirs):
+    if any(RANK_DIR.match(d) and d.endswith("_ascend_ms") for d in dirs):
         return []  # MindSpore 2.3/2.4: the rank folders below are the run roots
-    ascend = _ids(files, _LEGACY_ASCEND)
+    ascend = _ids(files, LEGACY_ASCEND)
     if ascend:
         return [Candidate("legacy-ascend", folder, r) for r in ascend]
-    cpu = _ids(files, _LEGACY_CPU)
-    if cpu and folder.name != "FRAMEWORK":
+    cpu = _ids(files, LEGACY_CPU)
+    if cpu and folder.name != FRAMEWORK:
         return [Candidate("legacy-cpu", folder, r) for r in cpu]
     return []

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from core.model import Limitation, Run, conform_kernels
-from diagnosis.readers import Candidate
+from diagnosis.readers import Candidate, catalog
 from diagnosis.readers.ascend_legacy import (
     SYSCNT_US,
     legacy_config_limitations,
@@ -24,13 +24,16 @@ from diagnosis.readers.ascend_legacy import (
     read_step_trace_raw,
     steps_onto_kernels,
 )
-from diagnosis.readers.common import no_steps, to_frame
+from diagnosis.readers.catalog import HOST_OP_TIMESTAMPS, host_file, of_rank
 from diagnosis.readers.discover import discover
+from diagnosis.readers.io import to_frame
 from diagnosis.readers.legacy_cpu import MS_TO_US, host_kernels, host_limitations, host_meta
+from diagnosis.readers.steps import no_steps
+from diagnosis.readers.tables import run_tables
 
 LAYOUT = "legacy-gpu"
+LAYOUTS = (LAYOUT,)
 NS_US = 0.001
-_EXTRAS = {"op_type_info": "gpu_op_type_info_{r}.csv", "gpu_activity": "gpu_activity_data_{r}.csv"}
 
 
 def candidates(folder: Path) -> list[Candidate]:
@@ -44,10 +47,10 @@ def read(candidate: Candidate) -> Run:
     rank = candidate.rank if candidate.rank is not None else 0
     files: list[Path] = []
     kernels, detail = host_kernels(folder, "gpu", rank, 1.0, "GPU", files)
-    if (folder / f"cpu_op_execute_timestamp_{rank}.txt").is_file():
+    if (folder / host_file(HOST_OP_TIMESTAMPS, "cpu", rank)).is_file():
         host, _ = host_kernels(folder, "cpu", rank, MS_TO_US, "CPU", files)
         kernels = _merge(kernels, host)
-    steps, kernels = _steps(folder / f"step_trace_raw_{rank}_detail_time.csv", kernels, files)
+    steps, kernels = _steps(folder / of_rank(catalog.STEP_TRACE_RAW, rank), kernels, files)
     info, info_path = read_legacy_info(folder, rank, files)
     limitations = legacy_config_limitations(info, info_path) + host_limitations("")
     if steps.empty:
@@ -59,9 +62,9 @@ def read(candidate: Candidate) -> Run:
             )
         )
     extras = {"op_detail": to_frame(detail)} if detail is not None else {}
-    extras.update(legacy_extras(folder, rank, files, limitations, _EXTRAS))
+    extras.update(legacy_extras(folder, rank, files, limitations, catalog.GPU_TABLES))
     meta = host_meta(LAYOUT, "GPU", folder, rank, info, kernels, len(steps), files)
-    return Run(meta=meta, kernels=kernels, steps=steps, limitations=limitations, extras=extras)
+    return Run(meta=meta, kernels=kernels, steps=steps, limitations=limitations, **run_tables(extras))
 
 
 def _merge(device: pd.DataFrame, host: pd.DataFrame) -> pd.DataFrame:

@@ -22,24 +22,18 @@ from core.model import Limitation, ProfilerConfig, Run, RunMeta, conform_kernels
 from diagnosis.readers import Candidate
 from diagnosis.readers.ascend import complete
 from diagnosis.readers.ascend_legacy import legacy_config_limitations, read_legacy_info
-from diagnosis.readers.common import (
-    InfoRecord,
-    amp_of,
-    display,
-    duration_scale,
-    map_unique,
-    phase_of,
-    read_op_detail,
-    read_op_timestamps,
-    scope_of,
-    to_frame,
-)
+from diagnosis.readers.catalog import HOST_FRAMEWORK, HOST_OP_DETAIL, HOST_OP_TIMESTAMPS, host_file
 from diagnosis.readers.cpu import attach_shapes as attach_framework_shapes
 from diagnosis.readers.cpu import derive_steps
 from diagnosis.readers.discover import discover
-from diagnosis.readers.traits import infer_execution_mode
+from diagnosis.readers.host import duration_scale, read_op_detail, read_op_timestamps
+from diagnosis.readers.io import display, to_frame
+from diagnosis.readers.profiler_info import InfoRecord
+from diagnosis.readers.traits import amp_of, infer_execution_mode, phase_of
+from diagnosis.readers.values import map_unique, scope_of
 
 LAYOUT = "legacy-cpu"
+LAYOUTS = (LAYOUT,)
 MS_TO_US = 1000.0
 
 
@@ -96,8 +90,8 @@ def host_kernels(
 ) -> tuple[pd.DataFrame, pa.Table | None]:
     """Per-launch kernels from `<prefix>_op_execute_timestamp_<rank>.txt`, typed by the detail file and
     shaped by the framework file; also returns the detail table."""
-    stamps = folder / f"{prefix}_op_execute_timestamp_{rank}.txt"
-    detail_path = folder / f"{prefix}_op_detail_info_{rank}.csv"
+    stamps = folder / host_file(HOST_OP_TIMESTAMPS, prefix, rank)
+    detail_path = folder / host_file(HOST_OP_DETAIL, prefix, rank)
     if not stamps.is_file():
         raise InputError(
             f"no {stamps.name}", path=display(folder), expected=f"{prefix}_op_execute_timestamp_<id>.txt"
@@ -107,7 +101,7 @@ def host_kernels(
     launches = read_op_timestamps(stamps)
     scale = duration_scale(launches, detail, default_scale)
     kernels = _kernel_table(launches, detail, scale, core, typed_lines=prefix != "cpu")
-    framework = folder / f"{prefix}_framework_{rank}.txt"
+    framework = folder / host_file(HOST_FRAMEWORK, prefix, rank)
     if framework.is_file():
         files.append(framework)
         kernels = attach_framework_shapes(kernels, framework)

@@ -15,6 +15,7 @@ from diagnosis.readers.ascend import Tool, read_run
 from diagnosis.readers.discover import discover
 
 LAYOUT = "torch-npu"
+LAYOUTS = (LAYOUT,)
 
 TORCH = Tool(
     framework="torch_npu",

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from core.errors import InputError
-from diagnosis.readers.common import display
+from diagnosis.readers.io import display
 
 TEXT_CHUNK = 1 << 22  # characters decoded per read in iter_events
 SCAN_REGION = 1 << 23  # bytes per find() call (the GIL is held during each) and per page release

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
+
+from diagnosis.unique import factorize
 
 # Optimizer update kernels (MindSpore and CANN spellings); their presence means a training step.
 OPTIMIZER_OPS = (
@@ -89,3 +92,48 @@ def amp_markers(kernels: pd.DataFrame, steps: int, launches: pd.Series | None = 
         "output_to16_scopes": bool(names.str.contains("_OutputTo16", regex=False).any()),
         "output_to32_scopes": bool(names.str.contains("_OutputTo32", regex=False).any()),
     }
+
+
+# ------------------------------------------------------------------------ traits over distinct names
+
+
+def name_pairs(kernels: pd.DataFrame) -> pd.DataFrame:
+    """Distinct (name, op_type) pairs (a missing value is a value) with their launch counts, in order
+    of first launch.
+
+    Both columns go through the shared factorization (the analyzers reuse it) and the two codes are
+    combined into one integer, so counting is one NumPy pass (pyarrow's group_by would load its
+    query engine, ~25 ms of every start)."""
+    names, name_codes = _values_and_codes(kernels["name"])
+    types, type_codes = _values_and_codes(kernels["op_type"])
+    pair_ids, pairs = pd.factorize(name_codes * len(types) + type_codes)  # in order of first launch
+    return pd.DataFrame(
+        {
+            "name": pd.array(names[pairs // len(types)], dtype="string[pyarrow]"),
+            "op_type": pd.array(types[pairs % len(types)], dtype="string[pyarrow]"),
+            "count": pd.array(np.bincount(pair_ids, minlength=len(pairs)), dtype="int64[pyarrow]"),
+        }
+    )
+
+
+def _values_and_codes(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct values with a last entry for "missing", int64 code of each row into them)."""
+    codes, uniques = factorize(column)
+    values = np.append(np.asarray(uniques, dtype=object), None)
+    return values, np.where(codes >= 0, codes, len(values) - 1).astype("int64")
+
+
+def phase_of(kernels: pd.DataFrame, pairs: pd.DataFrame | None = None) -> str:
+    """infer_phase ("is there any backward or optimizer kernel") decided on distinct names: exact."""
+    if kernels.empty:
+        return "unknown"
+    pairs = name_pairs(kernels) if pairs is None else pairs
+    return infer_phase(pairs["name"], pairs["op_type"])
+
+
+def amp_of(kernels: pd.DataFrame, steps: int, pairs: pd.DataFrame | None = None) -> dict[str, Any]:
+    """amp_markers evaluated once per distinct (name, op_type), each weighted by its launches:
+    the same answer as per launch (all launches of a pair look alike) without the per-launch string
+    matching (~0.7 s per million launches)."""
+    pairs = name_pairs(kernels) if pairs is None else pairs
+    return amp_markers(pairs[["name", "op_type"]], steps, launches=pairs["count"])

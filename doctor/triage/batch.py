@@ -31,6 +31,7 @@ from doctor.facade import diagnose
 from doctor.report import Report
 from doctor.triage.inbox import Ambiguous, plan_submission, submissions
 from doctor.triage.view import when_text
+from doctor.uploads import public_folders
 
 Result = dict[str, Any]  # kind, message, report (dict or None), figure (plotly JSON or None)
 Work = Callable[[str, str], Result]
@@ -42,7 +43,7 @@ def triage_submission(path: str, lang: str = "en") -> Result:
     """Diagnose one submission (runs in a child process). Never raises: a broken submission comes back
     with kind "error", an unclear one with kind "ambiguous", each with the reason as message."""
     try:
-        with warnings.catch_warnings(), Workspace() as workspace:
+        with warnings.catch_warnings(), Workspace(forbidden=public_folders()) as workspace:
             warnings.simplefilter("ignore")  # reader warnings would garble the progress bar
             plan = plan_submission(Path(path), workspace)
             report = diagnose(

@@ -17,7 +17,6 @@ libFuzzer ends the process with exit(), so Python cleanup does not run: the scra
 from __future__ import annotations
 
 import contextlib
-import importlib
 import shutil
 import sys
 import tempfile
@@ -29,11 +28,9 @@ import atheris
 with atheris.instrument_imports(include=["graph", "diagnosis"]):
     import graph
     from core.errors import InputError
-    from diagnosis.ingest import READER_MODULES, read_folder
-    from diagnosis.sources import Workspace, materialize
-
-    for module in READER_MODULES:  # ingest imports them on first use, which would be uninstrumented
-        importlib.import_module(module)
+    from diagnosis.ingest import read_folder  # imports every reader module (ingest.READERS)
+    from diagnosis.sources import materialize
+    from diagnosis.workspace import Workspace
 
 from tests.bad_inputs.generate import CORPUS, MINDIR
 from tests.support.damage import LAYOUTS

@@ -1,0 +1,447 @@
+"""Untrusted archives: every member checked and every byte counted while it streams, never trusting the
+archive's own headers, written through a tree writer that refuses anything that could escape its root.
+
+Member names that are not valid text: tar names are decoded as UTF-8 with undecodable bytes replaced by
+U+FFFD (two names that then collide are refused as duplicates); zip names follow the zip rules (cp437
+unless flagged UTF-8) and a zip whose UTF-8-flagged names are not UTF-8 is refused with an InputError.
+
+Accepted archives: zip (stored or deflated members), tar and tar.gz. bzip2/xz (in tar or zip) are refused:
+the standard library inflates them without an output bound, so a few KiB could fill memory before a
+single byte could be counted.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import struct
+import tarfile
+import zipfile
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import BinaryIO
+
+from core.errors import InputError
+from diagnosis.limits import Limits, env_name
+
+CHUNK = 16 * 1024  # bytes per streamed read; also the slack allowed for read-ahead in the ratio check
+ARCHIVE_EXPECTED = "a .zip, .tar or .tar.gz archive of a profiler output folder"
+
+# Exceptions the standard library raises on damaged or hostile archive data (never our own InputError).
+_READ_ERRORS = (
+    zipfile.BadZipFile,
+    zipfile.LargeZipFile,
+    tarfile.TarError,
+    zlib.error,
+    EOFError,
+    OSError,
+    ValueError,
+    OverflowError,
+    struct.error,
+    NotImplementedError,
+    RecursionError,
+)
+
+
+# --------------------------------------------------------------------------------------------------
+# Streaming budget
+
+
+class Meter:
+    """Counts members and bytes of one upload against the limits while data streams."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.members = 0
+        self.total_bytes = 0
+
+    def count_member(self, source: str, label: str) -> None:
+        """One more archive member or listed file; refuses the upload past the member limit."""
+        self.members += 1
+        if self.members > self.limits.max_members:
+            raise InputError(
+                f"holds more than {self.limits.max_members} files and folders (stopped at {label!r})",
+                path=source,
+                expected=limit_hint("max_members"),
+            )
+
+    def pump(
+        self,
+        stream: BinaryIO,
+        out: BinaryIO,
+        *,
+        source: str,
+        label: str,
+        consumed: Callable[[], int] | None = None,
+    ) -> int:
+        """Copy `stream` to `out` in chunks, stopping at the total budget or, when `consumed` gives the
+        compressed bytes read so far, at a suspicious decompression ratio. Returns the bytes copied."""
+        start = consumed() if consumed is not None else 0
+        produced = 0
+        while True:
+            try:
+                chunk = stream.read(CHUNK)
+            except _READ_ERRORS as error:
+                raise InputError(f"member {label!r} is damaged ({error})", path=source) from None
+            if not chunk:
+                return produced
+            produced += len(chunk)
+            self._add_bytes(len(chunk), source, label)
+            if consumed is not None:
+                self._check_ratio(produced, consumed() - start, source, label)
+            try:
+                out.write(chunk)
+            except OSError as error:
+                raise InputError(f"cannot write {label!r} ({error.strerror})", path=source) from None
+
+    def _add_bytes(self, size: int, source: str, label: str) -> None:
+        self.total_bytes += size
+        if self.total_bytes > self.limits.max_total_bytes:
+            raise InputError(
+                f"unpacking {label!r} goes over the limit of {_size(self.limits.max_total_bytes)} in total "
+                "(stopped while streaming)",
+                path=source,
+                expected=limit_hint("max_total_bytes"),
+            )
+
+    def _check_ratio(self, produced: int, compressed: int, source: str, label: str) -> None:
+        """Judge decompressed/compressed once past the grace size; one read of slack covers read-ahead."""
+        if produced <= self.limits.ratio_grace_bytes:
+            return
+        ratio = produced / (compressed + CHUNK)
+        if ratio > self.limits.max_ratio:
+            raise InputError(
+                f"member {label!r} expands more than {self.limits.max_ratio:g}:1 "
+                "(looks like a decompression bomb; stopped while streaming)",
+                path=source,
+                expected=limit_hint("max_ratio"),
+            )
+
+
+def limit_hint(field: str) -> str:
+    """What to do about a limit: smaller input, or an operator override."""
+    return f"a smaller upload (the operator can raise {env_name(field)})"
+
+
+def _size(n: int) -> str:
+    """Bytes as a short human string."""
+    value = float(n)
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if value < 1024 or unit == "GiB":
+            return f"{value:.0f} {unit}" if unit == "bytes" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{n} bytes"
+
+
+class _CountingReader:
+    """A seekable binary file that counts the bytes read through it (compressed input per member)."""
+
+    def __init__(self, raw: BinaryIO) -> None:
+        self._raw = raw
+        self.consumed = 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._raw.read(size)
+        self.consumed += len(data)
+        return data
+
+    def seek(self, offset: int, whence: int = os.SEEK_SET) -> int:
+        return self._raw.seek(offset, whence)
+
+    def tell(self) -> int:
+        return self._raw.tell()
+
+    def seekable(self) -> bool:
+        return True
+
+    def close(self) -> None:
+        """The underlying file is closed by its owner."""
+
+
+# --------------------------------------------------------------------------------------------------
+# Safe tree writer
+
+
+_DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+class SafeTree:
+    """Creates validated folders and new regular files under one root, refusing duplicates and clashes."""
+
+    def __init__(self, root: Path, source: str, limits: Limits) -> None:
+        self.root = root
+        self.source = source
+        self.limits = limits
+        self._real_root = os.path.realpath(root)
+        self._files: set[tuple[str, ...]] = set()
+        self._dirs: set[tuple[str, ...]] = {()}
+
+    @property
+    def file_count(self) -> int:
+        return len(self._files)
+
+    def parts(self, name: str) -> tuple[str, ...]:
+        """The safe relative path components of a member name; refuses anything that could escape."""
+        text = name.replace("\\", "/")
+        if "\x00" in text:
+            raise self.refuse(name, "has a NUL character in its name", "ordinary file names")
+        if text.startswith("/"):
+            raise self.refuse(name, "has an absolute path", "paths relative to the archive")
+        if _DRIVE.match(text):
+            raise self.refuse(name, "starts with a drive letter", "paths relative to the archive")
+        parts = tuple(part for part in text.split("/") if part not in ("", "."))
+        if ".." in parts:
+            raise self.refuse(name, "points outside the archive ('..')", "paths without '..'")
+        if len(parts) > self.limits.max_depth:
+            raise self.refuse(name, f"is nested {len(parts)} levels deep", limit_hint("max_depth"))
+        if any(len(part.encode("utf-8", "surrogateescape")) > 255 for part in parts):
+            raise self.refuse(name, "has a name part longer than 255 bytes", "ordinary file names")
+        return parts
+
+    def make_dir(self, parts: tuple[str, ...], label: str) -> None:
+        """Create a folder (and its parents) with mode 0700."""
+        for depth in range(1, len(parts) + 1):
+            prefix = parts[:depth]
+            if prefix in self._files:
+                raise self.refuse(label, "is both a file and a folder", "distinct member names")
+            if prefix in self._dirs:
+                continue
+            path = self._checked(prefix, label)
+            try:
+                os.mkdir(path, 0o700)
+            except OSError as error:
+                raise self.refuse(
+                    label, f"cannot be created ({error.strerror})", "ordinary file names"
+                ) from None
+            self._dirs.add(prefix)
+
+    def create(self, parts: tuple[str, ...], label: str) -> BinaryIO:
+        """A new, exclusively created regular file (mode 0600) opened for writing."""
+        if not parts:
+            raise self.refuse(label, "has an empty name", "a file name")
+        if parts in self._files:
+            raise self.refuse(label, "appears more than once", "each member once")
+        if parts in self._dirs:
+            raise self.refuse(label, "is both a file and a folder", "distinct member names")
+        self.make_dir(parts[:-1], label)
+        path = self._checked(parts, label)
+        flags = (
+            os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+        )
+        try:
+            handle = os.fdopen(os.open(path, flags, 0o600), "wb")
+        except OSError as error:
+            raise self.refuse(label, f"cannot be created ({error.strerror})", "ordinary file names") from None
+        self._files.add(parts)
+        return handle
+
+    def _checked(self, parts: tuple[str, ...], label: str) -> str:
+        """The path for `parts`, after confirming it resolves inside the root (belt and braces)."""
+        path = os.path.join(self._real_root, *parts)
+        if os.path.commonpath([self._real_root, os.path.realpath(path)]) != self._real_root:
+            raise self.refuse(label, "resolves outside the extraction folder", "paths inside the archive")
+        return path
+
+    def refuse(self, label: str, problem: str, expected: str) -> InputError:
+        """An InputError naming the archive, the member and what was expected."""
+        return InputError(f"member {label!r} {problem}", path=self.source, expected=expected)
+
+
+# --------------------------------------------------------------------------------------------------
+# Archives
+
+
+ARCHIVE_SUFFIXES = (
+    (".tar.gz", "tar.gz"),
+    (".tgz", "tar.gz"),
+    (".gz", "tar.gz"),
+    (".tar", "tar"),
+    (".zip", "zip"),
+)
+_UNSUPPORTED = (".tar.bz2", ".tbz2", ".tbz", ".bz2", ".tar.xz", ".txz", ".xz", ".zst", ".7z", ".rar")
+
+
+def archive_kind(path: Path) -> str | None:
+    """'zip', 'tar' or 'tar.gz' judged by magic bytes; None for a plain file. A name that claims an
+    archive the bytes do not confirm is an InputError."""
+    kind = _sniff(path)
+    if kind is not None:
+        return kind
+    lower = path.name.lower()
+    if lower.endswith(_UNSUPPORTED):
+        raise InputError("is compressed in an unsupported format", path=path.name, expected=ARCHIVE_EXPECTED)
+    for suffix, claimed in ARCHIVE_SUFFIXES:
+        if lower.endswith(suffix):
+            raise InputError(
+                f"is not a {claimed} archive (its first bytes are not a {claimed} signature)",
+                path=path.name,
+                expected=ARCHIVE_EXPECTED,
+            )
+    return None
+
+
+def _sniff(path: Path) -> str | None:
+    """Archive type from the first bytes: zip local/empty signature, gzip, or a POSIX tar header."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(512)
+    except OSError as error:
+        raise InputError(f"cannot be read ({error.strerror})", path=path.name) from None
+    if head.startswith((b"PK\x03\x04", b"PK\x05\x06")):
+        return "zip"
+    if head.startswith(b"\x1f\x8b"):
+        return "tar.gz"
+    if head[257:262] == b"ustar":
+        return "tar"
+    return None
+
+
+def extract(archive: Path, kind: str, dest: Path, meter: Meter) -> int:
+    """Extract a zip or tar(.gz) archive into `dest` under the meter's limits; returns the file count."""
+    tree = SafeTree(dest, archive.name, meter.limits)
+    with archive.open("rb") as raw:
+        counter = _CountingReader(raw)
+        if kind == "zip":
+            _unzip(counter, tree, meter)
+        else:
+            _untar(counter, kind, tree, meter)
+    if tree.file_count == 0:
+        raise InputError("holds no files", path=archive.name, expected=ARCHIVE_EXPECTED)
+    return tree.file_count
+
+
+def _unzip(counter: _CountingReader, tree: SafeTree, meter: Meter) -> None:
+    """Walk the central directory and stream each member out through the meter."""
+    try:
+        archive = zipfile.ZipFile(counter)  # type: ignore[arg-type]
+    except UnicodeDecodeError:
+        raise InputError(
+            "has member names flagged as UTF-8 that are not UTF-8",
+            path=tree.source,
+            expected=ARCHIVE_EXPECTED,
+        ) from None
+    except _READ_ERRORS as error:
+        raise InputError(f"is not a readable zip archive ({error})", path=tree.source) from None
+    with archive:
+        infos = archive.infolist()
+        if len(infos) > meter.limits.max_members:
+            raise InputError(
+                f"holds {len(infos)} members, over the limit of {meter.limits.max_members}",
+                path=tree.source,
+                expected=limit_hint("max_members"),
+            )
+        for info in infos:
+            meter.count_member(tree.source, info.filename)
+            _unzip_member(archive, info, counter, tree, meter)
+
+
+def _unzip_member(
+    archive: zipfile.ZipFile, info: zipfile.ZipInfo, counter: _CountingReader, tree: SafeTree, meter: Meter
+) -> None:
+    """One zip member: folders and regular files only, stored or deflated, streamed and counted."""
+    label = info.filename
+    file_type = stat.S_IFMT(info.external_attr >> 16)
+    if file_type == stat.S_IFLNK:
+        raise tree.refuse(label, "is a symbolic link", "only regular files and folders")
+    if file_type not in (0, stat.S_IFREG, stat.S_IFDIR):
+        raise tree.refuse(label, "is a device or special file", "only regular files and folders")
+    parts = tree.parts(label)
+    if label.endswith("/") or file_type == stat.S_IFDIR or info.external_attr & 0x10:  # is_dir() fails on ''
+        tree.make_dir(parts, label)
+        return
+    if info.flag_bits & 0x1:
+        raise tree.refuse(label, "is encrypted", "an archive without a password")
+    if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+        raise tree.refuse(
+            label, f"uses compression method {info.compress_type}", "stored or deflated members"
+        )
+    try:
+        stream = archive.open(info)
+    except _READ_ERRORS as error:
+        raise tree.refuse(label, f"cannot be read ({error})", ARCHIVE_EXPECTED) from None
+    with stream, tree.create(parts, label) as out:
+        meter.pump(stream, out, source=tree.source, label=label, consumed=lambda: counter.consumed)
+
+
+_TAR_META_TYPES = (
+    tarfile.XHDTYPE,
+    tarfile.XGLTYPE,
+    tarfile.SOLARIS_XHDTYPE,
+    tarfile.GNUTYPE_LONGNAME,
+    tarfile.GNUTYPE_LONGLINK,
+)
+
+
+def _guarded_tarinfo(source: str, limits: Limits) -> type[tarfile.TarInfo]:
+    """A TarInfo that refuses oversized extended headers and sparse members before tarfile reads them
+    into memory (tarfile reads a header's whole declared size at once, which a .tar.gz can inflate)."""
+
+    def refuse(problem: str, expected: str) -> InputError:
+        return InputError(problem, path=source, expected=expected)
+
+    class GuardedTarInfo(tarfile.TarInfo):
+        def _proc_member(self, tar: tarfile.TarFile) -> tarfile.TarInfo:
+            # tarfile documents _proc_member as the hook subclasses override.
+            if self.type in _TAR_META_TYPES and self.size > limits.max_header_bytes:
+                raise refuse(f"has an extended header of {self.size} bytes", limit_hint("max_header_bytes"))
+            if self.type == tarfile.GNUTYPE_SPARSE:
+                raise refuse(f"member {self.name!r} is a sparse file", "only regular files and folders")
+            return super()._proc_member(tar)  # type: ignore[misc]
+
+        def _proc_gnusparse_10(self, *args: object) -> None:
+            raise refuse("holds a sparse file (GNU sparse 1.0)", "only regular files and folders")
+
+    return GuardedTarInfo
+
+
+def _untar(counter: _CountingReader, kind: str, tree: SafeTree, meter: Meter) -> None:
+    """Stream a tar or tar.gz member by member; bzip2/xz are refused because tarfile would inflate them
+    without an output bound."""
+    mode = "r|gz" if kind == "tar.gz" else "r|"
+    guarded = _guarded_tarinfo(tree.source, meter.limits)
+    try:
+        with tarfile.open(
+            fileobj=counter,  # type: ignore[arg-type]
+            mode=mode,
+            bufsize=CHUNK,
+            tarinfo=guarded,
+            encoding="utf-8",
+            errors="replace",
+        ) as archive:
+            for member in archive:
+                _untar_member(archive, member, counter, tree, meter)
+    except _READ_ERRORS as error:
+        raise InputError(f"is not a readable tar archive ({error})", path=tree.source) from None
+
+
+def _untar_member(
+    archive: tarfile.TarFile, member: tarfile.TarInfo, counter: _CountingReader, tree: SafeTree, meter: Meter
+) -> None:
+    """One tar member: our own checks, then tarfile's "data" filter, then a counted stream."""
+    label = member.name
+    meter.count_member(tree.source, label)
+    if member.issym():
+        raise tree.refuse(label, "is a symbolic link", "only regular files and folders")
+    if member.islnk():
+        raise tree.refuse(label, "is a hard link", "only regular files and folders")
+    if member.ischr() or member.isblk() or member.isfifo():
+        raise tree.refuse(label, "is a device or special file", "only regular files and folders")
+    if member.sparse is not None:
+        raise tree.refuse(label, "is a sparse file", "only regular files and folders")
+    if not (member.isreg() or member.isdir()):
+        raise tree.refuse(label, "has an unsupported member type", "only regular files and folders")
+    parts = tree.parts(label)
+    try:
+        tarfile.data_filter(member, str(tree.root))
+    except tarfile.FilterError as error:
+        raise tree.refuse(label, f"is refused by the tar data filter ({error})", "plain files") from None
+    if member.isdir():
+        tree.make_dir(parts, label)
+        return
+    stream = archive.extractfile(member)
+    if stream is None:
+        raise tree.refuse(label, "has no data", "regular files")
+    with stream, tree.create(parts, label) as out:
+        meter.pump(stream, out, source=tree.source, label=label, consumed=lambda: counter.consumed)

@@ -1,0 +1,190 @@
+"""The one catalogue of profiler layouts and file names, read by discovery, the readers and folder uploads.
+
+A per-rank file is a template with ``{r}`` for the rank (``framework_raw_{r}.csv``): the readers fill it
+(:func:`of_rank`), discovery and the upload tree match it (:func:`pattern`). Where a folder upload puts a
+basename (its "place") is declared here too, so a new file is known to all three by one entry.
+
+Pure data and ``re`` only: the isolated unpacking child imports it without pandas.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+APO = "ASCEND_PROFILER_OUTPUT"
+FRAMEWORK = "FRAMEWORK"
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A profiler layout: its name (RunMeta.layout, Candidate.layout) and the file its per-launch
+    durations come from, named in messages about bad durations (``<r>`` = rank)."""
+
+    name: str
+    durations: str = "kernel_details.csv"
+
+
+# Detection order lives in ingest.READERS; this is what exists.
+LAYOUTS = (
+    Layout("ascend-ms"),  # MindSpore 2.5+ *_ascend_ms with ASCEND_PROFILER_OUTPUT/kernel_details.csv
+    Layout("ascend-ms-2.3"),  # MindSpore 2.3/2.4: profiler/ legacy files + rank-*_ascend_ms
+    Layout("legacy-ascend", "output_timeline_data_<r>.txt"),  # MindSpore 2.0-2.2 flat profiler/ (Ascend)
+    Layout("legacy-gpu", "gpu_op_execute_timestamp_<r>.txt"),  # MindSpore 2.0-2.4 flat profiler/ (GPU)
+    Layout("legacy-cpu", "cpu_op_execute_timestamp_<r>.txt"),  # MindSpore 2.0-2.4 flat profiler/ (CPU)
+    Layout("cpu-ms", "FRAMEWORK/cpu_op_execute_timestamp_<r>.txt"),  # MindSpore 2.5+ CPU: FRAMEWORK/cpu_*
+    Layout("torch-npu"),  # torch_npu *_ascend_pt
+)
+BY_NAME = {entry.name: entry for entry in LAYOUTS}
+KNOWN_LAYOUTS_TEXT = (
+    "a MindSpore profiler output: *_ascend_ms/ with ASCEND_PROFILER_OUTPUT/ (Ascend, MindSpore 2.3+), "
+    "*_ascend_ms/FRAMEWORK/cpu_* (CPU, MindSpore 2.5+), a flat profiler/ folder (MindSpore 2.0-2.4: "
+    "aicore_intermediate_*, gpu_op_detail_info_*, cpu_op_detail_info_*), or a torch_npu *_ascend_pt/ folder"
+)
+
+
+def of_rank(template: str, rank: int) -> str:
+    """A per-rank file name: ``of_rank("framework_raw_{r}.csv", 0)`` -> ``framework_raw_0.csv``."""
+    return template.format(r=rank)
+
+
+def pattern(*templates: str) -> str:
+    """A regular expression (no anchors) matching any of the templates, ``{r}`` as the rank digits."""
+    return "|".join(re.escape(t).replace(r"\{r\}", r"\d+") for t in templates)
+
+
+def rank_regex(template: str) -> re.Pattern[str]:
+    """A full-name regular expression for one template whose group 1 is the rank."""
+    return re.compile("^" + re.escape(template).replace(r"\{r\}", r"(\d+)") + "$")
+
+
+# ------------------------------------------------------------------ ASCEND_PROFILER_OUTPUT/ (2.3+, torch_npu)
+
+KERNEL_DETAILS = "kernel_details.csv"
+STEP_TRACE_TIME = "step_trace_time.csv"
+TRACE_VIEW = "trace_view.json"
+COMMUNICATION = "communication.json"
+MINDDATA_PIPELINE = "minddata_pipeline_raw_{r}.csv"  # also flat in the legacy profiler/ folder
+# Optional tables, read whole in this order (the order of RunMeta.files); readers.tables turns the ones
+# analyzers use into canonical tables, the others stay as written in Run.extras (informational).
+OUTPUT_TABLES = {
+    "op_statistic": "op_statistic.csv",
+    "api_statistic": "api_statistic.csv",
+    "memory_record": "memory_record.csv",
+    "npu_module_mem": "npu_module_mem.csv",
+    "operator_memory": "operator_memory.csv",
+    "static_op_mem": "static_op_mem.csv",
+    "dataset": "dataset.csv",
+    "data_preprocess": "data_preprocess.csv",
+    "operator_details": "operator_details.csv",
+}
+# Written by the profilers, not read, but kept in place by folder uploads.
+_OUTPUT_UNREAD = (
+    r"(l2_cache|hbm|nic|roce|pcie|hccs|task_time|soc_pmu)\.csv|communication_matrix\.json"
+    r"|communication_analyzer\.db|analysis\.db|ascend_(mindspore|pytorch)_profiler(_\d+)?\.db"
+)
+PROFILER_INFO = "profiler_info_{r}.json"  # torch_npu on one card: profiler_info.json
+PROFILER_METADATA = "profiler_metadata.json"
+
+# -------------------------------------------------------------------------------- MindSpore 2.5+ CPU
+
+CPU_OP_DETAIL = "cpu_op_detail_info_{r}.csv"
+CPU_OP_TIMESTAMPS = "cpu_op_execute_timestamp_{r}.txt"
+CPU_FRAMEWORK = "cpu_framework_{r}.txt"
+CPU_MEMORY = "cpu_ms_memory_record_{r}.txt"
+
+# ------------------------------------------------------------------ flat profiler/ folder (MindSpore 2.0-2.4)
+
+OUTPUT_TIMELINE = "output_timeline_data_{r}.txt"
+AICORE_DETAIL = "aicore_intermediate_{r}_detail.csv"
+AICORE_TYPE = "aicore_intermediate_{r}_type.csv"
+FRAMEWORK_RAW = "framework_raw_{r}.csv"
+STEP_TRACE_RAW = "step_trace_raw_{r}_detail_time.csv"
+# Optional per-rank tables (read whole, in this order), by reader; readers.tables as above.
+LEGACY_TABLES = {
+    "aicpu": "aicpu_intermediate_{r}.csv",
+    "minddata_pipeline": MINDDATA_PIPELINE,
+    "hccl": "hccl_raw_{r}.csv",
+}
+FLAT_ASCEND_TABLES = {**LEGACY_TABLES, "aicore_type": AICORE_TYPE}
+GPU_TABLES = {"op_type_info": "gpu_op_type_info_{r}.csv", "gpu_activity": "gpu_activity_data_{r}.csv"}
+# The host-op files of a CPU or GPU device ({p} = cpu | gpu).
+HOST_OP_DETAIL = "{p}_op_detail_info_{r}.csv"
+HOST_OP_TIMESTAMPS = "{p}_op_execute_timestamp_{r}.txt"
+HOST_FRAMEWORK = "{p}_framework_{r}.txt"
+
+
+def host_file(template: str, prefix: str, rank: int) -> str:
+    """A host-op file of one device: ``host_file(HOST_OP_DETAIL, "gpu", 0)`` -> gpu_op_detail_info_0.csv."""
+    return template.format(p=prefix, r=rank)
+
+
+# ----------------------------------------------------------------------------- discovery (file evidence)
+
+INFO_FILE = re.compile(r"^profiler_info_(\d+)\.json$")
+RANK_DIR = re.compile(r"^rank-(\d+)_")
+RANK_SUFFIX = re.compile(
+    r"^(?:ascend_mindspore_profiler|ascend_pytorch_profiler|minddata_pipeline_raw)_(\d+)\."
+)
+LEGACY_GPU = re.compile(
+    r"^(?:gpu_op_detail_info|gpu_op_execute_timestamp|gpu_activity_data|gpu_op_type_info)_(\d+)\."
+)
+LEGACY_ASCEND = re.compile(
+    r"^(?:framework_raw|output_timeline_data|aicore_intermediate|aicpu_intermediate|step_trace_raw"
+    r"|ascend_timeline_display)_(\d+)[._]"
+)
+LEGACY_CPU = re.compile(r"^(?:cpu_op_detail_info|cpu_op_execute_timestamp)_(\d+)\.")
+CPU_DETAIL = rank_regex(CPU_OP_DETAIL)
+
+# ------------------------------------------------------------------------ folder uploads (placement)
+
+# Where a folder upload puts each known basename. "new" = only in MindSpore 2.5+ output; "legacy" =
+# only in the flat profiler/ folder of 2.0-2.4; "shared" names occur in both and follow the evidence
+# of the other files. Checked in this order; the first full match wins.
+PLACES = (
+    (
+        "new-output",
+        re.compile(
+            pattern(
+                KERNEL_DETAILS,
+                STEP_TRACE_TIME,
+                TRACE_VIEW,
+                COMMUNICATION,
+                *OUTPUT_TABLES.values(),
+            )
+            + "|"
+            + _OUTPUT_UNREAD
+        ),
+    ),
+    ("new-root", re.compile(pattern(PROFILER_METADATA))),
+    ("shared-output", re.compile(pattern(MINDDATA_PIPELINE) + r"|minddata_pipeline_summary_\d+\.(csv|json)")),
+    (
+        "shared-framework",
+        re.compile(
+            pattern(CPU_OP_DETAIL, CPU_OP_TIMESTAMPS, CPU_FRAMEWORK, CPU_MEMORY)
+            + r"|cpu_(op_type_info|ms_memory_record)_\d+\.csv"
+        ),
+    ),
+    ("shared-root", re.compile(r"profiler_info(_\d+)?\.json")),
+    (
+        "legacy",
+        re.compile(
+            pattern(AICORE_DETAIL, AICORE_TYPE, FRAMEWORK_RAW, OUTPUT_TIMELINE, STEP_TRACE_RAW)
+            + "|"
+            + pattern(LEGACY_TABLES["aicpu"], LEGACY_TABLES["hccl"])
+            + r"|(ascend|gpu|cpu)_timeline_(display|summary)_\d+\.json"
+            r"|(ascend|gpu|cpu)_cluster_analyse_\d+_.*\.csv"
+            r"|step_trace_point_info_\d+\.json|step_trace_profiling_\d+\.txt"
+            r"|flops_\d+\.txt|flops_(summary|scope|utilization_step)_\d+\.json"
+            r"|pynative_op_intermediate_\d+_(type|detail)\.csv|pipeline_profiling_\d+\.json"
+            r"|minddata_cpu_utilization_\d+\.json|(device_queue|dataset_iterator)_profiling_\d+\.txt"
+            r"|minddata_aicpu_\d+\.txt|memory_usage_(summary|details)_\d+\.json|dynamic_shape_info_\d+\.json"
+            r"|gpu_[a-z_]+_\d+\.(csv|txt|json)|activity_execute_timestamp_\d+\.txt"
+        ),
+    ),
+)
+
+
+def place_of(name: str) -> str | None:
+    """Which upload group a basename belongs to (see PLACES), or None for a name no layout has."""
+    return next((place for place, regex in PLACES if regex.fullmatch(name)), None)

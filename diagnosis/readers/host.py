@@ -1,0 +1,118 @@
+"""The host-op files of MindSpore 2.0-2.4 CPU and GPU folders: the per-operator detail table and the
+per-launch timestamp lines, with the duration unit they imply.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+from core.errors import InputError
+from diagnosis.readers.io import Col, display, first_line, read_csv, read_text
+
+OP_DETAIL_COLS = (
+    Col("full_op_name", ("full_op_name", "op_full_name")),
+    Col("op_type", ("op_type",)),
+    Col("occurrences", ("op_occurrences",), pa.int64()),
+    Col("total_ms", ("op_total_time(ms)", "compute_time(ms)"), pa.float64()),
+    Col("total_us", ("op_total_time(us)",), pa.float64()),
+)
+
+
+def read_op_detail(path: Path) -> pa.Table:
+    """`cpu_op_detail_info` / `gpu_op_detail_info`: per-op type, occurrences and total time (as total_us)."""
+    table = read_csv(path, OP_DETAIL_COLS, required=("full_op_name", "op_type"))
+    if "total_ms" in table.column_names:
+        total = pc.multiply(table.column("total_ms"), 1000.0)
+        table = table.drop_columns(["total_ms"])
+        table = table.append_column("total_us", total) if "total_us" not in table.column_names else table
+    return table
+
+
+def read_op_timestamps(path: Path) -> pa.Table:
+    """`<op name>;<type>;<start_ns>,<duration>[,<tid>] <start_ns>,<duration> ...` -> one row per launch:
+    name, type, start_ns, duration (raw unit: ms on CPU, µs on GPU)."""
+    names, kinds, counts, chunks = _timestamp_lines(path)
+    body = "\n".join(chunks)
+    width = body.split("\n", 1)[0].count(",") + 1
+    columns = ["start_ns", "duration", "tid"][:width]
+    expected = "<start_ns>,<duration>[,<tid>] entries separated by spaces"
+    if width < 2:  # a launch without its duration (a file cut after a start time)
+        problem = f"launch entry {chunks[0][:40]!r} has no duration"
+        raise InputError(problem, path=display(path), expected=expected)
+    try:
+        launches = pacsv.read_csv(
+            io.BytesIO(body.encode()),
+            read_options=pacsv.ReadOptions(column_names=columns),
+            parse_options=pacsv.ParseOptions(quote_char=False),  # the format has no quoting
+            convert_options=pacsv.ConvertOptions(
+                column_types={"start_ns": pa.int64(), "duration": pa.float64()}, include_columns=columns[:2]
+            ),
+        )
+    except pa.ArrowInvalid as exc:
+        raise InputError(
+            f"malformed launch entry ({first_line(exc)})",
+            path=display(path),
+            expected=expected,
+        ) from None
+    if launches.num_rows != sum(counts):  # e.g. an entry split or merged by a damaged separator
+        raise InputError("malformed launch list", path=display(path), expected=expected)
+    index = pa.array(np.repeat(np.arange(len(names)), counts))
+    return pa.table(
+        {
+            "name": pa.array(names, pa.string()).take(index),
+            "type": pa.array(kinds, pa.string()).take(index),
+            "start_ns": launches.column("start_ns"),
+            "duration": launches.column("duration"),
+        }
+    )
+
+
+def _timestamp_lines(path: Path) -> tuple[list[str], list[str], list[int], list[str]]:
+    """Split the per-op lines (one Python object per operator, not per launch)."""
+    names, kinds, counts, chunks = [], [], [], []
+    for lineno, line in enumerate(read_text(path).splitlines(), 1):
+        if not line.strip():
+            continue
+        parts = line.strip().split(";")
+        launches = parts[-1].split() if len(parts) >= 3 else []
+        if not launches:
+            raise InputError(
+                f"line {lineno} has no launch list",
+                path=display(path),
+                expected="<op name>;<type>;<start_ns>,<duration>,... per line",
+            )
+        names.append(parts[0])
+        kinds.append(parts[1])
+        counts.append(len(launches))
+        chunks.append("\n".join(launches))
+    if not names:
+        raise InputError("no operator launches recorded", path=display(path), expected="at least one line")
+    return names, kinds, counts, chunks
+
+
+def duration_scale(launches: pa.Table, detail: pa.Table | None, default: float) -> float:
+    """µs per raw duration unit: whichever of 1 (µs) or 1000 (ms) makes per-op launch sums match the
+    detail file's totals; `default` when the two files share no operator."""
+    if detail is None or "total_us" not in detail.column_names:
+        return default
+    sums = pd.DataFrame({"name": launches.column("name"), "d": launches.column("duration")}).groupby("name")[
+        "d"
+    ]
+    totals = pd.Series(
+        detail.column("total_us").to_numpy(zero_copy_only=False), index=detail.column("full_op_name")
+    )
+    raw = sums.sum()
+    common = raw.index.intersection(totals.index)
+    ratio = (totals[common] / raw[common]).replace([np.inf, -np.inf], np.nan).dropna()
+    ratio = ratio[ratio > 0]
+    if ratio.empty:
+        return default
+    middle = float(np.median(np.log10(ratio.to_numpy(dtype="float64"))))
+    return 1.0 if abs(middle) < abs(middle - 3.0) else 1000.0

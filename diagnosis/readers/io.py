@@ -1,0 +1,266 @@
+"""Reading profiler files with user-facing errors: CSV through pyarrow (only the columns a reader asks
+for, under canonical names), small auxiliary CSVs, JSON and text.
+
+Every failure is an InputError naming the file (its last three path parts) and, where pyarrow says which,
+the column.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.csv as pacsv
+
+from core.errors import InputError
+from core.model import PIPE_COUNTERS
+
+NULL_VALUES = ["N/A", ""]
+_HEADER_PROBE = 1 << 16  # bytes read to find the header line
+
+
+def prefer_jemalloc() -> None:
+    """Give Arrow buffers to jemalloc unless the user chose a pool (ARROW_DEFAULT_MEMORY_POOL).
+
+    pyarrow's default, mimalloc, returns freed pages to the kernel at once, so the many short-lived
+    million-row buffers of a comparison are faulted in again and again (on a 1M+1M-row pair about
+    3 s of system time); jemalloc keeps them for reuse at the same peak RSS. Builds without jemalloc
+    keep their default. It sets a process-wide pool, so the process entry calls it (the doctor facade
+    before it reads), never an import.
+    """
+    if os.environ.get("ARROW_DEFAULT_MEMORY_POOL"):
+        return
+    try:
+        pa.set_memory_pool(pa.jemalloc_memory_pool())
+    except (NotImplementedError, pa.ArrowException):
+        return
+
+
+# --------------------------------------------------------------------------------------------- errors
+
+
+def display(path: Path) -> str:
+    """How a file is named in messages: its last three path parts (enough to tell runs apart)."""
+    return "/".join(path.parts[-3:])
+
+
+def first_line(exc: BaseException) -> str:
+    """The first line of an exception's message (at most 240 characters), for one-line errors."""
+    text = str(exc).strip()
+    return text.splitlines()[0][:240] if text else type(exc).__name__
+
+
+# ------------------------------------------------------------------------------------------ CSV reading
+
+
+@dataclass(frozen=True)
+class Col:
+    """A canonical column, the header spellings it appears under (first = documented) and its type."""
+
+    name: str
+    aliases: tuple[str, ...]
+    type: pa.DataType = field(default_factory=pa.string)
+
+
+def read_header(path: Path) -> list[str]:
+    """The header fields of a CSV file as written; InputError when the file is empty, binary or not UTF-8."""
+    try:
+        with open(path, "rb") as fh:
+            probe = fh.read(_HEADER_PROBE)
+    except OSError as exc:
+        raise InputError(f"cannot open ({exc.strerror})", path=display(path)) from None
+    if not probe.strip():
+        raise InputError("empty file", path=display(path), expected="a CSV header line and rows")
+    if b"\x00" in probe:
+        raise InputError("binary data, not CSV text", path=display(path), expected="a UTF-8 CSV file")
+    _check_utf8(probe, path)
+    line = re.split(rb"\r\n|\r|\n", probe, maxsplit=1)[0]  # any line ending, old Mac `\r` too
+    try:
+        return next(csv.reader([line.decode("utf-8-sig")]))
+    except csv.Error as exc:  # e.g. a stray quote: the header cannot be read as CSV
+        problem = f"unreadable header line ({exc})"
+        raise InputError(problem, path=display(path), expected="a CSV header") from None
+
+
+def _check_utf8(probe: bytes, path: Path) -> None:
+    """The start of the file must be UTF-8 (a character cut by the probe's end is fine)."""
+    try:
+        probe.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.reason == "unexpected end of data" and exc.start >= len(probe) - 3:
+            return
+        raise InputError(
+            f"not UTF-8 text (byte {exc.start})", path=display(path), expected="a UTF-8 CSV file"
+        ) from None
+
+
+def resolve(header: Sequence[str], cols: Iterable[Col]) -> dict[str, str]:
+    """Map canonical name -> header field actually present (first alias that matches, spaces ignored)."""
+    present = {h.strip(): h for h in header}
+    found = {}
+    for col in cols:
+        hit = next((a for a in col.aliases if a in present), None)
+        if hit is not None:
+            found[col.name] = present[hit]
+    return found
+
+
+def require(found: dict[str, str], cols: Sequence[Col], required: Iterable[str], path: Path) -> None:
+    """InputError naming the first missing required column and the spellings that would do."""
+    by_name = {c.name: c for c in cols}
+    for name in required:
+        if name not in found:
+            spellings = " or ".join(repr(a) for a in by_name[name].aliases)
+            raise InputError(
+                f"missing column {by_name[name].aliases[0]!r}",
+                path=display(path),
+                expected=f"a header with {spellings}",
+            )
+
+
+def counter_name(header: str) -> str:
+    """`aic_mte2_time(us)` -> `aic_mte2_time_us`, `cube_utilization(%)` -> `cube_utilization_pct`."""
+    text = header.strip().lower().replace("(%)", "_pct").replace("%", "_pct")
+    return re.sub(r"[^a-z0-9]+", "_", text).strip("_")
+
+
+def read_csv(
+    path: Path,
+    cols: Sequence[Col],
+    *,
+    required: Iterable[str] = (),
+    counters: bool = False,
+    nulls: Sequence[str] = NULL_VALUES,
+) -> pa.Table:
+    """Read the named columns of a CSV file (plus, with `counters`, the PIPE_COUNTERS it has) under
+    canonical names.
+
+    Cells `N/A` and empty become null. Errors (bad rows, wrong types, bad encoding) become InputError
+    naming the file and, where pyarrow says which, the column.
+    """
+    header = read_header(path)
+    found = resolve(header, cols)
+    require(found, cols, required, path)
+    types = {found[c.name]: c.type for c in cols if c.name in found}
+    rename = {found[c.name]: c.name for c in cols if c.name in found}
+    if counters:
+        for raw in header:
+            name = counter_name(raw)
+            if name in PIPE_COUNTERS and raw not in types:
+                types[raw] = pa.float64()
+                rename[raw] = name
+    table = _arrow_read(path, header, types, list(nulls))
+    return table.rename_columns([rename[c] for c in table.column_names])
+
+
+def _arrow_read(path: Path, header: list[str], types: dict[str, pa.DataType], nulls: list[str]) -> pa.Table:
+    convert = pacsv.ConvertOptions(
+        include_columns=list(types),
+        column_types=types,
+        null_values=nulls,
+        strings_can_be_null=True,
+        quoted_strings_can_be_null=True,
+    )
+    try:
+        return pacsv.read_csv(
+            path,
+            convert_options=convert,
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+        raise InputError(
+            _explain_arrow(exc, header), path=display(path), expected=_expectation(exc)
+        ) from None
+
+
+def _explain_arrow(exc: BaseException, header: list[str]) -> str:
+    """Turn pyarrow's message into one line naming the column ("In CSV column #7: ..." -> its name)."""
+    msg = first_line(exc)
+    hit = re.search(r"CSV column #(\d+)", msg)
+    if hit and int(hit.group(1)) < len(header):
+        col = header[int(hit.group(1))].strip()
+        msg = msg.replace(hit.group(0), f"column {col!r}")
+    if "invalid UTF8" in msg or "UTF8" in msg:
+        return f"not UTF-8 text ({msg})"
+    if "Expected" in msg and "columns" in msg:
+        return f"malformed or truncated row ({msg})"
+    return msg
+
+
+def _expectation(exc: BaseException) -> str:
+    msg = str(exc)
+    if "conversion error to" in msg:
+        kind = msg.split("conversion error to", 1)[1].split(":", 1)[0].strip()
+        return f"{kind} values (or N/A) in that column"
+    if "UTF8" in msg:
+        return "UTF-8 text"
+    return "comma-separated rows with as many fields as the header"
+
+
+def read_table(path: Path) -> pd.DataFrame:
+    """A small auxiliary CSV (op_statistic, memory, dataset ...) with every column, types inferred."""
+    read_header(path)
+    try:
+        table = pacsv.read_csv(path, convert_options=pacsv.ConvertOptions(null_values=NULL_VALUES))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+        raise InputError(
+            _explain_arrow(exc, read_header(path)),
+            path=display(path),
+            expected="comma-separated rows with as many fields as the header",
+        ) from None
+    keep = [c for c in table.column_names if c.strip() != "Device_id"]
+    return to_frame(table.select(keep))
+
+
+def to_frame(table: pa.Table) -> pd.DataFrame:
+    """pyarrow table -> pandas with the model's dtypes (string[pyarrow], int64/double[pyarrow]); zero-copy."""
+    return table.to_pandas(types_mapper=_types_mapper)
+
+
+def _types_mapper(arrow_type: pa.DataType) -> Any:
+    if pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type):
+        return pd.StringDtype("pyarrow")
+    return pd.ArrowDtype(arrow_type)
+
+
+# --------------------------------------------------------------------------------------- JSON and text
+
+
+def load_json(path: Path, expected: str = "a JSON document") -> Any:
+    """Parse a (small) JSON file; empty, non-UTF-8 or invalid content raises InputError."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot open ({exc.strerror})", path=display(path)) from None
+    if not raw.strip():
+        raise InputError("empty file", path=display(path), expected=expected)
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"not UTF-8 text (byte {exc.start})", path=display(path), expected=expected
+        ) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        problem = f"invalid or truncated JSON at line {exc.lineno} column {exc.colno} ({exc.msg})"
+        raise InputError(problem, path=display(path), expected=expected) from None
+
+
+def read_text(path: Path) -> str:
+    """A text file as str; non-UTF-8 raises InputError naming the byte offset."""
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"not UTF-8 text (byte {exc.start})", path=display(path), expected="UTF-8 text"
+        ) from None
+    except OSError as exc:
+        raise InputError(f"cannot open ({exc.strerror})", path=display(path)) from None
