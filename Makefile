@@ -36,9 +36,10 @@ test: $(STAMP) browser lint
 	@GRADIO_ANALYTICS_ENABLED=False PERF_DOCTOR_REQUIRE_BROWSER=1 $(PY) -m pytest; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing on purpose" >&2; exit 1; fi; exit $$rc
 
-# The developers' lane: no slow, browser or MindSpore tests (CI runs everything with `make test`).
+# The developers' lane: no slow, browser or MindSpore tests (CI runs everything with `make test`), on
+# every core (pytest-xdist), a test module per worker so that its cached runs are read once.
 test-fast: $(STAMP)
-	@GRADIO_ANALYTICS_ENABLED=False $(PY) -m pytest -q -m "not slow and not browser and not mindspore"; rc=$$?; \
+	@GRADIO_ANALYTICS_ENABLED=False $(PY) -m pytest -q -n auto --dist loadfile -m "not slow and not browser and not mindspore"; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing on purpose" >&2; exit 1; fi; exit $$rc
 
 bench: $(STAMP)
