@@ -11,8 +11,9 @@ load the pandas that the run model pulls in; an eager import made a normal model
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from core.lazy import lazy_getattr
 
 _EXPORTS: dict[str, str] = {
     "InputError": "core.errors",
@@ -51,14 +52,7 @@ if TYPE_CHECKING:
     from core.symptoms import SOURCES, SYMPTOM_KINDS, Symptom, SymptomKind
 
 
-def __getattr__(name: str) -> Any:
-    """Import the public name's module on first use; unknown names fail as they would without this."""
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'core' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _EXPORTS, globals())
 
 
 __all__ = [

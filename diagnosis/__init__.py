@@ -16,8 +16,9 @@ path, such as the benchmark script bench/diagnosis.py, can shadow it.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from core.lazy import lazy_getattr
 
 _EXPORTS: dict[str, str] = {
     "Source": "diagnosis.sources",
@@ -57,14 +58,7 @@ if TYPE_CHECKING:
     from diagnosis.workspace import Workspace
 
 
-def __getattr__(name: str) -> Any:
-    """Import the public name's module on first use; unknown names fail as they would without this."""
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'diagnosis' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _EXPORTS, globals())
 
 
 __all__ = [
