@@ -7,13 +7,16 @@ MINDIR graph, asks the knowledge base for ranked causes and assembles the report
 
 from __future__ import annotations
 
+import importlib
 import os
+import sys
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core import InputError, Limitation, Symptom
 from diagnosis import (
@@ -30,26 +33,19 @@ from diagnosis import (
     prepare,
     read_folder,
 )
-from doctor import build, isolation
+from doctor import isolation
 from doctor.i18n import check_lang, t
-from doctor.model import (
-    OPERATOR_COLUMN_NAMES,
-    SCHEMA_VERSION,
-    Generator,
-    Input,
-    Leaderboards,
-    OperatorRow,
-    Operators,
-    ReportDocument,
-    RunInfo,
-    Step,
-    Timing,
-)
 from doctor.report import Report
 from doctor.uploads import public_folders
-from doctor.verdict import verdict
 from doctor.version import VERSION
 from knowledge import evaluate
+
+if TYPE_CHECKING:
+    from doctor.model import Input, Leaderboards, OperatorRow, RunInfo, Step, Timing
+
+# The report model (pydantic and ~30 model classes, ~0.2 s to import) is loaded in a thread while the
+# profiles are read, whose parsing releases the GIL: imported at the top it added that time to every run.
+MODEL_MODULES = ("doctor.build", "doctor.verdict")
 
 Progress = Callable[[float, str], None]  # (fraction done, what is happening)
 _Step = Callable[[float, str], None]  # (fraction done, REPORT_TEXT key)
@@ -80,7 +76,7 @@ class _Analysis:
     limitations: list[tuple[str, Limitation]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     operators: list[OperatorRow] = field(default_factory=list)
-    boards: Leaderboards = field(default_factory=lambda: Leaderboards(baseline=[], target=[]))
+    boards: Leaderboards | None = None
     steps: list[Step] = field(default_factory=list)
     target: Side | None = None  # the run a MINDIR is cross-linked with
     model: _Model | None = None
@@ -119,6 +115,7 @@ def diagnose(
         return inspect_model(mindir, progress=progress, lang=lang, isolate=isolate)  # type: ignore[arg-type]
     step = _stepper(progress, lang)
     prefer_jemalloc()
+    _load_report_model_in_background()
     with Workspace(forbidden=public_folders()) as workspace:
         sides = _read_all(given, workspace, rank, step, isolate)
         if npu_smi is not None:
@@ -207,6 +204,18 @@ def _read(role: str, source: Source, workspace: Workspace, rank: int | None, iso
     return prepare(run)
 
 
+def _load_report_model_in_background() -> None:
+    """Start importing the report model; the first `from doctor import build` waits for it to finish."""
+    if all(name in sys.modules for name in MODEL_MODULES):
+        return
+    threading.Thread(target=_import_all, args=(MODEL_MODULES,), name="perf-doctor-model", daemon=True).start()
+
+
+def _import_all(names: tuple[str, ...]) -> None:
+    for name in names:
+        importlib.import_module(name)
+
+
 def _load_model(path: str | os.PathLike[str], step: _Step, isolate: bool) -> _Model:
     """Decode the MINDIR (in a limited child process when `isolate`), then find chains and hygiene."""
     import graph  # imported on first use: networkx and protobuf are not needed to compare profiles
@@ -224,6 +233,8 @@ def _load_model(path: str | os.PathLike[str], step: _Step, isolate: bool) -> _Mo
 
 
 def _pair(first: Side, second: Side, baseline_role: str | None, step: _Step, lang: str) -> _Analysis:
+    from doctor import build
+
     step(0.4, "p_compare")
     comparison: Comparison = compare_sides(first, second, baseline=baseline_role)
     step(0.5, "p_analyze")
@@ -243,6 +254,8 @@ def _pair(first: Side, second: Side, baseline_role: str | None, step: _Step, lan
 
 
 def _single(side: Side, given_as: str, step: _Step, lang: str) -> _Analysis:
+    from doctor import build
+
     step(0.45, "p_analyze")
     run = side.run
     analysis = _Analysis(kind="single", lang=lang)
@@ -268,6 +281,8 @@ def _single_note(given_as: str) -> str:
 
 def _add_model(analysis: _Analysis, model: _Model) -> None:
     """Model inputs, hygiene symptoms and, when a profile is present, the chain-to-kernel cross-link."""
+    from doctor import build
+
     analysis.model = model
     analysis.inputs.append(build.input_entry("mindir", model.name, "mindir", None))
     analysis.symptoms += model.symptoms
@@ -290,6 +305,17 @@ def _input_kinds(analysis: _Analysis) -> set[str]:
 
 def _finish(analysis: _Analysis, step: _Step) -> Report:
     """Evaluate the knowledge base and assemble the document."""
+    from doctor import build
+    from doctor.model import (
+        OPERATOR_COLUMN_NAMES,
+        SCHEMA_VERSION,
+        Generator,
+        Leaderboards,
+        Operators,
+        ReportDocument,
+    )
+    from doctor.verdict import verdict
+
     step(0.85, "p_rules")
     kinds = _input_kinds(analysis)
     timing = analysis.timing
@@ -318,7 +344,7 @@ def _finish(analysis: _Analysis, step: _Step) -> Report:
         operators=Operators(
             columns=list(OPERATOR_COLUMN_NAMES), total=len(analysis.operators), records=analysis.operators
         ),
-        leaderboards=analysis.boards,
+        leaderboards=analysis.boards or Leaderboards(baseline=[], target=[]),
         steps=analysis.steps,
         graph=section,
         warnings=build.warning_records(

@@ -9,13 +9,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from doctor.model import OPERATOR_COLUMN_NAMES, OPERATOR_COLUMNS, SCHEMA_VERSION, ReportDocument
+from doctor.version import SCHEMA_VERSION
+
+if TYPE_CHECKING:
+    from doctor.model import OPERATOR_COLUMN_NAMES, OPERATOR_COLUMNS, ReportDocument
 
 __all__ = ["OPERATOR_COLUMNS", "OPERATOR_COLUMN_NAMES", "SCHEMA_VERSION", "Report"]
+
+
+def __getattr__(name: str) -> Any:
+    """The operator columns come from the model, which is imported on first use (doctor.facade)."""
+    if name in ("OPERATOR_COLUMNS", "OPERATOR_COLUMN_NAMES"):
+        from doctor import model
+
+        return getattr(model, name)
+    raise AttributeError(f"module 'doctor.report' has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -28,6 +40,8 @@ class Report:
     @classmethod
     def from_dict(cls, data: dict[str, Any], chain_figure: Any = None) -> Report:
         """A report from a stored document (a case, a batch result), validated against the model."""
+        from doctor.model import ReportDocument
+
         return cls(ReportDocument.model_validate(data), chain_figure)
 
     @cached_property
@@ -65,6 +79,8 @@ class Report:
     def operators(self) -> pd.DataFrame:
         """The operator table as a DataFrame with the report's columns (empty for a model-only report)."""
         records = self.data["operators"]["records"]
+        from doctor.model import OPERATOR_COLUMN_NAMES, OPERATOR_COLUMNS
+
         frame = pd.DataFrame.from_records(records, columns=list(OPERATOR_COLUMN_NAMES))
         for name, kind in OPERATOR_COLUMNS:
             if kind in ("number", "integer"):

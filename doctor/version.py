@@ -4,3 +4,4 @@ pyproject.toml reads it from here (setuptools dynamic version), so a source chec
 package agree without importing importlib.metadata (about 10 ms of every CLI start)."""
 
 VERSION = "0.1.0"
+SCHEMA_VERSION = "1.0"  # of the report document (doctor.model, docs/report.schema.json)

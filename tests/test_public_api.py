@@ -12,6 +12,8 @@ import sys
 
 import pytest
 
+from tests.support.inputs import ROOT
+
 PACKAGES = ("core", "diagnosis", "graph", "knowledge")
 
 
@@ -33,7 +35,7 @@ def test_lazy_table_matches_all(package: str) -> None:
 
 def _modules_after(statement: str) -> set[str]:
     code = f"import sys; {statement}; print(' '.join(sorted(sys.modules)))"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     return set(done.stdout.split())
 
 
@@ -46,3 +48,19 @@ def test_parsing_a_model_loads_neither_pandas_nor_pydantic() -> None:
 def test_the_run_model_is_loaded_when_asked_for() -> None:
     loaded = _modules_after("from core import Run")
     assert "pandas" in loaded
+
+
+def test_the_cli_starts_without_the_report_model() -> None:
+    """pydantic and the report model load in a thread while the profiles are read (doctor.facade)."""
+    loaded = _modules_after("import doctor.cli, doctor")
+    assert "doctor.facade" in loaded
+    assert not {"pydantic", "doctor.model", "doctor.build"} & loaded
+
+
+def test_a_diagnosis_loads_the_report_model_it_needs() -> None:
+    statement = (
+        "from doctor import diagnose; from tests.support.inputs import CPU; "
+        "r = diagnose(CPU / 'train_amp_o2_graph', CPU / 'infer_fp32_graph', isolate=False); "
+        "assert r.document.kind == 'pair'"
+    )
+    assert {"pydantic", "doctor.model", "doctor.build"} <= _modules_after(statement)

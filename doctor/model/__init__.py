@@ -5,7 +5,7 @@ Field order is the JSON key order, and every field is always present (`null` whe
 """
 
 from doctor.model.base import Record
-from doctor.model.document import SCHEMA_VERSION, Generator, ReportDocument
+from doctor.model.document import Generator, ReportDocument
 from doctor.model.findings import (
     Cause,
     Evidence,
@@ -27,6 +27,7 @@ from doctor.model.tables import (
     Operators,
     Step,
 )
+from doctor.version import SCHEMA_VERSION
 
 __all__ = [
     "OPERATOR_COLUMNS",

@@ -12,7 +12,6 @@ from doctor.model.graph import Graph
 from doctor.model.runs import Input, RunInfo, Timing
 from doctor.model.tables import Leaderboards, Operators, Step
 
-SCHEMA_VERSION = "1.0"
 ReportKind = Literal["pair", "single", "mindir"]
 InputKind = Literal["pair", "single", "mindir", "mindir+profile"]
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import pandas as pd
 
-from doctor.model import OPERATOR_COLUMNS
 from doctor.report import Report
 from doctor.text import csv_safe
 
@@ -21,6 +20,8 @@ def render_csv(report: Report) -> str:
 
 def safe_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """A copy whose text columns are formula-safe; number and boolean columns are left as they are."""
+    from doctor.model import OPERATOR_COLUMNS  # on use: the model loads in the background
+
     kinds = dict(OPERATOR_COLUMNS)
     out = frame.copy()
     for column in out.columns:

@@ -10,13 +10,15 @@ or put in a code span); rule text and fix code come from the packaged knowledge 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from doctor.i18n import t
-from doctor.model import Cause, Reference
 from doctor.report import Report
 from doctor.text import fenced, fmt_ms, fmt_number, fmt_percent, fmt_ratio, md_cell, md_code, md_text
 from doctor.wording import evidence_line, severity_word, status_text
+
+if TYPE_CHECKING:
+    from doctor.model import Cause, Reference
 
 MAX_TABLE_ROWS = 50
 
