@@ -15,6 +15,7 @@ passing case of each, fails it.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -64,17 +65,9 @@ def _ordered(analyzers: list[Analyzer]) -> list[Analyzer]:
 
 
 def _load_all() -> None:
-    from diagnosis.analyzers import (  # noqa: F401  (registration by import)
-        config,
-        devices,
-        environment,
-        kernels,
-        pipeline,
-        precision,
-        shapes,
-        timing,
-        training,
-    )
+    """Import every analyzer module of MODULE_ORDER: importing one registers its analyzers."""
+    for name in MODULE_ORDER:
+        importlib.import_module(f"{__name__}.{name}")
 
 
 def analyze_pair(comparison: Comparison) -> list[Symptom]:
