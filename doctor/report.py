@@ -16,18 +16,9 @@ import pandas as pd
 from doctor.version import SCHEMA_VERSION
 
 if TYPE_CHECKING:
-    from doctor.model import OPERATOR_COLUMN_NAMES, OPERATOR_COLUMNS, ReportDocument
+    from doctor.model import ReportDocument
 
-__all__ = ["OPERATOR_COLUMNS", "OPERATOR_COLUMN_NAMES", "SCHEMA_VERSION", "Report"]
-
-
-def __getattr__(name: str) -> Any:
-    """The operator columns come from the model, which is imported on first use (doctor.facade)."""
-    if name in ("OPERATOR_COLUMNS", "OPERATOR_COLUMN_NAMES"):
-        from doctor import model
-
-        return getattr(model, name)
-    raise AttributeError(f"module 'doctor.report' has no attribute {name!r}")
+__all__ = ["SCHEMA_VERSION", "Report"]
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from core.model import PIPE_COUNTERS
 from diagnosis.compare import PIPES, assign_roles, compare_runs, leaderboard
 from diagnosis.forward import normalise_scopes, training_only_mask
 from diagnosis.ingest import read_folder
-from doctor.report import OPERATOR_COLUMN_NAMES
+from doctor.model import OPERATOR_COLUMN_NAMES
 from tests.support.inputs import CPU
 from tests.support.runs import cpu_pair, cpu_run
 

@@ -14,8 +14,8 @@ from pydantic import ValidationError
 
 from core.errors import InputError
 from doctor import SCHEMA_VERSION, Report, diagnose, inspect_model, schema
+from doctor.model import OPERATOR_COLUMN_NAMES, OPERATOR_COLUMNS
 from doctor.render import render_json
-from doctor.report import OPERATOR_COLUMN_NAMES, OPERATOR_COLUMNS
 from doctor.schema import DOC_PATH, SCHEMA_PATH, load_schema, schema_text
 from tests.support.inputs import CPU, MINDIR, RESNET
 from tests.support.reports import amp_pair

@@ -15,6 +15,7 @@ import pytest
 from jinja2 import UndefinedError
 
 from doctor import Report, diagnose
+from doctor.model import OPERATOR_COLUMNS
 from doctor.plots import (
     breakdown_data,
     delta_by_type_data,
@@ -26,7 +27,6 @@ from doctor.render import RENDERERS, render, write
 from doctor.render.csv import render_csv
 from doctor.render.html import CSP, render_html, render_page
 from doctor.render.markdown import render_markdown
-from doctor.report import OPERATOR_COLUMNS
 from doctor.views import report_view
 from tests.support.inputs import CPU, RESNET, XSS, poison_profile
 
