@@ -5,11 +5,11 @@ back."""
 from __future__ import annotations
 
 import csv
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.support.scripts import load_script
 
 REPO = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
@@ -17,12 +17,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def bench():
-    # Loaded under another name: as `diagnosis` it would shadow the diagnosis package.
-    spec = importlib.util.spec_from_file_location("bench_diagnosis", REPO / "bench" / "diagnosis.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_diagnosis"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script(REPO / "bench" / "diagnosis.py", "bench_diagnosis")  # not as `diagnosis`
 
 
 @pytest.fixture(scope="module")

@@ -6,26 +6,17 @@ rerun it only for an intended change of content, and say so in the commit.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.support.scripts import load_script
+
 GENERATOR = Path(__file__).resolve().parent / "golden" / "generate.py"
 
 
-def _load_generator():
-    spec = importlib.util.spec_from_file_location("golden_generate", GENERATOR)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
-    spec.loader.exec_module(module)
-    return module
-
-
-golden = _load_generator()
+golden = load_script(GENERATOR, "golden_generate")
 PINNED: dict[str, dict[str, str]] = json.loads(golden.GOLDEN.read_text(encoding="utf-8"))
 CASES = list(golden.cases())
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
@@ -13,6 +12,7 @@ from types import ModuleType
 import pytest
 
 import graph
+from tests.support.scripts import load_script
 
 FIXTURES = Path(__file__).parent / "fixtures" / "mindir"
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,10 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _generator() -> ModuleType:
     """tests/fixtures/mindir/generate.py under a unique module name (other fixture folders have one too)."""
-    spec = importlib.util.spec_from_file_location("mindir_fixture_generate", FIXTURES / "generate.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(FIXTURES / "generate.py", "mindir_fixture_generate")
 
 
 generate = _generator()

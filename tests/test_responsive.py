@@ -7,8 +7,6 @@ The big pair is a generated MindSpore 2.10 Ascend train/infer pair of 300,000 ke
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import threading
 import time
 import urllib.request
@@ -22,16 +20,12 @@ from gradio_client.utils import Status
 
 from tests.bad_inputs.server import app_server, local_client
 from tests.support.inputs import CPU, ROOT
+from tests.support.scripts import load_script
 
 
 def _bench_module(name: str) -> ModuleType:
-    """A bench/ script loaded by path: bench/ is not a package, and putting it on sys.path would let
-    bench/diagnosis.py shadow the diagnosis package (also in isolated children, which inherit the path)."""
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "bench" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
-    spec.loader.exec_module(module)
-    return module
+    """A bench/ script loaded by path (tests.support.scripts says why)."""
+    return load_script(ROOT / "bench" / f"{name}.py", f"bench_{name}")
 
 
 write_run = _bench_module("gen_ascend").write_run
