@@ -1,7 +1,7 @@
 """A standalone HTML report that works offline: inline CSS, plotly.js embedded once, no external URL loaded.
 
 The page comes from the Jinja2 templates in doctor/render/templates, rendered from the report document
-(`Report.to_dict()`) with autoescape on: every ``{{ value }}`` is escaped unless it is markup, and the
+(`Report.data`) with autoescape on: every ``{{ value }}`` is escaped unless it is markup, and the
 only markup that is not made by the templates is the plotly figure HTML (`_figure_html`). A
 Content-Security-Policy forbids loading anything from the network, so even a mistake elsewhere cannot
 make the file fetch or run remote code.
@@ -35,7 +35,7 @@ TEMPLATE = "report.html.j2"
 def render_html(report: Report) -> str:
     """The full report as one self-contained HTML page."""
     figures = report_figures(report).values()
-    return render_page(report.to_dict(), [_figure_html(fig, first=i == 0) for i, fig in enumerate(figures)])
+    return render_page(report.data, [_figure_html(fig, first=i == 0) for i, fig in enumerate(figures)])
 
 
 def render_page(doc: dict[str, Any], figures: Iterable[Markup] = ()) -> str:
