@@ -100,6 +100,17 @@ SYMPTOM_KINDS: dict[str, SymptomKind] = {
         "Cast kernels take a large share of the target's time or outnumber compute ops.",
         ("cast_share", "casts_per_step", "compute_ops_per_step", "cast_ms_per_step"),
     ),
+    "attention-split": SymptomKind(
+        "Fused attention kernels (FlashAttentionScore, PromptFlashAttention, IncreFlashAttention) of the "
+        "baseline run as BatchMatMul + Softmax (+ Dropout) + BatchMatMul kernels on the target.",
+        (
+            "fused_per_step",
+            "split_per_step",
+            "split_kernels_per_step",
+            "fused_ms_per_step",
+            "split_ms_per_step",
+        ),
+    ),
     "fusion-split": SymptomKind(
         "Kernels fused on the baseline run as separate kernels on the target (or Conv and BN run as "
         "separate kernels in an Ascend/GPU inference run).",
@@ -265,6 +276,21 @@ SYMPTOM_KINDS: dict[str, SymptomKind] = {
             "matmul-biasadd",
             "matmul-add",
         ),
+    ),
+    "mindir-unfused-attention": SymptomKind(
+        "Attention written as MatMul -> (scale) -> (mask) -> Softmax -> (Dropout) -> MatMul instead of one "
+        "FlashAttentionScore / PromptFlashAttention / IncreFlashAttention.",
+        ("patterns", "decode", "blocked", "casts_in_patterns"),
+    ),
+    "mindir-unfused-norm": SymptomKind(
+        "LayerNorm or RMSNorm written out as ReduceMean/Pow/Sqrt|Rsqrt/Div|Mul/Add instead of one "
+        "LayerNorm / RmsNorm op.",
+        ("patterns", "layer-norm", "rms-norm", "blocked"),
+    ),
+    "mindir-decomposed-activation": SymptomKind(
+        "GeLU (erf or tanh form), FastGelu, SiLU/Swish or a rotary embedding written out as elementwise "
+        "ops instead of one GeLU / FastGelu / SiLU / RotaryPositionEmbedding op.",
+        ("patterns", "gelu", "fast-gelu", "silu", "rotary", "blocked"),
     ),
     # --- a MINDIR joined with a profile (source "mindir+profile") ---
     "chains-ran-split": SymptomKind(

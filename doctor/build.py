@@ -343,6 +343,9 @@ def graph_section(model: Any, chains: Sequence[Any], name: str, links: pd.DataFr
     patterns = sorted(by_pattern.values(), key=lambda r: (-r["count"], r["pattern"]))
     for row in patterns:
         row["blocked"] = row["count"] - row["fusible"]
+        fused = sorted({c.replaced_by for c in chains if c.pattern == row["pattern"] and c.replaced_by})
+        if fused:
+            row["replaced_by"] = ", ".join(fused)
     fusible = sum(int(c.fusible) for c in chains)
     ops = model.op_nodes()
     return Graph.model_validate(

@@ -114,11 +114,14 @@ def leaderboard_table(report: Report, role: str) -> Table:
 def chain_table(report: Report) -> Table:
     """Fusion chains per pattern (empty without a model)."""
     graph = report.data.get("graph") or {"chains": {"by_pattern": []}}
-    frame = pd.DataFrame(graph["chains"]["by_pattern"], columns=["pattern", "count", "fusible", "blocked"])
+    rows = graph["chains"]["by_pattern"]
+    frame = pd.DataFrame(rows, columns=["pattern", "count", "fusible", "blocked"])
+    fused = pd.Series([r.get("replaced_by") for r in rows], index=frame.index, dtype=object)
+    pattern = frame["pattern"].where(fused.isna(), frame["pattern"] + " → " + fused.fillna(""))
     lang = report.lang
     return _table(
         [
-            (t("col_pattern", lang), frame["pattern"], "str"),
+            (t("col_pattern", lang), pattern, "str"),
             (t("col_count", lang), frame["count"], "number"),
             (t("col_fusible", lang), frame["fusible"], "number"),
             (t("col_blocked", lang), frame["blocked"], "number"),

@@ -1,4 +1,5 @@
-"""MINDIR graphs: load a .mindir with protobuf alone, find fusion chains, check export hygiene,
+"""MINDIR graphs: load a .mindir with protobuf alone, find fusion chains and decomposed transformer
+patterns (attention, norms, activations, rotary: graph.patterns), check export hygiene,
 cross-link chains with profiled kernels, and draw the graph (graph.view, imported on demand).
 
 Public API: load_mindir, find_chains, chain_counts, hygiene_symptoms, crosslink, overview_figure.
@@ -17,6 +18,7 @@ from graph.chains import PATTERNS, Pattern, chain_counts, find_chains
 from graph.hygiene import hygiene_symptoms
 from graph.loader import MAX_FILE_BYTES, load_mindir
 from graph.model import Chain, FunctionInfo, MindirModel, ParameterSummary, TensorInfo
+from graph.patterns import DAG_PATTERNS, DagPattern, Slot
 
 
 def __getattr__(name: str) -> Any:
@@ -33,13 +35,16 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "DAG_PATTERNS",
     "MAX_FILE_BYTES",
     "PATTERNS",
     "Chain",
+    "DagPattern",
     "FunctionInfo",
     "MindirModel",
     "ParameterSummary",
     "Pattern",
+    "Slot",
     "TensorInfo",
     "chain_counts",
     "crosslink",

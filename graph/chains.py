@@ -11,6 +11,11 @@ order and keeps the first pattern, in PATTERNS order (longest first), that match
   ends the same prefix (ResNet downsample blocks: the main path owns the Add, the shortcut is conv-bn);
 * a chain is fusible only when every intermediate output has a single consumer and no BatchNorm in
   it runs in training mode; otherwise it is reported as blocked with the reason.
+
+Before the linear walk, the DAG patterns of graph.patterns (decomposed attention, norms, activations,
+rotary embedding) claim their nodes, so a Softmax's MatMul is not also reported as `matmul-add`; their
+chains follow the linear ones in the result. A graph without those patterns gives the same linear
+chains as the walk alone.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from typing import Any
 import networkx as nx
 
 from graph.model import Chain, MindirModel
+from graph.patterns import DAG_PATTERNS, DagPattern, find_dag_chains
 
 OP_GROUPS: dict[str, frozenset[str]] = {
     "conv": frozenset(
@@ -77,13 +83,19 @@ PATTERNS: tuple[Pattern, ...] = (
 )
 
 
-def find_chains(model: MindirModel, patterns: tuple[Pattern, ...] = PATTERNS) -> list[Chain]:
-    """All fusion chains of the model's graph, in graph order; each node is in at most one chain."""
+def find_chains(
+    model: MindirModel,
+    patterns: tuple[Pattern, ...] = PATTERNS,
+    dag_patterns: tuple[DagPattern, ...] = DAG_PATTERNS,
+) -> list[Chain]:
+    """All fusion chains of the model's graph: linear chains in graph order, then the DAG patterns in
+    graph order; each node is in at most one chain."""
     g = model.graph
     outputs = set(g.graph.get("outputs", ()))
+    claimed: set[str] = set()
+    dag_chains = find_dag_chains(g, outputs, claimed, dag_patterns) if dag_patterns else []
     anchors = {p.steps[0] for p in patterns}
     anchor_ops = frozenset().union(*(OP_GROUPS[a] for a in anchors))
-    claimed: set[str] = set()
     chains: list[Chain] = []
     for node, data in g.nodes(data=True):
         if data.get("op") not in anchor_ops or node in claimed:
@@ -98,7 +110,7 @@ def find_chains(model: MindirModel, patterns: tuple[Pattern, ...] = PATTERNS) ->
                 claimed.update(casts)
                 chains.append(_chain(g, pattern, nodes, casts, outputs))
                 break
-    return chains
+    return chains + dag_chains
 
 
 def chain_counts(chains: list[Chain]) -> dict[str, int]:

@@ -1,7 +1,9 @@
 """Export-hygiene checks on a MINDIR graph, each a Symptom (source "mindir") with node evidence.
 
 Kinds: mindir-train-mode, mindir-fp32-compute / mindir-low-precision, mindir-dynamic-input,
-mindir-float64-input, mindir-cast-ops, mindir-aicpu-risk, mindir-fusible-chains. Values are plain
+mindir-float64-input, mindir-cast-ops, mindir-aicpu-risk, mindir-fusible-chains (linear chains)
+and, from the DAG patterns, mindir-unfused-attention, mindir-unfused-norm,
+mindir-decomposed-activation. Values are plain
 numbers so knowledge rules can threshold on them; evidence lists at most MAX_EVIDENCE items.
 """
 
@@ -18,6 +20,7 @@ from graph.aicpu import matching_rules
 from graph.chains import OP_GROUPS, chain_counts
 from graph.dtypes import LOW_PRECISION
 from graph.model import Chain, MindirModel, TensorInfo
+from graph.patterns import FAMILY_OF
 
 # The symptom kinds this module emits (see diagnosis/analyzers/__init__.py).
 EMITS = Emits(
@@ -30,6 +33,9 @@ EMITS = Emits(
         "mindir-cast-ops",
         "mindir-aicpu-risk",
         "mindir-fusible-chains",
+        "mindir-unfused-attention",
+        "mindir-unfused-norm",
+        "mindir-decomposed-activation",
     )
 )
 
@@ -41,6 +47,12 @@ DROPOUT_OPS = frozenset(
     {"Dropout", "DropoutExt", "DropoutGenMask", "DropoutDoMask", "StatelessDropOutGenMask"}
 )
 COMPUTE_OPS = OP_GROUPS["conv"] | OP_GROUPS["matmul"]
+# pattern family -> (symptom kind, families counted in it, what the fused op is)
+DECOMPOSED: dict[str, tuple[str, tuple[str, ...], str]] = {
+    "attention": ("mindir-unfused-attention", ("attention",), "one fused attention op"),
+    "norm": ("mindir-unfused-norm", ("norm",), "one LayerNorm / RmsNorm op"),
+    "activation": ("mindir-decomposed-activation", ("activation", "rotary"), "one fused op"),
+}
 
 
 def hygiene_symptoms(model: MindirModel, chains: list[Chain]) -> list[Symptom]:
@@ -52,7 +64,8 @@ def hygiene_symptoms(model: MindirModel, chains: list[Chain]) -> list[Symptom]:
         lambda: float64_input(model),
         lambda: cast_ops(model),
         lambda: aicpu_risk(model),
-        lambda: fusible_chains(chains),
+        lambda: fusible_chains([c for c in chains if not c.replaced_by]),
+        *(lambda family=family: decomposed(chains, family) for family in DECOMPOSED),
     ]
     return [s for s in (check() for check in checks) if s is not None]
 
@@ -292,4 +305,33 @@ def fusible_chains(chains: list[Chain]) -> Symptom | None:
             "casts_in_chains": sum(len(c.casts) for c in chains),
         },
         evidence=tuple(c.to_dict() for c in chains[:MAX_EVIDENCE]),
+    )
+
+
+def decomposed(chains: list[Chain], family: str) -> Symptom | None:
+    """The DAG patterns of one family (graph.patterns): counts by pattern and the fused op of each."""
+    kind, families, fused = DECOMPOSED[family]
+    found = [c for c in chains if c.replaced_by and FAMILY_OF.get(c.pattern) in families]
+    if not found:
+        return None
+    counts = chain_counts(found)
+    by_op = Counter(c.replaced_by for c in found)
+    blocked = sum(not c.fusible for c in found)
+    listed = ", ".join(f"{n} {p}" for p, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    ops = ", ".join(f"{op} x{n}" for op, n in sorted(by_op.items(), key=lambda kv: (-kv[1], kv[0])))
+    values: dict[str, int] = {"patterns": len(found), **counts, "blocked": blocked}
+    if family == "attention":
+        values = {
+            "patterns": len(found),
+            "decode": by_op.get("IncreFlashAttention", 0),
+            "blocked": blocked,
+            "casts_in_patterns": sum(len(c.casts) for c in found),
+        }
+    return Symptom(
+        kind=kind,
+        summary=f"{len(found)} decomposed pattern(s) ({listed}) that {fused} each replaces: {ops}",
+        source=SOURCE,
+        strength=0.8 if family == "attention" else 0.6,
+        values=values,
+        evidence=tuple(c.to_dict() for c in found[:MAX_EVIDENCE]),
     )

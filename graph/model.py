@@ -95,7 +95,8 @@ class MindirModel:
 
 @dataclass(frozen=True)
 class Chain:
-    """A run of ops a backend can fuse into one kernel (e.g. Conv2D -> BatchNorm -> ReLU)."""
+    """A run of ops a backend can fuse into one kernel (e.g. Conv2D -> BatchNorm -> ReLU), or a decomposed
+    operator that one fused op replaces (attention -> FlashAttentionScore; `replaced_by` set)."""
 
     pattern: str  # e.g. "conv-bn-act"
     nodes: tuple[str, ...]  # graph node ids in order (Casts excluded)
@@ -105,10 +106,11 @@ class Chain:
     blocked_reason: str = ""
     depthwise: bool = False
     casts: tuple[str, ...] = ()  # Cast nodes passed through inside the chain (AMP)
+    replaced_by: str = ""  # DAG patterns (graph.patterns): the fused op that replaces the decomposed ops
 
     @property
     def anchor(self) -> str:
-        """The first node (the Conv/MatMul)."""
+        """The first node (the Conv/MatMul; a DAG pattern's first member slot)."""
         return self.nodes[0]
 
     def to_dict(self) -> dict[str, Any]:
@@ -122,4 +124,4 @@ class Chain:
             "blocked_reason": self.blocked_reason,
             "depthwise": self.depthwise,
             "casts": len(self.casts),
-        }
+        } | ({"replaced_by": self.replaced_by} if self.replaced_by else {})

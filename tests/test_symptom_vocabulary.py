@@ -14,7 +14,11 @@ from core.symptoms import SYMPTOM_KINDS
 from tests.support.runs import cpu_run
 
 FIXTURES = Path(__file__).parent / "fixtures"
-MINDIRS = [*sorted((FIXTURES / "mindir").glob("*.mindir")), FIXTURES / "cpu" / "fixture_net_fp32_eval.mindir"]
+MINDIRS = [
+    *sorted((FIXTURES / "mindir").glob("*.mindir")),
+    *sorted((FIXTURES / "transformer").glob("*.mindir")),
+    FIXTURES / "cpu" / "fixture_net_fp32_eval.mindir",
+]
 
 
 def _graph_symptoms():

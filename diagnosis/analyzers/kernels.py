@@ -1,5 +1,6 @@
-"""Kernel-shape symptoms of device runs: fusion split apart (or Conv+BN not folded), format
-conversions, short elementwise kernels, float64 inputs and host synchronisation after launches.
+"""Kernel-shape symptoms of device runs: fusion split apart (or Conv+BN not folded), fused
+attention run as BatchMatMul/Softmax kernels, format conversions, short elementwise kernels, float64
+inputs and host synchronisation after launches.
 
 Every analyzer here needs an Ascend or GPU run: a CPU run never fuses or folds (MindSpore's CPU
 backend runs Conv, BatchNorm and activations as separate ops in training and inference alike), has no
@@ -21,7 +22,7 @@ from diagnosis.unique import factorize
 
 # The symptom kinds this module emits (see diagnosis/analyzers/__init__.py).
 EMITS = Emits(
-    pair=("fusion-split", "format-conversion"),
+    pair=("fusion-split", "format-conversion", "attention-split"),
     run=("fusion-split", "format-conversion", "elementwise-heavy", "float64-input", "sync-heavy"),
 )
 
@@ -530,3 +531,147 @@ def sync_heavy(side: Side, role: str) -> list[Symptom]:
             recoverable_ms_per_step=rnd(ms, 4),
         )
     ]
+
+
+# ---------------------------------------------------------------------------- fused vs split attention
+
+# A fused kernel of the baseline and, on the target, the run of kernels doing the same work in its place:
+# an anchor kernel with a required kernel type before and after it (within SPLIT_WINDOW kernels, passing
+# only `between` types). Declared as data, like the graph patterns of graph.patterns.
+ATTENTION_FUSED = (
+    "FlashAttentionScore",
+    "PromptFlashAttention",
+    "IncreFlashAttention",
+    "FusedInferAttentionScore",
+    "FlashAttention",
+)
+MATMUL_TYPES = (
+    "BatchMatMul",
+    "BatchMatMulV2",
+    "BatchMatMulV3",
+    "MatMul",
+    "MatMulV2",
+    "MatMulV3",
+    "MatMulExt",
+)
+SOFTMAX_TYPES = ("Softmax", "SoftmaxV2", "SoftmaxV3", "SoftmaxExt")
+ATTENTION_BETWEEN = (
+    "Mul",
+    "Muls",
+    "RealDiv",
+    "Div",
+    "Add",
+    "Adds",
+    "Cast",
+    "Transpose",
+    "TransposeD",
+    "Reshape",
+    "Dropout",
+    "DropoutDoMask",
+    "DropOutDoMask",
+    "DropOutGenMask",
+    "DropoutV3",
+    "StatelessDropOutGenMask",
+    "MaskedFill",
+    "Select",
+)
+SPLIT_WINDOW = 4
+
+
+def _kernel_sequence(side: Side) -> pd.DataFrame:
+    """The side's forward kernels in launch order within each step."""
+    k = side.kernels
+    keys = ["step", "start_us"] if "step" in k.columns else ["start_us"]
+    frame = k.sort_values(keys, kind="stable").reset_index(drop=True)
+    return frame.assign(op_type=_types(frame))
+
+
+def _split_groups(seq: pd.DataFrame) -> list[list[int]]:
+    """Row ranges (indices of `seq`) of MatMul -> (scale, mask, dropout) -> Softmax -> ... -> MatMul runs."""
+    types = seq["op_type"].tolist()
+    groups: list[list[int]] = []
+    taken = -1
+    for i, op in enumerate(types):
+        if op not in SOFTMAX_TYPES or i <= taken:
+            continue
+        first = _reach(types, i, -1, taken)
+        last = _reach(types, i, +1, len(types))
+        if first is not None and last is not None:
+            groups.append(list(range(first, last + 1)))
+            taken = last
+    return groups
+
+
+def _reach(types: list[str], start: int, step: int, limit: int) -> int | None:
+    """Index of the nearest MatMul from `start` in direction `step`, passing only ATTENTION_BETWEEN."""
+    i = start + step
+    for _ in range(SPLIT_WINDOW):
+        if (step < 0 and i <= limit) or (step > 0 and i >= limit):
+            return None
+        if types[i] in MATMUL_TYPES:
+            return i
+        if types[i] not in ATTENTION_BETWEEN:
+            return None
+        i += step
+    return None
+
+
+@pair_analyzer
+def attention_split(c: Comparison) -> list[Symptom]:
+    """Fused attention kernels of the baseline that run as BatchMatMul + Softmax (+ Dropout) + BatchMatMul
+    on the target: the k-th fused kernel of a step against the k-th split run of the target's step, with
+    the split kernels' time per step. Attention-grad kernels are backward: a training baseline drops them."""
+    if not (on_device(c.baseline) and on_device(c.target)):
+        return []
+    base = _kernel_sequence(c.baseline)
+    fused = base.loc[base["op_type"].isin(ATTENTION_FUSED)]
+    target = _kernel_sequence(c.target)
+    target_fused = int(target["op_type"].isin(ATTENTION_FUSED).sum())
+    groups = _split_groups(target)
+    b_steps, t_steps = max(c.baseline.steps, 1), max(c.target.steps, 1)
+    fused_per_step, target_fused_per_step = len(fused) / b_steps, target_fused / t_steps
+    split_per_step = len(groups) / t_steps
+    if fused.empty or not groups or target_fused_per_step >= fused_per_step:
+        return []
+    rows_ = [i for g in groups for i in g]
+    split_ms = float(target.loc[rows_, "duration_us"].sum()) / 1000 / t_steps
+    fused_ms = float(fused["duration_us"].sum()) / 1000 / b_steps
+    matched = min(len(groups), len(fused))
+    saved = max(0.0, split_ms - fused_ms * min(1.0, split_per_step / fused_per_step))
+    return [
+        Symptom(
+            "attention-split",
+            f"{fused_per_step:g} fused attention kernels per step on the baseline "
+            f"({', '.join(sorted(set(fused['op_type'])))}, {fused_ms:.3f} ms) run split on the target: "
+            f"{split_per_step:g} BatchMatMul/Softmax/BatchMatMul runs of {len(rows_) / t_steps:g} kernels "
+            f"take {split_ms:.3f} ms per step ({split_ms / fused_ms:.1f}x).",
+            strength=min(1.0, 0.6 + 0.1 * split_per_step),
+            values={
+                "fused_per_step": rnd(fused_per_step),
+                "split_per_step": rnd(split_per_step),
+                "split_kernels_per_step": rnd(len(rows_) / t_steps),
+                "fused_ms_per_step": rnd(fused_ms, 4),
+                "split_ms_per_step": rnd(split_ms, 4),
+            },
+            evidence=tuple(_position_rows(fused.head(matched), target, groups[:matched])),
+            recoverable_ms_per_step=rnd(saved, 4),
+        )
+    ]
+
+
+def _position_rows(fused: pd.DataFrame, target: pd.DataFrame, groups: list[list[int]]) -> list[dict]:
+    """One row per position: the baseline's fused kernel and the target's split kernels in its place."""
+    out = []
+    for position, ((_, kernel), group) in enumerate(zip(fused.iterrows(), groups, strict=True), start=1):
+        split = target.loc[group]
+        out.append(
+            {
+                "position": position,
+                "baseline_kernel": str(kernel["name"]),
+                "baseline_op_type": str(kernel["op_type"]),
+                "baseline_us": rnd(float(kernel["duration_us"]), 3),
+                "target_kernels": ">".join(split["op_type"]),
+                "target_us": rnd(float(split["duration_us"].sum()), 3),
+            }
+        )
+    return out

@@ -32,6 +32,12 @@ class PatternCount(Record):
     count: Positive = Field(description="Chains of this pattern.")
     fusible: Count = Field(description="Of which the backend can fuse.")
     blocked: Count = Field(description="Of which something blocks fusion.")
+    replaced_by: str | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,
+        description="Decomposed patterns (attention, norms, activations): the fused op(s) replacing them, "
+        "`, `-separated; absent for linear chains.",
+    )
 
 
 class Chain(Record):
@@ -45,6 +51,12 @@ class Chain(Record):
     blocked_reason: str = Field(description="What blocks fusion (empty when fusible).")
     depthwise: bool = Field(description="Whether the convolution is depthwise.")
     casts: Count = Field(description="Cast nodes inside the chain.")
+    replaced_by: str | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,
+        description="Decomposed patterns: the fused op replacing them (e.g. `FlashAttentionScore`); absent "
+        "for linear chains.",
+    )
 
 
 class Chains(Record):

@@ -265,6 +265,11 @@ def graph_summary_markdown(report: Report) -> str:
     )
 
 
+def _pattern_cell(p: Any) -> str:
+    """The pattern name, and for a decomposed pattern the fused op that replaces it."""
+    return md_code(p.pattern) + (f" → {md_code(p.replaced_by)}" if p.replaced_by else "")
+
+
 def graph_markdown(report: Report) -> str:
     """The model summary and its fusion chains by pattern."""
     graph = report.document.graph
@@ -272,9 +277,7 @@ def graph_markdown(report: Report) -> str:
         return ""
     lang = report.lang
     head = [t(k, lang) for k in ("col_pattern", "col_count", "col_fusible", "col_blocked")]
-    rows = [
-        [md_code(p.pattern), str(p.count), str(p.fusible), str(p.blocked)] for p in graph.chains.by_pattern
-    ]
+    rows = [[_pattern_cell(p), str(p.count), str(p.fusible), str(p.blocked)] for p in graph.chains.by_pattern]
     return "\n\n".join(
         [
             f"## {t('graph', lang)}",
