@@ -111,6 +111,17 @@ SYMPTOM_KINDS: dict[str, SymptomKind] = {
             "split_ms_per_step",
         ),
     ),
+    "norm-split": SymptomKind(
+        "Fused LayerNorm / RmsNorm kernels of the baseline run as ReduceMean, Pow, Rsqrt|Sqrt, Mul and "
+        "Add kernels on the target.",
+        (
+            "fused_per_step",
+            "split_per_step",
+            "split_kernels_per_step",
+            "fused_ms_per_step",
+            "split_ms_per_step",
+        ),
+    ),
     "fusion-split": SymptomKind(
         "Kernels fused on the baseline run as separate kernels on the target (or Conv and BN run as "
         "separate kernels in an Ascend/GPU inference run).",

@@ -18,6 +18,7 @@ import pandas as pd
 from core.model import Run
 from core.symptoms import Emits, Symptom
 from graph.model import Chain, MindirModel
+from graph.patterns import FAMILY_OF
 
 # The symptom kinds this module emits (see diagnosis/analyzers/__init__.py).
 EMITS = Emits(mindir_profile=("chains-ran-split",))
@@ -219,6 +220,9 @@ def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
 
 
 def _split_symptom(table: pd.DataFrame, steps: int, run: Run, approximate: bool) -> Symptom | None:
+    """`chains-ran-split` over the linear chains; decomposed DAG patterns (attention, norms, ...) have rows
+    in the table but their own symptoms and rules (graph.hygiene), so they are left out of it."""
+    table = table[~table["pattern"].isin(FAMILY_OF.keys())]
     split = table[table["separate_kernels"] > 0]
     if split.empty:
         return None

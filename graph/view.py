@@ -211,6 +211,7 @@ def node_hover(g: nx.DiGraph, node: str, chain: Chain | None = None) -> str:
     if chain is not None:
         lines.append(
             f"chain: {chain.pattern}"
+            + (f" → {html.escape(chain.replaced_by)}" if chain.replaced_by else "")
             + ("" if chain.fusible else f" (blocked: {html.escape(chain.blocked_reason)})")
         )
     return "<br>".join(lines)
@@ -295,4 +296,5 @@ def chain_figure(model: MindirModel, chain: Chain) -> go.Figure:
     """One chain with its neighbours; the title says whether it is fusible and why not."""
     state = "fusible" if chain.fusible else f"blocked: {chain.blocked_reason}"
     kind = " (depthwise)" if chain.depthwise else ""
+    kind += f" → {chain.replaced_by}" if chain.replaced_by else ""
     return layout_figure(chain_layout(model, chain), f"{chain.pattern}{kind}: {state}")

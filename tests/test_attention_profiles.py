@@ -1,4 +1,4 @@
-"""Fused against split attention between two Ascend runs derived from the real BF16 LLM sample
+"""Fused against split attention (and norms) between two Ascend runs derived from the real BF16 LLM sample
 (tests/fixtures/ascend_llm, made by the generate.py beside it from ../shared/samples/ascend)."""
 
 from __future__ import annotations
@@ -34,9 +34,9 @@ def _kernels(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(handle))
 
 
-def test_generator_rewrites_the_committed_folders_byte_for_byte() -> None:
-    assert (LLM / "fused_infer" / "kernel_details.csv").read_text(encoding="utf-8") == generate.fused_infer()
-    assert (LLM / "split_infer" / "kernel_details.csv").read_text(encoding="utf-8") == generate.split_infer()
+@pytest.mark.parametrize("folder", ["fused_infer", "split_infer", "norm_fused", "norm_split"])
+def test_generator_rewrites_the_committed_folders_byte_for_byte(folder: str) -> None:
+    assert (LLM / folder / "kernel_details.csv").read_text(encoding="utf-8") == getattr(generate, folder)()
 
 
 def test_derived_runs_keep_the_sample_and_replace_only_attention() -> None:
@@ -52,7 +52,7 @@ def test_derived_runs_keep_the_sample_and_replace_only_attention() -> None:
     fa_us = sum(float(r["Duration(us)"]) for r in fa)
     split_us = sum(float(r["Duration(us)"]) for r in split if r["Type"] in ("BatchMatMulV2", "SoftmaxV2"))
     assert split_us == pytest.approx(generate.SPLIT_FACTOR * fa_us, rel=1e-5)
-    assert generate.SPLIT_FACTOR == pytest.approx(3.6)
+    assert pytest.approx(3.6) == generate.SPLIT_FACTOR
     assert {r["Name"] for r in split} - {r["Name"] for r in fused} == {s[1] for s in generate.SPLIT}
 
 
@@ -101,3 +101,37 @@ def test_the_issue_pair_now_names_attention_not_fused() -> None:
     top = found.causes[0]
     assert top.id == "attention-not-fused"
     assert top.recoverable_ms_per_step == pytest.approx(5.288, abs=1e-3)
+
+
+def test_norm_runs_are_found_in_launch_order() -> None:
+    from diagnosis.analyzers.kernels import SPLIT_PATTERNS, split_runs
+
+    norm = next(p for p in SPLIT_PATTERNS if p.kind == "norm-split")
+    rms = ["Add", "Pow", "ReduceMean", "Add", "Rsqrt", "Mul", "Mul", "FlashAttentionScore"]
+    assert split_runs(rms, norm) == [[1, 2, 3, 4, 5, 6]]  # the residual Add before is not part of it
+    layer = [
+        "MatMul",
+        "ReduceMean",
+        "Sub",
+        "Pow",
+        "ReduceMean",
+        "Add",
+        "Sqrt",
+        "RealDiv",
+        "Mul",
+        "Add",
+        "MatMul",
+    ]
+    assert split_runs(layer, norm) == [list(range(1, 10))]
+    assert split_runs(["ReduceMean", "MatMul", "Rsqrt"], norm) == []  # a MatMul between: not a norm
+
+
+def test_fused_norm_against_written_out_norm() -> None:
+    comparison, symptoms = pair("ascend_llm/norm_fused", "ascend_llm/norm_split")
+    symptom = one(symptoms, "norm-split")
+    assert symptom.values["fused_per_step"] == 5.0 and symptom.values["split_kernels_per_step"] == 30.0
+    assert symptom.evidence[0]["target_kernels"] == "Pow>ReduceMean>Add>Rsqrt>Mul>Mul"
+    assert "attention-split" not in kinds(symptoms)  # attention is fused on both
+    found = knowledge.evaluate(list(symptoms), [], {"pair"}, comparison.target.ms_per_step)
+    assert found.causes[0].id == "norm-not-fused"
+    assert found.causes[0].recoverable_ms_per_step == pytest.approx(symptom.recoverable_ms_per_step)

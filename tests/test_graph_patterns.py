@@ -102,7 +102,8 @@ def test_amp_casts_are_looked_through_and_never_members() -> None:
     assert model.op_counts["Cast"] == 13  # O2: the input, the weights and the output are cast
     first = next(c for c in chains if c.pattern == "rms-norm")
     pow_node = first.nodes[0]
-    assert [model.graph.nodes[p]["op"] for p in model.graph.pred[pow_node]] == ["Cast"]  # x reached through it
+    # x, the graph input, is reached through its Cast
+    assert [model.graph.nodes[p]["op"] for p in model.graph.pred[pow_node]] == ["Cast"]
     assert all("Cast" not in c.ops for c in chains)
     assert graph.chain_counts(chains) == counts("llama_decoder_eval")
 

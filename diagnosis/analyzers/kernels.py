@@ -1,6 +1,6 @@
 """Kernel-shape symptoms of device runs: fusion split apart (or Conv+BN not folded), fused
-attention run as BatchMatMul/Softmax kernels, format conversions, short elementwise kernels, float64
-inputs and host synchronisation after launches.
+attention or norm kernels run as their decomposed kernels, format conversions, short elementwise
+kernels, float64 inputs and host synchronisation after launches.
 
 Every analyzer here needs an Ascend or GPU run: a CPU run never fuses or folds (MindSpore's CPU
 backend runs Conv, BatchNorm and activations as separate ops in training and inference alike), has no
@@ -10,6 +10,7 @@ layout conversions and no device synchronisation, so these analyzers stay silent
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -22,7 +23,7 @@ from diagnosis.unique import factorize
 
 # The symptom kinds this module emits (see diagnosis/analyzers/__init__.py).
 EMITS = Emits(
-    pair=("fusion-split", "format-conversion", "attention-split"),
+    pair=("fusion-split", "format-conversion", "attention-split", "norm-split"),
     run=("fusion-split", "format-conversion", "elementwise-heavy", "float64-input", "sync-heavy"),
 )
 
@@ -533,18 +534,8 @@ def sync_heavy(side: Side, role: str) -> list[Symptom]:
     ]
 
 
-# ---------------------------------------------------------------------------- fused vs split attention
+# ---------------------------------------------------------------------- fused vs split attention and norms
 
-# A fused kernel of the baseline and, on the target, the run of kernels doing the same work in its place:
-# an anchor kernel with a required kernel type before and after it (within SPLIT_WINDOW kernels, passing
-# only `between` types). Declared as data, like the graph patterns of graph.patterns.
-ATTENTION_FUSED = (
-    "FlashAttentionScore",
-    "PromptFlashAttention",
-    "IncreFlashAttention",
-    "FusedInferAttentionScore",
-    "FlashAttention",
-)
 MATMUL_TYPES = (
     "BatchMatMul",
     "BatchMatMulV2",
@@ -554,28 +545,92 @@ MATMUL_TYPES = (
     "MatMulV3",
     "MatMulExt",
 )
-SOFTMAX_TYPES = ("Softmax", "SoftmaxV2", "SoftmaxV3", "SoftmaxExt")
-ATTENTION_BETWEEN = (
-    "Mul",
-    "Muls",
-    "RealDiv",
-    "Div",
-    "Add",
-    "Adds",
-    "Cast",
-    "Transpose",
-    "TransposeD",
-    "Reshape",
-    "Dropout",
-    "DropoutDoMask",
-    "DropOutDoMask",
-    "DropOutGenMask",
-    "DropoutV3",
-    "StatelessDropOutGenMask",
-    "MaskedFill",
-    "Select",
+CAST_LAYOUT = ("Cast", "Transpose", "TransposeD", "Reshape")
+
+
+@dataclass(frozen=True)
+class SplitPattern:
+    """A fused kernel family and, in a run, the run of kernels doing its work instead: an `anchor`
+    kernel, the nearest `before` kernel and the nearest `after` kernel within `window` launches on each
+    side, passing only `between` kernels (an empty `before` means the run starts at the anchor, with
+    `between` kernels just before it included). Declared as data, like the graph patterns of
+    graph.patterns; the k-th fused kernel of a baseline step stands against the k-th run of the target."""
+
+    kind: str
+    fused: tuple[str, ...]
+    anchor: tuple[str, ...]
+    before: tuple[str, ...]
+    after: tuple[str, ...]
+    between: tuple[str, ...]
+    window: int = 4
+    tail: tuple[str, ...] = ()  # kernels right after the `after` one that still belong to the run
+    tail_max: int = 2
+    lead: tuple[str, ...] = ()  # without `before`: kernels right before the anchor that belong to the run
+
+
+SPLIT_PATTERNS: tuple[SplitPattern, ...] = (
+    SplitPattern(
+        "attention-split",
+        fused=(
+            "FlashAttentionScore",
+            "PromptFlashAttention",
+            "IncreFlashAttention",
+            "FusedInferAttentionScore",
+            "FlashAttention",
+        ),
+        anchor=("Softmax", "SoftmaxV2", "SoftmaxV3", "SoftmaxExt"),
+        before=MATMUL_TYPES,
+        after=MATMUL_TYPES,
+        between=(
+            *CAST_LAYOUT,
+            "Mul",
+            "Muls",
+            "RealDiv",
+            "Div",
+            "Add",
+            "Adds",
+            "Dropout",
+            "DropoutDoMask",
+            "DropOutDoMask",
+            "DropOutGenMask",
+            "DropoutV3",
+            "StatelessDropOutGenMask",
+            "MaskedFill",
+            "Select",
+        ),
+    ),
+    SplitPattern(
+        "norm-split",
+        fused=(
+            "LayerNorm",
+            "LayerNormV3",
+            "LayerNormV4",
+            "LayerNormExt",
+            "RmsNorm",
+            "AddRmsNorm",
+            "AddLayerNorm",
+        ),
+        anchor=("ReduceMean", "ReduceMeanD", "MeanExt"),
+        before=(),
+        after=("Rsqrt", "Sqrt"),
+        between=(
+            *CAST_LAYOUT,
+            "Pow",
+            "Square",
+            "Sub",
+            "Add",
+            "Adds",
+            "Mul",
+            "Muls",
+            "ReduceMean",
+            "ReduceMeanD",
+        ),
+        tail=("Mul", "Muls", "RealDiv", "Div", "Add", "Adds"),
+        tail_max=3,  # x * rstd, * gamma (RMSNorm); (x - mean) / std, * gamma, + beta (LayerNorm)
+        lead=("Pow", "Square", "Cast"),  # RMSNorm squares x before its ReduceMean
+        window=6,  # LayerNorm: ReduceMean > Sub > Pow > ReduceMean > Add > Sqrt
+    ),
 )
-SPLIT_WINDOW = 4
 
 
 def _kernel_sequence(side: Side) -> pd.DataFrame:
@@ -586,84 +641,106 @@ def _kernel_sequence(side: Side) -> pd.DataFrame:
     return frame.assign(op_type=_types(frame))
 
 
-def _split_groups(seq: pd.DataFrame) -> list[list[int]]:
-    """Row ranges (indices of `seq`) of MatMul -> (scale, mask, dropout) -> Softmax -> ... -> MatMul runs."""
-    types = seq["op_type"].tolist()
-    groups: list[list[int]] = []
+def split_runs(types: list[str], pattern: SplitPattern) -> list[list[int]]:
+    """Index ranges of the runs of `pattern` in a launch-ordered list of kernel types (non-overlapping)."""
+    runs: list[list[int]] = []
     taken = -1
     for i, op in enumerate(types):
-        if op not in SOFTMAX_TYPES or i <= taken:
+        if op not in pattern.anchor or i <= taken:
             continue
-        first = _reach(types, i, -1, taken)
-        last = _reach(types, i, +1, len(types))
+        first = _reach(types, i, -1, taken, pattern) if pattern.before else _lead(types, i, taken, pattern)
+        last = _reach(types, i, +1, len(types), pattern)
         if first is not None and last is not None:
-            groups.append(list(range(first, last + 1)))
+            last = _tail(types, last, pattern)
+            runs.append(list(range(first, last + 1)))
             taken = last
-    return groups
+    return runs
 
 
-def _reach(types: list[str], start: int, step: int, limit: int) -> int | None:
-    """Index of the nearest MatMul from `start` in direction `step`, passing only ATTENTION_BETWEEN."""
+def _reach(types: list[str], start: int, step: int, limit: int, pattern: SplitPattern) -> int | None:
+    """Index of the nearest `before` (step -1) or `after` (+1) kernel, passing only `between` kernels."""
+    wanted = pattern.before if step < 0 else pattern.after
     i = start + step
-    for _ in range(SPLIT_WINDOW):
+    for _ in range(pattern.window):
         if (step < 0 and i <= limit) or (step > 0 and i >= limit):
             return None
-        if types[i] in MATMUL_TYPES:
+        if types[i] in wanted:
             return i
-        if types[i] not in ATTENTION_BETWEEN:
+        if types[i] not in pattern.between:
             return None
         i += step
     return None
 
 
+def _tail(types: list[str], last: int, pattern: SplitPattern) -> int:
+    """The last index of the `tail` kernels right after the run's `after` kernel (at most tail_max)."""
+    for _ in range(pattern.tail_max):
+        if last + 1 >= len(types) or types[last + 1] not in pattern.tail:
+            break
+        last += 1
+    return last
+
+
+def _lead(types: list[str], start: int, limit: int, pattern: SplitPattern) -> int:
+    """The first index of the `lead` kernels right before the anchor (an RMSNorm's Pow)."""
+    i = start
+    while i - 1 > limit and start - (i - 1) <= pattern.window and types[i - 1] in pattern.lead:
+        i -= 1
+    return i
+
+
 @pair_analyzer
-def attention_split(c: Comparison) -> list[Symptom]:
-    """Fused attention kernels of the baseline that run as BatchMatMul + Softmax (+ Dropout) + BatchMatMul
-    on the target: the k-th fused kernel of a step against the k-th split run of the target's step, with
-    the split kernels' time per step. Attention-grad kernels are backward: a training baseline drops them."""
+def fused_kernels_split(c: Comparison) -> list[Symptom]:
+    """Fused attention (FlashAttentionScore ...) or norm (LayerNorm, RmsNorm ...) kernels of the baseline
+    that run as their decomposed kernels on the target, position by position, with the split kernels'
+    time per step. Attention-grad kernels are backward: a training baseline drops them."""
     if not (on_device(c.baseline) and on_device(c.target)):
         return []
-    base = _kernel_sequence(c.baseline)
-    fused = base.loc[base["op_type"].isin(ATTENTION_FUSED)]
-    target = _kernel_sequence(c.target)
-    target_fused = int(target["op_type"].isin(ATTENTION_FUSED).sum())
-    groups = _split_groups(target)
+    base, target = _kernel_sequence(c.baseline), _kernel_sequence(c.target)
+    return [s for s in (_split_symptom(c, base, target, p) for p in SPLIT_PATTERNS) if s is not None]
+
+
+def _split_symptom(
+    c: Comparison, base: pd.DataFrame, target: pd.DataFrame, pattern: SplitPattern
+) -> Symptom | None:
+    fused = base.loc[base["op_type"].isin(pattern.fused)]
+    target_fused = int(target["op_type"].isin(pattern.fused).sum())
+    runs = split_runs(target["op_type"].tolist(), pattern)
     b_steps, t_steps = max(c.baseline.steps, 1), max(c.target.steps, 1)
-    fused_per_step, target_fused_per_step = len(fused) / b_steps, target_fused / t_steps
-    split_per_step = len(groups) / t_steps
-    if fused.empty or not groups or target_fused_per_step >= fused_per_step:
-        return []
-    rows_ = [i for g in groups for i in g]
+    fused_per_step, split_per_step = len(fused) / b_steps, len(runs) / t_steps
+    if fused.empty or not runs or target_fused / t_steps >= fused_per_step:
+        return None
+    rows_ = [i for run in runs for i in run]
     split_ms = float(target.loc[rows_, "duration_us"].sum()) / 1000 / t_steps
     fused_ms = float(fused["duration_us"].sum()) / 1000 / b_steps
-    matched = min(len(groups), len(fused))
+    matched = min(len(runs), len(fused))
     saved = max(0.0, split_ms - fused_ms * min(1.0, split_per_step / fused_per_step))
-    return [
-        Symptom(
-            "attention-split",
-            f"{fused_per_step:g} fused attention kernels per step on the baseline "
-            f"({', '.join(sorted(set(fused['op_type'])))}, {fused_ms:.3f} ms) run split on the target: "
-            f"{split_per_step:g} BatchMatMul/Softmax/BatchMatMul runs of {len(rows_) / t_steps:g} kernels "
-            f"take {split_ms:.3f} ms per step ({split_ms / fused_ms:.1f}x).",
-            strength=min(1.0, 0.6 + 0.1 * split_per_step),
-            values={
-                "fused_per_step": rnd(fused_per_step),
-                "split_per_step": rnd(split_per_step),
-                "split_kernels_per_step": rnd(len(rows_) / t_steps),
-                "fused_ms_per_step": rnd(fused_ms, 4),
-                "split_ms_per_step": rnd(split_ms, 4),
-            },
-            evidence=tuple(_position_rows(fused.head(matched), target, groups[:matched])),
-            recoverable_ms_per_step=rnd(saved, 4),
-        )
-    ]
+    what = "attention" if pattern.kind == "attention-split" else "norm"
+    return Symptom(
+        pattern.kind,
+        f"{fused_per_step:g} fused {what} kernels per step on the baseline "
+        f"({', '.join(sorted(set(fused['op_type'])))}, {fused_ms:.3f} ms) run split on the target: "
+        f"{split_per_step:g} runs of {len(rows_) / t_steps:g} kernels "
+        f"({'>'.join(target.loc[runs[0], 'op_type'])}) take {split_ms:.3f} ms per step "
+        f"({split_ms / fused_ms:.1f}x).",
+        strength=min(1.0, 0.6 + 0.1 * split_per_step),
+        values={
+            "fused_per_step": rnd(fused_per_step),
+            "split_per_step": rnd(split_per_step),
+            "split_kernels_per_step": rnd(len(rows_) / t_steps),
+            "fused_ms_per_step": rnd(fused_ms, 4),
+            "split_ms_per_step": rnd(split_ms, 4),
+        },
+        evidence=tuple(_position_rows(fused.head(matched), target, runs[:matched])),
+        recoverable_ms_per_step=rnd(saved, 4),
+    )
 
 
-def _position_rows(fused: pd.DataFrame, target: pd.DataFrame, groups: list[list[int]]) -> list[dict]:
+def _position_rows(fused: pd.DataFrame, target: pd.DataFrame, runs: list[list[int]]) -> list[dict]:
     """One row per position: the baseline's fused kernel and the target's split kernels in its place."""
     out = []
-    for position, ((_, kernel), group) in enumerate(zip(fused.iterrows(), groups, strict=True), start=1):
-        split = target.loc[group]
+    for position, ((_, kernel), run) in enumerate(zip(fused.iterrows(), runs, strict=True), start=1):
+        split = target.loc[run]
         out.append(
             {
                 "position": position,
