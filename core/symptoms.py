@@ -177,6 +177,20 @@ SYMPTOM_KINDS: dict[str, SymptomKind] = {
         "The device (or host op executor) is idle for a large share of the step.",
         ("utilisation", "free_share", "free_ms_per_step"),
     ),
+    "generation-phases": SymptomKind(
+        "A generation run (attention kernels; steps of two shape sizes at least 4x apart) split into prefill "
+        "and decode steps, with the step time, kernel share and kernel size of each phase.",
+        (
+            "prefill_steps",
+            "decode_steps",
+            "prefill_ms_per_step",
+            "decode_ms_per_step",
+            "decode_busy_share",
+            "decode_median_kernel_us",
+            "decode_gap_ms_per_step",
+            "decode_host_bound",
+        ),
+    ),
     "host-bound": SymptomKind(
         "Many tiny kernels separated by gaps: the host cannot feed the device.",
         ("tiny_kernel_share", "median_kernel_us", "median_gap_us", "utilisation"),

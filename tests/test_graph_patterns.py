@@ -168,3 +168,18 @@ def test_fused_ops_named_by_the_patterns_are_what_mindspore_exports() -> None:
     ops = load(TRANSFORMER / "fused_decoder.mindir").op_counts
     assert {"RmsNorm", "FlashAttentionScore", "SiLU"} <= set(ops)
     assert {p.fused for p in DAG_PATTERNS} >= {"RmsNorm", "FlashAttentionScore", "SiLU"}
+
+
+def test_graph_view_colours_patterns_and_names_the_fused_op() -> None:
+    from graph import view
+
+    model = load(TRANSFORMER / "llama_decoder_eval.mindir")
+    chains = graph.find_chains(model)
+    layout = view.overview_layout(model, chains)
+    category = dict(zip(layout.ids, layout.category, strict=True))
+    hover = dict(zip(layout.ids, layout.hover, strict=True))
+    attention = next(c for c in chains if c.pattern == "attention")
+    assert {category[n] for n in attention.nodes} == {"attention"}
+    assert "chain: attention → FlashAttentionScore" in hover[attention.nodes[3]]
+    figure = view.chain_figure(model, attention)
+    assert "attention → FlashAttentionScore: fusible" in figure.layout.title.text

@@ -16,7 +16,7 @@ from diagnosis.stats import MAD_TO_SIGMA, bootstrap_median_ratio, theil_sen_slop
 # The symptom kinds this module emits (see diagnosis/analyzers/__init__.py).
 EMITS = Emits(
     pair=("step-time-gap", "uniform-slowdown", "op-slowdown"),
-    run=("step-drift", "step-jitter", "first-step-outlier", "device-idle", "host-bound"),
+    run=("step-drift", "step-jitter", "first-step-outlier", "device-idle", "host-bound", "generation-phases"),
 )
 
 GAP_MIN_RATIO = 1.10
@@ -461,3 +461,115 @@ def host_bound(side: Side, role: str) -> list[Symptom]:
             },
         )
     ]
+
+
+# ------------------------------------------------------------------------------ generation: prefill/decode
+
+ATTENTION_MARKERS = r"(?i)softmax|flashattention|promptflash|increflash|fusedinferattention"
+PHASE_RATIO = 4.0  # a prefill step moves at least 4x the tensor elements of a decode step
+DECODE_MIN_STEPS = 2
+DECODE_HOST_BUSY = 0.5  # decode steps whose kernels fill less than half of the step ...
+DECODE_SMALL_KERNEL_US = 50.0  # ... with short kernels: the host cannot feed the device
+
+
+def step_elements(side: Side) -> pd.Series:
+    """Activation elements read by each step's kernels (sum over kernels of their first input's size)."""
+    k = side.kernels
+    if "step" not in k.columns or k["step"].isna().all() or "input_shapes" not in k.columns:
+        return pd.Series(dtype="float64")
+    shapes = k["input_shapes"].astype("string").fillna("")
+    sizes = {s: _elements(s) for s in pd.unique(shapes)}
+    return shapes.map(sizes).astype("float64").groupby(k["step"].to_numpy()).sum()
+
+
+def _elements(shapes: str) -> float:
+    """Elements of a kernel's first input: the activation (a MatMul's second input is its weight, the
+    same in prefill and decode)."""
+    first = str(shapes).split(";")[0]
+    dims = [d for d in first.replace('"', "").split(",") if d.strip().lstrip("-").isdigit()]
+    return float(np.prod([max(int(d), 0) for d in dims])) if dims else 0.0
+
+
+def generation_steps(side: Side) -> tuple[list[int], list[int]] | None:
+    """(prefill steps, decode steps) of a generation run, or None when the run is not one: attention
+    kernels, and steps that split into a large-shape group (prefill) and a small one (decode, at least
+    two steps) at least PHASE_RATIO apart."""
+    k = side.kernels
+    if not _types_match(k, ATTENTION_MARKERS):
+        return None
+    sizes = step_elements(side)
+    sizes = sizes[sizes > 0]
+    if len(sizes) < DECODE_MIN_STEPS + 1 or sizes.max() < PHASE_RATIO * sizes.min():
+        return None
+    cut = float(np.sqrt(sizes.max() * sizes.min()))
+    prefill = [int(s) for s in sizes.index[sizes > cut]]
+    decode = [int(s) for s in sizes.index[sizes <= cut]]
+    small_max, large_min = sizes[sizes <= cut].max(), sizes[sizes > cut].min()
+    if len(decode) < DECODE_MIN_STEPS or large_min < PHASE_RATIO * small_max:
+        return None
+    return prefill, decode
+
+
+def _types_match(kernels: pd.DataFrame, pattern: str) -> bool:
+    types = pd.Series(pd.unique(kernels["op_type"].astype("string").fillna("")))
+    return bool(types.str.contains(pattern, regex=True).any())
+
+
+@run_analyzer
+def generation_phases(side: Side, role: str) -> list[Symptom]:
+    """A generation run (LLM prefill then decode) split by step shapes into its phases, with the step
+    time, kernel share and kernel size of each; decode steps are where the host bounds a served LLM."""
+    phases = generation_steps(side)
+    if phases is None:
+        return []
+    prefill, decode = phases
+    k = side.kernels
+    stats = {name: _phase_stats(side, k, steps) for name, steps in (("prefill", prefill), ("decode", decode))}
+    dec = stats["decode"]
+    host = dec["busy_share"] < DECODE_HOST_BUSY and dec["median_kernel_us"] < DECODE_SMALL_KERNEL_US
+    return [
+        Symptom(
+            "generation-phases",
+            f"Generation run: {len(prefill)} prefill step(s) of {stats['prefill']['ms']:.3f} ms and "
+            f"{len(decode)} decode steps of {dec['ms']:.3f} ms; in decode, kernels fill "
+            f"{dec['busy_share']:.0%} of the step (median kernel {dec['median_kernel_us']:.1f} µs)"
+            + ("; the host bounds the decode." if host else "."),
+            source=role,
+            strength=0.8 if host else 0.5,
+            values={
+                "prefill_steps": len(prefill),
+                "decode_steps": len(decode),
+                "prefill_ms_per_step": rnd(stats["prefill"]["ms"], 4),
+                "decode_ms_per_step": rnd(dec["ms"], 4),
+                "decode_busy_share": rnd(dec["busy_share"]),
+                "decode_median_kernel_us": rnd(dec["median_kernel_us"]),
+                "decode_gap_ms_per_step": rnd(dec["gap_ms"], 4),
+                "decode_host_bound": int(host),
+            },
+            evidence=tuple(
+                {"phase": name, "steps": len(steps), **{key: rnd(v, 4) for key, v in stats[name].items()}}
+                for name, steps in (("prefill", prefill), ("decode", decode))
+            ),
+        )
+    ]
+
+
+def _phase_stats(side: Side, k: pd.DataFrame, steps: list[int]) -> dict[str, float]:
+    """Per step of the phase: wall time (the step record, else the kernels' span), busy share, median
+    kernel and gap time, averaged over its steps."""
+    mine = k.loc[k["step"].isin(steps)]
+    by_step = mine.groupby("step")
+    busy = by_step["duration_us"].sum()
+    span = (
+        by_step["start_us"].min().rsub((mine["start_us"] + mine["duration_us"]).groupby(mine["step"]).max())
+    )
+    record = side.run.steps.dropna(subset=["duration_us"]).set_index("step")["duration_us"].astype("float64")
+    wall = pd.Series([float(record.get(s, span.get(s, 0.0))) for s in busy.index], index=busy.index)
+    wall = wall.where(wall >= busy, busy)
+    total_wall, total_busy = float(wall.sum()), float(busy.sum())
+    return {
+        "ms": total_wall / len(steps) / 1000,
+        "busy_share": total_busy / total_wall if total_wall > 0 else 1.0,
+        "median_kernel_us": float(mine["duration_us"].median()),
+        "gap_ms": (total_wall - total_busy) / len(steps) / 1000,
+    }
