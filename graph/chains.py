@@ -93,7 +93,7 @@ def find_chains(
     g = model.graph
     outputs = set(g.graph.get("outputs", ()))
     claimed: set[str] = set()
-    dag_chains = find_dag_chains(g, outputs, claimed, dag_patterns) if dag_patterns else []
+    dag_chains = find_dag_chains(g, outputs, claimed, dag_patterns, present=model.op_counts.keys())
     anchors = {p.steps[0] for p in patterns}
     anchor_ops = frozenset().union(*(OP_GROUPS[a] for a in anchors))
     chains: list[Chain] = []

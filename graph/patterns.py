@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from itertools import pairwise, product
 from typing import Any
@@ -352,10 +352,20 @@ FUSED_OF: dict[str, str] = {p.name: p.fused for p in DAG_PATTERNS}
 
 
 def find_dag_chains(
-    g: nx.DiGraph, outputs: set[str], claimed: set[str], patterns: tuple[DagPattern, ...] = DAG_PATTERNS
+    g: nx.DiGraph,
+    outputs: set[str],
+    claimed: set[str],
+    patterns: tuple[DagPattern, ...] = DAG_PATTERNS,
+    present: Collection[str] | None = None,
 ) -> list[Chain]:
     """Every decomposed pattern of the graph, pattern by pattern in DAG_PATTERNS order, reported in graph
-    order; adds the member nodes (and the Casts passed between them) to `claimed`."""
+    order; adds the member nodes (and the Casts passed between them) to `claimed`. With `present` (the op
+    types the file holds, MindirModel.op_counts), patterns whose anchor op never occurs are skipped, and
+    with none left the graph is not even scanned."""
+    if present is not None:
+        patterns = tuple(p for p in patterns if GROUPS[_anchor_group(p)] & set(present))
+    if not patterns:
+        return []
     index = _op_index(g, {_anchor_group(p) for p in patterns})
     found: list[tuple[int, Chain]] = []
     for pattern in patterns:
