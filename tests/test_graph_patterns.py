@@ -10,6 +10,7 @@ import pytest
 
 import graph
 from graph.patterns import DAG_PATTERNS, GROUPS, find_dag_chains
+from tests.support.scripts import load_script
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TRANSFORMER = FIXTURES / "transformer"
@@ -183,3 +184,23 @@ def test_graph_view_colours_patterns_and_names_the_fused_op() -> None:
     assert "chain: attention → FlashAttentionScore" in hover[attention.nodes[3]]
     figure = view.chain_figure(model, attention)
     assert "attention → FlashAttentionScore: fusible" in figure.layout.title.text
+
+
+def test_every_transformer_fixture_of_the_generator_is_committed_and_small() -> None:
+    generate = load_script(TRANSFORMER / "generate.py", "transformer_fixture_generate")
+    assert sorted(p.stem for p in TRANSFORMER.glob("*.mindir")) == sorted(generate.FIXTURES)
+    assert all((TRANSFORMER / f"{name}.mindir").stat().st_size < 100_000 for name in generate.FIXTURES)
+    assert sorted(p.name for p in (TRANSFORMER / "profiles").iterdir()) == sorted(generate.PROFILES)
+
+
+@pytest.mark.mindspore
+@pytest.mark.slow
+def test_reexport_gives_the_same_patterns(tmp_path: Path) -> None:
+    generate = load_script(TRANSFORMER / "generate.py", "transformer_fixture_generate")
+    for name in ("gelu_mlp", "llama_decoder_kvcache"):
+        fresh = load(generate.export_one(name, tmp_path / name))
+        committed = load(TRANSFORMER / f"{name}.mindir")
+        assert fresh.op_counts == committed.op_counts
+        assert graph.chain_counts(graph.find_chains(fresh)) == graph.chain_counts(
+            graph.find_chains(committed)
+        )
