@@ -233,8 +233,46 @@ def _types_mapper(arrow_type: pa.DataType) -> Any:
 # --------------------------------------------------------------------------------------- JSON and text
 
 
-def load_json(path: Path, expected: str = "a JSON document") -> Any:
-    """Parse a (small) JSON file; empty, non-UTF-8 or invalid content raises InputError."""
+MAX_JSON_DEPTH = 200  # nesting levels of a profiler JSON document (real ones nest under 10)
+MAX_JSON_DIGITS = 400  # digits of one JSON integer (a 64-bit counter has 20)
+
+
+class JsonLimitError(ValueError):
+    """A JSON document over a structural limit (depth, digits), with the one-line reason."""
+
+
+def bounded_int(digits: str) -> int:
+    """parse_int for json: refuses integers longer than MAX_JSON_DIGITS before converting them."""
+    if len(digits.lstrip("-")) > MAX_JSON_DIGITS:
+        raise JsonLimitError(f"a number with {len(digits):,} digits, over the limit of {MAX_JSON_DIGITS}")
+    return int(digits)
+
+
+def json_depth_problem(text: str, limit: int = MAX_JSON_DEPTH) -> str | None:
+    """Why `text` nests too deeply for json (whose C decoder recurses once per level), or None.
+
+    Brackets inside strings are skipped; the count stops at the first level over the limit."""
+    if text.count("[") + text.count("{") <= limit:
+        return None
+    depth = 0
+    for token in _JSON_TOKENS.finditer(text):
+        char = token.group()
+        if char in "[{":
+            depth += 1
+            if depth > limit:
+                return f"nested more than {limit} levels deep"
+        elif char in "]}":
+            depth -= 1
+    return None
+
+
+_JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def load_json(path: Path, expected: str = "a JSON document", duplicates: list[str] | None = None) -> Any:
+    """Parse a (small) JSON file; empty, non-UTF-8, invalid, too deeply nested or over-long numbers
+    raise InputError. Keys given twice in one object are appended to `duplicates` (the last value wins,
+    as in json), so the caller can warn about them."""
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -247,11 +285,30 @@ def load_json(path: Path, expected: str = "a JSON document") -> Any:
         raise InputError(
             f"not UTF-8 text (byte {exc.start})", path=display(path), expected=expected
         ) from None
+    deep = json_depth_problem(text)
+    if deep:
+        raise InputError(f"JSON {deep}", path=display(path), expected=expected)
+    seen = duplicates if duplicates is not None else []
     try:
-        return json.loads(text)
+        return json.loads(text, parse_int=bounded_int, object_pairs_hook=lambda pairs: _object(pairs, seen))
     except json.JSONDecodeError as exc:
         problem = f"invalid or truncated JSON at line {exc.lineno} column {exc.colno} ({exc.msg})"
         raise InputError(problem, path=display(path), expected=expected) from None
+    except JsonLimitError as exc:
+        raise InputError(f"JSON holds {exc}", path=display(path), expected=expected) from None
+    except RecursionError:
+        raise InputError("JSON nested too deeply", path=display(path), expected=expected) from None
+
+
+def _object(pairs: list[tuple[str, Any]], duplicates: list[str]) -> dict[str, Any]:
+    """A JSON object as a dict; keys that occur twice are recorded in `duplicates`."""
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        counts: dict[str, int] = {}
+        for key, _ in pairs:
+            counts[key] = counts.get(key, 0) + 1
+        duplicates.extend(key for key, count in counts.items() if count > 1)
+    return result
 
 
 def read_text(path: Path) -> str:
