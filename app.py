@@ -123,16 +123,22 @@ def _base_url(request: gr.Request | None) -> str | None:
         return None
 
 
+def error_text(message: str) -> str:
+    """An error message as gr.Error shows it: Gradio renders it as HTML, so & < > are escaped; quotes
+    are left alone (harmless in element text), so API clients read "it's", not "it&#x27;s"."""
+    return html.escape(message, quote=False)
+
+
 def _run(analysis: Callable[[], Any]) -> Any:
     """Run a doctor call; bad input becomes one escaped gr.Error line, a bug a generic one (logged)."""
     try:
         return analysis()
     except InputError as error:
-        raise gr.Error(html.escape(error.message), title="Input problem", print_exception=False) from None
+        raise gr.Error(error_text(error.message), title="Input problem", print_exception=False) from None
     except Exception as error:
         LOG.exception("analysis failed")
         message = f"Internal error ({type(error).__name__}); the server log has the details."
-        raise gr.Error(html.escape(message), print_exception=False) from None
+        raise gr.Error(error_text(message), print_exception=False) from None
 
 
 @contextmanager
@@ -362,7 +368,7 @@ class Events:
 
     def _staff(self, request: gr.Request) -> None:
         if not self.config.may_triage(getattr(request, "username", None)):
-            raise gr.Error(html.escape(TriageDenied().message), print_exception=False)
+            raise gr.Error(error_text(TriageDenied().message), print_exception=False)
 
     def triage_list(
         self,

@@ -31,6 +31,7 @@ from core.model import (
 )
 from diagnosis.readers import Candidate, catalog
 from diagnosis.readers.catalog import of_rank
+from diagnosis.readers.io import arrow_block_problem
 from diagnosis.readers.tables import memory_of_host_record
 from diagnosis.readers.traits import amp_markers, infer_execution_mode, infer_phase
 
@@ -141,8 +142,9 @@ def _read_csv(path: Path) -> pa.Table:
         table.column_names  # noqa: B018 - a header that is not UTF-8 fails here, not in read_csv
         return table
     except (pa.ArrowInvalid, UnicodeDecodeError) as exc:
+        block = arrow_block_problem(str(exc), nonempty=path.stat().st_size > 0)
         raise InputError(
-            f"unreadable CSV ({_first_line(exc)})", path=path.name, expected="a CSV file"
+            block or f"unreadable CSV ({_first_line(exc)})", path=path.name, expected="a CSV file"
         ) from None
 
 

@@ -24,6 +24,8 @@ from core.errors import InputError
 from core.model import PIPE_COUNTERS
 
 NULL_VALUES = ["N/A", ""]
+MIB = 1 << 20
+ARROW_BLOCK_BYTES = 1 << 20  # pyarrow.csv's default block: no row or header may be longer
 _HEADER_PROBE = 1 << 16  # bytes read to find the header line
 
 
@@ -180,9 +182,23 @@ def _arrow_read(path: Path, header: list[str], types: dict[str, pa.DataType], nu
         ) from None
 
 
+def arrow_block_problem(msg: str, *, nonempty: bool) -> str | None:
+    """Our words for pyarrow's block messages: "straddling object" (a row longer than one read block)
+    and "Empty CSV file or block" for a non-empty file (its header line fills the first block)."""
+    block = f"the CSV reader's {ARROW_BLOCK_BYTES // MIB} MiB block"
+    if "straddling object" in msg:
+        return f"a row is longer than {block} (a damaged file or not a table)"
+    if "Empty CSV file or block" in msg and nonempty:
+        return f"the header line is longer than {block} (a damaged file or not a table)"
+    return None
+
+
 def _explain_arrow(exc: BaseException, header: list[str]) -> str:
     """Turn pyarrow's message into one line naming the column ("In CSV column #7: ..." -> its name)."""
     msg = first_line(exc)
+    block = arrow_block_problem(msg, nonempty=True)
+    if block:
+        return block
     hit = re.search(r"CSV column #(\d+)", msg)
     if hit and int(hit.group(1)) < len(header):
         col = header[int(hit.group(1))].strip()

@@ -13,9 +13,10 @@ the target, ``baseline`` is a good fixture; ``inspect``: a model on its own), ``
 corpus/), ``outcome`` (``error`` with ``match``, a regex of the one-line message; ``partial``: a report
 whose warnings match every regex of ``warnings``; ``report``: a report), optional ``payload`` (text that
 must never appear unescaped in HTML or Markdown output), ``formula`` (operator names that a spreadsheet
-would run), ``app`` (overrides for the web app, whose folder upload loses sub-folders; ``"outcome":
-"not_applicable"`` for an input no browser can upload, such as a named pipe) and ``known_bug``
-(the expected outcome is not met yet; the test fails if it suddenly is, so the note gets removed).
+would run), ``renders`` (the CLI writes every format too, for the output checks), ``app`` (overrides
+for the web app, whose folder upload loses sub-folders; ``"outcome": "not_applicable"`` for an input no
+browser can upload, such as a named pipe) and ``known_bug`` (the expected outcome is not met yet; the
+test fails if it suddenly is, so the note gets removed).
 """
 
 from __future__ import annotations
@@ -79,6 +80,7 @@ class Case:
     runtime: bool = False
     payload: str | None = None
     formula: bool = False
+    renders: bool = False  # the CLI also writes Markdown, HTML and CSV for the output checks
     app: dict[str, str | None] = field(default_factory=dict)
     known_bug: str | None = None
     note: str = ""
@@ -725,6 +727,51 @@ def _fifo_in_folder(dest: Path) -> Path:
     return dest
 
 
+# ESC, BEL, DEL and the C1 CSI (no NUL: a CSV with NUL is refused as binary)
+CONTROL_NAME = "Default/\x1b[31mred\x07bell\x7fdel\x9bcsi/Conv2D-op0"
+
+
+@case(
+    name="ops_control_characters",
+    outcome="report",
+    renders=True,
+    **CPU_PAIR,
+    note="an operator name with an escape sequence, BEL, DEL and a C1 control: none may reach any output",
+)
+def _ops_control(dest: Path) -> Path:
+    return poison_profile(CPU_TARGET, dest, new_name=CONTROL_NAME)
+
+
+@case(
+    name="csv_row_over_block",
+    outcome="error",
+    match=r"cpu_op_detail_info_0\.csv: a row is longer than the CSV reader's 1 MiB block",
+    runtime=True,
+    **CPU_PAIR,
+)
+def _row_over_block(dest: Path) -> Path:
+    path = framework(cpu_copy(dest), "cpu_op_detail_info_0.csv")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    lines[1] = lines[1].replace("Default/", "Default/" + "x" * 3_000_000, 1)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return dest
+
+
+@case(
+    name="ascend_header_over_block",
+    outcome="error",
+    match=r"kernel_details\.csv: the header line is longer than the CSV reader's 1 MiB block",
+    runtime=True,
+    **ASCEND_PAIR,
+)
+def _header_over_block(dest: Path) -> Path:
+    path = ascend_output(ascend_copy(dest), "kernel_details.csv")
+    lines = path.read_bytes().split(b"\r\n")
+    lines[0] += b",Pad" + b"P" * 2_000_000
+    path.write_bytes(b"\r\n".join([lines[0], *(line + b",1" if line else line for line in lines[1:])]))
+    return dest
+
+
 # --------------------------------------------------------------------------------------------------
 # Archives (the target of a compare, next to a good CPU baseline folder)
 
@@ -946,6 +993,23 @@ def _hostile_names(dest: Path) -> Path:
     for node in model.graph.node:
         if node.domain:
             node.domain = MODEL_PAYLOAD
+    path = dest.with_suffix(".mindir")
+    path.write_bytes(model.SerializeToString())
+    return path
+
+
+@case(
+    name="mindir_control_characters",
+    outcome="report",
+    renders=True,
+    **MODEL_CASE,
+    note="scopes with NUL, an escape sequence and DEL (protobuf strings may hold any character)",
+)
+def _mindir_control(dest: Path) -> Path:
+    model = model_proto()
+    for node in model.graph.node:
+        if node.domain:
+            node.domain = "Default/\x00nul\x1b[2Jclear\x7f/Conv2D-op0"
     path = dest.with_suffix(".mindir")
     path.write_bytes(model.SerializeToString())
     return path
