@@ -34,6 +34,7 @@ from doctor.config import AppConfig
 from doctor.examples import MODEL, MODEL_LABEL, PairExample, available_pairs
 from doctor.files import ReportFiles
 from doctor.i18n import UI_TEXT, lang_from_header
+from doctor.isolation import run_cancellable
 from doctor.report import Report
 from doctor.rules_view import rules_markdown
 from doctor.triage import TriageDenied
@@ -320,7 +321,7 @@ class Events:
             raise RuntimeError("the layout has not been built")
         return results
 
-    def compare(
+    async def compare(
         self,
         baseline: list[str] | None,
         target: list[str] | None,
@@ -331,20 +332,34 @@ class Events:
         progress: gr.Progress = gr.Progress(),  # noqa: B008 - Gradio's documented way to receive progress
     ) -> dict[gr.components.Component, Any]:
         """Diagnose a baseline/target pair of profiles (archives or folder files), optionally with a
-        MINDIR; the result is kept as a case. Returns the Compare tab's values by component."""
-        values = compare(
-            baseline, target, mindir, rank, role, request, progress, cases=self.cases, uploads=self.uploads
+        MINDIR; the result is kept as a case. Returns the Compare tab's values by component. Runs in a
+        worker thread; a cancelled request kills its isolated decoders (run_cancellable)."""
+        values = await run_cancellable(
+            lambda: compare(
+                baseline,
+                target,
+                mindir,
+                rank,
+                role,
+                request,
+                progress,
+                cases=self.cases,
+                uploads=self.uploads,
+            )
         )
         return self._results("pair").keyed(values)
 
-    def inspect(
+    async def inspect(
         self,
         mindir: str | None,
         request: gr.Request,
         progress: gr.Progress = gr.Progress(),  # noqa: B008 - Gradio's documented way to receive progress
     ) -> dict[gr.components.Component, Any]:
-        """Check one MINDIR model: export hygiene and fusion chains; the result is kept as a case."""
-        values = inspect(mindir, request, progress, cases=self.cases, uploads=self.uploads)
+        """Check one MINDIR model: export hygiene and fusion chains; the result is kept as a case. A
+        cancelled request kills its isolated decoder."""
+        values = await run_cancellable(
+            lambda: inspect(mindir, request, progress, cases=self.cases, uploads=self.uploads)
+        )
         return self._results("mindir").keyed(values)
 
     def open_case(self, case_id: str, request: gr.Request) -> dict[gr.components.Component, Any]:
