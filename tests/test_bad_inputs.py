@@ -82,7 +82,7 @@ def test_manifest_covers_the_required_kinds_and_matches_the_generator():
         "durations_minus_zero_all", "ascend_start_infinite", "ascend_step_negative", "folder_symlink_loop",
         "folder_fifo_as_profile_file", "mindir_call_explosion", "mindir_nested_make_tuple",
         "mindir_nested_partial", "mindir_fifo", "ops_control_characters", "mindir_control_characters",
-        "csv_row_over_block", "ascend_header_over_block",
+        "csv_row_over_block", "ascend_header_over_block", "zip_member_over_file_budget",
     ]  # fmt: skip
     assert not set(required) - set(BY_NAME)
     for case in CASES:

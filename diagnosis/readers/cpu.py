@@ -31,7 +31,7 @@ from core.model import (
 )
 from diagnosis.readers import Candidate, catalog
 from diagnosis.readers.catalog import of_rank
-from diagnosis.readers.io import arrow_block_problem
+from diagnosis.readers.io import arrow_block_problem, check_file
 from diagnosis.readers.tables import memory_of_host_record
 from diagnosis.readers.traits import amp_markers, infer_execution_mode, infer_phase
 
@@ -137,6 +137,7 @@ def _read_detail(path: Path) -> pd.DataFrame:
 
 
 def _read_csv(path: Path) -> pa.Table:
+    check_file(path)
     try:
         table = pacsv.read_csv(path)
         table.column_names  # noqa: B018 - a header that is not UTF-8 fails here, not in read_csv
@@ -214,6 +215,7 @@ def _parse_launches(body: str, fname: str) -> pd.DataFrame:
 
 
 def _read_text(path: Path) -> str:
+    check_file(path)
     try:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from core.errors import InputError
-from diagnosis.readers.io import display
+from diagnosis.readers.io import check_file, display, require_regular
 
 TEXT_CHUNK = 1 << 22  # characters decoded per read in iter_events
 SCAN_REGION = 1 << 23  # bytes per find() call (the GIL is held during each) and per page release
@@ -53,6 +53,7 @@ def iter_events(path: Path) -> Iterator[dict[str, Any]]:
 
 
 def _open_text(path: Path) -> Any:
+    check_file(path)  # decoding every event keeps them all: the per-file budget applies
     try:
         return open(path, encoding="utf-8", errors="strict")
     except OSError as exc:
@@ -162,8 +163,9 @@ def scan_events(path: Path, markers: Sequence[bytes]) -> Iterator[dict[str, Any]
     """Yield the events (dicts with a "ph" key) whose JSON text contains any marker, in file order.
 
     The file is memory-mapped and searched region by region; pages already searched are released
-    (MADV_DONTNEED), so peak memory stays small however large the trace is.
+    (MADV_DONTNEED), so peak memory stays small however large the trace is: no size budget applies.
     """
+    require_regular(path)
     try:
         with open(path, "rb") as fh:
             _check_list_ends(fh, path)

@@ -33,7 +33,7 @@ import sys
 import tarfile
 import warnings
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -889,6 +889,44 @@ def _zip_100k(dest: Path) -> Path:
     with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as archive:
         for index in range(100_000):
             archive.writestr(zipfile.ZipInfo(f"run/{index:06d}.csv", date_time=ZIP_TIME), b"")
+    return path
+
+
+HUGE_MEMBER_BYTES = 600 * 1024 * 1024  # over the 512 MiB default for one profile file
+
+
+def _repeated_rows(header: bytes, rows: bytes, size: int) -> Iterator[bytes]:
+    """The header, then `rows` repeated until `size` bytes (about 8 MiB a chunk)."""
+    yield header
+    chunk = rows * max(1, (8 << 20) // len(rows))
+    written = len(header)
+    while written < size:
+        yield chunk
+        written += len(chunk)
+
+
+@case(
+    name="zip_member_over_file_budget",
+    outcome="error",
+    match=r"member '[^']*/FRAMEWORK/cpu_op_detail_info_0\.csv' unpacks to more than 512\.0 MiB",
+    runtime=True,
+    **ARCHIVE,
+    note="a 600 MiB table of real rows that compresses about 150:1, under the ratio and total budgets",
+)
+def _zip_member_over_budget(dest: Path) -> Path:
+    path = dest.with_suffix(".zip")
+    detail = framework(CPU_TARGET, "cpu_op_detail_info_0.csv").read_bytes()
+    header, rows = detail.split(b"\n", 1)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
+        for name, data, _mode in good_members():
+            if name.endswith("cpu_op_detail_info_0.csv"):
+                info = zipfile.ZipInfo(name, date_time=ZIP_TIME)
+                info.compress_type = zipfile.ZIP_DEFLATED
+                with archive.open(info, "w", force_zip64=True) as out:
+                    for chunk in _repeated_rows(header + b"\n", rows, HUGE_MEMBER_BYTES):
+                        out.write(chunk)
+                continue
+            archive.writestr(zipfile.ZipInfo(name, date_time=ZIP_TIME), data)
     return path
 
 
