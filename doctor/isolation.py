@@ -28,6 +28,7 @@ import subprocess
 import sys
 import threading
 import traceback
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -127,6 +128,7 @@ def _spawn(request: bytes, wall_s: float) -> tuple[int | str, bytes, bytes]:
     command = [sys.executable, "-I", "-B", "-c", boot]
     token = _current_token()
     proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _EVERY_CHILD.add(proc)
     if token is not None:
         token.adopt(proc)
     try:
@@ -186,6 +188,16 @@ class Cancellation:
 
 
 _LOCAL = threading.local()
+_EVERY_CHILD: weakref.WeakSet[subprocess.Popen[bytes]] = weakref.WeakSet()  # for kill_all_children
+
+
+def kill_all_children() -> int:
+    """Kill every isolated child still running in this process (the app is stopping: a decoder must not
+    outlive the server that would read its answer); returns how many were killed."""
+    running = [proc for proc in list(_EVERY_CHILD) if proc.poll() is None]
+    for proc in running:
+        proc.kill()
+    return len(running)
 
 
 def _current_token() -> Cancellation | None:
