@@ -30,6 +30,7 @@ NULL_VALUES = ["N/A", ""]
 MIB = 1 << 20
 ARROW_BLOCK_BYTES = 1 << 20  # pyarrow.csv's default block: no row or header may be longer
 _HEADER_PROBE = 1 << 16  # bytes read to find the header line
+JEMALLOC_DECAY_MS = 1000  # Arrow's default dirty/muzzy page decay for its jemalloc pool
 
 
 def prefer_jemalloc() -> None:
@@ -54,7 +55,13 @@ def release_memory() -> None:
     pages (jemalloc keeps them for reuse otherwise) and, on glibc, the malloc heap's free tops
     (malloc_trim). Without it a server stays near its peak after one large request. Safe while other
     analyses run: only unused memory is returned."""
-    pa.default_memory_pool().release_unused()
+    pool = pa.default_memory_pool()
+    if pool.backend_name == "jemalloc":  # jemalloc returns pages only as they decay (1 s by default):
+        pa.jemalloc_set_decay_ms(0)  # purge now, then go back to the default for the next analysis
+        pool.release_unused()
+        pa.jemalloc_set_decay_ms(JEMALLOC_DECAY_MS)
+    else:
+        pool.release_unused()
     try:
         libc = ctypes.CDLL("libc.so.6")
     except OSError:  # not glibc (macOS, musl): nothing more to do
