@@ -15,15 +15,18 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 import argparse
 import html
 import logging
+import signal
 import sys
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import gradio as gr
 from gradio import route_utils
-from gradio.utils import get_upload_folder
+from gradio.data_classes import FileData
+from gradio.utils import NamedString, get_upload_folder
+from gradio_client import utils as client_utils
 from starlette.middleware import Middleware
 
 from core import InputError
@@ -34,6 +37,7 @@ from doctor.config import AppConfig
 from doctor.examples import MODEL, MODEL_LABEL, PairExample, available_pairs
 from doctor.files import ReportFiles
 from doctor.i18n import UI_TEXT, lang_from_header
+from doctor.isolation import kill_all_children, run_cancellable
 from doctor.report import Report
 from doctor.rules_view import rules_markdown
 from doctor.triage import TriageDenied
@@ -97,6 +101,37 @@ INSPECT_OUTPUTS = (
 LEDGERS: weakref.WeakKeyDictionary[gr.Blocks, UploadLedger] = weakref.WeakKeyDictionary()
 
 
+# ------------------------------------------------------------------------------------------ components
+
+
+Upload = TypeVar("Upload", gr.File, gr.UploadButton)
+
+
+def _upload_path(component: gr.File | gr.UploadButton, f: FileData) -> NamedString | bytes | None:
+    """An uploaded file as gr.File and gr.UploadButton pass it on as a path, minus Gradio 6's stray file:
+    their own preprocessing also creates an empty NamedTemporaryFile in the upload cache for every file
+    and never uses it (one 0-byte `tmp*` per upload, never removed). None: not a path component."""
+    if component.type != "filepath":
+        return None
+    if component.file_types and not client_utils.is_valid_file(f.path, component.file_types):
+        formats = component.file_types
+        raise gr.Error(f"Invalid file type. Please upload a file that is one of these formats: {formats}")
+    return NamedString(f.path)
+
+
+def without_stray_file(component: Upload) -> Upload:
+    """The component with its file preprocessing replaced by _upload_path (on the instance: a subclass
+    of a Gradio component makes Gradio write a .pyi stub next to this file at import)."""
+    original = component._process_single_file
+
+    def process(f: FileData) -> NamedString | bytes:
+        path = _upload_path(component, f)
+        return original(f) if path is None else path
+
+    component._process_single_file = process  # type: ignore[method-assign]
+    return component
+
+
 # ------------------------------------------------------------------------------------------ handlers
 
 
@@ -123,16 +158,22 @@ def _base_url(request: gr.Request | None) -> str | None:
         return None
 
 
+def error_text(message: str) -> str:
+    """An error message as gr.Error shows it: Gradio renders it as HTML, so & < > are escaped; quotes
+    are left alone (harmless in element text), so API clients read "it's", not "it&#x27;s"."""
+    return html.escape(message, quote=False)
+
+
 def _run(analysis: Callable[[], Any]) -> Any:
     """Run a doctor call; bad input becomes one escaped gr.Error line, a bug a generic one (logged)."""
     try:
         return analysis()
     except InputError as error:
-        raise gr.Error(html.escape(error.message), title="Input problem", print_exception=False) from None
+        raise gr.Error(error_text(error.message), title="Input problem", print_exception=False) from None
     except Exception as error:
         LOG.exception("analysis failed")
         message = f"Internal error ({type(error).__name__}); the server log has the details."
-        raise gr.Error(html.escape(message), print_exception=False) from None
+        raise gr.Error(error_text(message), print_exception=False) from None
 
 
 @contextmanager
@@ -314,7 +355,7 @@ class Events:
             raise RuntimeError("the layout has not been built")
         return results
 
-    def compare(
+    async def compare(
         self,
         baseline: list[str] | None,
         target: list[str] | None,
@@ -325,20 +366,34 @@ class Events:
         progress: gr.Progress = gr.Progress(),  # noqa: B008 - Gradio's documented way to receive progress
     ) -> dict[gr.components.Component, Any]:
         """Diagnose a baseline/target pair of profiles (archives or folder files), optionally with a
-        MINDIR; the result is kept as a case. Returns the Compare tab's values by component."""
-        values = compare(
-            baseline, target, mindir, rank, role, request, progress, cases=self.cases, uploads=self.uploads
+        MINDIR; the result is kept as a case. Returns the Compare tab's values by component. Runs in a
+        worker thread; a cancelled request kills its isolated decoders (run_cancellable)."""
+        values = await run_cancellable(
+            lambda: compare(
+                baseline,
+                target,
+                mindir,
+                rank,
+                role,
+                request,
+                progress,
+                cases=self.cases,
+                uploads=self.uploads,
+            )
         )
         return self._results("pair").keyed(values)
 
-    def inspect(
+    async def inspect(
         self,
         mindir: str | None,
         request: gr.Request,
         progress: gr.Progress = gr.Progress(),  # noqa: B008 - Gradio's documented way to receive progress
     ) -> dict[gr.components.Component, Any]:
-        """Check one MINDIR model: export hygiene and fusion chains; the result is kept as a case."""
-        values = inspect(mindir, request, progress, cases=self.cases, uploads=self.uploads)
+        """Check one MINDIR model: export hygiene and fusion chains; the result is kept as a case. A
+        cancelled request kills its isolated decoder."""
+        values = await run_cancellable(
+            lambda: inspect(mindir, request, progress, cases=self.cases, uploads=self.uploads)
+        )
         return self._results("mindir").keyed(values)
 
     def open_case(self, case_id: str, request: gr.Request) -> dict[gr.components.Component, Any]:
@@ -362,7 +417,7 @@ class Events:
 
     def _staff(self, request: gr.Request) -> None:
         if not self.config.may_triage(getattr(request, "username", None)):
-            raise gr.Error(html.escape(TriageDenied().message), print_exception=False)
+            raise gr.Error(error_text(TriageDenied().message), print_exception=False)
 
     def triage_list(
         self,
@@ -428,9 +483,11 @@ class Events:
 
 
 def _side(key: str, value: list[str] | None) -> tuple[gr.File, gr.UploadButton]:
-    files = gr.File(value=value, label=I18N(key), file_count="multiple", elem_id=f"{key}-files", height=140)
-    folder = gr.UploadButton(
-        I18N(f"{key}_folder"), file_count="directory", size="sm", elem_id=f"{key}-folder"
+    files = without_stray_file(
+        gr.File(value=value, label=I18N(key), file_count="multiple", elem_id=f"{key}-files", height=140)
+    )
+    folder = without_stray_file(
+        gr.UploadButton(I18N(f"{key}_folder"), file_count="directory", size="sm", elem_id=f"{key}-folder")
     )
     folder.upload(keep_files, folder, files, api_visibility="private")
     return files, folder
@@ -484,7 +541,9 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
         with gr.Column():
             target, _ = _side("target", preload.files("target") if preload else None)
         with gr.Column():
-            mindir = gr.File(label=I18N("mindir"), file_types=[".mindir"], elem_id="mindir-file", height=140)
+            mindir = without_stray_file(
+                gr.File(label=I18N("mindir"), file_types=[".mindir"], elem_id="mindir-file", height=140)
+            )
             with gr.Accordion(I18N("options"), open=False):
                 rank = gr.Number(label=I18N("rank"), precision=0, value=None, minimum=0)
                 role = gr.Radio(
@@ -584,8 +643,8 @@ def _pair_examples(inputs: list[gr.File]) -> gr.Examples | None:
 
 def _inspect_tab(config: AppConfig, events: Events) -> list[gr.components.Component]:
     """A MINDIR on its own: hygiene causes beside the fusion chains and the graph."""
-    mindir = gr.File(
-        label=I18N("mindir_required"), file_types=[".mindir"], elem_id="inspect-file", height=140
+    mindir = without_stray_file(
+        gr.File(label=I18N("mindir_required"), file_types=[".mindir"], elem_id="inspect-file", height=140)
     )
     if MODEL.is_file():
         gr.Examples([[str(MODEL)]], [mindir], label=I18N("model_examples"), example_labels=[MODEL_LABEL])
@@ -757,12 +816,51 @@ def launch_kwargs(config: AppConfig, demo: gr.Blocks) -> dict[str, Any]:
     }
 
 
-def launch(port: int | None = None, example: bool = False) -> None:
-    """Start the app (blocking); host and port follow GRADIO_SERVER_NAME/PORT unless `port` is given."""
+def serve(demo: gr.Blocks, config: AppConfig, **launch_args: Any) -> int:
+    """Run an app made by build_demo until it is stopped, then remove what it wrote; returns the exit
+    code (128 + the signal's number when SIGTERM or SIGINT stopped it).
+
+    Containers and Spaces stop the app with SIGTERM, whose default action ends Python without running
+    any cleanup: both signals are turned into the interruption Gradio's server loop handles (it shuts
+    the server down, which deletes the files Gradio created), then the recorded uploads, the report
+    downloads folder and any isolated decoder still running are removed."""
+    received = _stop_on_signals()
+    try:
+        demo.launch(**launch_args, **launch_kwargs(config, demo))
+    finally:
+        clean_up(demo)
+    return 128 + received[0] if received else 0
+
+
+def _stop_on_signals() -> list[int]:
+    """SIGTERM and SIGINT raise KeyboardInterrupt in the main thread; returns the list they are noted in."""
+    received: list[int] = []
+
+    def stop(signum: int, _frame: object) -> None:
+        received.append(signum)
+        raise KeyboardInterrupt
+
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, stop)
+    return received
+
+
+def clean_up(demo: gr.Blocks) -> None:
+    """What the app leaves when it stops: recorded uploads, report downloads, running decoders."""
+    killed = kill_all_children()
+    ledger = LEDGERS.get(demo)
+    uploads = ledger.delete_all() if ledger is not None else 0
+    FILES.close()
+    LOG.info("stopped: removed %d uploads and the report downloads, killed %d decoders", uploads, killed)
+
+
+def launch(port: int | None = None, example: bool = False) -> int:
+    """Start the app (blocking) until it is stopped; host and port follow GRADIO_SERVER_NAME/PORT unless
+    `port` is given. Returns the exit code (see serve)."""
     config = AppConfig.from_env()
     pairs = available_pairs()
     demo = build_demo(config, example=pairs[0].name if example and pairs else None)
-    demo.launch(server_port=port, **launch_kwargs(config, demo))
+    return serve(demo, config, server_port=port)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -773,11 +871,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO)
     try:
-        launch(port=args.port, example=args.example)
+        return launch(port=args.port, example=args.example)
     except InputError as error:  # a bad setting (e.g. PERF_DOCTOR_CASE_DB): one line, no traceback
         print(f"perf-doctor: error: {error.message}", file=sys.stderr)
         return 2
-    return 0
 
 
 if __name__ == "__main__":

@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
+# Control characters never shown in a message (a file or member name may carry any byte): line breaks
+# and tabs become spaces (the message is one line), the others (NUL, ESC, DEL, C1 ...) are dropped.
+_BREAKS = re.compile(r"[\t\n\r\x0b\x0c\x85\u2028\u2029]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
 
 class InputError(Exception):
     """Bad input: names the file, the problem and what was expected. Shown to the user as one line."""
@@ -14,7 +21,8 @@ class InputError(Exception):
 
     @property
     def message(self) -> str:
+        """`path: problem; expected ...` as one line without control characters."""
         parts = [f"{self.path}: {self.problem}" if self.path else self.problem]
         if self.expected:
             parts.append(f"expected {self.expected}")
-        return "; ".join(parts)
+        return _CONTROL.sub("", _BREAKS.sub(" ", "; ".join(parts)))

@@ -7,7 +7,8 @@ Public API (what the doctor facade may use; everything else is internal):
 - comparing: Side, Comparison, prepare, compare_sides, leaderboard
 - symptoms: analyze_pair, analyze_run
 - input limits: Limits, MIB, check_positive, env_name, settings_from_env
-- process setup: prefer_jemalloc (the Arrow memory pool; called by the facade, never at import)
+- process setup: prefer_jemalloc (the Arrow memory pool; called by the facade, never at import) and
+  release_memory (freed memory back to the system after an analysis)
 
 Names are imported on first use (PEP 562), so a child process that only unpacks an archive does not
 load pandas. A regular package (not a namespace one), so that no stray `diagnosis.py` on the import
@@ -43,6 +44,7 @@ _EXPORTS: dict[str, str] = {
     "env_name": "diagnosis.limits",
     "settings_from_env": "diagnosis.limits",
     "prefer_jemalloc": "diagnosis.readers.io",
+    "release_memory": "diagnosis.readers.io",
 }
 
 if TYPE_CHECKING:
@@ -52,7 +54,7 @@ if TYPE_CHECKING:
     from diagnosis.ingest import find_runs, read_folder
     from diagnosis.limits import MIB, Limits, check_positive, env_name, settings_from_env
     from diagnosis.readers import Candidate
-    from diagnosis.readers.io import prefer_jemalloc
+    from diagnosis.readers.io import prefer_jemalloc, release_memory
     from diagnosis.readers.npu_smi import attach_npu_smi
     from diagnosis.sources import Source, describe, materialize
     from diagnosis.workspace import Workspace
@@ -83,5 +85,6 @@ __all__ = [
     "prefer_jemalloc",
     "prepare",
     "read_folder",
+    "release_memory",
     "settings_from_env",
 ]

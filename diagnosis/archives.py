@@ -89,6 +89,7 @@ class Meter:
                 return produced
             produced += len(chunk)
             self._add_bytes(len(chunk), source, label)
+            self._check_file_size(produced, source, label)
             if consumed is not None:
                 self._check_ratio(produced, consumed() - start, source, label)
             try:
@@ -105,6 +106,23 @@ class Meter:
                 path=source,
                 expected=limit_hint("max_total_bytes"),
             )
+
+    def _check_file_size(
+        self, produced: int, source: str, label: str, how: str = "stopped while streaming"
+    ) -> None:
+        """One member may not unpack to more than the per-file budget (the readers refuse larger files
+        anyway; stopping here also spares the disk)."""
+        if produced > self.limits.max_profile_file_bytes:
+            raise InputError(
+                f"member {label!r} unpacks to more than {_size(self.limits.max_profile_file_bytes)}, "
+                f"the limit for one profile file ({how})",
+                path=source,
+                expected=limit_hint("max_profile_file_bytes"),
+            )
+
+    def check_declared_size(self, declared: int, source: str, label: str) -> None:
+        """Refuse at once a member whose header already says it is over the per-file budget."""
+        self._check_file_size(declared, source, label, "as its header says")
 
     def _check_ratio(self, produced: int, compressed: int, source: str, label: str) -> None:
         """Judge decompressed/compressed once past the grace size; one read of slack covers read-ahead."""
@@ -357,6 +375,7 @@ def _unzip_member(
         raise tree.refuse(
             label, f"uses compression method {info.compress_type}", "stored or deflated members"
         )
+    meter.check_declared_size(info.file_size, tree.source, label)  # a lying header is caught while pumping
     try:
         stream = archive.open(info)
     except _READ_ERRORS as error:
@@ -440,6 +459,7 @@ def _untar_member(
     if member.isdir():
         tree.make_dir(parts, label)
         return
+    meter.check_declared_size(member.size, tree.source, label)
     stream = archive.extractfile(member)
     if stream is None:
         raise tree.refuse(label, "has no data", "regular files")

@@ -116,6 +116,84 @@ def sanitize_durations(run: Run) -> Run:
     return run
 
 
+def _durations_file(run: Run) -> str:
+    """The file the run's launch durations come from, as named in messages."""
+    rank = run.meta.rank if run.meta.rank is not None else 0
+    return BY_NAME[run.meta.layout].durations.replace("<r>", str(rank))
+
+
+def refuse_zero_durations(run: Run) -> Run:
+    """A run whose every launch lasts 0 µs (or -0) has no time to compare: an InputError, not a
+    division by zero further down."""
+    dur = run.kernels["duration_us"].astype("float64").to_numpy(na_value=np.nan)
+    if len(dur) and not np.any(dur != 0):
+        raise InputError(
+            f"every launch lasts 0 µs: all {len(dur)} durations are zero, so there is no time to analyse",
+            path=_durations_file(run),
+            expected="a profile whose launches have measured durations",
+        )
+    return run
+
+
+def drop_bad_starts(run: Run) -> Run:
+    """Drop launches whose start time is infinite (e.g. 1e999 overflows to inf), with a warning: one such
+    start would turn every time span it enters into inf or NaN. Missing starts are left alone."""
+    if "start_us" not in run.kernels or not len(run.kernels):
+        return run
+    start = run.kernels["start_us"].astype("float64").to_numpy(na_value=0.0)
+    bad = np.isinf(start)
+    if bad.any() and not bad.all():
+        run.kernels = run.kernels.loc[~bad].reset_index(drop=True)
+        run.limitations.append(
+            Limitation(
+                "start-times",
+                f"{int(bad.sum())} launches with a non-finite start time (inf) were dropped "
+                f"from {_durations_file(run)}",
+                "re-export the profile; a non-finite start time means an edited or corrupt file",
+            )
+        )
+    elif bad.all():
+        raise InputError(
+            "no finite launch start time (every value is infinite)",
+            path=_durations_file(run),
+            expected="start times as finite numbers",
+        )
+    return run
+
+
+def drop_negative_steps(run: Run) -> Run:
+    """Launches and steps with a negative step id are dropped with a warning (MindSpore numbers steps
+    from 0 or 1; a negative id is an edited or corrupt file)."""
+    dropped = 0
+    for name in ("kernels", "steps"):
+        table = getattr(run, name)
+        if "step" not in table or not len(table):
+            continue
+        step = table["step"].astype("float64").to_numpy(na_value=0.0)
+        negative = step < 0
+        if negative.any():
+            setattr(run, name, table.loc[~negative].reset_index(drop=True))
+            dropped += int(negative.sum()) if name == "kernels" else 0
+    if dropped and not len(run.kernels):
+        raise InputError(
+            "every launch has a negative step id", path=_durations_file(run), expected="step ids of 0 or more"
+        )
+    if dropped:
+        run.limitations.append(
+            Limitation(
+                "steps",
+                f"{dropped} launches with a negative step id were dropped from {_durations_file(run)}",
+                "re-export the profile; step ids are never negative in a real one",
+            )
+        )
+    return run
+
+
+def sanitize(run: Run) -> Run:
+    """Every value check of a freshly read run: durations, start times, step ids."""
+    return drop_negative_steps(drop_bad_starts(refuse_zero_durations(sanitize_durations(run))))
+
+
 def read_folder(folder: Path, *, rank: int | None = None, source: str | None = None) -> Run:
     """Read the run (of `rank`) found in a local folder."""
     display = source or folder.name
@@ -129,7 +207,7 @@ def read_folder(folder: Path, *, rank: int | None = None, source: str | None = N
             expected=KNOWN_LAYOUTS_TEXT,
         )
     cand = choose_run(cands, rank, display)
-    run = sanitize_durations(reader_of(cand.layout).read(cand))
+    run = sanitize(reader_of(cand.layout).read(cand))
     run.meta.source = display
     run.meta.ranks_available = tuple(sorted({c.rank for c in cands if c.rank is not None}))
     return run

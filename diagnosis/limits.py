@@ -31,6 +31,9 @@ class Limits:
     ratio_grace_bytes: int = MIB  # the ratio is only judged once a member has produced this much
     max_depth: int = 32  # folder levels of one member path
     max_header_bytes: int = 64 * 1024  # one tar extended (pax / GNU long-name) header, held in memory
+    # One profile file, unpacked or read: parsing costs a multiple of its size in server memory (see
+    # docs/security.md for the measurement behind this default).
+    max_profile_file_bytes: int = 384 * MIB
 
     def __post_init__(self) -> None:
         check_positive(self)

@@ -180,6 +180,8 @@ def _triage(args: argparse.Namespace) -> int:
     fmt = output_format(out) if out is not None else "csv"
     if out is not None and not out.parent.is_dir():
         raise InputError("the folder to write the rows to does not exist", path=args.out)
+    if out is not None and out.is_dir():
+        raise InputError("is a folder; give a file name to write the rows to", path=args.out)
     book = _case_book(args.db) if args.store or args.db else None
     inbox, progress = Path(args.inbox), not args.quiet
     rows = triage_inbox(
@@ -189,7 +191,7 @@ def _triage(args: argparse.Namespace) -> int:
     if out is None:
         sys.stdout.write(text)
     else:
-        out.write_text(text, encoding="utf-8")
+        write_output(out, text, "the rows")
     print(f"{PROG}: {_tally(rows)}", file=sys.stderr)
     return EXIT_OK
 
@@ -220,10 +222,20 @@ def _emit(report: Report, fmt: str, output: str | None) -> None:
     if output is None:
         sys.stdout.write(text)
         return
-    target = Path(output)
+    write_output(Path(output), text, "the report")
+
+
+def write_output(target: Path, text: str, what: str) -> None:
+    """Write `text` to the file the user named; a folder, a missing folder or a failed write (a full
+    disk, /dev/full, no permission) is an InputError naming the path, never a traceback."""
+    if target.is_dir():
+        raise InputError(f"is a folder; give a file name to write {what} to", path=str(target))
     if not target.parent.is_dir():
-        raise InputError("the folder to write the report to does not exist", path=output)
-    target.write_text(text, encoding="utf-8")
+        raise InputError(f"the folder to write {what} to does not exist", path=str(target))
+    try:
+        target.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise InputError(f"cannot write {what} ({error.strerror or error})", path=str(target)) from None
 
 
 if __name__ == "__main__":  # pragma: no cover - `python -m doctor.cli`

@@ -32,6 +32,7 @@ from diagnosis import (
     prefer_jemalloc,
     prepare,
     read_folder,
+    release_memory,
 )
 from doctor import isolation
 from doctor.i18n import check_lang, t
@@ -113,6 +114,23 @@ def diagnose(
         if not _given(mindir):
             raise InputError("nothing to diagnose", expected=NOTHING_GIVEN)
         return inspect_model(mindir, progress=progress, lang=lang, isolate=isolate)  # type: ignore[arg-type]
+    try:
+        return _diagnose(given, mindir, rank, baseline_role, progress, lang, npu_smi, isolate)
+    finally:  # the analysis's tables are gone now: give their memory back (docs/security.md)
+        release_memory()
+
+
+def _diagnose(
+    given: list[tuple[str, Source]],
+    mindir: str | os.PathLike[str] | None,
+    rank: int | None,
+    baseline_role: str | None,
+    progress: Progress | None,
+    lang: str,
+    npu_smi: str | os.PathLike[str] | None,
+    isolate: bool,
+) -> Report:
+    """diagnose() once its arguments are checked: read, compare, analyse, assemble."""
     step = _stepper(progress, lang)
     prefer_jemalloc()
     _load_report_model_in_background()

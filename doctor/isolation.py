@@ -26,7 +26,9 @@ import pickle
 import signal
 import subprocess
 import sys
+import threading
 import traceback
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -100,6 +102,8 @@ def run_isolated(
     status, stdout, stderr = _spawn(request, limits.wall_s)
     if status == "timeout":
         raise _overrun(task, f"within {limits.wall_s:g} s", "wall_s")
+    if status == "cancelled":
+        raise InputError("the request was cancelled", path=task.subject)
     return _answer(task, limits, status, stdout, stderr)
 
 
@@ -122,7 +126,11 @@ def _spawn(request: bytes, wall_s: float) -> tuple[int | str, bytes, bytes]:
     """Run the child with `request` on stdin; returns (exit code or "timeout", stdout, stderr)."""
     boot = _BOOT.format(paths=_child_path(), package=str(Path(__file__).resolve().parent))
     command = [sys.executable, "-I", "-B", "-c", boot]
+    token = _current_token()
     proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _EVERY_CHILD.add(proc)
+    if token is not None:
+        token.adopt(proc)
     try:
         stdout, stderr = proc.communicate(request, timeout=wall_s)
     except subprocess.TimeoutExpired:
@@ -133,7 +141,93 @@ def _spawn(request: bytes, wall_s: float) -> tuple[int | str, bytes, bytes]:
         if proc.poll() is None:  # interrupted (e.g. Ctrl-C): never leave the child running
             proc.kill()
             proc.wait()
+        if token is not None:
+            token.release(proc)
+    if token is not None and token.cancelled:
+        return "cancelled", b"", b""
     return proc.returncode, stdout, stderr
+
+
+# --------------------------------------------------------------------------------------------------
+# Cancellation: a cancelled request kills its isolated children
+
+
+class Cancellation:
+    """The isolated children of one request; `cancel()` kills them and refuses new ones."""
+
+    def __init__(self) -> None:
+        self.cancelled = False
+        self._children: set[subprocess.Popen[bytes]] = set()
+        self._lock = threading.Lock()
+
+    def adopt(self, proc: subprocess.Popen[bytes]) -> None:
+        """Track a child just started (killed at once when the request was already cancelled)."""
+        with self._lock:
+            self._children.add(proc)
+            if self.cancelled:
+                proc.kill()
+
+    def release(self, proc: subprocess.Popen[bytes]) -> None:
+        """The child has ended."""
+        with self._lock:
+            self._children.discard(proc)
+
+    def cancel(self) -> None:
+        """Kill every running child of the request; children started later are killed at start."""
+        with self._lock:
+            self.cancelled = True
+            children = list(self._children)
+        for proc in children:
+            proc.kill()
+
+    @property
+    def running(self) -> int:
+        """How many children are running now."""
+        with self._lock:
+            return len(self._children)
+
+
+_LOCAL = threading.local()
+_EVERY_CHILD: weakref.WeakSet[subprocess.Popen[bytes]] = weakref.WeakSet()  # for kill_all_children
+
+
+def kill_all_children() -> int:
+    """Kill every isolated child still running in this process (the app is stopping: a decoder must not
+    outlive the server that would read its answer); returns how many were killed."""
+    running = [proc for proc in list(_EVERY_CHILD) if proc.poll() is None]
+    for proc in running:
+        proc.kill()
+    return len(running)
+
+
+def _current_token() -> Cancellation | None:
+    """The cancellation token of the request this thread works for, if any."""
+    return getattr(_LOCAL, "token", None)
+
+
+async def run_cancellable(func: Callable[[], T], token: Cancellation | None = None) -> T:
+    """Await `func()` run in a worker thread; when the awaiting task is cancelled (a web request the
+    client cancelled), the isolated children `func` started are killed instead of running on.
+
+    The thread itself cannot be stopped: once its child is killed it ends with an error nobody waits for.
+    """
+    import asyncio  # here, not at the top: the isolated child imports this module and never awaits
+
+    token = token or Cancellation()
+
+    def work() -> T:
+        _LOCAL.token = token
+        try:
+            return func()
+        finally:
+            _LOCAL.token = None
+
+    future = asyncio.get_running_loop().run_in_executor(None, work)
+    try:
+        return await future
+    except asyncio.CancelledError:
+        token.cancel()
+        raise
 
 
 def _child_path() -> list[str]:

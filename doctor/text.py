@@ -20,6 +20,8 @@ _MD_INLINE = re.compile(r"([\\`*_\[\]|~$])")
 _MD_BLOCK_START = re.compile(r"^(\s*)([#+\-=])")
 _MD_ORDERED_LIST = re.compile(r"^(\s*\d{1,9})([.)])(?=\s|$)")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# Control characters no rendered text may carry (NUL, ESC, DEL, C1 ...); tab and line breaks stay.
+_DOCUMENT_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _LINE_BREAKS = re.compile(r"[\r\n\u2028\u2029]+")
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
@@ -64,9 +66,17 @@ def fenced(code: str, language: str = "") -> str:
     return f"{fence}{language}\n{code.rstrip()}\n{fence}"
 
 
+def strip_control(text: str) -> str:
+    """`text` without control characters (NUL, ESC, DEL, C1 ...); tab, CR and LF are kept. A profile or
+    model can carry any byte in a name, and a raw NUL or escape sequence must not reach a page, a
+    spreadsheet or a terminal."""
+    return _DOCUMENT_CONTROL.sub("", text)
+
+
 def h(value: object) -> str:
-    """HTML-escaped text (quotes included) for element content and attribute values."""
-    return html.escape(str(value), quote=True)
+    """HTML-escaped text (quotes included, control characters removed) for element content and
+    attribute values."""
+    return html.escape(strip_control(str(value)), quote=True)
 
 
 def is_missing(value: Any) -> bool:
@@ -110,7 +120,9 @@ def fmt_percent(value: float | None) -> str:
 
 def csv_safe(value: object) -> object:
     """A CSV cell that spreadsheets will not run as a formula: text starting with = + - @ TAB CR gets
-    a leading apostrophe; numbers and booleans are returned unchanged so they stay numeric."""
-    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
-        return "'" + value
+    a leading apostrophe, control characters are removed; numbers and booleans are returned unchanged so
+    they stay numeric."""
+    if isinstance(value, str):
+        value = strip_control(value)
+        return "'" + value if value.startswith(FORMULA_PREFIXES) else value
     return value

@@ -142,6 +142,18 @@ class UploadLedger:
             if key is not None and not os.path.lexists(key):
                 raise InputError(GONE, path=key.name)
 
+    def delete_all(self) -> int:
+        """Delete every recorded upload now, whatever its count (the app is stopping); returns how many
+        paths were recorded. Pinned files stay, as everywhere."""
+        with self._lock:
+            keys = [*self._counts, *self._doomed]
+            for key in keys:
+                self._delete(key)
+            self._counts.clear()
+            self._recorded_at.clear()
+            self._doomed.clear()
+        return len(keys)
+
     # Called with the lock held.
 
     def _forget_stale(self, now: float) -> None:

@@ -28,7 +28,8 @@ from graph.dtypes import type_id_name
 from graph.values import IOMONAD, MONAD, UMONAD, attribute_value, output_types, text
 
 MAX_CALL_DEPTH = 64
-MAX_GRAPH_NODES = 5_000_000
+MAX_GRAPH_NODES = 1_000_000  # budget of decoded nodes plus expanded calls (PERF_DOCTOR_MAX_GRAPH_NODES)
+MAX_VALUE_NESTING = 256  # MakeTuple / Partial / branch results nested in one another (real models: < 10)
 MAX_LISTED_UNKNOWN = 5
 
 # Scalar arguments of PRIMITIVE_FUNCTION ops, by input position (format guide §3.5). Constant inputs
@@ -107,6 +108,15 @@ class Primitive:
     instance: str
 
 
+class GraphBudgetError(Exception):
+    """The graph is over one of the builder's budgets; the loader turns it into an InputError.
+    `node_budget` is True when it is the node budget (which the operator can raise)."""
+
+    def __init__(self, problem: str, *, node_budget: bool = False) -> None:
+        super().__init__(problem)
+        self.node_budget = node_budget
+
+
 class _Const:
     __slots__ = ("value",)
 
@@ -115,19 +125,21 @@ class _Const:
 
 
 class _TupleRef:
-    __slots__ = ("items",)
+    __slots__ = ("depth", "items")
 
     def __init__(self, items: list[Any]) -> None:
         self.items = items
+        self.depth = _nesting(items)
 
 
 class _AltRef:
     """The result of an if/while call: any of the branch results."""
 
-    __slots__ = ("options",)
+    __slots__ = ("depth", "options")
 
     def __init__(self, options: list[Any]) -> None:
         self.options = options
+        self.depth = _nesting(options)
 
 
 class _FuncRef:
@@ -138,11 +150,23 @@ class _FuncRef:
 
 
 class _PartialRef:
-    __slots__ = ("args", "fn")
+    __slots__ = ("args", "depth", "fn")
 
     def __init__(self, fn: Any, args: list[Any]) -> None:
         self.fn = fn
         self.args = args
+        self.depth = _nesting([fn, *args])
+
+
+def _nesting(items: list[Any]) -> int:
+    """How deeply the refs in `items` nest, plus one; over MAX_VALUE_NESTING is refused here, before
+    the recursive walks over refs (_connect, _collect_ids, _call_value) could exhaust the stack."""
+    depth = 1 + max((getattr(item, "depth", 0) for item in items), default=0)
+    if depth > MAX_VALUE_NESTING:
+        raise GraphBudgetError(
+            f"tuples, partial applications or branch results nested more than {MAX_VALUE_NESTING} deep"
+        )
+    return depth
 
 
 class _SwitchRef:
@@ -193,6 +217,7 @@ class GraphBuilder:
         self._globals: dict[str, Any] | None = None
         self._unknown: Counter[str] = Counter()
         self._truncated = 0
+        self._spent = 0  # graph nodes plus expanded call sites, against max_nodes
 
     # ------------------------------------------------------------------ entry point
 
@@ -223,8 +248,8 @@ class GraphBuilder:
             )
         if self._truncated:
             self.warnings.append(
-                f"{self._truncated} calls were not inlined (graph over {self.max_nodes:,} nodes or "
-                f"calls nested over {MAX_CALL_DEPTH} deep); they appear as opaque call nodes"
+                f"{self._truncated} calls were not inlined (calls nested over {MAX_CALL_DEPTH} deep); "
+                "they appear as opaque call nodes"
             )
 
     # ------------------------------------------------------------------ graph walking
@@ -325,7 +350,18 @@ class GraphBuilder:
             data["call_site"] = frame.call_site
             data["role"] = frame.role
         self.nodes.append((nid, data))
+        self._charge()
         return data
+
+    def _charge(self) -> None:
+        """Count one more node or expanded call against the budget; over it, refuse the graph."""
+        self._spent += 1
+        if self._spent > self.max_nodes:
+            raise GraphBudgetError(
+                f"with every call expanded the graph has over {self.max_nodes:,} nodes and calls, "
+                "the decoder's budget",
+                node_budget=True,
+            )
 
     def _connect(self, ref: Any, nid: str, index: int, args: dict[str, Any], names: Any) -> None:
         kind = type(ref)
@@ -409,10 +445,11 @@ class GraphBuilder:
 
     def _inline(self, fn_name: str, args: list[Any], node: Any, frame: _Frame) -> Any:
         call_id = node.name + frame.suffix
-        too_big = len(self.nodes) > self.max_nodes or len(self.stack) >= MAX_CALL_DEPTH
+        too_big = len(self.stack) >= MAX_CALL_DEPTH
         if fn_name in self.stack or too_big:
             self._truncated += too_big
             return self._opaque_call(fn_name, args, node, frame, recursive=not too_big)
+        self._charge()
         fn = self.functions[fn_name]
         k = self.instances[fn_name]
         self.instances[fn_name] += 1

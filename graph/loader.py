@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import os
+import stat
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,7 +21,7 @@ from google.protobuf.message import DecodeError
 
 from core.errors import InputError
 from graph import schema
-from graph.build import GraphBuilder, function_role
+from graph.build import MAX_GRAPH_NODES, GraphBudgetError, GraphBuilder, function_role
 from graph.dtypes import itemsize, tensor_dtype
 from graph.model import FunctionInfo, MindirModel, ParameterSummary, TensorInfo
 from graph.values import IOMONAD, MONAD, UMONAD, text
@@ -28,6 +29,18 @@ from graph.values import IOMONAD, MONAD, UMONAD, text
 MAX_FILE_BYTES = 2 * 1024**3  # a protobuf message cannot be larger (format guide §1, §9)
 TESTED_MIND_IR_VERSIONS = (1, 2, 3)
 EXPECTED = "a .mindir file written by mindspore.export(..., file_format='MINDIR')"
+NODE_BUDGET_ENV = "PERF_DOCTOR_MAX_GRAPH_NODES"
+
+
+def node_budget(environ: dict[str, str] | None = None) -> int:
+    """The decoded-graph node budget: PERF_DOCTOR_MAX_GRAPH_NODES when set to a positive integer (read
+    on every load, so in the isolated decoder too), else MAX_GRAPH_NODES."""
+    raw = (os.environ if environ is None else environ).get(NODE_BUDGET_ENV, "").replace("_", "").strip()
+    if not raw:
+        return MAX_GRAPH_NODES
+    if not raw.isdigit() or int(raw) < 1:
+        raise ValueError(f"{NODE_BUDGET_ENV} must be a positive integer, not {raw!r}")
+    return int(raw)
 
 
 def load_mindir(path: str | os.PathLike[str], *, max_bytes: int = MAX_FILE_BYTES) -> MindirModel:
@@ -41,7 +54,7 @@ def model_from_proto(proto: Any, file: Path, size: int = 0) -> MindirModel:
     """Check a decoded ModelProto and turn it into a MindirModel (drops parameter bytes from `proto`)."""
     validate(proto, file)
     warnings = _format_warnings(proto)
-    builder = GraphBuilder(proto)
+    builder = GraphBuilder(proto, max_nodes=node_budget())
     with _no_gc():  # millions of small dicts: cyclic GC passes would make the build superlinear
         parameters, env = _parameters(proto, file, warnings, builder)
         inputs = _inputs(proto.graph, env, builder)
@@ -72,6 +85,9 @@ def _build(builder: GraphBuilder, env: dict[str, Any], proto: Any, file: Path) -
     """Run the graph builder; text fields that are not UTF-8 end in InputError."""
     try:
         return builder.build(env)
+    except GraphBudgetError as err:
+        hint = f"a smaller model (the operator can raise {NODE_BUDGET_ENV})" if err.node_budget else EXPECTED
+        raise InputError(f"cannot be analysed: {err}", path=str(file), expected=hint) from None
     except TypeError:
         field = _undecodable_text(proto)
         if field:
@@ -100,6 +116,10 @@ def _check_file(file: Path, max_bytes: int) -> int:
         raise InputError(f"cannot be read ({err.strerror})", path=str(file), expected=EXPECTED) from None
     if file.is_dir():
         raise InputError("is a folder, not a file", path=str(file), expected=EXPECTED)
+    if not stat.S_ISREG(info.st_mode):  # a FIFO or device would block or never end: never opened
+        raise InputError(
+            f"is not a regular file (a {_file_kind(info.st_mode)})", path=str(file), expected=EXPECTED
+        )
     if info.st_size > max_bytes:
         raise InputError(
             f"is {info.st_size:,} bytes, over the {max_bytes:,}-byte limit of a protobuf message",
@@ -107,6 +127,17 @@ def _check_file(file: Path, max_bytes: int) -> int:
             expected="a MINDIR graph file under 2 GiB (MindSpore writes larger weights to <name>_variables/)",
         )
     return info.st_size
+
+
+def _file_kind(mode: int) -> str:
+    """What a non-regular file is, in words."""
+    kinds = (
+        (stat.S_ISFIFO, "named pipe"),
+        (stat.S_ISCHR, "character device"),
+        (stat.S_ISBLK, "block device"),
+        (stat.S_ISSOCK, "socket"),
+    )
+    return next((word for test, word in kinds if test(mode)), "special file")
 
 
 def _read(file: Path) -> bytes:

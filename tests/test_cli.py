@@ -99,6 +99,29 @@ def test_missing_output_folder_exits_2(capsys, tmp_path):
     assert code == 2 and "does not exist" in err
 
 
+def test_output_naming_a_folder_exits_2_and_writes_nothing(capsys, tmp_path):
+    code, out, err = run(capsys, "inspect", str(RESNET), "-o", str(tmp_path))
+    assert (code, out) == (2, "")
+    assert err == f"perf-doctor: error: {tmp_path}: is a folder; give a file name to write the report to\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs Linux /dev/full")
+def test_output_to_a_full_device_exits_2_with_one_line(capsys):
+    code, out, err = run(capsys, "inspect", str(RESNET), "-o", "/dev/full")
+    assert (code, out) == (2, "")
+    assert err == "perf-doctor: error: /dev/full: cannot write the report (No space left on device)\n"
+
+
+def test_triage_out_naming_a_folder_exits_2(capsys, tmp_path):
+    (tmp_path / "inbox").mkdir()
+    (tmp_path / "rows.csv").mkdir()
+    code, _, err = run(
+        capsys, "triage", str(tmp_path / "inbox"), "--out", str(tmp_path / "rows.csv"), "--quiet"
+    )
+    assert code == 2 and "is a folder; give a file name to write the rows to" in err
+
+
 def test_internal_error_exits_1_with_a_hint_and_traceback_on_debug(capsys, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("boom\nsecond line")

@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 import graph
 from core.errors import InputError
 from graph import schema
+from tests.bad_inputs import generate
+from tests.support.mindir_calls import SEEDS, call_graph_model
 from tests.support.mindir_wire import field, nested
 
 FIXTURES = Path(__file__).parent / "fixtures" / "mindir"
@@ -142,3 +144,48 @@ def test_corrupted_real_file_loads_or_raises_input_error(edits, keep):
         return
     assert model.producer == "MindSpore"
     graph.hygiene_symptoms(model, graph.find_chains(model))
+
+
+# ------------------------------------------------------------------------------------------ call graphs
+
+SMALL_BUDGET = 5_000  # nodes plus expanded calls: explosions are refused within a fraction of a second
+
+
+@settings(
+    max_examples=200,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(data=st.binary(min_size=1, max_size=400))
+def test_generated_call_graphs_build_or_are_refused_with_one_input_error(data, monkeypatch):
+    """The fuzz target `mindir-calls` (tests/bad_inputs/atheris_fuzz.py) as a derandomized property."""
+    monkeypatch.setenv("PERF_DOCTOR_MAX_GRAPH_NODES", str(SMALL_BUDGET))
+    try:
+        model = load_bytes(call_graph_model(data))
+    except InputError as err:
+        assert err.path.endswith("model.mindir")
+        assert err.problem.startswith("cannot be analysed: ")
+    else:
+        assert model.graph.number_of_nodes() <= SMALL_BUDGET
+
+
+@pytest.mark.parametrize("seed", SEEDS, ids=["chain", "explosion", "tuples", "partials"])
+def test_call_graph_seeds(seed, monkeypatch):
+    monkeypatch.setenv("PERF_DOCTOR_MAX_GRAPH_NODES", str(SMALL_BUDGET))
+    if seed == SEEDS[1]:  # 8,191 expanded calls and 4,096 additions
+        with pytest.raises(InputError, match=r"over 5,000 nodes and calls, the decoder's budget"):
+            load_bytes(call_graph_model(seed))
+        return
+    assert load_bytes(call_graph_model(seed)).producer == "MindSpore"
+
+
+def test_the_node_budget_counts_nodes_and_expanded_calls(tmp_path, monkeypatch):
+    explosion = generate.write_call_explosion(tmp_path / "x.mindir", 12)  # 2**12 - 1 calls, 2**11 adds
+    monkeypatch.setenv("PERF_DOCTOR_MAX_GRAPH_NODES", str(2**12 - 1 + 2**11))
+    assert graph.load_mindir(explosion).graph.number_of_nodes() == 2**11 + 1  # the adds and the input
+    monkeypatch.setenv("PERF_DOCTOR_MAX_GRAPH_NODES", str(2**12 - 1 + 2**11 - 1))
+    with pytest.raises(InputError) as caught:
+        graph.load_mindir(explosion)
+    assert caught.value.problem.endswith("over 6,142 nodes and calls, the decoder's budget")
+    assert "PERF_DOCTOR_MAX_GRAPH_NODES" in caught.value.expected

@@ -3,6 +3,7 @@ wall-clock limits, and the facade's use of it."""
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import io
 import math
@@ -285,3 +286,42 @@ def test_the_child_writes_nothing_but_the_extraction(tmp_path: Path, monkeypatch
         isolation.load_mindir(RESNET)
         assert set(tmp_path.iterdir()) - before == {workspace.path}
     assert set(tmp_path.iterdir()) == before
+
+
+def test_cancelling_the_awaiting_task_kills_the_isolated_child() -> None:
+    """What a web request the client cancels does: the awaiting task is cancelled, the child is killed at
+    once (not after its 60 s), and the worker thread ends with "cancelled" instead of running on."""
+    token = isolation.Cancellation()
+    outcome: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            run_isolated(TASK, time.sleep, 60, limits=IsolationLimits(wall_s=120))
+        except InputError as error:
+            outcome.append(error)
+
+    async def scenario() -> float:
+        task = asyncio.ensure_future(isolation.run_cancellable(work, token))
+        while token.running == 0:  # the child has started
+            await asyncio.sleep(0.05)
+        started = time.monotonic()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        while token.running:  # the killed child is reaped by the worker thread
+            await asyncio.sleep(0.05)
+        return time.monotonic() - started
+
+    assert asyncio.run(scenario()) < 10
+    assert [error.problem for error in outcome] == ["the request was cancelled"]
+
+
+def test_a_request_cancelled_before_its_child_starts_never_runs_it() -> None:
+    token = isolation.Cancellation()
+    token.cancel()
+
+    async def scenario() -> None:
+        await isolation.run_cancellable(lambda: run_isolated(TASK, time.sleep, 60), token)
+
+    with pytest.raises(InputError, match="the request was cancelled"):
+        asyncio.run(scenario())

@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -85,3 +86,29 @@ def test_hostile_uploads_do_not_disturb_another_users_diagnosis(server: Server, 
     assert grown_mib < MEMORY_MB / 2, f"the server grew by {grown_mib:.0f} MiB: the model was decoded in it"
     again = _client(server).predict(handle_file(str(generate.MODEL)), api_name="/inspect")
     assert again[-1]["kind"] == "mindir"
+
+
+def _children(pid: int) -> list[int]:
+    """The process ids of a process's direct children (Linux /proc)."""
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found += [int(child) for child in (task / "children").read_text().split()]
+    return found
+
+
+def test_cancelling_a_request_kills_its_isolated_decoder(server: Server) -> None:
+    """The call explosion keeps its decoder busy for many seconds; cancelling the job ends the child at
+    once, the server does not wait for it and still answers."""
+    model = generate.CORPUS / "mindir_call_explosion.mindir"
+    job = _client(server).submit(handle_file(str(model)), api_name="/inspect")
+    deadline = time.monotonic() + 60
+    while not _children(server.process.pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _children(server.process.pid), "the isolated decoder never started"
+    cancelled = time.monotonic()
+    job.cancel()
+    while _children(server.process.pid) and time.monotonic() - cancelled < 20:
+        time.sleep(0.1)
+    assert _children(server.process.pid) == []
+    assert time.monotonic() - cancelled < 10
+    assert server.alive()

@@ -3,6 +3,7 @@ the problem and what was expected; optional tables that are broken only add a li
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -224,3 +225,31 @@ def test_broken_optional_tables_become_limitations(tmp_path: Path) -> None:
     assert any("op_statistic.csv" in r for r in reasons)
     assert any("profiler_metadata.json" in r for r in reasons)
     assert len(run.kernels) == 51
+
+
+# ------------------------------------------------------------------------------------ per-file budget
+
+
+def test_kernel_details_over_the_per_file_budget_is_refused_before_parsing(tmp_path, monkeypatch) -> None:
+    root = copy_run(tmp_path)
+    size = (root / APO / "kernel_details.csv").stat().st_size
+    monkeypatch.setenv("PERF_DOCTOR_MAX_PROFILE_FILE_BYTES", str(size - 1))
+    err = read_error(root)
+    assert err.path.endswith("kernel_details.csv")
+    assert err.problem == "is 0 MiB, over the 0 MiB limit for one profile file"
+    assert "PERF_DOCTOR_MAX_PROFILE_FILE_BYTES" in err.expected
+
+
+def test_kernel_details_at_the_budget_is_read(tmp_path, monkeypatch) -> None:
+    root = copy_run(tmp_path)
+    size = max(path.stat().st_size for path in root.rglob("*") if path.is_file())
+    monkeypatch.setenv("PERF_DOCTOR_MAX_PROFILE_FILE_BYTES", str(size))  # the largest file is just within
+    assert len(read(root).kernels) > 0
+
+
+def test_a_named_pipe_in_place_of_profiler_info_is_refused_without_opening_it(tmp_path) -> None:
+    root = copy_run(tmp_path)
+    (root / "profiler_info_0.json").unlink()
+    os.mkfifo(root / "profiler_info_0.json")
+    err = read_error(root)  # opening the pipe would block until a writer came: the test would hang
+    assert (err.path.endswith("profiler_info_0.json"), err.problem) == (True, "is not a regular file")

@@ -786,3 +786,33 @@ def test_random_member_names_never_escape(kind: str, names: list[str]) -> None:
             for written in workspace.path.rglob("*"):
                 assert not written.is_symlink()
                 assert written.is_dir() or written.read_bytes() == b"data"
+
+
+# ------------------------------------------------------------ per-file budget
+
+ONE_FILE = Limits(max_profile_file_bytes=1024 * 1024)
+BIG_TABLE = b"op_type,op_name\n" + b"Conv2D,conv\n" * 200_000  # 2.4 MB (the ratio budget is raised)
+
+
+def test_a_zip_member_declared_over_the_per_file_budget_is_refused_before_unpacking(ws, tmp_path) -> None:
+    archive = make_zip(tmp_path / "big.zip", [("run/kernel_details.csv", BIG_TABLE)])
+    with pytest.raises(InputError) as caught:
+        materialize(archive, ws, budget=Limits(max_profile_file_bytes=1024 * 1024, max_ratio=1e6))
+    assert caught.value.problem == (
+        "member 'run/kernel_details.csv' unpacks to more than 1.0 MiB, the limit for one profile file "
+        "(as its header says)"
+    )
+    assert not list(ws.path.rglob("kernel_details.csv"))
+
+
+def test_a_tar_member_over_the_per_file_budget_is_refused_before_unpacking(ws, tmp_path) -> None:
+    archive = make_tar(tmp_path / "big.tar.gz", [("run/kernel_details.csv", BIG_TABLE)])
+    with pytest.raises(InputError, match=r"unpacks to more than 1\.0 MiB.*\(as its header says\)"):
+        materialize(archive, ws, budget=Limits(max_profile_file_bytes=1024 * 1024, max_ratio=1e6))
+
+
+def test_a_loose_upload_over_the_per_file_budget_is_stopped_while_copying(ws, tmp_path) -> None:
+    table = tmp_path / "kernel_details.csv"
+    table.write_bytes(BIG_TABLE)
+    with pytest.raises(InputError, match=r"'kernel_details.csv' unpacks to more than 1\.0 MiB"):
+        materialize([table], ws, budget=ONE_FILE)

@@ -35,7 +35,7 @@ from diagnosis.readers.catalog import APO
 from diagnosis.readers.communication import communication_summary
 from diagnosis.readers.discover import discover
 from diagnosis.readers.io import Col, display, load_json, read_csv, read_header, read_table, resolve, to_frame
-from diagnosis.readers.profiler_info import InfoRecord, parse_profiler_info
+from diagnosis.readers.profiler_info import InfoRecord, duplicate_key_limitations, read_profiler_info
 from diagnosis.readers.steps import (
     assign_steps,
     fill_step_starts,
@@ -120,8 +120,9 @@ def read_run(candidate: Candidate, layout: str, words: Tool) -> Run:
     info, info_path = read_info(root, candidate.rank)
     config = info.config if info else ProfilerConfig()
     out = read_output(output_dir(root), candidate.rank, config.level, words)
-    if info_path:
+    if info and info_path:
         out.files.insert(0, info_path)
+        out.limitations.extend(duplicate_key_limitations(info_path, info.duplicate_keys, "profiler-config"))
     else:
         out.limitations.insert(0, no_config_limitation(words))
     environment = read_metadata(root, out)
@@ -141,8 +142,7 @@ def read_info(root: Path, rank: int | None) -> tuple[InfoRecord | None, Path | N
     paths = [named] if named and named.is_file() else sorted(root.glob("profiler_info*.json"))
     if not paths:
         return None, None
-    data = load_json(paths[0], expected="a profiler_info JSON object")
-    return parse_profiler_info(data, paths[0]), paths[0]
+    return read_profiler_info(paths[0]), paths[0]
 
 
 def no_config_limitation(tool: Tool) -> Limitation:
@@ -160,12 +160,14 @@ def read_metadata(root: Path, out: Output) -> dict[str, Any]:
     path = root / catalog.PROFILER_METADATA
     if not path.is_file():
         return {}
+    duplicates: list[str] = []
     try:
-        data = load_json(path, expected="a JSON object")
+        data = load_json(path, expected="a JSON object", duplicates=duplicates)
     except InputError as exc:
         out.limitations.append(Limitation("extras", f"ignored: {exc.message}"))
         return {}
     out.files.append(path)
+    out.limitations.extend(duplicate_key_limitations(path, list(dict.fromkeys(duplicates)), "extras"))
     return data if isinstance(data, dict) else {"metadata": data}
 
 

@@ -55,14 +55,13 @@ from diagnosis.readers.discover import discover
 from diagnosis.readers.io import (
     Col,
     display,
-    load_json,
     read_csv,
     read_header,
     read_table,
     read_text,
     to_frame,
 )
-from diagnosis.readers.profiler_info import InfoRecord, parse_profiler_info
+from diagnosis.readers.profiler_info import InfoRecord, duplicate_key_limitations, read_profiler_info
 from diagnosis.readers.steps import assign_steps, no_steps
 from diagnosis.readers.tables import run_tables
 from diagnosis.readers.traits import amp_of, infer_execution_mode, phase_of
@@ -426,22 +425,24 @@ def read_legacy_info(folder: Path, rank: int, files: list[Path]) -> tuple[InfoRe
     if not path.is_file():
         return None, None
     files.insert(0, path)
-    return parse_profiler_info(load_json(path, expected="a profiler_info JSON object"), path), path
+    return read_profiler_info(path), path
 
 
 def legacy_config_limitations(info: InfoRecord | None, path: Path | None) -> list[Limitation]:
     """Legacy records hold no profiler options before 2.3; without the file nothing is known."""
     if info is None:
         return [Limitation("profiler-config", "no profiler_info json: configuration unknown", LEGACY_REMEDY)]
+    duplicates = duplicate_key_limitations(path, info.duplicate_keys, "profiler-config") if path else []
     if not info.options_recorded:
         return [
+            *duplicates,
             Limitation(
                 "profiler-config",
                 f"{path.name if path else 'profiler_info'} of MindSpore 2.0-2.2 records no profiler options",
                 LEGACY_REMEDY,
-            )
+            ),
         ]
-    return []
+    return duplicates
 
 
 def legacy_kernel_limitations(kernels: pd.DataFrame) -> list[Limitation]:
@@ -513,8 +514,9 @@ def read_ms23(candidate: Candidate) -> Run:
     info, info_path = _ms23_info(root, candidate.rank)
     config = info.config if info else ProfilerConfig()
     out = read_output(output_dir(root), candidate.rank, config.level, MINDSPORE)
-    if info_path:
+    if info and info_path:
         out.files.insert(0, info_path)
+        out.limitations.extend(duplicate_key_limitations(info_path, info.duplicate_keys, "profiler-config"))
     else:
         out.limitations.insert(0, no_config_limitation(MINDSPORE))
     rank = candidate.rank if candidate.rank is not None else (info.rank if info else None)

@@ -31,6 +31,7 @@ from core.model import (
 )
 from diagnosis.readers import Candidate, catalog
 from diagnosis.readers.catalog import of_rank
+from diagnosis.readers.io import arrow_block_problem, check_file
 from diagnosis.readers.tables import memory_of_host_record
 from diagnosis.readers.traits import amp_markers, infer_execution_mode, infer_phase
 
@@ -136,13 +137,15 @@ def _read_detail(path: Path) -> pd.DataFrame:
 
 
 def _read_csv(path: Path) -> pa.Table:
+    check_file(path)
     try:
         table = pacsv.read_csv(path)
         table.column_names  # noqa: B018 - a header that is not UTF-8 fails here, not in read_csv
         return table
     except (pa.ArrowInvalid, UnicodeDecodeError) as exc:
+        block = arrow_block_problem(str(exc), nonempty=path.stat().st_size > 0)
         raise InputError(
-            f"unreadable CSV ({_first_line(exc)})", path=path.name, expected="a CSV file"
+            block or f"unreadable CSV ({_first_line(exc)})", path=path.name, expected="a CSV file"
         ) from None
 
 
@@ -212,6 +215,7 @@ def _parse_launches(body: str, fname: str) -> pd.DataFrame:
 
 
 def _read_text(path: Path) -> str:
+    check_file(path)
     try:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:

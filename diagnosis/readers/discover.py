@@ -13,6 +13,7 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
+from core.errors import InputError
 from diagnosis.readers import Candidate
 from diagnosis.readers.catalog import (
     APO,
@@ -78,8 +79,19 @@ def _listing(folder: Path) -> tuple[set[str], set[str]]:
         entries = list(os.scandir(folder))
     except OSError:
         return set(), set()
-    files = {e.name for e in entries if e.is_file()}
-    dirs = {e.name for e in entries if e.is_dir()}
+    files, dirs = set(), set()
+    for entry in entries:
+        try:
+            if entry.is_file():
+                files.add(entry.name)
+            elif entry.is_dir():
+                dirs.add(entry.name)
+        except OSError as exc:  # a symbolic link loop (ELOOP) or an entry removed meanwhile
+            raise InputError(
+                f"cannot be followed ({exc.strerror}): a symbolic link loop or a broken entry",
+                path="/".join(Path(entry.path).parts[-3:]),
+                expected="a folder of regular files and folders (remove or fix the link)",
+            ) from None
     return files, dirs
 
 
@@ -124,7 +136,7 @@ def _is_torch(folder: Path, files: set[str], info_ranks: list[int]) -> bool:
         return False
     try:
         record = json.loads((folder / f"profiler_info_{info_ranks[0]}.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # unreadable here: the reader says why
         return False
     return isinstance(record, dict) and "config" in record and "profiler_parameters" not in record
 

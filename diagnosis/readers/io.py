@@ -8,9 +8,11 @@ the column.
 from __future__ import annotations
 
 import csv
+import ctypes
 import json
 import os
 import re
+import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,9 +24,13 @@ import pyarrow.csv as pacsv
 
 from core.errors import InputError
 from core.model import PIPE_COUNTERS
+from diagnosis.limits import Limits, env_name
 
 NULL_VALUES = ["N/A", ""]
+MIB = 1 << 20
+ARROW_BLOCK_BYTES = 1 << 20  # pyarrow.csv's default block: no row or header may be longer
 _HEADER_PROBE = 1 << 16  # bytes read to find the header line
+JEMALLOC_DECAY_MS = 1000  # Arrow's default dirty/muzzy page decay for its jemalloc pool
 
 
 def prefer_jemalloc() -> None:
@@ -44,6 +50,25 @@ def prefer_jemalloc() -> None:
         return
 
 
+def release_memory() -> None:
+    """Hand memory freed by the analysis that just ended back to the system: the Arrow pool's unused
+    pages (jemalloc keeps them for reuse otherwise) and, on glibc, the malloc heap's free tops
+    (malloc_trim). Without it a server stays near its peak after one large request. Safe while other
+    analyses run: only unused memory is returned."""
+    pool = pa.default_memory_pool()
+    if pool.backend_name == "jemalloc":  # jemalloc returns pages only as they decay (1 s by default):
+        pa.jemalloc_set_decay_ms(0)  # purge now, then go back to the default for the next analysis
+        pool.release_unused()
+        pa.jemalloc_set_decay_ms(JEMALLOC_DECAY_MS)
+    else:
+        pool.release_unused()
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+    except OSError:  # not glibc (macOS, musl): nothing more to do
+        return
+    libc.malloc_trim(0)
+
+
 # --------------------------------------------------------------------------------------------- errors
 
 
@@ -56,6 +81,32 @@ def first_line(exc: BaseException) -> str:
     """The first line of an exception's message (at most 240 characters), for one-line errors."""
     text = str(exc).strip()
     return text.splitlines()[0][:240] if text else type(exc).__name__
+
+
+def require_regular(path: Path) -> int:
+    """A profile file must be a regular file before it is opened (a named pipe would block the reader,
+    a device never end); returns its size."""
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        raise InputError(f"cannot open ({exc.strerror})", path=display(path)) from None
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError("is not a regular file", path=display(path), expected="a file of profiler output")
+    return info.st_size
+
+
+def check_file(path: Path) -> int:
+    """Before a profile file is parsed: a regular file no larger than the per-file budget
+    (PERF_DOCTOR_MAX_PROFILE_FILE_BYTES), since parsing costs a multiple of its size in memory."""
+    size = require_regular(path)
+    budget = Limits.from_env().max_profile_file_bytes
+    if size > budget:
+        raise InputError(
+            f"is {size / MIB:,.0f} MiB, over the {budget / MIB:,.0f} MiB limit for one profile file",
+            path=display(path),
+            expected=f"a shorter profile (the operator can raise {env_name('max_profile_file_bytes')})",
+        )
+    return size
 
 
 # ------------------------------------------------------------------------------------------ CSV reading
@@ -72,6 +123,7 @@ class Col:
 
 def read_header(path: Path) -> list[str]:
     """The header fields of a CSV file as written; InputError when the file is empty, binary or not UTF-8."""
+    check_file(path)
     try:
         with open(path, "rb") as fh:
             probe = fh.read(_HEADER_PROBE)
@@ -180,9 +232,23 @@ def _arrow_read(path: Path, header: list[str], types: dict[str, pa.DataType], nu
         ) from None
 
 
+def arrow_block_problem(msg: str, *, nonempty: bool) -> str | None:
+    """Our words for pyarrow's block messages: "straddling object" (a row longer than one read block)
+    and "Empty CSV file or block" for a non-empty file (its header line fills the first block)."""
+    block = f"the CSV reader's {ARROW_BLOCK_BYTES // MIB} MiB block"
+    if "straddling object" in msg:
+        return f"a row is longer than {block} (a damaged file or not a table)"
+    if "Empty CSV file or block" in msg and nonempty:
+        return f"the header line is longer than {block} (a damaged file or not a table)"
+    return None
+
+
 def _explain_arrow(exc: BaseException, header: list[str]) -> str:
     """Turn pyarrow's message into one line naming the column ("In CSV column #7: ..." -> its name)."""
     msg = first_line(exc)
+    block = arrow_block_problem(msg, nonempty=True)
+    if block:
+        return block
     hit = re.search(r"CSV column #(\d+)", msg)
     if hit and int(hit.group(1)) < len(header):
         col = header[int(hit.group(1))].strip()
@@ -233,8 +299,47 @@ def _types_mapper(arrow_type: pa.DataType) -> Any:
 # --------------------------------------------------------------------------------------- JSON and text
 
 
-def load_json(path: Path, expected: str = "a JSON document") -> Any:
-    """Parse a (small) JSON file; empty, non-UTF-8 or invalid content raises InputError."""
+MAX_JSON_DEPTH = 200  # nesting levels of a profiler JSON document (real ones nest under 10)
+MAX_JSON_DIGITS = 400  # digits of one JSON integer (a 64-bit counter has 20)
+
+
+class JsonLimitError(ValueError):
+    """A JSON document over a structural limit (depth, digits), with the one-line reason."""
+
+
+def bounded_int(digits: str) -> int:
+    """parse_int for json: refuses integers longer than MAX_JSON_DIGITS before converting them."""
+    if len(digits.lstrip("-")) > MAX_JSON_DIGITS:
+        raise JsonLimitError(f"a number with {len(digits):,} digits, over the limit of {MAX_JSON_DIGITS}")
+    return int(digits)
+
+
+def json_depth_problem(text: str, limit: int = MAX_JSON_DEPTH) -> str | None:
+    """Why `text` nests too deeply for json (whose C decoder recurses once per level), or None.
+
+    Brackets inside strings are skipped; the count stops at the first level over the limit."""
+    if text.count("[") + text.count("{") <= limit:
+        return None
+    depth = 0
+    for token in _JSON_TOKENS.finditer(text):
+        char = token.group()
+        if char in "[{":
+            depth += 1
+            if depth > limit:
+                return f"nested more than {limit} levels deep"
+        elif char in "]}":
+            depth -= 1
+    return None
+
+
+_JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def load_json(path: Path, expected: str = "a JSON document", duplicates: list[str] | None = None) -> Any:
+    """Parse a (small) JSON file; empty, non-UTF-8, invalid, too deeply nested or over-long numbers
+    raise InputError. Keys given twice in one object are appended to `duplicates` (the last value wins,
+    as in json), so the caller can warn about them."""
+    check_file(path)
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -247,15 +352,35 @@ def load_json(path: Path, expected: str = "a JSON document") -> Any:
         raise InputError(
             f"not UTF-8 text (byte {exc.start})", path=display(path), expected=expected
         ) from None
+    deep = json_depth_problem(text)
+    if deep:
+        raise InputError(f"JSON {deep}", path=display(path), expected=expected)
+    seen = duplicates if duplicates is not None else []
     try:
-        return json.loads(text)
+        return json.loads(text, parse_int=bounded_int, object_pairs_hook=lambda pairs: _object(pairs, seen))
     except json.JSONDecodeError as exc:
         problem = f"invalid or truncated JSON at line {exc.lineno} column {exc.colno} ({exc.msg})"
         raise InputError(problem, path=display(path), expected=expected) from None
+    except JsonLimitError as exc:
+        raise InputError(f"JSON holds {exc}", path=display(path), expected=expected) from None
+    except RecursionError:
+        raise InputError("JSON nested too deeply", path=display(path), expected=expected) from None
+
+
+def _object(pairs: list[tuple[str, Any]], duplicates: list[str]) -> dict[str, Any]:
+    """A JSON object as a dict; keys that occur twice are recorded in `duplicates`."""
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        counts: dict[str, int] = {}
+        for key, _ in pairs:
+            counts[key] = counts.get(key, 0) + 1
+        duplicates.extend(key for key, count in counts.items() if count > 1)
+    return result
 
 
 def read_text(path: Path) -> str:
     """A text file as str; non-UTF-8 raises InputError naming the byte offset."""
+    check_file(path)
     try:
         return path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -5,13 +5,13 @@ one :class:`InfoRecord`.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from core.errors import InputError
-from core.model import ProfilerConfig
-from diagnosis.readers.io import display
+from core.model import Limitation, ProfilerConfig
+from diagnosis.readers.io import display, load_json
 
 # --------------------------------------------------------------------------------- profiler_info records
 
@@ -42,6 +42,7 @@ class InfoRecord:
     rank: int | None = None
     execution_mode: str = "unknown"
     options_recorded: bool = True  # False for MindSpore 2.0-2.2 records (no profiler options)
+    duplicate_keys: tuple[str, ...] = ()  # keys the file gives twice in one object (the last value is used)
 
 
 def canonical_aic_metrics(value: Any) -> str | None:
@@ -89,6 +90,27 @@ def _int_or_none(value: Any) -> int | None:
     except (TypeError, ValueError, OverflowError):  # OverflowError: JSON `1e309` is float infinity
         return None
     return number if number >= 0 else None
+
+
+def read_profiler_info(path: Path) -> InfoRecord:
+    """Load and normalise one profiler_info file, noting keys it gives twice."""
+    duplicates: list[str] = []
+    data = load_json(path, expected="a profiler_info JSON object", duplicates=duplicates)
+    return replace(parse_profiler_info(data, path), duplicate_keys=tuple(dict.fromkeys(duplicates)))
+
+
+def duplicate_key_limitations(path: Path, keys: tuple[str, ...] | list[str], topic: str) -> list[Limitation]:
+    """A warning naming the keys a JSON file gives twice: json keeps the last value silently."""
+    if not keys:
+        return []
+    named = ", ".join(repr(key) for key in list(keys)[:5]) + (" and more" if len(keys) > 5 else "")
+    return [
+        Limitation(
+            topic,
+            f"{display(path)}: {named} given twice in one object; the last value was used",
+            "check the file: a key written twice means an edited or merged file",
+        )
+    ]
 
 
 def parse_profiler_info(data: Any, path: Path) -> InfoRecord:
@@ -158,7 +180,7 @@ def _legacy_info(data: dict[str, Any]) -> InfoRecord:
     if isinstance(options, str):
         try:
             options = json.loads(options)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # invalid, over-long numbers or too deep: kept as text
             options = {"raw": options}
     jit = str(data.get("jit_level") or "").strip() or None
     mode = _context_mode(data.get("context_mode"))

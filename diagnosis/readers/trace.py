@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from core.errors import InputError
-from diagnosis.readers.io import display
+from diagnosis.readers.io import check_file, display, require_regular
 
 TEXT_CHUNK = 1 << 22  # characters decoded per read in iter_events
 SCAN_REGION = 1 << 23  # bytes per find() call (the GIL is held during each) and per page release
@@ -53,6 +53,7 @@ def iter_events(path: Path) -> Iterator[dict[str, Any]]:
 
 
 def _open_text(path: Path) -> Any:
+    check_file(path)  # decoding every event keeps them all: the per-file budget applies
     try:
         return open(path, encoding="utf-8", errors="strict")
     except OSError as exc:
@@ -137,11 +138,22 @@ class _ChunkReader:
                     self.pos = exc.pos
                     raise self._fail(f"invalid or truncated JSON ({exc.msg})") from None
                 continue
+            except (RecursionError, ValueError) as exc:
+                raise _limit_error(exc, self.consumed + self.pos, self.path) from None
             if end == len(self.buf) and not self.eof and not isinstance(obj, dict | list):
                 self._fill()  # a bare number may continue in the next chunk
                 continue
             self.pos = end
             return obj
+
+
+def _limit_error(exc: BaseException, where: int, path: Path) -> InputError:
+    """An event json cannot decode for a structural reason: nested past the interpreter's recursion
+    limit (RecursionError) or an integer past Python's digit limit (ValueError, 4300 digits)."""
+    problem = (
+        "nested too deeply" if isinstance(exc, RecursionError) else "holds a number with too many digits"
+    )
+    return InputError(f"JSON event {problem} (character {where})", path=display(path), expected=EXPECTED)
 
 
 # ------------------------------------------------------------------------------------------ scan_events
@@ -151,8 +163,9 @@ def scan_events(path: Path, markers: Sequence[bytes]) -> Iterator[dict[str, Any]
     """Yield the events (dicts with a "ph" key) whose JSON text contains any marker, in file order.
 
     The file is memory-mapped and searched region by region; pages already searched are released
-    (MADV_DONTNEED), so peak memory stays small however large the trace is.
+    (MADV_DONTNEED), so peak memory stays small however large the trace is: no size budget applies.
     """
+    require_regular(path)
     try:
         with open(path, "rb") as fh:
             _check_list_ends(fh, path)
@@ -223,7 +236,7 @@ def _enclosing_event(mapped: mmap.mmap, pos: int, path: Path) -> tuple[dict[str,
         brace = mapped.rfind(b"{", floor, brace)
         if brace < 0:
             break
-        decoded = _decode_at(mapped, brace)
+        decoded = _decode_at(mapped, brace, path)
         if decoded is None:
             continue
         obj, end = decoded
@@ -232,8 +245,9 @@ def _enclosing_event(mapped: mmap.mmap, pos: int, path: Path) -> tuple[dict[str,
     raise InputError(f"invalid JSON around byte {pos}", path=display(path), expected=EXPECTED)
 
 
-def _decode_at(mapped: mmap.mmap, start: int) -> tuple[Any, int] | None:
-    """Decode the JSON value opening at `start` from growing slices; None when it is not valid JSON."""
+def _decode_at(mapped: mmap.mmap, start: int, path: Path) -> tuple[Any, int] | None:
+    """Decode the JSON value opening at `start` from growing slices; None when it is not valid JSON,
+    InputError when it nests too deeply or holds an over-long number."""
     size = 4096
     while True:
         text = mapped[start : start + size].decode("utf-8", errors="replace")
@@ -245,6 +259,8 @@ def _decode_at(mapped: mmap.mmap, start: int) -> tuple[Any, int] | None:
                 return None
             size *= 8
             continue
+        except (RecursionError, ValueError) as exc:
+            raise _limit_error(exc, start, path) from None
         return obj, start + (end if text.isascii() else len(text[:end].encode("utf-8")))
 
 

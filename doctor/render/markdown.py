@@ -14,7 +14,17 @@ from typing import TYPE_CHECKING, Any
 
 from doctor.i18n import t
 from doctor.report import Report
-from doctor.text import fenced, fmt_ms, fmt_number, fmt_percent, fmt_ratio, md_cell, md_code, md_text
+from doctor.text import (
+    fenced,
+    fmt_ms,
+    fmt_number,
+    fmt_percent,
+    fmt_ratio,
+    md_cell,
+    md_code,
+    md_text,
+    strip_control,
+)
 from doctor.wording import evidence_line, severity_word, status_text
 
 if TYPE_CHECKING:
@@ -41,7 +51,7 @@ def render_markdown(report: Report) -> str:
         symptoms_markdown(report),
         footer_markdown(report),
     ]
-    return "\n\n".join(p for p in parts if p).rstrip() + "\n"
+    return strip_control("\n\n".join(p for p in parts if p).rstrip() + "\n")
 
 
 def verdict_markdown(report: Report) -> str:

@@ -6,7 +6,9 @@ atheris is not a project dependency; docs/security.md shows the separate virtual
         tests/bad_inputs/atheris_fuzz.py seeds TARGET DIR      # real inputs to start from
     PYTHONPATH=... python tests/bad_inputs/atheris_fuzz.py TARGET [libFuzzer options] DIR
 
-TARGET is ``mindir`` (graph.load_mindir), ``archive`` (diagnosis.sources.materialize) or ``profile-<layout>``
+TARGET is ``mindir`` (graph.load_mindir), ``mindir-calls`` (call graphs that
+tests/support/mindir_calls.call_graph_model builds from the bytes: self-calls, cycles, nested tuples and
+partials, call explosions), ``archive`` (diagnosis.sources.materialize) or ``profile-<layout>``
 with a layout of tests/test_fuzz_readers.LAYOUTS (e.g. profile-cpu-ms): the first input byte picks a file
 of that real fixture and the rest replaces its content before diagnosis.ingest.read_folder reads it.
 InputError is the expected refusal; any other exception is a crash that libFuzzer reports and saves.
@@ -34,6 +36,7 @@ with atheris.instrument_imports(include=["graph", "diagnosis"]):
 
 from tests.bad_inputs.generate import CORPUS, MINDIR
 from tests.support.damage import LAYOUTS
+from tests.support.mindir_calls import SEEDS, call_graph_model
 
 Target = Callable[[bytes], None]
 
@@ -44,6 +47,17 @@ def mindir_target(scratch: Path) -> Target:
 
     def fuzz(data: bytes) -> None:
         path.write_bytes(data)
+        graph.load_mindir(path)
+
+    return fuzz
+
+
+def call_graph_target(scratch: Path) -> Target:
+    """Build a call-graph MINDIR from the bytes and load it (graph.load_mindir, under the node budget)."""
+    path = scratch / "calls.mindir"
+
+    def fuzz(data: bytes) -> None:
+        path.write_bytes(call_graph_model(data))
         graph.load_mindir(path)
 
     return fuzz
@@ -94,6 +108,8 @@ def seeds(name: str) -> list[bytes]:
     """Real inputs for a target: the MINDIR fixtures, the corpus archives, or each fixture file."""
     if name == "mindir":
         return [path.read_bytes() for path in sorted(MINDIR.glob("*.mindir"))]
+    if name == "mindir-calls":
+        return list(SEEDS)
     if name == "archive":
         return [path.read_bytes() for path in sorted(CORPUS.glob("*.*")) if path.suffix != ".mindir"]
     files = sorted(path for path in LAYOUTS[name.removeprefix("profile-")].rglob("*") if path.is_file())
@@ -103,11 +119,15 @@ def seeds(name: str) -> list[bytes]:
 def target_of(name: str) -> Target:
     """The fuzz function a target name stands for, working in a new scratch folder."""
     layout = name.removeprefix("profile-")
-    if name not in ("mindir", "archive") and not (name.startswith("profile-") and layout in LAYOUTS):
+    if name not in ("mindir", "mindir-calls", "archive") and not (
+        name.startswith("profile-") and layout in LAYOUTS
+    ):
         raise SystemExit(f"unknown target {name!r}; see the module docstring")
     scratch = Path(tempfile.mkdtemp(prefix="perf-doctor-fuzz-"))
     if name == "mindir":
         return mindir_target(scratch)
+    if name == "mindir-calls":
+        return call_graph_target(scratch)
     return archive_target(scratch) if name == "archive" else profile_target(scratch, layout)
 
 

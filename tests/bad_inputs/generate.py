@@ -13,8 +13,10 @@ the target, ``baseline`` is a good fixture; ``inspect``: a model on its own), ``
 corpus/), ``outcome`` (``error`` with ``match``, a regex of the one-line message; ``partial``: a report
 whose warnings match every regex of ``warnings``; ``report``: a report), optional ``payload`` (text that
 must never appear unescaped in HTML or Markdown output), ``formula`` (operator names that a spreadsheet
-would run), ``app`` (overrides for the web app, whose folder upload loses sub-folders) and ``known_bug``
-(the expected outcome is not met yet; the test fails if it suddenly is, so the note gets removed).
+would run), ``renders`` (the CLI writes every format too, for the output checks), ``app`` (overrides
+for the web app, whose folder upload loses sub-folders; ``"outcome": "not_applicable"`` for an input no
+browser can upload, such as a named pipe) and ``known_bug`` (the expected outcome is not met yet; the
+test fails if it suddenly is, so the note gets removed).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import csv
 import gzip
 import io
 import json
+import os
 import re
 import shutil
 import stat
@@ -30,7 +33,7 @@ import sys
 import tarfile
 import warnings
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -77,6 +80,7 @@ class Case:
     runtime: bool = False
     payload: str | None = None
     formula: bool = False
+    renders: bool = False  # the CLI also writes Markdown, HTML and CSV for the output checks
     app: dict[str, str | None] = field(default_factory=dict)
     known_bug: str | None = None
     note: str = ""
@@ -563,6 +567,211 @@ def _old_mac_line_endings(dest: Path) -> Path:
     return dest
 
 
+# Round 2 (issue 20): structural JSON limits, special files, degenerate values
+
+DEEP = 100_000  # nesting levels of the deep JSON probes (json's C decoder recurses once per level)
+
+
+def deep_json(levels: int = DEEP) -> str:
+    """A JSON list nested `levels` deep."""
+    return "[" * levels + "]" * levels
+
+
+def info_file(folder: Path) -> Path:
+    """The profiler_info JSON of the (only) Ascend run below `folder`."""
+    return next(folder.rglob("profiler_info_*.json"))
+
+
+@case(
+    name="ascend_info_deeply_nested",
+    outcome="error",
+    match=r"profiler_info_0\.json: JSON nested more than 200 levels",
+    **ASCEND_PAIR,
+)
+def _info_deep(dest: Path) -> Path:
+    info_file(ascend_copy(dest)).write_text('{"profiler_parameters": ' + deep_json() + "}", encoding="utf-8")
+    return dest
+
+
+@case(
+    name="ascend_metadata_deeply_nested",
+    outcome="partial",
+    warnings=[r"profiler_metadata\.json: JSON nested more than 200 levels"],
+    note="profiler_metadata.json is optional: ignored with a warning",
+    **ASCEND_PAIR,
+)
+def _metadata_deep(dest: Path) -> Path:
+    next(ascend_copy(dest).rglob("profiler_metadata.json")).write_text(deep_json(), encoding="utf-8")
+    return dest
+
+
+@case(
+    name="ascend_trace_deeply_nested",
+    outcome="error",
+    match=r"trace_view\.json: JSON event nested too deeply",
+    **ASCEND_PAIR,
+    note="a ProfilerStep event whose args nest 100,000 lists deep, in a trace that is the only kernel source",
+)
+def _trace_deep(dest: Path) -> Path:
+    ascend_output(ascend_copy(dest), "kernel_details.csv").unlink()
+    trace = ascend_output(dest, "trace_view.json")
+    text = trace.read_text(encoding="utf-8")
+    event = (
+        '{"name": "ProfilerStep#1", "ph": "X", "pid": 1, "tid": 1, "ts": "1", "dur": 1, "args": '
+        + deep_json()
+    )
+    trace.write_text("[" + event + "}, " + text.lstrip()[1:], encoding="utf-8")
+    return dest
+
+
+@case(
+    name="ascend_info_huge_number",
+    outcome="error",
+    match=r"profiler_info_0\.json: JSON holds a number with 100,000 digits",
+    **ASCEND_PAIR,
+)
+def _info_digits(dest: Path) -> Path:
+    path = info_file(ascend_copy(dest))
+    rewrite(path, lambda t: t.replace("{", '{"rank_id": ' + "9" * 100_000 + ",", 1))
+    return dest
+
+
+@case(
+    name="ascend_info_duplicate_keys",
+    outcome="partial",
+    warnings=[r"profiler_info_0\.json: .*'profiler_level' given twice"],
+    **ASCEND_PAIR,
+)
+def _info_duplicates(dest: Path) -> Path:
+    rewrite(
+        info_file(ascend_copy(dest)),
+        lambda t: t.replace('"profiler_level"', '"profiler_level": "Level0", "profiler_level"', 1),
+    )
+    return dest
+
+
+@case(name="durations_zero_all", outcome="error", match="every launch lasts 0 µs", **CPU_PAIR)
+def _zero_all(dest: Path) -> Path:
+    rewrite(framework(cpu_copy(dest), "cpu_op_execute_timestamp_0.txt"), durations(None, lambda _: "0"))
+    return dest
+
+
+@case(name="durations_minus_zero_all", outcome="error", match="every launch lasts 0 µs", **CPU_PAIR)
+def _minus_zero_all(dest: Path) -> Path:
+    rewrite(framework(cpu_copy(dest), "cpu_op_execute_timestamp_0.txt"), durations(None, lambda _: "-0"))
+    return dest
+
+
+def _edit_kernel_column(dest: Path, column_name: str, value: str, rows: int = 1) -> Path:
+    """Set one column of the first `rows` rows of kernel_details.csv to `value`."""
+    path = ascend_output(ascend_copy(dest), "kernel_details.csv")
+    lines = path.read_bytes().decode("utf-8").split("\r\n")
+    column = lines[0].split(",").index(column_name)
+    edited = [_set_field(line, column, value) for line in lines[1 : rows + 1]]
+    path.write_bytes("\r\n".join([lines[0], *edited, *lines[rows + 1 :]]).encode("utf-8"))
+    return dest
+
+
+@case(
+    name="ascend_start_infinite",
+    outcome="partial",
+    warnings=[r"1 launches with a non-finite start time \(inf\) were dropped from kernel_details\.csv"],
+    **ASCEND_PAIR,
+)
+def _start_infinite(dest: Path) -> Path:
+    return _edit_kernel_column(dest, "Start Time(us)", "1e999")
+
+
+@case(
+    name="ascend_step_negative",
+    outcome="partial",
+    warnings=[r"launches with a negative step id were dropped"],
+    **ASCEND_PAIR,
+)
+def _step_negative(dest: Path) -> Path:
+    return _edit_kernel_column(dest, "Step ID", "-3", rows=5)
+
+
+@case(
+    name="folder_symlink_loop",
+    outcome="error",
+    match=r"loop: cannot be followed \(Too many levels of symbolic links\)",
+    runtime=True,
+    **CPU_PAIR,
+    app={
+        "outcome": "report",
+        "note": "a browser uploads files, never a link: the rest of the folder is read",
+    },
+)
+def _symlink_loop(dest: Path) -> Path:
+    (cpu_copy(dest) / "loop").symlink_to("loop")
+    return dest
+
+
+@case(
+    name="folder_fifo_as_profile_file",
+    outcome="error",
+    match=r"cpu_op_execute_timestamp_0\.txt: (file missing|is not a regular file)",
+    runtime=True,
+    **CPU_PAIR,
+    app={
+        "outcome": "error",
+        "match": "file missing",
+        "note": "a browser uploads no named pipe: the file is missing",
+    },
+)
+def _fifo_in_folder(dest: Path) -> Path:
+    path = framework(cpu_copy(dest), "cpu_op_execute_timestamp_0.txt")
+    path.unlink()
+    os.mkfifo(path)
+    return dest
+
+
+# ESC, BEL, DEL and the C1 CSI (no NUL: a CSV with NUL is refused as binary)
+CONTROL_NAME = "Default/\x1b[31mred\x07bell\x7fdel\x9bcsi/Conv2D-op0"
+
+
+@case(
+    name="ops_control_characters",
+    outcome="report",
+    renders=True,
+    **CPU_PAIR,
+    note="an operator name with an escape sequence, BEL, DEL and a C1 control: none may reach any output",
+)
+def _ops_control(dest: Path) -> Path:
+    return poison_profile(CPU_TARGET, dest, new_name=CONTROL_NAME)
+
+
+@case(
+    name="csv_row_over_block",
+    outcome="error",
+    match=r"cpu_op_detail_info_0\.csv: a row is longer than the CSV reader's 1 MiB block",
+    runtime=True,
+    **CPU_PAIR,
+)
+def _row_over_block(dest: Path) -> Path:
+    path = framework(cpu_copy(dest), "cpu_op_detail_info_0.csv")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    lines[1] = lines[1].replace("Default/", "Default/" + "x" * 3_000_000, 1)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return dest
+
+
+@case(
+    name="ascend_header_over_block",
+    outcome="error",
+    match=r"kernel_details\.csv: the header line is longer than the CSV reader's 1 MiB block",
+    runtime=True,
+    **ASCEND_PAIR,
+)
+def _header_over_block(dest: Path) -> Path:
+    path = ascend_output(ascend_copy(dest), "kernel_details.csv")
+    lines = path.read_bytes().split(b"\r\n")
+    lines[0] += b",Pad" + b"P" * 2_000_000
+    path.write_bytes(b"\r\n".join([lines[0], *(line + b",1" if line else line for line in lines[1:])]))
+    return dest
+
+
 # --------------------------------------------------------------------------------------------------
 # Archives (the target of a compare, next to a good CPU baseline folder)
 
@@ -683,6 +892,44 @@ def _zip_100k(dest: Path) -> Path:
     return path
 
 
+HUGE_MEMBER_BYTES = 420 * 1024 * 1024  # over the 384 MiB default for one profile file
+
+
+def _repeated_rows(header: bytes, rows: bytes, size: int) -> Iterator[bytes]:
+    """The header, then `rows` repeated until `size` bytes (about 8 MiB a chunk)."""
+    yield header
+    chunk = rows * max(1, (8 << 20) // len(rows))
+    written = len(header)
+    while written < size:
+        yield chunk
+        written += len(chunk)
+
+
+@case(
+    name="zip_member_over_file_budget",
+    outcome="error",
+    match=r"member '[^']*/FRAMEWORK/cpu_op_detail_info_0\.csv' unpacks to more than 384\.0 MiB",
+    runtime=True,
+    **ARCHIVE,
+    note="a 420 MiB table of real rows that compresses about 180:1, under the ratio and total budgets",
+)
+def _zip_member_over_budget(dest: Path) -> Path:
+    path = dest.with_suffix(".zip")
+    detail = framework(CPU_TARGET, "cpu_op_detail_info_0.csv").read_bytes()
+    header, rows = detail.split(b"\n", 1)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
+        for name, data, _mode in good_members():
+            if name.endswith("cpu_op_detail_info_0.csv"):
+                info = zipfile.ZipInfo(name, date_time=ZIP_TIME)
+                info.compress_type = zipfile.ZIP_DEFLATED
+                with archive.open(info, "w", force_zip64=True) as out:
+                    for chunk in _repeated_rows(header + b"\n", rows, HUGE_MEMBER_BYTES):
+                        out.write(chunk)
+                continue
+            archive.writestr(zipfile.ZipInfo(name, date_time=ZIP_TIME), data)
+    return path
+
+
 @case(name="zip_duplicate_members", outcome="error", match="appears more than once", **ARCHIVE)
 def _zip_duplicates(dest: Path) -> Path:
     first = good_members()[0]
@@ -786,6 +1033,113 @@ def _hostile_names(dest: Path) -> Path:
             node.domain = MODEL_PAYLOAD
     path = dest.with_suffix(".mindir")
     path.write_bytes(model.SerializeToString())
+    return path
+
+
+@case(
+    name="mindir_control_characters",
+    outcome="report",
+    renders=True,
+    **MODEL_CASE,
+    note="scopes with NUL, an escape sequence and DEL (protobuf strings may hold any character)",
+)
+def _mindir_control(dest: Path) -> Path:
+    model = model_proto()
+    for node in model.graph.node:
+        if node.domain:
+            node.domain = "Default/\x00nul\x1b[2Jclear\x7f/Conv2D-op0"
+    path = dest.with_suffix(".mindir")
+    path.write_bytes(model.SerializeToString())
+    return path
+
+
+def _bare_model() -> tuple[Any, Any]:
+    """An empty MindSpore ModelProto with a main graph of one float input `main:x`."""
+    model = schema.model_class()(producer_name="MindSpore", model_version="2.10.0", mind_ir_version=3)
+    model.graph.name = "main"
+    tensor = model.graph.input.add(name="main:x").tensor.add()
+    tensor.data_type, tensor.dims[:] = 1, [1]
+    return model, model.graph
+
+
+def write_call_explosion(path: Path, levels: int) -> Path:
+    """Functions f0..f<levels-1>, each calling the next one twice in a row; the last adds. About 90 bytes
+    a level on disk, but 2**levels calls once every call site is expanded."""
+    model, main = _bare_model()
+    main.node.add(name="main:call", op_type="REF::f0", input=["main:x"], output=["main:call"])
+    main.output.add(name="main:call")
+    for level in range(levels):
+        fn, name = model.functions.add(name=f"f{level}"), f"f{level}"
+        fn.input.add(name=f"{name}:x")
+        if level == levels - 1:
+            fn.node.add(name=f"{name}:add", op_type="Add", input=[f"{name}:x"] * 2, output=[f"{name}:add"])
+            fn.output.add(name=f"{name}:add")
+            continue
+        callee = f"REF::f{level + 1}"
+        fn.node.add(name=f"{name}:a", op_type=callee, input=[f"{name}:x"], output=[f"{name}:a"])
+        fn.node.add(name=f"{name}:b", op_type=callee, input=[f"{name}:a"], output=[f"{name}:b"])
+        fn.output.add(name=f"{name}:b")
+    path.write_bytes(model.SerializeToString())
+    return path
+
+
+def write_nested_values(path: Path, op: str, depth: int) -> Path:
+    """A main graph of `depth` MakeTuple (or Partial) nodes each taking the previous one, then a use."""
+    model, main = _bare_model()
+    if op == "Partial":
+        leaf = model.functions.add(name="leaf")
+        leaf.input.add(name="leaf:x")
+        leaf.node.add(name="leaf:add", op_type="Add", input=["leaf:x"] * 2, output=["leaf:add"])
+        leaf.output.add(name="leaf:add")
+    previous = "leaf" if op == "Partial" else "main:x"
+    for index in range(depth):
+        main.node.add(name=f"v{index}", op_type=op, input=[previous], output=[f"v{index}"])
+        previous = f"v{index}"
+    use = f"REF::{previous}" if op == "Partial" else "Add"
+    main.node.add(
+        name="use", op_type=use, input=["main:x"] if op == "Partial" else [previous], output=["use"]
+    )
+    main.output.add(name="use")
+    path.write_bytes(model.SerializeToString())
+    return path
+
+
+BUDGET = r"over 1,000,000 nodes and calls, the decoder's budget.*PERF_DOCTOR_MAX_GRAPH_NODES"
+NESTED = r"cannot be analysed: tuples, partial applications or branch results nested more than 256 deep"
+
+
+@case(
+    name="mindir_call_explosion",
+    outcome="error",
+    match=BUDGET,
+    **MODEL_CASE,
+    note="20 levels of functions that each call the next twice: 2 KB on disk, 2 million calls expanded",
+)
+def _call_explosion(dest: Path) -> Path:
+    return write_call_explosion(dest.with_suffix(".mindir"), 20)
+
+
+@case(name="mindir_nested_make_tuple", outcome="error", match=NESTED, runtime=True, **MODEL_CASE)
+def _nested_tuples(dest: Path) -> Path:
+    return write_nested_values(dest.with_suffix(".mindir"), "MakeTuple", 200_000)
+
+
+@case(name="mindir_nested_partial", outcome="error", match=NESTED, runtime=True, **MODEL_CASE)
+def _nested_partials(dest: Path) -> Path:
+    return write_nested_values(dest.with_suffix(".mindir"), "Partial", 100_000)
+
+
+@case(
+    name="mindir_fifo",
+    outcome="error",
+    match=r"is not a regular file \(a named pipe\)",
+    runtime=True,
+    **MODEL_CASE,
+    app={"outcome": "not_applicable", "note": "a browser cannot upload a named pipe"},
+)
+def _mindir_fifo(dest: Path) -> Path:
+    path = dest.with_suffix(".mindir")
+    os.mkfifo(path)
     return path
 
 

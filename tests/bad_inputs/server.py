@@ -24,15 +24,15 @@ from gradio_client import Client
 from tests.support.inputs import ROOT, free_port
 
 START_TIMEOUT_S = 90
-# The app as `python app.py` builds it (settings from the environment), on a given loopback port.
+# The app as `python app.py` builds and serves it (settings from the environment, cleanup on SIGTERM),
+# on a given loopback port.
 SCRIPT = """
 import sys
-from app import build_demo, launch_kwargs
+from app import build_demo, serve
 from doctor.config import AppConfig
 config = AppConfig.from_env()
 demo = build_demo(config)
-demo.launch(server_name="127.0.0.1", server_port=int(sys.argv[1]), quiet=True,
-            **launch_kwargs(config, demo))
+sys.exit(serve(demo, config, server_name="127.0.0.1", server_port=int(sys.argv[1]), quiet=True))
 """
 _LOOPBACK = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # never through a proxy
 

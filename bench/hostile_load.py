@@ -1,0 +1,191 @@
+"""Server memory of one large request, and ordinary users' latency while hostile uploads run.
+
+The app runs in its own process (tests/bad_inputs/server.py: `python app.py` as it serves, default
+settings: concurrency 2, queue 16) with a private temporary folder; its resident memory is read from
+/proc (VmRSS now, VmHWM the peak since start; isolated children are separate processes, not counted).
+
+    python bench/hostile_load.py memory BASELINE TARGET    # one pair: RSS before, peak, after
+    python bench/hostile_load.py attack [--users 8] [--size 100000]
+
+`memory` uploads each folder's files except trace_view.json (larger than the app's 500 MB upload limit
+for the big bench folders; the kernels come from kernel_details.csv). `attack` starts `--users` clients at
+once, each uploading the bench pair bench/data/ascend_<size>/{train,infer} (make it with
+bench/gen_ascend.py), while one attacker uploads the corpus's call-explosion MINDIR and a zip whose member
+unpacks to 420 MiB; every ordinary report must equal the in-process diagnosis of the same pair. Prints
+one JSON object (latencies in seconds, memory in MiB).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from gradio_client import handle_file  # noqa: E402
+from gradio_client.exceptions import AppError  # noqa: E402
+
+from doctor import diagnose  # noqa: E402
+from tests.bad_inputs import generate  # noqa: E402
+from tests.bad_inputs.server import Server, app_server, local_client  # noqa: E402
+
+DATA = ROOT / "bench" / "data"
+TIMEOUT_S = 900
+
+
+def status_mib(pid: int, key: str) -> float:
+    """One memory line of /proc/<pid>/status (VmRSS, VmHWM) in MiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"{key} not found")
+
+
+def upload_files(folder: Path, skip: tuple[str, ...] = ()) -> list[Any]:
+    """A folder's files as the browser uploads them, minus names in `skip`."""
+    return [handle_file(str(p)) for p in sorted(folder.rglob("*")) if p.is_file() and p.name not in skip]
+
+
+def compare_job(server: Server, baseline: list[Any], target: list[Any]) -> Any:
+    """Submit one Compare request from a new client."""
+    return local_client(server.url).submit(baseline, target, None, None, "auto", api_name="/compare")
+
+
+def same_report(report: dict[str, Any], expected: dict[str, Any]) -> bool:
+    """The app's report says what the in-process diagnosis says (causes, timing)."""
+    causes = [c["id"] for c in report["causes"]] == [c["id"] for c in expected["causes"]]
+    timing = json.dumps(report["timing"], sort_keys=True) == json.dumps(expected["timing"], sort_keys=True)
+    return causes and timing
+
+
+def memory(baseline: Path, target: Path) -> dict[str, Any]:
+    """RSS of a fresh server before, at the peak of and after one pair diagnosis."""
+    with (
+        tempfile.TemporaryDirectory(prefix="perf-doctor-bench-") as scratch,
+        app_server(Path(scratch)) as server,
+    ):
+        pid = server.process.pid
+        idle = local_client(server.url).predict(handle_file(str(generate.MODEL)), api_name="/inspect")
+        assert idle[-1]["kind"] == "mindir"  # warm: every module the analysis imports is loaded
+        before, started = status_mib(pid, "VmRSS"), time.monotonic()
+        files = [upload_files(side, ("trace_view.json",)) for side in (baseline, target)]
+        report = compare_job(server, *files).result(timeout=TIMEOUT_S)[-1]
+        elapsed = time.monotonic() - started
+        time.sleep(2)
+        return {
+            "pair": [str(baseline), str(target)],
+            "kernel_details_mib": [
+                round(next(side.rglob("kernel_details.csv")).stat().st_size / 2**20)
+                for side in (baseline, target)
+            ],
+            "seconds": round(elapsed, 1),
+            "kind": report["kind"],
+            "rss_before_mib": round(before),
+            "rss_peak_mib": round(status_mib(pid, "VmHWM")),
+            "rss_after_mib": round(status_mib(pid, "VmRSS")),
+        }
+
+
+def attack(users: int, size: int, data: Path = DATA) -> dict[str, Any]:
+    """`users` ordinary pair diagnoses at once while two hostile uploads run."""
+    pair = data / f"ascend_{size}"
+    expected = diagnose(pair / "train", pair / "infer", isolate=False).to_dict()
+    scratch = Path(tempfile.mkdtemp(prefix="perf-doctor-bench-"))
+    bomb = generate.build("zip_member_over_file_budget", scratch)
+    results: list[tuple[float, bool, str]] = []
+    hostile: dict[str, str] = {}
+    lock = threading.Lock()
+    with app_server(scratch / "server") as server:
+        pid = server.process.pid
+        before = status_mib(pid, "VmRSS")
+        files = [upload_files(pair / "train"), upload_files(pair / "infer")]
+
+        def user() -> None:
+            started = time.monotonic()
+            try:
+                report = compare_job(server, *files).result(timeout=TIMEOUT_S)[-1]
+                ok, note = same_report(report, expected), ""
+            except AppError as error:
+                ok, note = False, str(error)[:200]
+            with lock:
+                results.append((time.monotonic() - started, ok, note))
+
+        def attacker(name: str, job: Any) -> None:
+            try:
+                job.result(timeout=TIMEOUT_S)
+                hostile[name] = "report (not refused)"
+            except AppError as error:
+                hostile[name] = str(error)[:160]
+
+        client = local_client(server.url)
+        explosion = generate.CORPUS / "mindir_call_explosion.mindir"
+        threads = [
+            threading.Thread(
+                target=attacker,
+                args=("call explosion", client.submit(handle_file(str(explosion)), api_name="/inspect")),
+            ),
+            threading.Thread(
+                target=attacker,
+                args=("420 MiB member", compare_job(server, files[0], [handle_file(str(bomb))])),
+            ),
+        ]
+        started = time.monotonic()
+        threads += [threading.Thread(target=user) for _ in range(users)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        wall = time.monotonic() - started
+        peak, after = status_mib(pid, "VmHWM"), status_mib(pid, "VmRSS")
+        alive = server.alive()
+    shutil.rmtree(scratch, ignore_errors=True)
+    latencies = sorted(r[0] for r in results)
+    return {
+        "users": users,
+        "pair": str(pair),
+        "correct_reports": sum(1 for r in results if r[1]),
+        "failures": [r[2] for r in results if not r[1]],
+        "hostile": hostile,
+        "wall_s": round(wall, 1),
+        "latency_p50_s": round(statistics.median(latencies), 1),
+        "latency_p95_s": round(latencies[max(0, round(0.95 * len(latencies)) - 1)], 1),
+        "latency_max_s": round(latencies[-1], 1),
+        "rss_before_mib": round(before),
+        "rss_peak_mib": round(peak),
+        "rss_after_mib": round(after),
+        "server_alive": alive,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one measurement and print it as JSON."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    one = commands.add_parser("memory")
+    one.add_argument("baseline", type=Path)
+    one.add_argument("target", type=Path)
+    many = commands.add_parser("attack")
+    many.add_argument("--users", type=int, default=8)
+    many.add_argument("--size", type=int, default=100_000)
+    many.add_argument("--data", type=Path, default=DATA, help="folder of the ascend_<size> pairs")
+    args = parser.parse_args(argv)
+    if args.command == "memory":
+        result = memory(args.baseline.resolve(), args.target.resolve())
+    else:
+        result = attack(args.users, args.size, args.data)
+    print(json.dumps(result, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
