@@ -4,6 +4,7 @@ Public API (what the doctor facade may use; everything else is internal):
 
 - sources: Source, materialize, describe; Workspace (workspace), archive_kind (archives)
 - reading: read_folder, find_runs, Candidate, attach_npu_smi (npu-smi readings given beside a profile)
+- packing: pack_run, Packed (a small archive of the files a diagnosis reads, `perf-doctor pack`)
 - comparing: Side, Comparison, prepare, compare_sides, leaderboard
 - symptoms: analyze_pair, analyze_run
 - input limits: Limits, MIB, check_positive, env_name, settings_from_env
@@ -29,6 +30,8 @@ _EXPORTS: dict[str, str] = {
     "read_folder": "diagnosis.ingest",
     "attach_npu_smi": "diagnosis.readers.npu_smi",
     "find_runs": "diagnosis.ingest",
+    "pack_run": "diagnosis.pack",
+    "Packed": "diagnosis.pack",
     "Candidate": "diagnosis.readers",
     "Side": "diagnosis.compare",
     "Comparison": "diagnosis.compare",
@@ -51,6 +54,7 @@ if TYPE_CHECKING:
     from diagnosis.compare import Comparison, Side, compare_sides, leaderboard, prepare
     from diagnosis.ingest import find_runs, read_folder
     from diagnosis.limits import MIB, Limits, check_positive, env_name, settings_from_env
+    from diagnosis.pack import Packed, pack_run
     from diagnosis.readers import Candidate
     from diagnosis.readers.io import prefer_jemalloc
     from diagnosis.readers.npu_smi import attach_npu_smi
@@ -66,6 +70,7 @@ __all__ = [
     "Candidate",
     "Comparison",
     "Limits",
+    "Packed",
     "Side",
     "Source",
     "Workspace",
@@ -80,6 +85,7 @@ __all__ = [
     "find_runs",
     "leaderboard",
     "materialize",
+    "pack_run",
     "prefer_jemalloc",
     "prepare",
     "read_folder",
