@@ -344,8 +344,10 @@ def _unzip(counter: _CountingReader, tree: SafeTree, meter: Meter) -> None:
         infos = [info for info in archive.infolist() if not meter.skips(info.filename, info.file_size)]
         if len(infos) > meter.limits.max_members:
             raise InputError(
-                f"holds {len(infos)} members, over the limit of {meter.limits.max_members} "
-                f"(besides {meter.skipped} raw-data members, which are skipped)",
+                f"holds {len(infos)} members, over the limit of {meter.limits.max_members}"
+                + (
+                    f" (besides {meter.skipped} raw-data members, which are skipped)" if meter.skipped else ""
+                ),
                 path=tree.source,
                 expected=limit_hint("max_members"),
             )

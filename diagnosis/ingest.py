@@ -140,7 +140,7 @@ def read_folder(folder: Path, *, rank: int | None = None, source: str | None = N
 def skipped_limitation(folder: Path) -> list[Limitation]:
     """The note on raw data an upload held that was skipped unread (sources writes the record)."""
     try:
-        record = json.loads((folder / SKIP_RECORD).read_text(encoding="utf-8"))
+        record = json.loads(folder.with_name(folder.name + SKIP_RECORD).read_text(encoding="utf-8"))
         files, size = int(record["files"]), int(record["bytes"])
     except (OSError, ValueError, TypeError, KeyError):
         return []

@@ -52,10 +52,11 @@ def materialize(source: Source | None, workspace: Workspace, *, budget: Limits |
 
 
 def _record_skipped(dest: Path, meter: Meter) -> None:
-    """Say what was skipped (raw data no reader opens) in a record the reading side turns into a note."""
+    """Say what was skipped (raw data no reader opens) in a record beside `dest`, in the workspace (never
+    inside what the user gave), which the reading side turns into a note."""
     if meter.skipped:
         record = {"files": meter.skipped, "bytes": meter.skipped_bytes}
-        (dest / SKIP_RECORD).write_text(json.dumps(record), encoding="utf-8")
+        dest.with_name(dest.name + SKIP_RECORD).write_text(json.dumps(record), encoding="utf-8")
 
 
 def describe(path: str | os.PathLike[str], *, limit: int = 10) -> str:

@@ -127,7 +127,7 @@ def big_zip(tmp_path: Path, raw: int = RAW_FILES) -> Path:
         archive.writestr(f"{prof}/host/data/api_event.data.slice_0", b"\x01" * 64)
         archive.writestr(f"{RUN}/FRAMEWORK/mindspore.op_range", b"\x02" * 64)
         archive.writestr(f"{RUN}/logs/profiler_1.log", b"log\n")
-        archive.writestr(SKIP_RECORD, json.dumps({"files": 1, "bytes": 1}))  # forged: skipped like raw data
+        archive.writestr(f"{RUN}/ASCEND_PROFILER_OUTPUT/msprof.log", b"log\n")
     return path
 
 
@@ -154,11 +154,10 @@ def test_skipped_members_are_not_extracted_and_not_budgeted(tmp_path) -> None:
                 for p in (LEVEL1 / RUN).rglob("*")
                 if p.is_file()
             ]
-            + [SKIP_RECORD]
         )
-        assert json.loads((folder / SKIP_RECORD).read_text()) == {
-            "files": 34,
-            "bytes": 30 * 64 + 2 * 64 + len("log\n") + len(json.dumps({"files": 1, "bytes": 1})),
+        assert json.loads((folder.with_name(folder.name + SKIP_RECORD)).read_text()) == {
+            "files": 34,  # 30 slices, host data, a FRAMEWORK binary, two logs
+            "bytes": 30 * 64 + 2 * 64 + 2 * len("log\n"),
         }
 
 
@@ -176,7 +175,10 @@ def test_a_tar_skips_raw_data_too_and_the_member_limit_counts_only_what_is_extra
     with Workspace() as ws:
         folder = materialize(path, ws, budget=Limits(max_members=20))
         assert not list(folder.rglob("aicore.data*"))
-        assert json.loads((folder / SKIP_RECORD).read_text()) == {"files": 30, "bytes": 30 * 64}
+        assert json.loads((folder.with_name(folder.name + SKIP_RECORD)).read_text()) == {
+            "files": 30,
+            "bytes": 30 * 64,
+        }
         assert read_folder(folder).limitations[-1].topic == "skipped"
 
 
@@ -209,8 +211,7 @@ def test_too_many_files_besides_raw_data_still_hit_the_limit_and_point_to_pack(t
         ("PROF_1_2_A/host/data/api_event.data.slice_0", True),
         ("x_ascend_ms/logs/profiler_1.log", True),
         ("x_ascend_ms/FRAMEWORK/mindspore.op_range", True),
-        (SKIP_RECORD, True),
-        ("./" + SKIP_RECORD, True),
+        ("./x_ascend_ms/ASCEND_PROFILER_OUTPUT/msprof.log", True),
         ("x_ascend_ms/FRAMEWORK/cpu_op_detail_info_0.csv", False),
         ("x_ascend_ms/ASCEND_PROFILER_OUTPUT/kernel_details.csv", False),
         ("x_ascend_ms/PROF_1_2_A/device_0/info.json.0", False),

@@ -195,7 +195,8 @@ def place_of(name: str) -> str | None:
 # Written by the profilers and never read by Perf Doctor: CANN's raw slices (PROF_*/device_<id>/data,
 # PROF_*/host/data), logs, and the binary files of FRAMEWORK/ (only its cpu_* text files are read).
 # Archive extraction and folder uploads skip these without writing them and outside the budgets.
-SKIP_RECORD = ".perf-doctor-skipped.json"  # what extraction skipped, written beside the extracted input
+# What extraction skipped is recorded beside the extracted folder, <folder><SKIP_RECORD>, in the workspace.
+SKIP_RECORD = ".perf-doctor-skipped.json"
 _RAW_DATA = re.compile(
     r"(?:^|/)(?:PROF_[^/]*/(?:device_\d+|host)/data/|logs/|mindstudio_profiler_log/)|\.log$"
 )
@@ -204,7 +205,7 @@ _RAW_DATA = re.compile(
 def unread_member(path: str) -> bool:
     """True for a member path (``/``-separated, relative to the upload) that no reader opens."""
     text = re.sub(r"^(?:\./|/)+", "", path.replace("\\", "/"))
-    if text.rstrip("/") == SKIP_RECORD or _RAW_DATA.search(text):
+    if _RAW_DATA.search(text):
         return True
     parts = [part for part in text.split("/") if part]
     return FRAMEWORK in parts[:-1] and not text.endswith("/") and place_of(parts[-1]) is None
