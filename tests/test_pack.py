@@ -16,6 +16,7 @@ import pytest
 import doctor.cli as cli
 from core import InputError
 from diagnosis import Workspace, materialize, read_folder
+from diagnosis.ingest import list_ranks
 from diagnosis.readers.catalog import SKIP_RECORD, unread_member
 from doctor import diagnose
 from doctor.render import render
@@ -30,6 +31,8 @@ PACKED_RUNS = {
     "legacy-gpu": ASCEND / "legacy_gpu",
     "legacy-cpu": ASCEND / "legacy_cpu",
     "torch-npu": ASCEND / "torch_npu",
+    "cann-msprof": ASCEND / "msprof" / "lite_infer",
+    "cann-msprof two devices": ASCEND / "msprof",
     "cpu-ms": CPU / "infer_fp32_graph_profile_memory",
 }
 RAW_FILES = 25_000
@@ -59,7 +62,9 @@ def test_the_packed_archive_diagnoses_like_the_folder(layout, capsys, tmp_path) 
     code, text, err = pack(capsys, str(folder), "-o", str(out))
     assert (code, err) == (0, "")
     names = zipfile.ZipFile(out).namelist()
-    assert len(names) == len(read_folder(folder).meta.files) and f"wrote {out}" in text
+    ranks = list_ranks(folder) or [None]
+    assert len(names) == sum(len(read_folder(folder, rank=r).meta.files) for r in ranks)
+    assert f"wrote {out}" in text
     assert all(name.startswith(f"{folder.name}/") for name in names)
     assert report_of(out) == report_of(folder)
 

@@ -34,12 +34,17 @@ LAYOUTS = (
     Layout("legacy-cpu", "cpu_op_execute_timestamp_<r>.txt"),  # MindSpore 2.0-2.4 flat profiler/ (CPU)
     Layout("cpu-ms", "FRAMEWORK/cpu_op_execute_timestamp_<r>.txt"),  # MindSpore 2.5+ CPU: FRAMEWORK/cpu_*
     Layout("torch-npu"),  # torch_npu *_ascend_pt
+    Layout(
+        "cann-msprof", "mindstudio_profiler_output/op_summary_*.csv"
+    ),  # CANN msprof: PROF_*/ (310, Lite, ACL)
 )
 BY_NAME = {entry.name: entry for entry in LAYOUTS}
 KNOWN_LAYOUTS_TEXT = (
     "a MindSpore profiler output: *_ascend_ms/ with ASCEND_PROFILER_OUTPUT/ (Ascend, MindSpore 2.3+), "
     "*_ascend_ms/FRAMEWORK/cpu_* (CPU, MindSpore 2.5+), a flat profiler/ folder (MindSpore 2.0-2.4: "
-    "aicore_intermediate_*, gpu_op_detail_info_*, cpu_op_detail_info_*), or a torch_npu *_ascend_pt/ folder"
+    "aicore_intermediate_*, gpu_op_detail_info_*, cpu_op_detail_info_*), a torch_npu *_ascend_pt/ folder, "
+    "or a CANN msprof PROF_*/ folder with mindstudio_profiler_output/op_summary_*.csv "
+    "(msprof, ACL, MindSpore Lite)"
 )
 
 
@@ -119,6 +124,15 @@ def host_file(template: str, prefix: str, rank: int) -> str:
     return template.format(p=prefix, r=rank)
 
 
+# ------------------------------------------------------------------ CANN msprof: PROF_*/ (310, Lite, ACL)
+
+MSPROF_OUTPUT = "mindstudio_profiler_output"
+MSPROF_SAMPLE = "sample.json"  # in PROF_*/device_<id>/: the collection settings
+MSPROF_OP_SUMMARY = re.compile(r"op_summary_[\w.-]*\.csv")
+_MSPROF_FILES = (
+    r"(op_summary|op_statistic|step_trace|task_time|api_statistic)_[\w.-]*\.csv|msprof_[\w.-]*\.json"
+)
+
 # ----------------------------------------------------------------------------- discovery (file evidence)
 
 INFO_FILE = re.compile(r"^profiler_info_(\d+)\.json$")
@@ -182,6 +196,9 @@ PLACES = (
             r"|gpu_[a-z_]+_\d+\.(csv|txt|json)|activity_execute_timestamp_\d+\.txt"
         ),
     ),
+    # CANN msprof (last: legacy step_trace_raw_* and MindSpore's step_trace_time.csv are placed above)
+    ("msprof-output", re.compile(_MSPROF_FILES)),
+    ("msprof-device", re.compile(pattern(MSPROF_SAMPLE))),
 )
 
 
