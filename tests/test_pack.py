@@ -28,6 +28,7 @@ PACKED_RUNS = {
     "ascend-ms": LEVEL1,
     "ascend-ms-2.3": ASCEND / "ms23",
     "legacy-ascend": ASCEND / "legacy_ascend",
+    "legacy-ascend 1.x": ASCEND / "legacy_ascend_1x",
     "legacy-gpu": ASCEND / "legacy_gpu",
     "legacy-cpu": ASCEND / "legacy_cpu",
     "torch-npu": ASCEND / "torch_npu",

@@ -28,6 +28,7 @@ LAYOUTS = {
     "legacy-gpu": ASCEND / "legacy_gpu",
     "torch-npu": ASCEND / "torch_npu",
     "cann-msprof": ASCEND / "msprof" / "lite_infer",
+    "legacy-ascend-1.x": ASCEND / "legacy_ascend_1x",
 }
 EXAMPLES = int(os.environ.get("PERF_DOCTOR_FUZZ_EXAMPLES", "40"))
 RANDOM = os.environ.get("PERF_DOCTOR_FUZZ_RANDOM") == "1"  # default: the same examples on every run
