@@ -15,13 +15,32 @@ import numpy as np
 
 from core.errors import InputError
 from core.model import Limitation, Run
-from diagnosis.readers import Candidate, ascend, ascend_legacy, cann_msprof, cpu, gpu, legacy_cpu, torch_npu
+from diagnosis.readers import (
+    Candidate,
+    ascend,
+    ascend_legacy,
+    cann_msprof,
+    cpu,
+    gpu,
+    legacy_cpu,
+    sqlite_db,
+    torch_npu,
+)
 from diagnosis.readers.catalog import BY_NAME, KNOWN_LAYOUTS_TEXT, SKIP_RECORD
 
 # The reader modules, imported by name (a missing or renamed one fails here, at import), in detection
 # order: the most specific layouts first, so that a 2.3/2.4 output (legacy profiler/ plus
 # rank-*_ascend_ms) is not taken for a plain 2.5+ one.
-READERS: tuple[ModuleType, ...] = (ascend_legacy, torch_npu, ascend, cpu, gpu, legacy_cpu, cann_msprof)
+READERS: tuple[ModuleType, ...] = (
+    ascend_legacy,
+    torch_npu,
+    ascend,
+    cpu,
+    gpu,
+    legacy_cpu,
+    cann_msprof,
+    sqlite_db,
+)
 
 
 def reader_of(layout: str) -> ModuleType:

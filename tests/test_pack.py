@@ -34,6 +34,8 @@ PACKED_RUNS = {
     "torch-npu": ASCEND / "torch_npu",
     "cann-msprof": ASCEND / "msprof" / "lite_infer",
     "cann-msprof two devices": ASCEND / "msprof",
+    "ascend-ms-db": ASCEND / "db" / "ms_infer",
+    "cann-msprof-db": ASCEND / "db" / "msprof_infer",
     "cpu-ms": CPU / "infer_fp32_graph_profile_memory",
 }
 RAW_FILES = 25_000

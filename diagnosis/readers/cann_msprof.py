@@ -72,10 +72,10 @@ def candidates(folder: Path) -> list[Candidate]:
     """Every PROF_* folder at or below `folder` holding mindstudio_profiler_output/op_summary_*.csv that
     is not part of another layout's run folder: one candidate per device_<id> (a rank)."""
     found: list[Candidate] = []
-    for prof in _prof_folders(Path(folder), 0):
-        if not _op_summaries(prof / catalog.MSPROF_OUTPUT) or classify(prof.parent):
+    for prof in prof_folders(Path(folder), 0):
+        if not op_summaries(prof / catalog.MSPROF_OUTPUT) or classify(prof.parent):
             continue
-        devices = _devices(prof)
+        devices = devices_of(prof)
         if len(devices) <= 1:
             found.append(Candidate(LAYOUT, prof, devices[0] if devices else None))
         else:  # several devices in one PROF folder: each device folder is its own run root
@@ -87,9 +87,9 @@ def read(candidate: Candidate) -> Run:
     """Read one device of a PROF_* folder into the canonical model."""
     prof = candidate.root if candidate.root.name.startswith("PROF_") else candidate.root.parent
     out = prof / catalog.MSPROF_OUTPUT
-    summaries = _op_summaries(out)
+    summaries = op_summaries(out)
     kernels, kd_columns = _kernels(summaries, candidate.rank)
-    config, config_path = _config(prof, candidate.rank)
+    config, config_path = read_sample(prof, candidate.rank)
     files: list[Path] = [*([config_path] if config_path else []), *summaries]
     limitations = [
         _named(lim, summaries[0].name) for lim in kernel_limitations(kd_columns, kernels, config.level, CANN)
@@ -127,7 +127,7 @@ def read(candidate: Candidate) -> Run:
 # ------------------------------------------------------------------------------------------- discovery
 
 
-def _prof_folders(folder: Path, depth: int) -> list[Path]:
+def prof_folders(folder: Path, depth: int) -> list[Path]:
     """PROF_* folders at or below `folder` (not searched inside, links not followed)."""
     if folder.name.startswith("PROF_"):
         return [folder]
@@ -140,11 +140,11 @@ def _prof_folders(folder: Path, depth: int) -> list[Path]:
     found: list[Path] = []
     for entry in entries:
         if entry.is_dir(follow_symlinks=False) and not entry.name.startswith("."):
-            found += _prof_folders(Path(entry.path), depth + 1)
+            found += prof_folders(Path(entry.path), depth + 1)
     return found
 
 
-def _op_summaries(out: Path) -> list[Path]:
+def op_summaries(out: Path) -> list[Path]:
     """op_summary_*.csv of a mindstudio_profiler_output folder, in name order (large runs write slices)."""
     try:
         names = sorted(
@@ -155,7 +155,7 @@ def _op_summaries(out: Path) -> list[Path]:
     return [out / name for name in names]
 
 
-def _devices(prof: Path) -> list[int]:
+def devices_of(prof: Path) -> list[int]:
     try:
         return sorted(
             int(m.group(1)) for e in os.scandir(prof) if e.is_dir() and (m := _DEVICE.match(e.name))
@@ -190,7 +190,7 @@ def _of_device(frame: pd.DataFrame, path: Path, rank: int) -> pd.DataFrame:
     return frame.loc[ids == rank].reset_index(drop=True)
 
 
-def _config(prof: Path, rank: int | None) -> tuple[ProfilerConfig, Path | None]:
+def read_sample(prof: Path, rank: int | None) -> tuple[ProfilerConfig, Path | None]:
     """device_<id>/sample.json -> level and aic_metrics (both None when not recorded)."""
     device = prof / f"device_{rank}" if rank is not None else None
     if device is None or not (device / catalog.MSPROF_SAMPLE).is_file():

@@ -34,9 +34,10 @@ LAYOUTS = (
     Layout("legacy-cpu", "cpu_op_execute_timestamp_<r>.txt"),  # MindSpore 2.0-2.4 flat profiler/ (CPU)
     Layout("cpu-ms", "FRAMEWORK/cpu_op_execute_timestamp_<r>.txt"),  # MindSpore 2.5+ CPU: FRAMEWORK/cpu_*
     Layout("torch-npu"),  # torch_npu *_ascend_pt
-    Layout(
-        "cann-msprof", "mindstudio_profiler_output/op_summary_*.csv"
-    ),  # CANN msprof: PROF_*/ (310, Lite, ACL)
+    # CANN msprof: PROF_*/ (Ascend 310 through MindSpore Lite, ACL or the msprof command line)
+    Layout("cann-msprof", "mindstudio_profiler_output/op_summary_*.csv"),
+    Layout("ascend-ms-db", "ascend_mindspore_profiler.db"),  # MindSpore 2.5+ export_type=db only
+    Layout("cann-msprof-db", "msprof_*.db"),  # CANN msprof --type=db only
 )
 BY_NAME = {entry.name: entry for entry in LAYOUTS}
 KNOWN_LAYOUTS_TEXT = (
@@ -44,7 +45,7 @@ KNOWN_LAYOUTS_TEXT = (
     "*_ascend_ms/FRAMEWORK/cpu_* (CPU, MindSpore 2.5+), a flat profiler/ folder (MindSpore 2.0-2.4: "
     "aicore_intermediate_*, gpu_op_detail_info_*, cpu_op_detail_info_*), a torch_npu *_ascend_pt/ folder, "
     "or a CANN msprof PROF_*/ folder with mindstudio_profiler_output/op_summary_*.csv "
-    "(msprof, ACL, MindSpore Lite)"
+    "(msprof, ACL, MindSpore Lite), or a SQLite export (ascend_mindspore_profiler[_<rank>].db, msprof_*.db)"
 )
 
 
@@ -130,8 +131,11 @@ MSPROF_OUTPUT = "mindstudio_profiler_output"
 MSPROF_SAMPLE = "sample.json"  # in PROF_*/device_<id>/: the collection settings
 MSPROF_OP_SUMMARY = re.compile(r"op_summary_[\w.-]*\.csv")
 _MSPROF_FILES = (
-    r"(op_summary|op_statistic|step_trace|task_time|api_statistic)_[\w.-]*\.csv|msprof_[\w.-]*\.json"
+    r"(op_summary|op_statistic|step_trace|task_time|api_statistic)_[\w.-]*\.csv|msprof_[\w.-]*\.(json|db)"
 )
+# SQLite exports in the msprof DB schema (TASK, COMPUTE_TASK_INFO, STRING_IDS; times in ns).
+MS_DB = re.compile(r"^ascend_mindspore_profiler(_\d+)?\.db$")
+MSPROF_DB = re.compile(r"^msprof_[\w.-]*\.db$")
 
 # ----------------------------------------------------------------------------- discovery (file evidence)
 
