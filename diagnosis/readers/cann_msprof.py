@@ -88,7 +88,8 @@ def read(candidate: Candidate) -> Run:
     prof = candidate.root if candidate.root.name.startswith("PROF_") else candidate.root.parent
     out = prof / catalog.MSPROF_OUTPUT
     summaries = op_summaries(out)
-    kernels, kd_columns = _kernels(summaries, candidate.rank)
+    shared = prof != candidate.root  # several devices in one PROF folder: rows carry their Device_id
+    kernels, kd_columns = _kernels(summaries, candidate.rank if shared else None)
     config, config_path = read_sample(prof, candidate.rank)
     files: list[Path] = [*([config_path] if config_path else []), *summaries]
     limitations = [
