@@ -341,7 +341,15 @@ def _unzip(counter: _CountingReader, tree: SafeTree, meter: Meter) -> None:
     except _READ_ERRORS as error:
         raise InputError(f"is not a readable zip archive ({error})", path=tree.source) from None
     with archive:
-        infos = [info for info in archive.infolist() if not meter.skips(info.filename, info.file_size)]
+        every = archive.infolist()
+        if len(every) > SKIP_BUDGET * meter.limits.max_members:  # even raw data costs a look at each name
+            raise InputError(
+                f"holds {len(every)} members, over {SKIP_BUDGET} times the limit of "
+                f"{meter.limits.max_members}",
+                path=tree.source,
+                expected=limit_hint("max_members"),
+            )
+        infos = [info for info in every if not meter.skips(info.filename, info.file_size)]
         if len(infos) > meter.limits.max_members:
             raise InputError(
                 f"holds {len(infos)} members, over the limit of {meter.limits.max_members}"
