@@ -45,6 +45,7 @@ _READ_ERRORS = (
     struct.error,
     NotImplementedError,
     RecursionError,
+    TypeError,  # gzip's header parser on a stream cut inside the header: ord() of an empty read
 )
 
 

@@ -229,3 +229,12 @@ def test_too_many_files_besides_raw_data_still_hit_the_limit_and_point_to_pack(t
 )
 def test_which_members_no_reader_opens(member: str, unread: bool) -> None:
     assert unread_member(member) is unread
+
+
+@pytest.mark.parametrize("data", [b"\x1f\x8b\x08", b"\x1f\x8b\x08\x04"])
+def test_a_gzip_cut_inside_its_header_is_an_input_error(tmp_path, data: bytes) -> None:
+    """Found by the random-bytes property of test_sources: gzip's header parser fails with a TypeError."""
+    path = tmp_path / "cut.tar.gz"
+    path.write_bytes(data)
+    with Workspace() as ws, pytest.raises(InputError, match=r"cut\.tar\.gz: is not a readable tar archive"):
+        materialize(path, ws)
