@@ -8,6 +8,8 @@
 2. Where the time goes inside Perf Doctor: one run per size with each phase timed (read, compare, symptoms,
    ranking, report), read + compare printed beside the floor.
 3. MINDIR (bench/bench_graph.py): ResNet-50 with its real weights and a synthetic 1M-node graph.
+4. CANN msprof (bench/bench_msprof.py): reading a 1M-row op_summary against a bare pyarrow read of it
+   (goal: within 2x).
 
 The machine (CPU, cores, memory, load) is recorded with the tables. Pairs of 1M rows and more are deleted
 afterwards (a 3M pair is ~7 GB) unless --keep-data is given; the disk is checked before generating.
@@ -35,6 +37,7 @@ sys.path.insert(0, str(HERE))
 
 import bench_compare  # noqa: E402  (bench/ is not a package)
 import bench_graph  # noqa: E402
+import bench_msprof  # noqa: E402
 from gen_ascend import DATA  # noqa: E402
 
 RESULTS = HERE / "RESULTS.md"
@@ -205,6 +208,7 @@ def write_results(
     phases_md: str,
     graph_md: str | None,
     args: argparse.Namespace,
+    msprof_md: str | None = None,
 ) -> None:
     machine_md = "\n".join(f"| {k} | {v} |" for k, v in info.items())
     command = "make bench" if sys.argv[1:] == [] else "bench/run.py " + " ".join(sys.argv[1:])
@@ -252,6 +256,13 @@ floor's best wall time.
 ## MINDIR
 
 {graph_md or "(skipped: --skip-graph)"}
+
+## CANN msprof op_summary read
+
+bench/bench_msprof.py: the CANN msprof reader on a 1M-row op_summary (the generated inference kernel_details
+under CANN's column names, with a step_trace) against a bare `pyarrow.csv.read_csv` of it.
+
+{msprof_md or "(skipped: --skip-msprof)"}
 """
     RESULTS.write_text(text, encoding="utf-8")
     print(f"wrote {RESULTS.relative_to(REPO)}")
@@ -276,6 +287,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--graph-sizes", type=int, nargs="*", default=[1_000_000])
     parser.add_argument("--skip-peer", action="store_true")
     parser.add_argument("--skip-graph", action="store_true")
+    parser.add_argument("--skip-msprof", action="store_true")
     parser.add_argument("--keep-data", action="store_true", help="keep generated pairs of 1M rows and more")
     args = parser.parse_args(argv)
     began = time.perf_counter()
@@ -300,11 +312,14 @@ def main(argv: list[str] | None = None) -> int:
     graph_md = None if args.skip_graph else graph_rows(args.repeat, args.graph_sizes)
     if graph_md:
         print(graph_md)
+    msprof_md = None if args.skip_msprof else bench_msprof.table([bench_msprof.bench(1_000_000, args.repeat)])
+    if msprof_md:
+        print(msprof_md)
     info["load average at end"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
     info["code at end"] = code_state()
     info["benchmark duration"] = f"{(time.perf_counter() - began) / 60:.0f} min"
     (DATA / "bench_compare.json").write_text(json.dumps([r.to_json() for r in results], indent=1))
-    write_results(info, compare_md, goal_lines, phases_md, graph_md, args)
+    write_results(info, compare_md, goal_lines, phases_md, graph_md, args, msprof_md)
     return 0
 
 

@@ -4,6 +4,8 @@ Public API (what the doctor facade may use; everything else is internal):
 
 - sources: Source, materialize, describe; Workspace (workspace), archive_kind (archives)
 - reading: read_folder, find_runs, Candidate, attach_npu_smi (npu-smi readings given beside a profile)
+- errors: in_user_terms (a reader's error named relative to the upload, with the known file versions)
+- packing: pack_run, Packed (a small archive of the files a diagnosis reads, `perf-doctor pack`)
 - comparing: Side, Comparison, prepare, compare_sides, leaderboard
 - symptoms: analyze_pair, analyze_run
 - input limits: Limits, MIB, check_positive, env_name, settings_from_env
@@ -30,6 +32,9 @@ _EXPORTS: dict[str, str] = {
     "read_folder": "diagnosis.ingest",
     "attach_npu_smi": "diagnosis.readers.npu_smi",
     "find_runs": "diagnosis.ingest",
+    "pack_run": "diagnosis.pack",
+    "in_user_terms": "diagnosis.explain",
+    "Packed": "diagnosis.pack",
     "Candidate": "diagnosis.readers",
     "Side": "diagnosis.compare",
     "Comparison": "diagnosis.compare",
@@ -51,8 +56,10 @@ if TYPE_CHECKING:
     from diagnosis.analyzers import analyze_pair, analyze_run
     from diagnosis.archives import archive_kind
     from diagnosis.compare import Comparison, Side, compare_sides, leaderboard, prepare
+    from diagnosis.explain import in_user_terms
     from diagnosis.ingest import find_runs, read_folder
     from diagnosis.limits import MIB, Limits, check_positive, env_name, settings_from_env
+    from diagnosis.pack import Packed, pack_run
     from diagnosis.readers import Candidate
     from diagnosis.readers.io import prefer_jemalloc, release_memory
     from diagnosis.readers.npu_smi import attach_npu_smi
@@ -68,6 +75,7 @@ __all__ = [
     "Candidate",
     "Comparison",
     "Limits",
+    "Packed",
     "Side",
     "Source",
     "Workspace",
@@ -80,8 +88,10 @@ __all__ = [
     "describe",
     "env_name",
     "find_runs",
+    "in_user_terms",
     "leaderboard",
     "materialize",
+    "pack_run",
     "prefer_jemalloc",
     "prepare",
     "read_folder",

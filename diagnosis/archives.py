@@ -25,9 +25,12 @@ from typing import BinaryIO
 
 from core.errors import InputError
 from diagnosis.limits import Limits, env_name
+from diagnosis.readers.catalog import unread_member
 
 CHUNK = 16 * 1024  # bytes per streamed read; also the slack allowed for read-ahead in the ratio check
 ARCHIVE_EXPECTED = "a .zip, .tar or .tar.gz archive of a profiler output folder"
+PACK_HINT = "a smaller archive: `perf-doctor pack RUN_FOLDER` keeps only the files Perf Doctor reads"
+SKIP_BUDGET = 8  # a tar's skipped raw data is still decompressed: at most this many total budgets of it
 
 # Exceptions the standard library raises on damaged or hostile archive data (never our own InputError).
 _READ_ERRORS = (
@@ -42,6 +45,7 @@ _READ_ERRORS = (
     struct.error,
     NotImplementedError,
     RecursionError,
+    TypeError,  # gzip's header parser on a stream cut inside the header: ord() of an empty read
 )
 
 
@@ -56,6 +60,16 @@ class Meter:
         self.limits = limits
         self.members = 0
         self.total_bytes = 0
+        self.skipped = 0  # members no reader opens (raw data, logs), neither written nor budgeted
+        self.skipped_bytes = 0  # their sizes as the archive declares them (for the report only)
+
+    def skips(self, name: str, size: int, *, force: bool = False) -> bool:
+        """True (and counted) when member `name` is raw data no reader opens (or `force`): not extracted."""
+        if not (force or unread_member(name)):
+            return False
+        self.skipped += 1
+        self.skipped_bytes += max(size, 0)
+        return True
 
     def count_member(self, source: str, label: str) -> None:
         """One more archive member or listed file; refuses the upload past the member limit."""
@@ -139,8 +153,11 @@ class Meter:
 
 
 def limit_hint(field: str) -> str:
-    """What to do about a limit: smaller input, or an operator override."""
-    return f"a smaller upload (the operator can raise {env_name(field)})"
+    """What to do about a limit: a smaller input (`perf-doctor pack` for a big run folder), or an override."""
+    override = f"the operator can raise {env_name(field)}"
+    if field in ("max_members", "max_total_bytes"):
+        return f"{PACK_HINT} ({override})"
+    return f"a smaller upload ({override})"
 
 
 def _size(n: int) -> str:
@@ -343,10 +360,21 @@ def _unzip(counter: _CountingReader, tree: SafeTree, meter: Meter) -> None:
     except _READ_ERRORS as error:
         raise InputError(f"is not a readable zip archive ({error})", path=tree.source) from None
     with archive:
-        infos = archive.infolist()
+        every = archive.infolist()
+        if len(every) > SKIP_BUDGET * meter.limits.max_members:  # even raw data costs a look at each name
+            raise InputError(
+                f"holds {len(every)} members, over {SKIP_BUDGET} times the limit of "
+                f"{meter.limits.max_members}",
+                path=tree.source,
+                expected=limit_hint("max_members"),
+            )
+        infos = [info for info in every if not meter.skips(info.filename, info.file_size)]
         if len(infos) > meter.limits.max_members:
             raise InputError(
-                f"holds {len(infos)} members, over the limit of {meter.limits.max_members}",
+                f"holds {len(infos)} members, over the limit of {meter.limits.max_members}"
+                + (
+                    f" (besides {meter.skipped} raw-data members, which are skipped)" if meter.skipped else ""
+                ),
                 path=tree.source,
                 expected=limit_hint("max_members"),
             )
@@ -440,6 +468,15 @@ def _untar_member(
 ) -> None:
     """One tar member: our own checks, then tarfile's "data" filter, then a counted stream."""
     label = member.name
+    if meter.skips(label, member.size if member.isreg() else 0):
+        if meter.skipped_bytes > SKIP_BUDGET * meter.limits.max_total_bytes:
+            raise InputError(
+                f"holds more than {SKIP_BUDGET} times {_size(meter.limits.max_total_bytes)} of raw profiler "
+                "data (a tar must be read through to skip it)",
+                path=tree.source,
+                expected=PACK_HINT,
+            )
+        return
     meter.count_member(tree.source, label)
     if member.issym():
         raise tree.refuse(label, "is a symbolic link", "only regular files and folders")

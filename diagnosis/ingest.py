@@ -6,6 +6,7 @@ collects their candidates and picks one.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
@@ -14,13 +15,32 @@ import numpy as np
 
 from core.errors import InputError
 from core.model import Limitation, Run
-from diagnosis.readers import Candidate, ascend, ascend_legacy, cpu, gpu, legacy_cpu, torch_npu
-from diagnosis.readers.catalog import BY_NAME, KNOWN_LAYOUTS_TEXT
+from diagnosis.readers import (
+    Candidate,
+    ascend,
+    ascend_legacy,
+    cann_msprof,
+    cpu,
+    gpu,
+    legacy_cpu,
+    sqlite_db,
+    torch_npu,
+)
+from diagnosis.readers.catalog import BY_NAME, KNOWN_LAYOUTS_TEXT, SKIP_RECORD
 
 # The reader modules, imported by name (a missing or renamed one fails here, at import), in detection
 # order: the most specific layouts first, so that a 2.3/2.4 output (legacy profiler/ plus
 # rank-*_ascend_ms) is not taken for a plain 2.5+ one.
-READERS: tuple[ModuleType, ...] = (ascend_legacy, torch_npu, ascend, cpu, gpu, legacy_cpu)
+READERS: tuple[ModuleType, ...] = (
+    ascend_legacy,
+    torch_npu,
+    ascend,
+    cpu,
+    gpu,
+    legacy_cpu,
+    cann_msprof,
+    sqlite_db,
+)
 
 
 def reader_of(layout: str) -> ModuleType:
@@ -210,7 +230,26 @@ def read_folder(folder: Path, *, rank: int | None = None, source: str | None = N
     run = sanitize(reader_of(cand.layout).read(cand))
     run.meta.source = display
     run.meta.ranks_available = tuple(sorted({c.rank for c in cands if c.rank is not None}))
+    run.limitations.extend(skipped_limitation(folder))
     return run
+
+
+def skipped_limitation(folder: Path) -> list[Limitation]:
+    """The note on raw data an upload held that was skipped unread (sources writes the record)."""
+    try:
+        record = json.loads(folder.with_name(folder.name + SKIP_RECORD).read_text(encoding="utf-8"))
+        files, size = int(record["files"]), int(record["bytes"])
+    except (OSError, ValueError, TypeError, KeyError):
+        return []
+    return [
+        Limitation(
+            "skipped",
+            f"{files} files ({size / 2**20:.1f} MiB) no reader uses were skipped unread (raw profiler data "
+            "such as "
+            "PROF_*/device_*/data, logs, FRAMEWORK binaries)",
+            "nothing to do; `perf-doctor pack RUN_FOLDER` makes a small archive of only the files read",
+        )
+    ]
 
 
 def list_ranks(folder: Path) -> list[int]:

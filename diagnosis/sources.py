@@ -6,14 +6,16 @@ Everything is written inside a private :class:`~diagnosis.workspace.Workspace`; 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from core.errors import InputError
-from diagnosis.archives import ARCHIVE_SUFFIXES, Meter, archive_kind, extract, limit_hint
+from diagnosis.archives import ARCHIVE_SUFFIXES, SKIP_BUDGET, Meter, archive_kind, extract, limit_hint
 from diagnosis.limits import Limits
+from diagnosis.readers.catalog import SKIP_RECORD, place_of
 from diagnosis.upload_tree import LEGACY_ROOT, NEW_ROOT_NAME, rebuild_tree
 from diagnosis.workspace import Workspace, remove_tree
 
@@ -39,12 +41,22 @@ def materialize(source: Source | None, workspace: Workspace, *, budget: Limits |
     for path in paths:
         _require_file(path)
     dest = workspace.new_folder("input-")
+    meter = Meter(limits)
     try:
-        _fill_from_files(paths, dest, Meter(limits))
+        _fill_from_files(paths, dest, meter)
+        _record_skipped(dest, meter)
     except BaseException:
         remove_tree(dest)
         raise
     return dest
+
+
+def _record_skipped(dest: Path, meter: Meter) -> None:
+    """Say what was skipped (raw data no reader opens) in a record beside `dest`, in the workspace (never
+    inside what the user gave), which the reading side turns into a note."""
+    if meter.skipped:
+        record = {"files": meter.skipped, "bytes": meter.skipped_bytes}
+        dest.with_name(dest.name + SKIP_RECORD).write_text(json.dumps(record), encoding="utf-8")
 
 
 def describe(path: str | os.PathLike[str], *, limit: int = 10) -> str:
@@ -120,20 +132,32 @@ def _require_file(path: Path) -> None:
 
 
 def _fill_from_files(paths: list[Path], dest: Path, meter: Meter) -> None:
-    """Extract listed archives and rebuild a profiler tree from the other listed files."""
-    if len(paths) > meter.limits.max_members:
+    """Extract listed archives and rebuild a profiler tree from the other listed files; files of a
+    folder upload that no reader opens (raw data, logs) are skipped and do not count against the limits."""
+    if len(paths) > SKIP_BUDGET * meter.limits.max_members:
         raise InputError(
             f"{len(paths)} files were given, over the limit of {meter.limits.max_members}",
             expected=limit_hint("max_members"),
         )
     archives: list[tuple[Path, str]] = []
     loose: list[Path] = []
+    skipped: list[Path] = []
     for path in paths:
-        kind = archive_kind(path)
-        if kind is None:
-            loose.append(path)
-        else:
+        kind = None if place_of(path.name) else archive_kind(path)
+        if kind is not None:
             archives.append((path, kind))
+        else:
+            (loose if place_of(path.name) else skipped).append(path)
+    if len(loose) + len(archives) > meter.limits.max_members:
+        raise InputError(
+            f"{len(loose) + len(archives)} profiler files were given, over the limit of "
+            f"{meter.limits.max_members}",
+            expected=limit_hint("max_members"),
+        )
+    if loose or archives:
+        for path in skipped:
+            meter.skips(path.name, path.stat().st_size, force=True)
+    loose += skipped if not (loose or archives) else []
     placed = rebuild_tree(loose, dest, meter)
     if len(archives) == 1 and not placed:
         extract(archives[0][0], archives[0][1], dest, meter)

@@ -11,10 +11,11 @@ from pathlib import Path
 
 from core.errors import InputError
 from diagnosis.archives import Meter, SafeTree
-from diagnosis.readers.catalog import APO, FRAMEWORK, place_of
+from diagnosis.readers.catalog import APO, FRAMEWORK, MSPROF_OUTPUT, place_of
 
 NEW_ROOT_NAME = "upload_ascend_ms"  # 2.5+ files: <dest>/upload_ascend_ms/{ASCEND_PROFILER_OUTPUT,FRAMEWORK}/
 LEGACY_ROOT = ("upload", "profiler")  # legacy files: <dest>/upload/profiler/
+MSPROF_ROOT = "PROF_upload"  # CANN msprof files: <dest>/PROF_upload/{mindstudio_profiler_output,device_0}/
 
 
 def placement(names: Iterable[str]) -> dict[str, tuple[str, ...]]:
@@ -40,6 +41,8 @@ def placement(names: Iterable[str]) -> dict[str, tuple[str, ...]]:
         "shared-output": LEGACY_ROOT if shared_to_legacy else (*new_root, APO),
         "shared-framework": LEGACY_ROOT if shared_to_legacy else (*new_root, FRAMEWORK),
         "shared-root": LEGACY_ROOT if shared_to_legacy else new_root,
+        "msprof-output": (MSPROF_ROOT, MSPROF_OUTPUT),
+        "msprof-device": (MSPROF_ROOT, "device_0"),
     }
     return {name: (*targets[role], name) for name, role in roles.items()}
 

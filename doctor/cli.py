@@ -1,4 +1,4 @@
-"""Command line: `perf-doctor compare`, `perf-doctor inspect`, `perf-doctor triage` and `perf-doctor serve`.
+"""Command line: `perf-doctor compare`, `inspect`, `triage`, `pack` and `serve`.
 
 Exit codes: 0 done (for `triage`: the batch completed, even when some submissions were broken; their rows
 say why); 2 bad input or usage (one line on stderr); 1 internal error (one line plus a hint to rerun with
@@ -58,6 +58,19 @@ def build_parser() -> argparse.ArgumentParser:
     _output_options(inspect)
 
     _triage_parser(commands)
+
+    pack = commands.add_parser(
+        "pack", help="write a small archive of only the files Perf Doctor reads from a run folder"
+    )
+    pack.add_argument("run_folder", help="profiler output folder (raw PROF_*/device_*/data is left out)")
+    pack.add_argument("-o", "--output", help="archive to write (default: <folder name>.perf-doctor.zip)")
+    pack.add_argument("--rank", type=int, help="pack only this rank (default: every rank)")
+    pack.add_argument(
+        "--debug",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="print the traceback of an internal error",
+    )
 
     serve = commands.add_parser("serve", help="start the web app")
     serve.add_argument("--port", type=int, help="port to listen on (default: Gradio's, 7860)")
@@ -154,6 +167,8 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_OK  # reached only where execv is stubbed (tests): it replaces the process
     if args.command == "triage":
         return _triage(args)
+    if args.command == "pack":
+        return _pack(args)
     if args.command == "compare":
         report = diagnose(
             args.baseline,
@@ -194,6 +209,32 @@ def _triage(args: argparse.Namespace) -> int:
         write_output(out, text, "the rows")
     print(f"{PROG}: {_tally(rows)}", file=sys.stderr)
     return EXIT_OK
+
+
+def _pack(args: argparse.Namespace) -> int:
+    """Write the archive and say what it kept, what it left out and how big it is."""
+    from diagnosis import pack_run
+
+    out = Path(args.output) if args.output else None
+    packed = pack_run(Path(args.run_folder), out, rank=args.rank)
+    for name, size in packed.kept:
+        print(f"kept  {name} ({_bytes(size)})")
+    print(
+        f"skipped {packed.skipped_files} other files ({_bytes(packed.skipped_bytes)}): "
+        "not read by Perf Doctor"
+    )
+    print(f"wrote {packed.archive} ({_bytes(packed.size)}, {len(packed.kept)} files)")
+    return EXIT_OK
+
+
+def _bytes(n: int) -> str:
+    """Bytes as KiB/MiB/GiB."""
+    value = float(n)
+    for unit in ("bytes", "KiB", "MiB"):
+        if value < 1024:
+            return f"{value:.0f} {unit}" if unit == "bytes" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} GiB"
 
 
 def _case_book(db: str | None) -> CaseBook:

@@ -28,6 +28,7 @@ from diagnosis import (
     analyze_run,
     attach_npu_smi,
     compare_sides,
+    in_user_terms,
     materialize,
     prefer_jemalloc,
     prepare,
@@ -213,10 +214,12 @@ def _read(role: str, source: Source, workspace: Workspace, rank: int | None, iso
     whatever its role); errors name the role so the user knows which input is wrong."""
     name = display_name(source)
     unpack = isolation.materialize if isolate else materialize
+    folder: Path | None = None
     try:
         folder = unpack(source, workspace)
         run = read_folder(folder, rank=rank, source=name)
     except InputError as error:
+        error = in_user_terms(error, folder, name) if folder is not None else error
         where = f"{role} {error.path}" if error.path else role
         raise InputError(error.problem, path=where, expected=error.expected) from None
     return prepare(run)

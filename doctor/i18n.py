@@ -230,7 +230,8 @@ UI_TEXT: dict[str, dict[str, str]] = {
         "intro": "Find out why a model that trains fast runs slow at inference. Upload the profiler output "
         "of the fast run (baseline, e.g. training) and of the slow run (target, e.g. inference), "
         "each as a .zip/.tar.gz archive or as the files of its folder; add the exported MINDIR "
-        "for graph checks. Or click an example below.",
+        "for graph checks. Or click an example below. A big Ascend run folder: `perf-doctor pack RUN_FOLDER` "
+        "writes a small archive of only the files Perf Doctor reads.",
         "tab_compare": "Compare two runs",
         "below_threshold": "Below the reporting threshold",
         "tab_inspect": "Inspect a model",
@@ -298,7 +299,8 @@ UI_TEXT: dict[str, dict[str, str]] = {
         "app_title": "MindSpore 性能医生",
         "intro": "找出模型训练快、推理慢的原因。上传快的运行（基线，例如训练）和慢的运行（目标，例如推理）"
         "的性能分析输出，每个可以是 .zip/.tar.gz 压缩包或其文件夹中的文件；可再添加导出的 MINDIR "
-        "进行计算图检查。也可以点击下面的示例。",
+        "进行计算图检查。也可以点击下面的示例。较大的 Ascend 运行文件夹：`perf-doctor pack RUN_FOLDER` "
+        "会写出一个只包含 Perf Doctor 所读取文件的小压缩包。",
         "tab_compare": "对比两次运行",
         "below_threshold": "低于报告阈值",
         "tab_inspect": "检查模型",

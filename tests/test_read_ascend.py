@@ -17,7 +17,7 @@ import pytest
 from core.errors import InputError
 from core.model import KERNEL_SCHEMA, PIPE_COUNTERS, STEP_SCHEMA
 from diagnosis import ingest
-from diagnosis.readers import ascend, ascend_legacy, gpu, legacy_cpu, torch_npu
+from diagnosis.readers import ascend, ascend_legacy, cann_msprof, gpu, legacy_cpu, sqlite_db, torch_npu
 from diagnosis.readers.discover import discover
 from diagnosis.readers.io import counter_name
 from diagnosis.readers.profiler_info import canonical_aic_metrics
@@ -33,7 +33,7 @@ L1_INFER = FIX / "level1/infer/ubuntu_2301_20251130090000456_ascend_ms"
 L0_TRAIN = FIX / "level0/train/ubuntu_2202_20251130100000789_ascend_ms"
 L0_INFER = FIX / "level0/infer/ubuntu_2302_20251130110000012_ascend_ms"
 TORCH = FIX / "torch_npu/ubuntu_4101_20250109090000123_ascend_pt"
-MY_READERS = (ascend, ascend_legacy, gpu, legacy_cpu, torch_npu)
+MY_READERS = (ascend, ascend_legacy, gpu, legacy_cpu, torch_npu, cann_msprof, sqlite_db)
 LEVEL1_REMEDY = "_ExperimentalConfig(profiler_level=ProfilerLevel.Level1)"
 
 

@@ -41,6 +41,11 @@ FIXTURE_RUNS = {
     "legacy-gpu": FIXTURES / "ascend/legacy_gpu",
     "legacy-cpu": FIXTURES / "ascend/legacy_cpu",
     "torch-npu": FIXTURES / "ascend/torch_npu",
+    "legacy-ascend 1.x": FIXTURES / "ascend/legacy_ascend_1x",
+    "cann-msprof": FIXTURES / "ascend/msprof/lite_infer",
+    "cann-msprof l0": FIXTURES / "ascend/msprof/l0_nosteps",
+    "ascend-ms-db": FIXTURES / "ascend/db/ms_infer",
+    "cann-msprof-db": FIXTURES / "ascend/db/msprof_infer",
     "cpu-ms memory": FIXTURES / "cpu/infer_fp32_graph_profile_memory",
 }
 

@@ -216,7 +216,7 @@ def _unit_scale(header: list[str], field: str) -> float:
 
 
 _DETAIL_COLS = (
-    Col("name", ("full_op_name", "full_kernel_name")),
+    Col("name", ("full_op_name", "full_kernel_name", "full_op_time")),  # full_op_time: a 1.x misspelling
     Col("avg_ms", ("task_duration", "execution_time"), pa.float64()),
     Col("count", ("execution_frequency",), pa.int64()),
     Col("core", ("task_type",)),
@@ -258,9 +258,30 @@ TENSOR_COLUMNS = (
 )
 
 
+# MindSpore 1.x: full_kernel_name is the full op name, kernel_name the short one and kernel_type the op
+# type (not the core): `task_id,stream_id,block_dim,full_kernel_name,op_name,kernel_name,kernel_type,...`.
+_FRAMEWORK_1X_COLS = (
+    Col("full_op_name", ("full_kernel_name",)),
+    Col("op_name", ("kernel_name",)),
+    Col("op_type", ("kernel_type",)),
+    Col("block_dim", ("block_dim",), pa.int64()),
+    Col("op_info", ("op_info",)),
+)
+
+
+def _framework_cols(path: Path) -> tuple[Col, ...]:
+    """The framework_raw variant, told by its header (never by a version): 1.x spells full_kernel_name."""
+    header = {h.strip() for h in read_header(path)}
+    return (
+        _FRAMEWORK_1X_COLS
+        if "full_kernel_name" in header and "full_op_name" not in header
+        else _FRAMEWORK_COLS
+    )
+
+
 def read_framework_raw(path: Path) -> pa.Table:
     """framework_raw: one row per op (its first task): type, block dim, core, tensor dtypes/formats/shapes."""
-    table = read_csv(path, _FRAMEWORK_COLS, required=("full_op_name", "op_type"))
+    table = read_csv(path, _framework_cols(path), required=("full_op_name", "op_type"))
     _, first = np.unique(table.column("full_op_name").to_numpy(zero_copy_only=False), return_index=True)
     table = table.take(pa.array(np.sort(first)))
     infos = [_op_info(text, path) for text in _column_or_nulls(table, "op_info").to_pylist()]
@@ -385,6 +406,7 @@ def read_step_trace_raw(path: Path, files: list[Path]) -> pd.DataFrame:
     # Step numbers must be whole and finite (the average row's `-` and damaged cells are dropped).
     number = pd.to_numeric(frame["step"], errors="coerce").astype("float64")
     frame = frame[np.isfinite(number) & (number.abs() < 2**53) & (number == np.floor(number))]
+    frame = frame[~((frame["start"] == 0) & (frame["total"] == 0))]  # 1.x writes an all-zero step 0 row
     busy = frame.get("fp_and_bp", pd.Series(np.nan, index=frame.index)).fillna(0) + frame.get(
         "tail", pd.Series(0.0, index=frame.index)
     ).fillna(0)

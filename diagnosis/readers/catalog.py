@@ -34,12 +34,18 @@ LAYOUTS = (
     Layout("legacy-cpu", "cpu_op_execute_timestamp_<r>.txt"),  # MindSpore 2.0-2.4 flat profiler/ (CPU)
     Layout("cpu-ms", "FRAMEWORK/cpu_op_execute_timestamp_<r>.txt"),  # MindSpore 2.5+ CPU: FRAMEWORK/cpu_*
     Layout("torch-npu"),  # torch_npu *_ascend_pt
+    # CANN msprof: PROF_*/ (Ascend 310 through MindSpore Lite, ACL or the msprof command line)
+    Layout("cann-msprof", "mindstudio_profiler_output/op_summary_*.csv"),
+    Layout("ascend-ms-db", "ascend_mindspore_profiler.db"),  # MindSpore 2.5+ export_type=db only
+    Layout("cann-msprof-db", "msprof_*.db"),  # CANN msprof --type=db only
 )
 BY_NAME = {entry.name: entry for entry in LAYOUTS}
 KNOWN_LAYOUTS_TEXT = (
     "a MindSpore profiler output: *_ascend_ms/ with ASCEND_PROFILER_OUTPUT/ (Ascend, MindSpore 2.3+), "
     "*_ascend_ms/FRAMEWORK/cpu_* (CPU, MindSpore 2.5+), a flat profiler/ folder (MindSpore 2.0-2.4: "
-    "aicore_intermediate_*, gpu_op_detail_info_*, cpu_op_detail_info_*), or a torch_npu *_ascend_pt/ folder"
+    "aicore_intermediate_*, gpu_op_detail_info_*, cpu_op_detail_info_*), a torch_npu *_ascend_pt/ folder, "
+    "or a CANN msprof PROF_*/ folder with mindstudio_profiler_output/op_summary_*.csv "
+    "(msprof, ACL, MindSpore Lite), or a SQLite export (ascend_mindspore_profiler[_<rank>].db, msprof_*.db)"
 )
 
 
@@ -119,6 +125,18 @@ def host_file(template: str, prefix: str, rank: int) -> str:
     return template.format(p=prefix, r=rank)
 
 
+# ------------------------------------------------------------------ CANN msprof: PROF_*/ (310, Lite, ACL)
+
+MSPROF_OUTPUT = "mindstudio_profiler_output"
+MSPROF_SAMPLE = "sample.json"  # in PROF_*/device_<id>/: the collection settings
+MSPROF_OP_SUMMARY = re.compile(r"op_summary_[\w.-]*\.csv")
+_MSPROF_FILES = (
+    r"(op_summary|op_statistic|step_trace|task_time|api_statistic)_[\w.-]*\.csv|msprof_[\w.-]*\.(json|db)"
+)
+# SQLite exports in the msprof DB schema (TASK, COMPUTE_TASK_INFO, STRING_IDS; times in ns).
+MS_DB = re.compile(r"^ascend_mindspore_profiler(_\d+)?\.db$")
+MSPROF_DB = re.compile(r"^msprof_[\w.-]*\.db$")
+
 # ----------------------------------------------------------------------------- discovery (file evidence)
 
 INFO_FILE = re.compile(r"^profiler_info_(\d+)\.json$")
@@ -182,9 +200,33 @@ PLACES = (
             r"|gpu_[a-z_]+_\d+\.(csv|txt|json)|activity_execute_timestamp_\d+\.txt"
         ),
     ),
+    # CANN msprof (last: legacy step_trace_raw_* and MindSpore's step_trace_time.csv are placed above)
+    ("msprof-output", re.compile(_MSPROF_FILES)),
+    ("msprof-device", re.compile(pattern(MSPROF_SAMPLE))),
 )
 
 
 def place_of(name: str) -> str | None:
     """Which upload group a basename belongs to (see PLACES), or None for a name no layout has."""
     return next((place for place, regex in PLACES if regex.fullmatch(name)), None)
+
+
+# ------------------------------------------------------------------ raw data no reader opens (big inputs)
+
+# Written by the profilers and never read by Perf Doctor: CANN's raw slices (PROF_*/device_<id>/data,
+# PROF_*/host/data), logs, and the binary files of FRAMEWORK/ (only its cpu_* text files are read).
+# Archive extraction and folder uploads skip these without writing them and outside the budgets.
+# What extraction skipped is recorded beside the extracted folder, <folder><SKIP_RECORD>, in the workspace.
+SKIP_RECORD = ".perf-doctor-skipped.json"
+_RAW_DATA = re.compile(
+    r"(?:^|/)(?:PROF_[^/]*/(?:device_\d+|host)/data/|logs/|mindstudio_profiler_log/)|\.log$"
+)
+
+
+def unread_member(path: str) -> bool:
+    """True for a member path (``/``-separated, relative to the upload) that no reader opens."""
+    text = re.sub(r"^(?:\./|/)+", "", path.replace("\\", "/"))
+    if _RAW_DATA.search(text):
+        return True
+    parts = [part for part in text.split("/") if part]
+    return FRAMEWORK in parts[:-1] and not text.endswith("/") and place_of(parts[-1]) is None

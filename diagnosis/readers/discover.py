@@ -24,8 +24,10 @@ from diagnosis.readers.catalog import (
     LEGACY_ASCEND,
     LEGACY_CPU,
     LEGACY_GPU,
+    MS_DB,
     RANK_DIR,
     RANK_SUFFIX,
+    TRACE_VIEW,
 )
 
 MAX_DEPTH = 6
@@ -106,6 +108,9 @@ def classify(folder: Path) -> list[Candidate]:
     if KERNEL_DETAILS in files:
         note = "kernel_details.csv without its run folder: no profiler configuration record"
         return [Candidate("ascend-ms", folder, _suffix_rank(files), note=note)]
+    if TRACE_VIEW not in files and any(MS_DB.match(f) for f in files):
+        note = "ascend_mindspore_profiler db without its run folder: no profiler configuration record"
+        return [Candidate("ascend-ms-db", folder, _suffix_rank(files), note=note)]
     return []
 
 
@@ -124,8 +129,15 @@ def _run_root(folder: Path, files: set[str], dirs: set[str]) -> list[Candidate]:
     ascend_files = KERNEL_DETAILS in out_files or any(f.endswith(".db") for f in out_files)
     if has_prof or info_ranks or ascend_files or folder.name.endswith("_ascend_ms"):
         rank = info_ranks[0] if info_ranks else _suffix_rank(out_files)
-        return [Candidate("ascend-ms", folder, rank)]
+        return [Candidate(_ascend_layout(out_files), folder, rank)]
     return []
+
+
+def _ascend_layout(out_files: set[str]) -> str:
+    """A db-only export (export_type=db: ascend_mindspore_profiler*.db, no kernel_details.csv and no
+    trace_view.json) is read from its SQLite database; anything else from the text exports."""
+    text = KERNEL_DETAILS in out_files or TRACE_VIEW in out_files
+    return "ascend-ms" if text or not any(MS_DB.match(f) for f in out_files) else "ascend-ms-db"
 
 
 def _is_torch(folder: Path, files: set[str], info_ranks: list[int]) -> bool:

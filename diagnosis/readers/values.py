@@ -24,18 +24,24 @@ _DTYPE_ALIASES = {
     "N/A": "UNDEFINED",
     "UNKNOWN": "UNDEFINED",
 }
-_FORMAT_ALIASES = {"FRAC_Z": "FRACTAL_Z", "FRAC_NZ": "FRACTAL_NZ"}
+_FORMAT_ALIASES = {
+    "FRAC_Z": "FRACTAL_Z",
+    "FRAC_NZ": "FRACTAL_NZ",
+    "FRACZ": "FRACTAL_Z",
+    "FRACNZ": "FRACTAL_NZ",
+}
 
 
 def canonical_dtype(token: str) -> str:
-    """`DT_BF16` -> `BF16`, `float32` -> `FLOAT`, `FLOAT16` stays; unknown names upper-cased."""
+    """`DT_BF16` -> `BF16`, `float32` -> `FLOAT`, `NUMBER_TYPE_FLOAT16` (MindSpore 1.x op_info) -> `FLOAT16`;
+    unknown names upper-cased."""
     name = token.strip().upper()
-    name = name.removeprefix("DT_").removeprefix("MINDSPORE.")
+    name = name.removeprefix("DT_").removeprefix("MINDSPORE.").removeprefix("NUMBER_TYPE_")
     return _DTYPE_ALIASES.get(name, name)
 
 
 def canonical_format(token: str) -> str:
-    """`FORMAT_ND` -> `ND`, `FRAC_Z` -> `FRACTAL_Z`."""
+    """`FORMAT_ND` -> `ND`, `FRAC_Z` / `FracZ` (MindSpore 1.x) -> `FRACTAL_Z`."""
     name = token.strip().upper().removeprefix("FORMAT_")
     return _FORMAT_ALIASES.get(name, name)
 

@@ -27,6 +27,10 @@ LAYOUTS = {
     "legacy-cpu": ASCEND / "legacy_cpu",
     "legacy-gpu": ASCEND / "legacy_gpu",
     "torch-npu": ASCEND / "torch_npu",
+    "cann-msprof": ASCEND / "msprof" / "lite_infer",
+    "legacy-ascend-1.x": ASCEND / "legacy_ascend_1x",
+    "ascend-ms-db": ASCEND / "db" / "ms_infer",
+    "cann-msprof-db": ASCEND / "db" / "msprof_infer",
 }
 EXAMPLES = int(os.environ.get("PERF_DOCTOR_FUZZ_EXAMPLES", "40"))
 RANDOM = os.environ.get("PERF_DOCTOR_FUZZ_RANDOM") == "1"  # default: the same examples on every run
