@@ -47,6 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("baseline", help="profiler output folder or .zip/.tar.gz archive of the fast run")
     compare.add_argument("target", help="profiler output folder or archive of the slow run")
     compare.add_argument("--mindir", help="MINDIR of the same model, for graph checks and chain cross-links")
+    compare.add_argument(
+        "--after", help="the target profiled again after the fixes: did each cause go away, what was gained"
+    )
     compare.add_argument("--rank", type=int, help="rank to read from multi-rank output (default: lowest)")
     compare.add_argument(
         "--baseline", dest="baseline_role", choices=("first", "second"), help="which argument is the baseline"
@@ -162,6 +165,7 @@ def _run(args: argparse.Namespace) -> int:
             rank=args.rank,
             baseline_role=args.baseline_role,
             lang=args.lang,
+            after=args.after,
         )
     else:
         report = inspect_model(args.model, lang=args.lang)
