@@ -3,7 +3,8 @@
 Public API (what the doctor facade may use; everything else is internal):
 
 - sources: Source, materialize, describe; Workspace (workspace), archive_kind (archives)
-- reading: read_folder, find_runs, Candidate, attach_npu_smi (npu-smi readings given beside a profile)
+- reading: read_folder, find_runs, Candidate, attach_npu_smi (npu-smi readings given beside a profile),
+  kept_names (the basenames some reader opens, for packing a profile)
 - comparing: Side, Comparison, prepare, compare_sides, leaderboard
 - symptoms: analyze_pair, analyze_run
 - input limits: Limits, MIB, check_positive, env_name, settings_from_env
@@ -43,6 +44,7 @@ _EXPORTS: dict[str, str] = {
     "env_name": "diagnosis.limits",
     "settings_from_env": "diagnosis.limits",
     "prefer_jemalloc": "diagnosis.readers.io",
+    "kept_names": "diagnosis.readers.catalog",
 }
 
 if TYPE_CHECKING:
@@ -52,6 +54,7 @@ if TYPE_CHECKING:
     from diagnosis.ingest import find_runs, read_folder
     from diagnosis.limits import MIB, Limits, check_positive, env_name, settings_from_env
     from diagnosis.readers import Candidate
+    from diagnosis.readers.catalog import kept_names
     from diagnosis.readers.io import prefer_jemalloc
     from diagnosis.readers.npu_smi import attach_npu_smi
     from diagnosis.sources import Source, describe, materialize
@@ -78,6 +81,7 @@ __all__ = [
     "describe",
     "env_name",
     "find_runs",
+    "kept_names",
     "leaderboard",
     "materialize",
     "prefer_jemalloc",

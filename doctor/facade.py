@@ -11,7 +11,7 @@ import importlib
 import os
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -168,6 +168,15 @@ def inspect_model(
     analysis = _Analysis(kind="mindir", lang=lang)
     _add_model(analysis, model)
     return _finish(analysis, step)
+
+
+def reprofile_script(report: Report, fixes: Sequence[str] | None = None) -> str:
+    """The `reprofile.py` of a pair diagnosis: re-profile with the baseline's recorded profiler settings
+    after the ticked fixes (cause ids; default the ranked causes), warm-up first, output packed for
+    Perf Doctor (doctor.reprofile)."""
+    from doctor.reprofile import reprofile_script as script
+
+    return script(report, fixes)
 
 
 # -------------------------------------------------------------------------------------------- inputs
