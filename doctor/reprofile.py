@@ -105,9 +105,9 @@ def _schedule(recorded: dict[str, Any] | None) -> dict[str, int]:
     if not isinstance(recorded, dict):
         return plan
     values = {key: recorded.get(key) for key in SCHEDULE_KEYS}
-    if all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values.values()):
-        if values["active"] >= 1:  # type: ignore[operator]
-            return {key: int(values[key]) for key in SCHEDULE_KEYS}  # type: ignore[arg-type]
+    counts = all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values.values())
+    if counts and values["active"] >= 1:  # type: ignore[operator]
+        return {key: int(values[key]) for key in SCHEDULE_KEYS}  # type: ignore[arg-type]
     return plan
 
 
