@@ -138,6 +138,7 @@ REPORT_TEXT: dict[str, dict[str, str]] = {
         "case_reopened": "Case {case} of {when} · status: {status} · note: {note}",
         "case_updated": "Case {case} saved: {status}.",
         "case_deleted": "Case {case} deleted.",
+        "case_after": "Case {case} received its after run: resolved {resolved}; remaining {remaining}.",
     },
     "zh": {
         "title": "Perf Doctor 诊断报告",
@@ -265,6 +266,7 @@ REPORT_TEXT: dict[str, dict[str, str]] = {
         "case_reopened": "案例 {case}，创建于 {when} · 状态：{status} · 备注：{note}",
         "case_updated": "案例 {case} 已保存：{status}。",
         "case_deleted": "案例 {case} 已删除。",
+        "case_after": "案例 {case} 已收到修复后的运行：已解决 {resolved}；仍存在 {remaining}。",
     },
 }
 
@@ -283,6 +285,8 @@ UI_TEXT: dict[str, dict[str, str]] = {
         "target": "Target (slow run): archive or profiler files",
         "baseline_folder": "Upload baseline folder",
         "target_folder": "Upload target folder",
+        "after": "After the fix (optional): the target profiled again",
+        "after_folder": "Upload after-fix folder",
         "mindir": "MINDIR of the same model (optional)",
         "mindir_required": "MINDIR model",
         "options": "Options",
@@ -316,6 +320,8 @@ UI_TEXT: dict[str, dict[str, str]] = {
         "dl_md": "Markdown report",
         "dl_json": "JSON report",
         "dl_csv": "Operator table (CSV)",
+        "fixes": "Fixes to apply in reprofile.py",
+        "dl_reprofile": "Re-profiling script (reprofile.py)",
         "report_json": "Report (JSON)",
         "rules_search": "Search the rules (id, title, symptom, text)",
         "rules_intro": "Every root cause Perf Doctor can report, with its evidence, data needs and fix.",
@@ -338,6 +344,8 @@ UI_TEXT: dict[str, dict[str, str]] = {
         "triage_delete_box": "Delete this case",
         "triage_delete_hint": "Removes the case, its report and any kept upload for good.",
         "triage_delete": "Delete case",
+        "triage_after": "After-fix run of this case (its baseline and target must have been kept)",
+        "triage_attach": "Attach after run",
     },
     "zh": {
         "app_title": "MindSpore 性能医生",
@@ -352,6 +360,8 @@ UI_TEXT: dict[str, dict[str, str]] = {
         "target": "目标（慢的运行）：压缩包或性能数据文件",
         "baseline_folder": "上传基线文件夹",
         "target_folder": "上传目标文件夹",
+        "after": "修复后（可选）：再次采集的目标性能数据",
+        "after_folder": "上传修复后文件夹",
         "mindir": "同一模型的 MINDIR（可选）",
         "mindir_required": "MINDIR 模型",
         "options": "选项",
@@ -385,6 +395,8 @@ UI_TEXT: dict[str, dict[str, str]] = {
         "dl_md": "Markdown 报告",
         "dl_json": "JSON 报告",
         "dl_csv": "算子表（CSV）",
+        "fixes": "reprofile.py 中要应用的修复",
+        "dl_reprofile": "重新采集脚本（reprofile.py）",
         "report_json": "报告（JSON）",
         "rules_search": "搜索规则（编号、标题、症状、正文）",
         "rules_intro": "Perf Doctor 能报告的所有根因，以及其证据、所需数据和修复方法。",
@@ -407,6 +419,8 @@ UI_TEXT: dict[str, dict[str, str]] = {
         "triage_delete_box": "删除此案例",
         "triage_delete_hint": "永久删除该案例、其报告以及保存的上传文件。",
         "triage_delete": "删除案例",
+        "triage_after": "此案例修复后的运行（需已保存其基线与目标）",
+        "triage_attach": "关联修复后运行",
     },
 }
 

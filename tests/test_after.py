@@ -250,3 +250,26 @@ def test_cli_bad_after_is_one_line_exit_2(capsys, tmp_path):
     )
     out, err = capsys.readouterr()
     assert code == 2 and out == "" and err.count("\n") == 1 and "after" in err
+
+
+# ------------------------------------------------------------------------------- app's views
+
+
+def test_views_show_the_after_section_and_the_fixes_reprofile_py_can_apply(tmp_path):
+    from doctor.files import ReportFiles
+    from doctor.views import report_view
+
+    view = report_view(looped("infer_fp32_pynative", "infer_fp32_graph"))
+    assert view.after.startswith("## After the fix") and "waterfall" in view.figures
+    assert [cause for _, cause in view.fixes] == ["execution-mode-mismatch"] == view.ticked
+    assert report_view(plain("infer_fp32_pynative")).after == ""
+    single = diagnose(None, CPU / "infer_fp32_pynative", isolate=False)
+    assert (report_view(single).fixes, report_view(single).ticked) == ([], [])
+    files = ReportFiles()
+    try:
+        assert files.write_script(single) is None
+        path = files.write_script(plain("infer_fp32_pynative"), ["execution-mode-mismatch"])
+        assert path.name == "reprofile.py" and path.is_relative_to(files.root)
+        assert "# ---- fix 1: execution-mode-mismatch" in path.read_text(encoding="utf-8")
+    finally:
+        files.close()
