@@ -536,7 +536,7 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
         with gr.Column():
             target, _ = _side("target", preload.files("target") if preload else None)
         with gr.Column():
-            after, _ = _side("after", None)
+            after, _ = _side("after", [])  # a default, so API clients may leave it out
         with gr.Column():
             mindir = gr.File(label=I18N("mindir"), file_types=[".mindir"], elem_id="mindir-file", height=140)
             with gr.Accordion(I18N("options"), open=False):
