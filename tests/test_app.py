@@ -98,8 +98,9 @@ def test_compare_with_an_after_run_shows_the_loop_and_offers_reprofile_py(client
     after_md, waterfall, fixes, script = result[17:21]
     assert "After the fix" in after_md and "resolved" in after_md
     assert waterfall is not None
-    assert fixes == ["execution-mode-mismatch"]
-    text = Path(script).read_text(encoding="utf-8")
+    assert fixes["value"] == ["execution-mode-mismatch"] and fixes["visible"] is True
+    assert [value for _, value in fixes["choices"]] == ["execution-mode-mismatch"]
+    text = Path(script["value"]).read_text(encoding="utf-8")
     assert "# ---- fix 1: execution-mode-mismatch" in text and "def build_net():" in text
 
 
