@@ -417,9 +417,22 @@ def _after_section(causes: list[Any], analysis: _Analysis) -> Any:
     found = _evaluate(second, _input_kinds(second))  # type: ignore[arg-type]
     after_causes = build.cause_records(found.causes, analysis.lang)
     target, fixed = analysis.target, second.target  # type: ignore[union-attr]
-    measured = Measured(target.ms_per_step, fixed.ms_per_step, target.batch, fixed.batch)  # type: ignore[union-attr]
+    measured = Measured(
+        target.ms_per_step,  # type: ignore[union-attr]
+        fixed.ms_per_step,  # type: ignore[union-attr]
+        target.batch,  # type: ignore[union-attr]
+        fixed.batch,  # type: ignore[union-attr]
+        _mean_wall(analysis.steps, "target"),
+        _mean_wall(second.steps, "target"),  # type: ignore[union-attr]
+    )
     run = build.run_meta(fixed.run, fixed, "after")  # type: ignore[union-attr]
     return after_section(causes, after_causes, measured, run)
+
+
+def _mean_wall(steps: list[Step], role: str) -> float | None:
+    """Mean recorded wall time per step of one role's steps, or None when none records it."""
+    walls = [s.wall_ms for s in steps if s.role == role and s.wall_ms is not None]
+    return sum(walls) / len(walls) if walls else None
 
 
 def _chain_figure(model: _Model | None) -> Any:

@@ -37,6 +37,8 @@ class Measured:
     after_ms: float
     target_batch: int | None
     after_batch: int | None
+    target_wall_ms: float | None = None  # mean recorded wall time per step, when the run records it
+    after_wall_ms: float | None = None
 
     @property
     def per_sample(self) -> bool:
@@ -47,6 +49,16 @@ class Measured:
         if not self.per_sample:
             return None
         return self.target_ms / self.target_batch - self.after_ms / self.after_batch  # type: ignore[operator]
+
+    def wall_gain_per_step(self) -> float | None:
+        """Target minus after in recorded wall time per target step (per sample × target batch when the
+        batches differ); None unless both runs record step wall times."""
+        if self.target_wall_ms is None or self.after_wall_ms is None:
+            return None
+        if not self.per_sample:
+            return self.target_wall_ms - self.after_wall_ms
+        per_sample = self.target_wall_ms / self.target_batch - self.after_wall_ms / self.after_batch  # type: ignore[operator]
+        return per_sample * self.target_batch  # type: ignore[operator]
 
     def gain_per_step(self) -> float:
         """Target minus after per target step; per sample × target batch when the batches differ."""
@@ -75,6 +87,7 @@ def after_section(before: Sequence[Cause], after: Sequence[Cause], measured: Mea
         per_sample=measured.per_sample,
         gain_ms_per_step=round(gain, ROUND),
         gain_ms_per_sample=None if per_sample is None else round(per_sample, 6),
+        wall_gain_ms_per_step=_rounded(measured.wall_gain_per_step()),
         predicted_gain_ms_per_step=predicted,
         predicted_ms_per_step=round(max(0.0, measured.target_ms - predicted), ROUND),
         measured_to_predicted=round(gain / predicted, ROUND) if predicted > 0 else None,
@@ -82,6 +95,10 @@ def after_section(before: Sequence[Cause], after: Sequence[Cause], measured: Mea
         new_causes=[_new(cause) for cause in after if cause.section == "ranked" and cause.id not in known],
         waterfall=steps,
     )
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, ROUND)
 
 
 def cause_status(before: Cause, after: Cause | None) -> str:

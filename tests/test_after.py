@@ -277,3 +277,29 @@ def test_views_show_the_after_section_and_the_fixes_reprofile_py_can_apply(tmp_p
         assert "# ---- fix 1: execution-mode-mismatch" in path.read_text(encoding="utf-8")
     finally:
         files.close()
+
+
+def _mean_wall(report: Report, role: str = "target") -> float:
+    walls = [s["wall_ms"] for s in report.data["steps"] if s["role"] == role and s["wall_ms"] is not None]
+    return sum(walls) / len(walls)
+
+
+def test_wall_time_gain_sees_what_operator_time_misses():
+    # new shapes on a static net fixed by set_inputs: the recompiles were idle wall time, not op time
+    report = looped("infer_fp32_graph_dynamic_shapes", "infer_fp32_graph_dynamic_set_inputs")
+    section = report.data["after"]
+    fixed = plain("infer_fp32_graph_dynamic_set_inputs")
+    wall = _mean_wall(plain("infer_fp32_graph_dynamic_shapes")) - _mean_wall(fixed)
+    assert section["wall_gain_ms_per_step"] == pytest.approx(wall, abs=1e-3)
+    assert section["wall_gain_ms_per_step"] > 10 * section["gain_ms_per_step"] > 0
+    assert statuses(report) == {"dynamic-shape-recompile": "resolved"}
+    assert "In recorded wall time per step" in render(report, "md")
+
+
+def test_wall_time_gain_is_per_sample_when_batches_differ():
+    section = looped("infer_fp32_graph_nowarmup", "infer_fp32_graph_batch32").data["after"]
+    target, after = (
+        _mean_wall(plain("infer_fp32_graph_nowarmup")),
+        _mean_wall(plain("infer_fp32_graph_batch32")),
+    )
+    assert section["wall_gain_ms_per_step"] == pytest.approx((target / 8 - after / 32) * 8, abs=1e-3)

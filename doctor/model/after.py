@@ -82,6 +82,10 @@ class After(Record):
     gain_ms_per_sample: Number | None = Field(
         description="Measured gain per sample, ms; `null` when the batches are equal or unknown."
     )
+    wall_gain_ms_per_step: Number | None = Field(
+        description="The same gain in recorded wall time per step (idle gaps and compilation included, "
+        "which operator time misses); `null` unless both runs record step wall times."
+    )
     predicted_gain_ms_per_step: NonNegative = Field(
         description="The gain the diagnosis predicted: the waterfall's total (overlaps removed), ms/step."
     )
