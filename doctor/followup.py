@@ -31,10 +31,11 @@ ROUND = 4
 
 @dataclass(frozen=True)
 class Measured:
-    """The measured side of the loop: step times and batches of the target and the after run."""
+    """The measured side of the loop: operator time, recorded wall time (when both runs record step
+    wall times) and batch of the target and the after run."""
 
-    target_ms: float
-    after_ms: float
+    target_op_ms: float
+    after_op_ms: float
     target_batch: int | None
     after_batch: int | None
     target_wall_ms: float | None = None  # mean recorded wall time per step, when the run records it
@@ -44,42 +45,46 @@ class Measured:
     def per_sample(self) -> bool:
         return bool(self.target_batch and self.after_batch and self.target_batch != self.after_batch)
 
-    def gain_per_sample(self) -> float | None:
+    @property
+    def basis(self) -> str:
+        """`wall` when both runs record step wall times (idle gaps and compilation count), else
+        `operators` (the compared operator time of the report's timing)."""
+        return "wall" if self.target_wall_ms is not None and self.after_wall_ms is not None else "operators"
+
+    @property
+    def target_ms(self) -> float:
+        return self.target_wall_ms if self.basis == "wall" else self.target_op_ms  # type: ignore[return-value]
+
+    @property
+    def after_ms(self) -> float:
+        return self.after_wall_ms if self.basis == "wall" else self.after_op_ms  # type: ignore[return-value]
+
+    def per_sample_gain(self, target: float, after: float) -> float | None:
         """Target minus after per sample, ms (None when the batches are equal or unknown)."""
         if not self.per_sample:
             return None
-        return self.target_ms / self.target_batch - self.after_ms / self.after_batch  # type: ignore[operator]
+        return target / self.target_batch - after / self.after_batch  # type: ignore[operator]
 
-    def wall_gain_per_step(self) -> float | None:
-        """Target minus after in recorded wall time per target step (per sample × target batch when the
-        batches differ); None unless both runs record step wall times."""
-        if self.target_wall_ms is None or self.after_wall_ms is None:
-            return None
-        if not self.per_sample:
-            return self.target_wall_ms - self.after_wall_ms
-        per_sample = self.target_wall_ms / self.target_batch - self.after_wall_ms / self.after_batch  # type: ignore[operator]
-        return per_sample * self.target_batch  # type: ignore[operator]
-
-    def gain_per_step(self) -> float:
+    def per_step_gain(self, target: float, after: float) -> float:
         """Target minus after per target step; per sample × target batch when the batches differ."""
-        per_sample = self.gain_per_sample()
-        if per_sample is None:
-            return self.target_ms - self.after_ms
-        return per_sample * self.target_batch  # type: ignore[operator]
+        per_sample = self.per_sample_gain(target, after)
+        return target - after if per_sample is None else per_sample * self.target_batch  # type: ignore[operator]
 
 
 def after_section(before: Sequence[Cause], after: Sequence[Cause], measured: Measured, run: RunInfo) -> After:
-    """The `after` section: each first-diagnosis cause's status, new causes, measured vs predicted gain."""
+    """The `after` section: each first-diagnosis cause's status, new causes, measured vs predicted gain,
+    all on the step basis (wall time when both runs record it)."""
     steps = waterfall(before, measured.target_ms)
     counted = {step.cause: step.counted_ms for step in steps}
     predicted = round(sum(counted.values()), ROUND)
-    gain = measured.gain_per_step()
-    per_sample = measured.gain_per_sample()
+    gain = measured.per_step_gain(measured.target_ms, measured.after_ms)
+    per_sample = measured.per_sample_gain(measured.target_ms, measured.after_ms)
     found = {cause.id: cause for cause in after}
     known = {cause.id for cause in before}
     return After(
         source=run.source,
         run=run,
+        step_basis=measured.basis,  # type: ignore[arg-type]
         target_ms_per_step=round(measured.target_ms, ROUND),
         after_ms_per_step=round(measured.after_ms, ROUND),
         target_batch=measured.target_batch,
@@ -87,7 +92,9 @@ def after_section(before: Sequence[Cause], after: Sequence[Cause], measured: Mea
         per_sample=measured.per_sample,
         gain_ms_per_step=round(gain, ROUND),
         gain_ms_per_sample=None if per_sample is None else round(per_sample, 6),
-        wall_gain_ms_per_step=_rounded(measured.wall_gain_per_step()),
+        operator_gain_ms_per_step=round(
+            measured.per_step_gain(measured.target_op_ms, measured.after_op_ms), ROUND
+        ),
         predicted_gain_ms_per_step=predicted,
         predicted_ms_per_step=round(max(0.0, measured.target_ms - predicted), ROUND),
         measured_to_predicted=round(gain / predicted, ROUND) if predicted > 0 else None,
@@ -95,10 +102,6 @@ def after_section(before: Sequence[Cause], after: Sequence[Cause], measured: Mea
         new_causes=[_new(cause) for cause in after if cause.section == "ranked" and cause.id not in known],
         waterfall=steps,
     )
-
-
-def _rounded(value: float | None) -> float | None:
-    return None if value is None else round(value, ROUND)
 
 
 def cause_status(before: Cause, after: Cause | None) -> str:

@@ -56,7 +56,8 @@ REPORT_TEXT: dict[str, dict[str, str]] = {
         "predicted {predicted} (measured ÷ predicted {ratio}).",
         "after_per_sample": "The batches differ ({target_batch} vs {after_batch}): the gain is measured per "
         "sample ({per_sample}) and shown per target step.",
-        "after_wall": "In recorded wall time per step (idle gaps and compilation included): {gain}.",
+        "after_basis_wall": "Step times are recorded wall times (idle gaps and compilation included); "
+        "in compared operator time the gain is {gain}.",
         "after_new": "New causes in the after run",
         "after_waterfall": "Predicted gains (waterfall, no time counted twice)",
         "status_resolved": "resolved",
@@ -188,7 +189,7 @@ REPORT_TEXT: dict[str, dict[str, str]] = {
         "预测 {predicted}（实测 ÷ 预测 {ratio}）。",
         "after_per_sample": "两次运行的批大小不同（{target_batch} 对 {after_batch}）："
         "收益按样本测量（{per_sample}），并换算为目标的每步时间。",
-        "after_wall": "按记录的每步墙钟时间（含空闲间隙与编译）：{gain}。",
+        "after_basis_wall": "步时间为记录的墙钟时间（含空闲间隙与编译）；按比较算子时间计，收益为 {gain}。",
         "after_new": "修复后运行中的新原因",
         "after_waterfall": "预测收益（瀑布图，时间不重复计算）",
         "status_resolved": "已解决",

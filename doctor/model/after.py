@@ -67,8 +67,14 @@ class After(Record):
 
     source: str = Field(description="The after run's display name.")
     run: RunInfo = Field(description="Metadata of the after run (role `after`).")
-    target_ms_per_step: NonNegative = Field(description="Target's compared operator time per step, ms.")
-    after_ms_per_step: NonNegative = Field(description="The after run's compared operator time per step, ms.")
+    step_basis: Literal["wall", "operators"] = Field(
+        description="What a step's time is here: `wall` (the recorded step wall time, idle gaps and "
+        "compilation included) when both runs record it, else `operators` (compared operator time)."
+    )
+    target_ms_per_step: NonNegative = Field(description="Target's mean step time on the step basis, ms.")
+    after_ms_per_step: NonNegative = Field(
+        description="The after run's mean step time on the step basis, ms."
+    )
     target_batch: Integer | None = Field(description="Target batch size.")
     after_batch: Integer | None = Field(description="After run's batch size.")
     per_sample: bool = Field(
@@ -76,18 +82,18 @@ class After(Record):
         "per target step (× target batch)."
     )
     gain_ms_per_step: Number = Field(
-        description="Measured gain: target minus after, ms per target step (per sample × target batch when "
-        "the batches differ); negative when the after run is slower."
+        description="Measured gain: target minus after, ms per target step on the step basis (per sample "
+        "× target batch when the batches differ); negative when the after run is slower."
     )
     gain_ms_per_sample: Number | None = Field(
         description="Measured gain per sample, ms; `null` when the batches are equal or unknown."
     )
-    wall_gain_ms_per_step: Number | None = Field(
-        description="The same gain in recorded wall time per step (idle gaps and compilation included, "
-        "which operator time misses); `null` unless both runs record step wall times."
+    operator_gain_ms_per_step: Number = Field(
+        description="The same gain in compared operator time (the report's `timing`), ms per target step."
     )
     predicted_gain_ms_per_step: NonNegative = Field(
-        description="The gain the diagnosis predicted: the waterfall's total (overlaps removed), ms/step."
+        description="The gain the diagnosis predicted: the waterfall's total (overlaps removed, capped at "
+        "the target step time), ms/step."
     )
     predicted_ms_per_step: NonNegative = Field(
         description="Target step time minus the predicted gain, ms (where the waterfall ends)."

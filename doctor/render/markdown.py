@@ -167,8 +167,8 @@ def after_markdown(report: Report) -> str:
         ratio=fmt_ratio(after.measured_to_predicted),
     )
     out = [f"## {t('after_title', lang)}", md_text(gain)]
-    if after.wall_gain_ms_per_step is not None:
-        out.append(md_text(t("after_wall", lang, gain=fmt_ms(after.wall_gain_ms_per_step))))
+    if after.step_basis == "wall":
+        out.append(md_text(t("after_basis_wall", lang, gain=fmt_ms(after.operator_gain_ms_per_step))))
     if after.per_sample:
         out.append(
             md_text(
