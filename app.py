@@ -77,6 +77,10 @@ COMPARE_OUTPUTS = (
     "dl_md",
     "dl_json",
     "dl_csv",
+    "after",
+    "plot_waterfall",
+    "fixes",
+    "dl_reprofile",
     "case_info",
     "case_link",
     "report_json",
@@ -255,8 +259,22 @@ def compare_values(report: Report, case: tuple[str, str] = NO_CASE) -> dict[str,
         "operators": _dataframe(view.operators),
         "top_baseline": _dataframe(view.top_baseline),
         "top_target": _dataframe(view.top_target),
-        **{f"plot_{key}": _plot(view, key) for key in ("ops", "delta", "steps", "breakdown")},
+        **{f"plot_{key}": _plot(view, key) for key in ("ops", "delta", "steps", "breakdown", "waterfall")},
+        "after": view.after,
+        "fixes": gr.CheckboxGroup(choices=view.fixes, value=view.ticked, visible=bool(view.fixes)),
+        "dl_reprofile": _script_button(FILES.write_script(report, view.ticked)),
     }
+
+
+def _script_button(path: Any) -> gr.DownloadButton:
+    return gr.DownloadButton(value=None if path is None else str(path), visible=path is not None)
+
+
+def reprofile(report_json: dict[str, Any] | None, fixes: list[str] | None) -> gr.DownloadButton:
+    """A fresh reprofile.py for the shown report with the ticked fixes (doctor.files, doctor.reprofile)."""
+    if not report_json:
+        return _script_button(None)
+    return _script_button(_run(lambda: FILES.write_script(Report.from_dict(report_json), fixes or [])))
 
 
 def inspect_values(report: Report, case: tuple[str, str] = NO_CASE) -> dict[str, Any]:
@@ -285,15 +303,19 @@ def compare(
     request: gr.Request,
     progress: gr.Progress = gr.Progress(),  # noqa: B008 - Gradio's documented way to receive progress
     *,
+    after: list[str] | None = None,
     cases: CaseBook | None = None,
     uploads: UploadLedger | None = None,
 ) -> dict[str, Any]:
-    """Diagnose a baseline/target pair of profiles (archives or folder files), optionally with a MINDIR.
+    """Diagnose a baseline/target pair of profiles (archives or folder files), optionally with a MINDIR
+    and the target profiled again after the fixes (`after`).
 
     Returns the Compare tab's values by name (compare_values). With `uploads`, the request's uploaded
     files are released when it ends.
     """
     given = [("baseline", baseline), ("target", target), ("mindir", mindir)]
+    if after:
+        given.append(("after", after))
     with _using_uploads(uploads, given_paths(value for _, value in given)):
         report = _run(
             lambda: diagnose(
@@ -304,6 +326,7 @@ def compare(
                 baseline_role=ROLE_CHOICES.get(role),
                 progress=_progress(progress),
                 lang=_lang(request),
+                after=after or None,
             )
         )
         return compare_values(report, _keep(cases, report, given, request))  # the case store first
@@ -362,12 +385,14 @@ class Events:
         mindir: str | None,
         rank: float | None,
         role: str,
+        after: list[str] | None,
         request: gr.Request,
         progress: gr.Progress = gr.Progress(),  # noqa: B008 - Gradio's documented way to receive progress
     ) -> dict[gr.components.Component, Any]:
         """Diagnose a baseline/target pair of profiles (archives or folder files), optionally with a
-        MINDIR; the result is kept as a case. Returns the Compare tab's values by component. Runs in a
-        worker thread; a cancelled request kills its isolated decoders (run_cancellable)."""
+        MINDIR and an after-the-fix run; the result is kept as a case. Returns the Compare tab's values
+        by component. Runs in a worker thread; a cancelled request kills its isolated decoders
+        (run_cancellable)."""
         values = await run_cancellable(
             lambda: compare(
                 baseline,
@@ -377,6 +402,7 @@ class Events:
                 role,
                 request,
                 progress,
+                after=after,
                 cases=self.cases,
                 uploads=self.uploads,
             )
@@ -469,6 +495,24 @@ class Events:
         listing = self.triage_list(cause, severity, status_filter, limit, request)
         return {**self._triage_keyed(message=message), **listing}
 
+    def triage_attach(
+        self,
+        case_id: str,
+        after: list[str] | None,
+        cause: str | None,
+        severity: str | None,
+        status_filter: str | None,
+        limit: float | None,
+        request: gr.Request,
+    ) -> dict[gr.components.Component, Any]:
+        """Give a case its after-the-fix run (doctor.triage); returns a confirmation with the resolved and
+        remaining causes, and the refreshed tables."""
+        self._staff(request)
+        with _using_uploads(self.uploads, given_paths([after])):
+            message = _run(lambda: triage.attach_after(self.cases, case_id, after or [], _lang(request)))
+        listing = self.triage_list(cause, severity, status_filter, limit, request)
+        return {**self._triage_keyed(message=message), **listing}
+
     def pick_case(self, event: gr.SelectData) -> dict[gr.components.Component, Any]:
         """A clicked triage row fills the case id, status and note fields."""
         case_id, status, note = triage.selection(event.row_value)
@@ -541,6 +585,8 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
         with gr.Column():
             target, _ = _side("target", preload.files("target") if preload else None)
         with gr.Column():
+            after, _ = _side("after", [])  # a default, so API clients may leave it out
+        with gr.Column():
             mindir = without_stray_file(
                 gr.File(label=I18N("mindir"), file_types=[".mindir"], elem_id="mindir-file", height=140)
             )
@@ -563,13 +609,21 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
         with gr.Column(scale=5, min_width=420):
             causes = gr.Markdown(elem_id="causes")
             below_box, below = _below_threshold_box("below-threshold")
+            after_md = gr.Markdown(elem_id="after")
         with gr.Column(scale=6, min_width=480), gr.Tabs():
             with gr.Tab(I18N("plots")):
                 plots = {
                     key: gr.Plot(
                         label=I18N(key), show_label=False, elem_id=key.replace("_", "-"), visible=False
                     )
-                    for key in ("plot_ops", "plot_delta", "plot_steps", "plot_breakdown", "plot_chains")
+                    for key in (
+                        "plot_waterfall",
+                        "plot_ops",
+                        "plot_delta",
+                        "plot_steps",
+                        "plot_breakdown",
+                        "plot_chains",
+                    )
                 }
             with gr.Tab(I18N("operators")):
                 operators = _wide_table("operators", "operators", max_chars=80, pinned_columns=1)
@@ -586,9 +640,13 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
                 warnings_md = gr.Markdown(elem_id="warnings")
             with gr.Tab(I18N("downloads")):
                 downloads = _downloads(csv=True)
+                fixes = gr.CheckboxGroup(label=I18N("fixes"), visible=False, elem_id="fixes")
+                dl_reprofile = gr.DownloadButton(
+                    I18N("dl_reprofile"), visible=False, elem_id="dl-reprofile", size="sm"
+                )
                 with gr.Accordion(I18N("report_json"), open=False):
                     report_json = gr.JSON(label=I18N("report_json"), show_label=False)
-    inputs = [baseline, target, mindir, rank, role]
+    inputs = [baseline, target, mindir, rank, role, after]
     parts = {
         "verdict": verdict,
         "causes": causes,
@@ -601,6 +659,9 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
         **plots,
         "chains": chains,
         **downloads,
+        "after": after_md,
+        "fixes": fixes,
+        "dl_reprofile": dl_reprofile,
         **case,
         "report_json": report_json,
     }
@@ -614,6 +675,7 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
         concurrency_limit=config.concurrency,
         concurrency_id="analysis",
     )
+    fixes.input(reprofile, [report_json, fixes], dl_reprofile, api_visibility="private")
     if examples is not None:
         # Clicking an example fills the inputs, then diagnoses them in the same pool as the button.
         examples.load_input_event.then(
@@ -744,9 +806,13 @@ def _triage_form() -> dict[str, gr.components.Component]:
     with gr.Accordion(I18N("triage_delete_box"), open=False):
         gr.Markdown(I18N("triage_delete_hint"))
         delete = gr.Button(I18N("triage_delete"), variant="stop", elem_id="triage-delete", size="sm")
+    with gr.Row(equal_height=True):
+        after = gr.File(label=I18N("triage_after"), file_count="multiple", elem_id="triage-after", height=100)
+        attach = gr.Button(I18N("triage_attach"), elem_id="triage-attach", scale=0)
     message = gr.Markdown(elem_id="triage-message")
-    parts = (case_id, open_button, status, note, save, delete, message)
-    return dict(zip(("case_id", "open", "status", "note", "save", "delete", "message"), parts, strict=True))
+    parts = (case_id, open_button, status, note, save, delete, after, attach, message)
+    names = ("case_id", "open", "status", "note", "save", "delete", "after", "attach", "message")
+    return dict(zip(names, parts, strict=True))
 
 
 def _triage_tab(events: Events, opened: list[gr.components.Component]) -> gr.Tab:
@@ -769,6 +835,9 @@ def _triage_tab(events: Events, opened: list[gr.components.Component]) -> gr.Tab
     form["save"].click(events.triage_update, [*picked, *filters], changed, api_name="triage_update")
     form["delete"].click(events.triage_delete, [form["case_id"], *filters], changed, api_name="triage_delete")
     form["open"].click(events.open_case, [form["case_id"]], opened, api_name="open_case")
+    form["attach"].click(
+        events.triage_attach, [form["case_id"], form["after"], *filters], changed, api_name="triage_attach"
+    )
     return tab
 
 

@@ -3,7 +3,8 @@
 Public API (what the doctor facade may use; everything else is internal):
 
 - sources: Source, materialize, describe; Workspace (workspace), archive_kind (archives)
-- reading: read_folder, find_runs, Candidate, attach_npu_smi (npu-smi readings given beside a profile)
+- reading: read_folder, find_runs, Candidate, attach_npu_smi (npu-smi readings given beside a profile),
+  kept_names (the basenames some reader opens, for packing a profile)
 - errors: in_user_terms (a reader's error named relative to the upload, with the known file versions)
 - packing: pack_run, Packed (a small archive of the files a diagnosis reads, `perf-doctor pack`)
 - comparing: Side, Comparison, prepare, compare_sides, leaderboard
@@ -50,6 +51,7 @@ _EXPORTS: dict[str, str] = {
     "settings_from_env": "diagnosis.limits",
     "prefer_jemalloc": "diagnosis.readers.io",
     "release_memory": "diagnosis.readers.io",
+    "kept_names": "diagnosis.readers.catalog",
 }
 
 if TYPE_CHECKING:
@@ -61,6 +63,7 @@ if TYPE_CHECKING:
     from diagnosis.limits import MIB, Limits, check_positive, env_name, settings_from_env
     from diagnosis.pack import Packed, pack_run
     from diagnosis.readers import Candidate
+    from diagnosis.readers.catalog import kept_names
     from diagnosis.readers.io import prefer_jemalloc, release_memory
     from diagnosis.readers.npu_smi import attach_npu_smi
     from diagnosis.sources import Source, describe, materialize
@@ -89,6 +92,7 @@ __all__ = [
     "env_name",
     "find_runs",
     "in_user_terms",
+    "kept_names",
     "leaderboard",
     "materialize",
     "pack_run",

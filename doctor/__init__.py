@@ -1,6 +1,6 @@
 """Perf Doctor's facade, report model and renderers: the only layer the app and the CLI talk to."""
 
-from doctor.facade import diagnose, inspect_model
+from doctor.facade import diagnose, inspect_model, reprofile_script
 from doctor.report import SCHEMA_VERSION, Report
 
-__all__ = ["SCHEMA_VERSION", "Report", "diagnose", "inspect_model"]
+__all__ = ["SCHEMA_VERSION", "Report", "diagnose", "inspect_model", "reprofile_script"]

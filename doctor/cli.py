@@ -47,6 +47,11 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("baseline", help="profiler output folder or .zip/.tar.gz archive of the fast run")
     compare.add_argument("target", help="profiler output folder or archive of the slow run")
     compare.add_argument("--mindir", help="MINDIR of the same model, for graph checks and chain cross-links")
+    compare.add_argument(
+        "--after", help="the target profiled again after the fixes: did each cause go away, what was gained"
+    )
+    compare.add_argument("--case", help="with --after: store this diagnosis on the case with this id")
+    compare.add_argument("--db", help="with --case: the case database (default: PERF_DOCTOR_CASE_DB)")
     compare.add_argument("--rank", type=int, help="rank to read from multi-rank output (default: lowest)")
     compare.add_argument(
         "--baseline", dest="baseline_role", choices=("first", "second"), help="which argument is the baseline"
@@ -177,11 +182,30 @@ def _run(args: argparse.Namespace) -> int:
             rank=args.rank,
             baseline_role=args.baseline_role,
             lang=args.lang,
+            after=args.after,
         )
+        if args.case:
+            _attach_after(args, report)
     else:
         report = inspect_model(args.model, lang=args.lang)
     _emit(report, args.format, args.output)
     return EXIT_OK
+
+
+def _attach_after(args: argparse.Namespace, report: Report) -> None:
+    """`compare ... --after A --case ID`: the case receives this diagnosis with its after run."""
+    if not args.after:
+        raise InputError("--case needs --after", expected="the after-the-fix profile")
+    if not (args.db or AppConfig.from_env().case_db):
+        raise InputError("no case database", expected="--db FILE or PERF_DOCTOR_CASE_DB")
+    from doctor.cases import CaseBook
+
+    summary = CaseBook.from_config(AppConfig.from_env(), args.db).attach_after(args.case, report)
+    print(
+        f"{PROG}: case {summary.case_id}: resolved {summary.resolved or '-'}; remaining "
+        f"{summary.remaining or '-'}",
+        file=sys.stderr,
+    )
 
 
 def _triage(args: argparse.Namespace) -> int:

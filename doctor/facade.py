@@ -11,7 +11,7 @@ import importlib
 import os
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -52,7 +52,9 @@ MODEL_MODULES = ("doctor.build", "doctor.verdict")
 Progress = Callable[[float, str], None]  # (fraction done, what is happening)
 _Step = Callable[[float, str], None]  # (fraction done, REPORT_TEXT key)
 BASELINE_CHOICES = (None, "first", "second")
+READ_PROGRESS = {"baseline": 0.05, "target": 0.25, "after": 0.3}
 NOTHING_GIVEN = "a baseline and a target profile (or one profile), and/or a .mindir model"
+AFTER_NEEDS = "the baseline and target of the first diagnosis, and the target profiled again after the fixes"
 
 
 @dataclass
@@ -81,6 +83,8 @@ class _Analysis:
     boards: Leaderboards | None = None
     steps: list[Step] = field(default_factory=list)
     target: Side | None = None  # the run a MINDIR is cross-linked with
+    baseline: Side | None = None  # a pair's baseline (the after run is compared with it)
+    after: _Analysis | None = None  # baseline vs the run after the fixes
     model: _Model | None = None
     links: Any = None
 
@@ -96,6 +100,7 @@ def diagnose(
     lang: str = "en",
     npu_smi: str | os.PathLike[str] | None = None,
     isolate: bool = True,
+    after: Source | None = None,
 ) -> Report:
     """Diagnose a pair of profiles (or one profile), optionally with the model's MINDIR.
 
@@ -104,13 +109,23 @@ def diagnose(
     output of `npu-smi info` (a path to a text file) taken on the target's device; its clock,
     temperature and power readings join the target run. With `isolate` (the default) archives are
     unpacked and the MINDIR decoded in a child process under memory and time limits (doctor.isolation);
-    False runs them in this process (benchmarks, tests). Bad input raises core.errors.InputError
-    with one line for the user.
+    False runs them in this process (benchmarks, tests). `after` is the target profiled again after the
+    fixes: the report then gains an `after` section (each cause resolved / remaining / worse, the
+    measured gain beside the predicted one). Bad input raises core.errors.InputError with one line for
+    the user.
     """
     check_lang(lang)
     if baseline_role not in BASELINE_CHOICES:
         raise InputError(f"unknown baseline choice {baseline_role!r}", expected="first, second or none")
     given = [(role, src) for role, src in (("baseline", baseline), ("target", target)) if _given(src)]
+    if _given(after):
+        if len(given) != 2:
+            raise InputError(
+                "an after-the-fix run was given without both a baseline and a target",
+                path="after",
+                expected=AFTER_NEEDS,
+            )
+        given.append(("after", after))  # type: ignore[arg-type]
     if not given:
         if not _given(mindir):
             raise InputError("nothing to diagnose", expected=NOTHING_GIVEN)
@@ -139,12 +154,18 @@ def _diagnose(
         sides = _read_all(given, workspace, rank, step, isolate)
         if npu_smi is not None:
             attach_npu_smi(sides[-1].run, npu_smi)
-        if len(sides) == 2:
+        if len(sides) >= 2:
             analysis = _pair(sides[0], sides[1], baseline_role, step, lang)
         else:
             analysis = _single(sides[0], given[0][0], step, lang)
+        if len(sides) == 3:
+            analysis.after = _pair(analysis.baseline, sides[2], "first", _quiet, lang)  # type: ignore[arg-type]
+            analysis.inputs.append(_after_input(sides[2]))
         if _given(mindir):
-            _add_model(analysis, _load_model(mindir, step, isolate))  # type: ignore[arg-type]
+            model = _load_model(mindir, step, isolate)  # type: ignore[arg-type]
+            _add_model(analysis, model)
+            if analysis.after is not None:  # the same model, cross-linked with the after run
+                _add_model(analysis.after, model)
         return _finish(analysis, step)
 
 
@@ -166,6 +187,15 @@ def inspect_model(
     analysis = _Analysis(kind="mindir", lang=lang)
     _add_model(analysis, model)
     return _finish(analysis, step)
+
+
+def reprofile_script(report: Report, fixes: Sequence[str] | None = None) -> str:
+    """The `reprofile.py` of a pair diagnosis: re-profile with the baseline's recorded profiler settings
+    after the ticked fixes (cause ids; default the ranked causes), warm-up first, output packed for
+    Perf Doctor (doctor.reprofile)."""
+    from doctor.reprofile import reprofile_script as script
+
+    return script(report, fixes)
 
 
 # -------------------------------------------------------------------------------------------- inputs
@@ -204,7 +234,7 @@ def _read_all(
         pending = [pool.submit(_read, role, src, workspace, rank, isolate) for role, src in given]
         sides = []
         for (role, _), future in zip(given, pending, strict=True):
-            step(0.05 if role == "baseline" else 0.25, f"p_read_{role}")
+            step(READ_PROGRESS[role], f"p_read_{role}")
             sides.append(future.result())
     return sides
 
@@ -271,7 +301,18 @@ def _pair(first: Side, second: Side, baseline_role: str | None, step: _Step, lan
     analysis.operators = build.operator_records(comparison.table)
     analysis.boards = build.leaderboards(comparison.table, ("baseline", "target"))
     analysis.target = comparison.target
+    analysis.baseline = comparison.baseline
     return analysis
+
+
+def _after_input(side: Side) -> Input:
+    from doctor import build
+
+    return build.input_entry("after", side.run.meta.source, "profile", side.run.meta.layout)
+
+
+def _quiet(fraction: float, key: str) -> None:
+    """No progress for the second comparison of a three-run diagnosis (its steps repeat the first's)."""
 
 
 def _single(side: Side, given_as: str, step: _Step, lang: str) -> _Analysis:
@@ -340,8 +381,7 @@ def _finish(analysis: _Analysis, step: _Step) -> Report:
     step(0.85, "p_rules")
     kinds = _input_kinds(analysis)
     timing = analysis.timing
-    step_ms = None if timing is None else timing.target_ms_per_step
-    found = evaluate(analysis.symptoms, [lim for _, lim in analysis.limitations], kinds, step_ms)
+    found = _evaluate(analysis, kinds)
     step(0.95, "p_report")
     lang = analysis.lang
     causes = build.cause_records(found.causes, lang)
@@ -375,10 +415,45 @@ def _finish(analysis: _Analysis, step: _Step) -> Report:
             model.model.warnings if model is not None else [],
             lang,
         ),
+        after=None if analysis.after is None else _after_section(causes, analysis),
     )
     figure = _chain_figure(model)
     step(1.0, "p_done")
     return Report(document, chain_figure=figure)
+
+
+def _evaluate(analysis: _Analysis, kinds: set[str]) -> Any:
+    """The knowledge base's ranked causes for one analysis, weighed against its target step time."""
+    timing = analysis.timing
+    step_ms = None if timing is None else timing.target_ms_per_step
+    return evaluate(analysis.symptoms, [lim for _, lim in analysis.limitations], kinds, step_ms)
+
+
+def _after_section(causes: list[Any], analysis: _Analysis) -> Any:
+    """Diagnose baseline vs after like any pair, then judge the first diagnosis's causes on it."""
+    from doctor import build
+    from doctor.followup import Measured, after_section
+
+    second = analysis.after
+    found = _evaluate(second, _input_kinds(second))  # type: ignore[arg-type]
+    after_causes = build.cause_records(found.causes, analysis.lang)
+    target, fixed = analysis.target, second.target  # type: ignore[union-attr]
+    measured = Measured(
+        target.ms_per_step,  # type: ignore[union-attr]
+        fixed.ms_per_step,  # type: ignore[union-attr]
+        target.batch,  # type: ignore[union-attr]
+        fixed.batch,  # type: ignore[union-attr]
+        _mean_wall(analysis.steps, "target"),
+        _mean_wall(second.steps, "target"),  # type: ignore[union-attr]
+    )
+    run = build.run_meta(fixed.run, fixed, "after")  # type: ignore[union-attr]
+    return after_section(causes, after_causes, measured, run)
+
+
+def _mean_wall(steps: list[Step], role: str) -> float | None:
+    """Mean recorded wall time per step of one role's steps, or None when none records it."""
+    walls = [s.wall_ms for s in steps if s.role == role and s.wall_ms is not None]
+    return sum(walls) / len(walls) if walls else None
 
 
 def _chain_figure(model: _Model | None) -> Any:

@@ -13,6 +13,7 @@ import shutil
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from doctor.render import SUFFIXES, render
@@ -21,6 +22,7 @@ from doctor.report import Report
 MAX_AGE_S = 3600
 BASENAME = "perf-doctor-report"
 CSV_NAME = "perf-doctor-operators.csv"
+SCRIPT_NAME = "reprofile.py"
 
 
 class ReportFiles:
@@ -52,6 +54,20 @@ class ReportFiles:
             path.write_text(render(report, fmt), encoding="utf-8")
             paths[fmt] = path
         return paths
+
+    def write_script(self, report: Report, fixes: Sequence[str] | None = None) -> Path | None:
+        """reprofile.py of a pair report with the ticked fixes, in a fresh sub-folder; None for a report
+        of one profile or a model (the script needs the baseline's profiler settings)."""
+        if report.kind != "pair":
+            return None
+        from doctor.reprofile import reprofile_script
+
+        self.prune()
+        script = reprofile_script(report, fixes)
+        folder = Path(tempfile.mkdtemp(prefix="script-", dir=self.root))
+        path = folder / SCRIPT_NAME
+        path.write_text(script, encoding="utf-8")
+        return path
 
     def prune(self, now: float | None = None) -> int:
         """Remove report folders older than max_age_s; returns how many were removed."""

@@ -15,13 +15,13 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from doctor.i18n import UI_TEXT
+from doctor.i18n import REPORT_TEXT, UI_TEXT
 from doctor.report import Report
 
 TOP_N = 15
 COLORS = {"baseline": "#1f77b4", "target": "#d62728"}
 LABEL_CHARS = 48
-FIGURE_KEYS = ("ops", "delta", "steps", "breakdown", "chains")
+FIGURE_KEYS = ("ops", "delta", "steps", "breakdown", "chains", "waterfall")
 
 
 def _suffix(name: str, segments: int) -> str:
@@ -220,6 +220,61 @@ def chain_graph_figure(model: Any, chains: list[Any]) -> go.Figure:
     return overview_figure(model, chains)
 
 
+# -------------------------------------------------------------------------------------- waterfall
+
+WATERFALL_COLUMNS = ["label", "kind", "ms", "start_ms", "end_ms"]
+
+
+def waterfall_data(report: Report) -> pd.DataFrame:
+    """The after section's waterfall as bars: the measured target step, one gain per ranked cause (the
+    overlap-free part doctor.followup counted), the predicted step, and the measured after-fix step."""
+    after = report.document.after
+    if after is None:
+        return pd.DataFrame(columns=WATERFALL_COLUMNS)
+    text = REPORT_TEXT[report.lang]
+    rows = [(text["waterfall_target"], "measured", after.target_ms_per_step, 0.0, after.target_ms_per_step)]
+    rows += [(html.escape(w.cause), "gain", -w.counted_ms, w.start_ms, w.end_ms) for w in after.waterfall]
+    rows.append(
+        (
+            text["waterfall_predicted"],
+            "predicted",
+            after.predicted_ms_per_step,
+            0.0,
+            after.predicted_ms_per_step,
+        )
+    )
+    rows.append((text["waterfall_after"], "after", after.after_ms_per_step, 0.0, after.after_ms_per_step))
+    return pd.DataFrame(rows, columns=WATERFALL_COLUMNS)
+
+
+def waterfall_figure(data: pd.DataFrame, title: str) -> go.Figure:
+    """A plotly waterfall from the measured target step to the predicted one, the measured after-fix
+    step as a separate bar beside it."""
+    chain = data[data["kind"] != "after"]
+    measure = chain["kind"].map({"measured": "absolute", "gain": "relative", "predicted": "total"})
+    fig = go.Figure()
+    fig.add_waterfall(
+        x=chain["label"],
+        y=chain["ms"].where(chain["kind"] != "predicted", 0.0),
+        measure=measure,
+        name="predicted",
+        connector={"line": {"color": "#888"}},
+        decreasing={"marker": {"color": "#2ca02c"}},
+        totals={"marker": {"color": "#1f77b4"}},
+        hovertemplate="%{x}: %{y:.2f} ms<extra></extra>",
+    )
+    after = data[data["kind"] == "after"]
+    fig.add_bar(
+        x=after["label"],
+        y=after["ms"],
+        name="measured after the fix",
+        marker={"color": "#9467bd"},
+        hovertemplate="%{x}: %{y:.2f} ms<extra></extra>",
+    )
+    fig.update_layout(yaxis_title="ms per step", yaxis_rangemode="tozero", showlegend=False)
+    return _layout(fig, title)
+
+
 # -------------------------------------------------------------------------------------- all of them
 
 
@@ -242,4 +297,6 @@ def report_figures(report: Report, titles: dict[str, str] | None = None) -> dict
         figures["breakdown"] = breakdown_figure(dtype, core, names["breakdown"])
     if report.chain_figure is not None:
         figures["chains"] = report.chain_figure
+    if report.document.after is not None:
+        figures["waterfall"] = waterfall_figure(waterfall_data(report), names["waterfall"])
     return figures

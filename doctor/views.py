@@ -6,7 +6,7 @@ a browser. Display tables use only text and number columns (never HTML), rounded
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
@@ -14,6 +14,7 @@ import pandas as pd
 from doctor.i18n import t
 from doctor.plots import report_figures
 from doctor.render.markdown import (
+    after_markdown,
     below_threshold_section,
     causes_markdown,
     graph_summary_markdown,
@@ -48,6 +49,9 @@ class ReportView:
     chains: Table
     graph: str
     figures: dict[str, Any]
+    after: str = ""  # the after-the-fix section ("" without an after run)
+    fixes: list[tuple[str, str]] = field(default_factory=list)  # (label, cause id) reprofile.py can apply
+    ticked: list[str] = field(default_factory=list)  # the fixes ticked at first: the ranked causes
 
 
 def report_view(report: Report) -> ReportView:
@@ -63,7 +67,20 @@ def report_view(report: Report) -> ReportView:
         chains=chain_table(report),
         graph=graph_summary_markdown(report),
         figures=report_figures(report),
+        after=after_markdown(report),
+        fixes=fix_choices(report),
+        ticked=[c.id for c in report.document.causes if c.section == "ranked"]
+        if report.kind == "pair"
+        else [],
     )
+
+
+def fix_choices(report: Report) -> list[tuple[str, str]]:
+    """The causes whose fix reprofile.py can apply, as (label, id) choices; none unless two profiles
+    were compared (the script needs the baseline's profiler settings)."""
+    if report.kind != "pair":
+        return []
+    return [(f"{c.title} ({c.id})", c.id) for c in report.document.causes]
 
 
 def operator_table(report: Report) -> Table:

@@ -20,7 +20,7 @@ from tests.support.inputs import CPU, EXAMPLE, RESNET, files_of, free_port
 
 pytestmark = pytest.mark.slow
 
-COMPARE_OUTPUTS = 20  # 18 report parts, the case banner and the case link (the accordion is layout)
+COMPARE_OUTPUTS = 24  # 22 report parts, the case banner and the case link (the accordion is layout)
 REPORT = -1  # the JSON report is the last output of both endpoints
 SCHEMA = Draft202012Validator(load_schema())
 
@@ -55,6 +55,7 @@ def test_api_lists_compare_and_inspect_with_labelled_outputs(client):
         "mindir",
         "rank",
         "role",
+        "after",
     ]
     assert not any(name.startswith("/keep_files") or name == "/search_rules" for name in api)
 
@@ -77,6 +78,30 @@ def test_compare_example_pair_with_mindir_returns_causes_chains_and_files(client
     assert '"schema_version": "1.0"' in json_path.read_text(encoding="utf-8")
     rows = list(csv.DictReader(csv_path.open(encoding="utf-8")))
     assert len(rows) == report["operators"]["total"]
+
+
+def test_compare_with_an_after_run_shows_the_loop_and_offers_reprofile_py(client):
+    result = client.predict(
+        _files(CPU / "train_fp32_graph"),
+        _files(CPU / "infer_fp32_pynative"),
+        None,
+        None,
+        "auto",
+        _files(CPU / "infer_fp32_graph"),
+        api_name="/compare",
+    )
+    assert len(result) == COMPARE_OUTPUTS
+    report = result[REPORT]
+    assert [(c["id"], c["status"]) for c in report["after"]["causes"]] == [
+        ("execution-mode-mismatch", "resolved")
+    ]
+    after_md, waterfall, fixes, script = result[17:21]
+    assert "After the fix" in after_md and "resolved" in after_md
+    assert waterfall is not None
+    assert fixes["value"] == ["execution-mode-mismatch"] and fixes["visible"] is True
+    assert [value for _, value in fixes["choices"]] == ["execution-mode-mismatch"]
+    text = Path(script["value"]).read_text(encoding="utf-8")
+    assert "# ---- fix 1: execution-mode-mismatch" in text and "def build_net():" in text
 
 
 def test_compare_returns_tables_with_text_and_number_columns_only(client):

@@ -30,6 +30,8 @@ SCENARIOS = (
     *PYNATIVE,
     *REPEATS,
     "infer_trainmode_graph",
+    "infer_trainmode_graph_again",
+    "infer_trainmode_graph_head_eval",
     "infer_fp32_graph_batch32",
     "infer_fp32_graph_nowarmup",
     "infer_fp32_graph_dynamic_shapes",
@@ -250,6 +252,18 @@ def test_train_mode_at_inference_differs_from_eval() -> None:
         }
 
     assert bn_inputs("infer_trainmode_graph") == {10} and bn_inputs("infer_fp32_graph") == {9}
+
+
+def test_eval_mode_on_the_head_cell_only_leaves_dropout_and_batch_statistics() -> None:
+    # set_train(False) on net.fc after set_train(True): the fix that does not help (tests/test_after.py)
+    for scenario in ("infer_trainmode_graph_again", "infer_trainmode_graph_head_eval"):
+        assert set(_occurrences(scenario)) == set(_occurrences("infer_trainmode_graph"))
+        bn = {
+            sum(f.startswith("input_") for f in line)
+            for line in _framework(scenario)
+            if line[0] == "BatchNorm"
+        }
+        assert bn == {10}
 
 
 # --------------------------------------------------------------------------- timing facts

@@ -176,3 +176,42 @@ def test_only_staff_users_may_triage(tmp_path):
             user.predict("A" * 22, "answered", "", "", "", "", 200, api_name="/triage_update")
     finally:
         demo.close()
+
+
+def _zipped(folder: Path, dest: Path) -> Path:
+    """A real profile folder as the .zip a user uploads."""
+    import zipfile
+
+    archive = dest / f"{folder.name}.zip"
+    with zipfile.ZipFile(archive, "w") as out:
+        for path in sorted(folder.rglob("*")):
+            if path.is_file():
+                out.write(path, path.relative_to(folder.parent).as_posix())
+    return archive
+
+
+def test_a_case_with_kept_uploads_receives_its_after_run_in_the_triage_tab(tmp_path):
+    demo, url = _launch(AppConfig(triage="on", case_db=str(tmp_path / "c.sqlite3"), keep_uploads=True))
+    try:
+        client = Client(url, verbose=False, analytics_enabled=False)
+        archives = [_zipped(CPU / name, tmp_path) for name in ("train_fp32_graph", "infer_fp32_pynative")]
+        result = client.predict(
+            [handle_file(str(archives[0]))],
+            [handle_file(str(archives[1]))],
+            None,
+            None,
+            "auto",
+            api_name="/compare",
+        )
+        case_id = result[LINK].rsplit("case=", 1)[1]
+        after = [handle_file(str(_zipped(CPU / "infer_fp32_graph", tmp_path)))]
+        message, table, _ = client.predict(case_id, after, "", "", "", 200, api_name="/triage_attach")
+        assert f"Case `{case_id}` received its after run" in message and "execution-mode-mismatch" in message
+        row = next(r for r in _rows(table) if r["case"] == case_id)
+        assert (row["resolved"], row["remaining"]) == ("execution-mode-mismatch", "")
+        assert row["gain_ms"] > row["predicted_gain_ms"] > 0
+        opened = client.predict(case_id, api_name="/open_case")
+        compared = opened[len(result) - 1]  # the Compare tab's values come first (the tab has no API value)
+        assert compared["after"]["causes"][0]["status"] == "resolved"
+    finally:
+        demo.close()

@@ -336,7 +336,7 @@ def test_diagnosing_an_upload_twice_says_it_was_deleted(app_url: str) -> None:
             return [{"path": path, "meta": {"_type": "gradio.FileData"}} for path in answer.json()]
 
         baseline, target = upload(CPU / "train_fp32_graph"), upload(CPU / "infer_fp32_graph_batch32")
-    data = [baseline, target, None, None, "auto"]
+    data = [baseline, target, None, None, "auto", None]  # the last: no after-the-fix run
     first = _call(app_url, "compare", data)
     assert first.startswith("event: complete")
     assert not any(os.path.exists(file["path"]) for file in data[0] + data[1])

@@ -89,6 +89,7 @@ _OUTPUT_UNREAD = (
     r"(l2_cache|hbm|nic|roce|pcie|hccs|task_time|soc_pmu)\.csv|communication_matrix\.json"
     r"|communication_analyzer\.db|analysis\.db|ascend_(mindspore|pytorch)_profiler(_\d+)?\.db"
 )
+_OUTPUT_READ = pattern(KERNEL_DETAILS, STEP_TRACE_TIME, TRACE_VIEW, COMMUNICATION, *OUTPUT_TABLES.values())
 PROFILER_INFO = "profiler_info_{r}.json"  # torch_npu on one card: profiler_info.json
 PROFILER_METADATA = "profiler_metadata.json"
 
@@ -160,20 +161,7 @@ CPU_DETAIL = rank_regex(CPU_OP_DETAIL)
 # only in the flat profiler/ folder of 2.0-2.4; "shared" names occur in both and follow the evidence
 # of the other files. Checked in this order; the first full match wins.
 PLACES = (
-    (
-        "new-output",
-        re.compile(
-            pattern(
-                KERNEL_DETAILS,
-                STEP_TRACE_TIME,
-                TRACE_VIEW,
-                COMMUNICATION,
-                *OUTPUT_TABLES.values(),
-            )
-            + "|"
-            + _OUTPUT_UNREAD
-        ),
-    ),
+    ("new-output", re.compile(_OUTPUT_READ + "|" + _OUTPUT_UNREAD)),
     ("new-root", re.compile(pattern(PROFILER_METADATA))),
     ("shared-output", re.compile(pattern(MINDDATA_PIPELINE) + r"|minddata_pipeline_summary_\d+\.(csv|json)")),
     (
@@ -230,3 +218,11 @@ def unread_member(path: str) -> bool:
         return True
     parts = [part for part in text.split("/") if part]
     return FRAMEWORK in parts[:-1] and not text.endswith("/") and place_of(parts[-1]) is None
+
+
+def kept_names() -> str:
+    """A regular expression (no anchors) of every basename a Perf Doctor reader may open: the upload
+    places without the profiler files no reader reads (databases, raw hardware tables). A re-profiling
+    script packs only these."""
+    kept = [_OUTPUT_READ] + [regex.pattern for place, regex in PLACES if place != "new-output"]
+    return "|".join(f"(?:{part})" for part in kept)

@@ -13,9 +13,10 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from core import InputError
@@ -99,6 +100,20 @@ class CaseBook:
         """Set the note and/or status of the case `raw_id` names."""
         return self.store.update(parse_case_id(raw_id), note=note, status=status)
 
+    def attach_after(self, raw_id: object, report: Report) -> CaseSummary:
+        """Give the case `raw_id` names its after-the-fix run: `report` is the diagnosis of the same
+        baseline and target with the after run (it replaces the stored one). InputError when it has no
+        after section or is a diagnosis of other inputs."""
+        case = self.open(raw_id)
+        if report.document.after is None:
+            raise InputError("this diagnosis has no after-the-fix run", expected="a diagnosis with --after")
+        if case.report is None or _profiles(case.report) != _profiles(report.data):
+            raise InputError(
+                "this diagnosis is not of the case's baseline and target",
+                expected="the same two profiles as the case, and the after run",
+            )
+        return self.store.replace_report(case.summary.case_id, report.data)
+
     def delete(self, raw_id: object) -> None:
         """Remove a case; CaseNotFound when there is none."""
         if not self.store.delete(parse_case_id(raw_id)):
@@ -163,6 +178,15 @@ class CaseBook:
             kept.append(Upload(role=role, name=path.name, data=path.read_bytes()))
             budget -= size
         return tuple(kept)
+
+
+def _profiles(report: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(role, name) of a report's baseline and target inputs."""
+    return [
+        (i.get("role"), i.get("name"))
+        for i in report.get("inputs", [])
+        if i.get("role") in ("baseline", "target")
+    ]
 
 
 def _single_file(value: object) -> Path | None:

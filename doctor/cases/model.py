@@ -109,6 +109,10 @@ class CaseSummary:
     status: str
     note: str
     message: str
+    resolved: str = ""  # after the fix: the causes resolved, comma-separated ("" without an after run)
+    remaining: str = ""  # the causes still found ("id (worse)" when their time grew)
+    gain_ms: float | None = None  # measured gain per step (target minus after)
+    predicted_gain_ms: float | None = None  # the gain the diagnosis predicted
 
 
 @dataclass(frozen=True)
@@ -150,6 +154,11 @@ class CaseStore(Protocol):
         """Change the staff fields given; CaseNotFound for an unknown id."""
         ...
 
+    def replace_report(self, case_id: str, report: Mapping[str, Any]) -> CaseSummary:
+        """Store a new report for a case (its diagnosis with the after run) and the summary it gives;
+        CaseNotFound for an unknown id."""
+        ...
+
     def delete(self, case_id: str) -> bool:
         """Remove a case and its uploads; False when there was none."""
         ...
@@ -176,6 +185,7 @@ def summarize(report: Mapping[str, Any] | None) -> dict[str, Any]:
             "severity": None,
             "confidence": None,
             "recoverable_ms": None,
+            **after_facts(None),
         }
     verdict = report.get("verdict") or {}
     top = verdict.get("top_cause")
@@ -189,6 +199,26 @@ def summarize(report: Mapping[str, Any] | None) -> dict[str, Any]:
         "severity": cause.get("severity"),
         "confidence": cause.get("confidence"),
         "recoverable_ms": verdict.get("recoverable_ms_per_step"),
+        **after_facts(report.get("after")),
+    }
+
+
+def after_facts(after: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The triage columns of a report's after section: resolved and remaining causes, measured and
+    predicted gain (empty without an after run)."""
+    if not after:
+        return {"resolved": "", "remaining": "", "gain_ms": None, "predicted_gain_ms": None}
+    causes = after.get("causes", [])
+    remaining = [
+        f"{c.get('id')} (worse)" if c.get("status") == "worse" else str(c.get("id"))
+        for c in causes
+        if c.get("status") in ("remaining", "worse")
+    ]
+    return {
+        "resolved": ", ".join(str(c.get("id")) for c in causes if c.get("status") == "resolved"),
+        "remaining": ", ".join(remaining),
+        "gain_ms": after.get("gain_ms_per_step"),
+        "predicted_gain_ms": after.get("predicted_gain_ms_per_step"),
     }
 
 

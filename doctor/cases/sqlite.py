@@ -36,7 +36,7 @@ from doctor.cases.model import (
 )
 from doctor.text import one_line
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: the after-the-fix columns (resolved, remaining, gain_ms, predicted_gain_ms)
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS cases (
     id TEXT PRIMARY KEY,
@@ -54,7 +54,11 @@ CREATE TABLE IF NOT EXISTS cases (
     note TEXT NOT NULL DEFAULT '',
     message TEXT NOT NULL DEFAULT '',
     report BLOB,
-    figure BLOB
+    figure BLOB,
+    resolved TEXT NOT NULL DEFAULT '',
+    remaining TEXT NOT NULL DEFAULT '',
+    gain_ms REAL,
+    predicted_gain_ms REAL
 );
 CREATE INDEX IF NOT EXISTS cases_created ON cases (created);
 CREATE INDEX IF NOT EXISTS cases_top_cause ON cases (top_cause);
@@ -66,11 +70,20 @@ CREATE TABLE IF NOT EXISTS uploads (
     PRIMARY KEY (case_id, role, name)
 );
 """
+# Columns added after schema 1, with their declarations: a version-1 file gains them when opened.
+ADDED_COLUMNS = (
+    ("resolved", "TEXT NOT NULL DEFAULT ''"),
+    ("remaining", "TEXT NOT NULL DEFAULT ''"),
+    ("gain_ms", "REAL"),
+    ("predicted_gain_ms", "REAL"),
+)
+AFTER_FIELDS = tuple(name for name, _ in ADDED_COLUMNS)
 # (SQL column, CaseSummary field) in the order every summary query selects them
 _SUMMARY = (
     ("id", "case_id"),
     *((name, name) for name in ("created", "updated", "source", "kind", "layouts", "verdict", "top_cause")),
     *((name, name) for name in ("severity", "confidence", "recoverable_ms", "status", "note", "message")),
+    *((name, name) for name in AFTER_FIELDS),
 )
 SUMMARY_COLUMNS = ", ".join(column for column, _ in _SUMMARY)
 SUMMARY_FIELDS = tuple(name for _, name in _SUMMARY)
@@ -131,6 +144,10 @@ class SqliteCaseStore:
                 )
             for statement in filter(str.strip, SCHEMA.split(";")):
                 conn.execute(statement)
+            present = {row[1] for row in conn.execute("PRAGMA table_info(cases)")}
+            for name, declaration in ADDED_COLUMNS:  # fixed names and declarations, no user text
+                if name not in present:
+                    conn.execute(f"ALTER TABLE cases ADD COLUMN {name} {declaration}")
             if version < SCHEMA_VERSION:
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION:d}")
 
@@ -154,6 +171,7 @@ class SqliteCaseStore:
             one_line(meta.message)[:MAX_MESSAGE_CHARS],
             None if report is None else _pack(report),
             None if meta.figure is None else zlib.compress(meta.figure.encode("utf-8")),
+            *(facts[name] for name in AFTER_FIELDS),
         )
         with self._write() as conn:
             case_id = self._insert(conn, row)
@@ -171,8 +189,9 @@ class SqliteCaseStore:
             try:
                 conn.execute(
                     "INSERT INTO cases (id, created, updated, source, kind, layouts, verdict, top_cause, "
-                    "severity, confidence, recoverable_ms, message, report, figure) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "severity, confidence, recoverable_ms, message, report, figure, "
+                    "resolved, remaining, gain_ms, predicted_gain_ms) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (case_id, *row),
                 )
                 return case_id
@@ -220,6 +239,22 @@ class SqliteCaseStore:
                 "UPDATE cases SET note = COALESCE(?, note), status = COALESCE(?, status), updated = ? "
                 "WHERE id = ?",
                 (note, status, time.time(), case_id),
+            ).rowcount
+            if not changed:
+                raise CaseNotFound()
+            row = conn.execute(f"SELECT {SUMMARY_COLUMNS} FROM cases WHERE id = ?", (case_id,)).fetchone()
+        return _summary(row)
+
+    def replace_report(self, case_id: str, report: Mapping[str, Any]) -> CaseSummary:
+        """Store a case's new report (its diagnosis with the after run) and every summary column it
+        determines; the staff fields stay. CaseNotFound for an unknown id."""
+        facts = summarize(report)
+        columns = ("verdict", "top_cause", "severity", "confidence", "recoverable_ms", *AFTER_FIELDS)
+        assignments = ", ".join(f"{name} = ?" for name in columns)  # fixed names only
+        with self._write() as conn:
+            changed = conn.execute(
+                f"UPDATE cases SET {assignments}, report = ?, updated = ? WHERE id = ?",
+                (*(facts[name] for name in columns), _pack(report), time.time(), case_id),
             ).rowcount
             if not changed:
                 raise CaseNotFound()

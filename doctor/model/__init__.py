@@ -4,6 +4,7 @@
 Field order is the JSON key order, and every field is always present (`null` when unknown).
 """
 
+from doctor.model.after import After, AfterCause, NewCause, WaterfallStep
 from doctor.model.base import Record
 from doctor.model.document import Generator, ReportDocument
 from doctor.model.findings import (
@@ -33,6 +34,8 @@ __all__ = [
     "OPERATOR_COLUMNS",
     "OPERATOR_COLUMN_NAMES",
     "SCHEMA_VERSION",
+    "After",
+    "AfterCause",
     "BoardRow",
     "Cause",
     "Chain",
@@ -44,6 +47,7 @@ __all__ = [
     "Graph",
     "Input",
     "Leaderboards",
+    "NewCause",
     "OperatorRow",
     "Operators",
     "Parameters",
@@ -59,4 +63,5 @@ __all__ = [
     "Tensor",
     "Timing",
     "Verdict",
+    "WaterfallStep",
 ]

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
+from doctor.model.after import After
 from doctor.model.base import Record
 from doctor.model.findings import Cause, ReportWarning, SymptomRecord, Verdict
 from doctor.model.graph import Graph
@@ -57,3 +58,16 @@ class ReportDocument(Record):
     warnings: list[ReportWarning] = Field(
         description="What could not be decided and why, input limitations and notes."
     )
+    after: After | None = Field(
+        default=None,
+        description="How the causes fared in the run profiled after the fixes; the key is absent when no "
+        "after run was given.",
+    )
+
+    @model_serializer(mode="wrap")
+    def _without_absent_after(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """The document's keys; `after` only when an after run was given (other reports are unchanged)."""
+        data = handler(self)
+        if self.after is None:
+            data.pop("after", None)
+        return data

@@ -9,14 +9,16 @@ from pydantic import Field
 from doctor.model.base import Count, Integer, NonNegative, Number, Positive, Record
 
 Phase = Literal["train", "inference", "unknown"]
-ProfileRole = Literal["baseline", "target"]
-InputRole = Literal["baseline", "target", "mindir"]
+ProfileRole = Literal["baseline", "target", "after"]
+InputRole = Literal["baseline", "target", "mindir", "after"]
 
 
 class Input(Record):
     """One user input."""
 
-    role: InputRole = Field(description="`baseline`, `target` or `mindir`.")
+    role: InputRole = Field(
+        description="`baseline`, `target`, `mindir` or `after` (the run after the fixes)."
+    )
     name: str = Field(description='Folder, archive or file name, or "N files" for a folder upload.')
     kind: Literal["profile", "mindir"] = Field(description="What the input is.")
     layout: str | None = Field(description="Detected profiler layout, e.g. `cpu-ms`; `null` for a model.")
@@ -39,7 +41,10 @@ class ProfilerConfig(Record):
 class RunInfo(Record):
     """Metadata of one profile: what was read, what was inferred, and the size of the data."""
 
-    role: ProfileRole = Field(description="`baseline` (the fast run, by default training) or `target`.")
+    role: ProfileRole = Field(
+        description="`baseline` (the fast run, by default training), `target`, or `after` (the target after "
+        "the fixes, only in the `after` section)."
+    )
     source: str = Field(description="The input's display name.")
     layout: str = Field(description="Detected profiler layout.")
     device: str = Field(description="`CPU`, `Ascend`, `GPU` or `unknown`.")

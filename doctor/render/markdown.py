@@ -42,6 +42,7 @@ def render_markdown(report: Report) -> str:
         inputs_markdown(report),
         f"## {t('causes', lang)}",
         causes_markdown(report),
+        after_markdown(report),
         f"## {t('warnings', lang)}",
         warnings_markdown(report),
         operators_markdown(report),
@@ -157,6 +158,69 @@ def _link(reference: Reference) -> str:
     if url.startswith(("https://", "http://")) and not any(c in url for c in " ()<>\"'"):
         return f"[{md_text(title)}]({url})"
     return f"{md_text(title)} ({md_code(url)})"
+
+
+def after_markdown(report: Report) -> str:
+    """The after-the-fix section: measured vs predicted gain, each cause's status, new causes and the
+    waterfall; empty when no after run was given."""
+    after = report.document.after
+    if after is None:
+        return ""
+    lang = report.lang
+    gain = t(
+        "after_gain",
+        lang,
+        gain=fmt_ms(after.gain_ms_per_step),
+        target=fmt_ms(after.target_ms_per_step),
+        after=fmt_ms(after.after_ms_per_step),
+        predicted=fmt_ms(after.predicted_gain_ms_per_step),
+        ratio=fmt_ratio(after.measured_to_predicted),
+    )
+    out = [f"## {t('after_title', lang)}", md_text(gain)]
+    if after.step_basis == "wall":
+        out.append(md_text(t("after_basis_wall", lang, gain=fmt_ms(after.operator_gain_ms_per_step))))
+    if after.per_sample:
+        out.append(
+            md_text(
+                t(
+                    "after_per_sample",
+                    lang,
+                    target_batch=after.target_batch,
+                    after_batch=after.after_batch,
+                    per_sample=fmt_ms(after.gain_ms_per_sample),
+                )
+            )
+        )
+    head = [
+        t(k, lang) for k in ("col_cause", "col_status", "col_before_ms", "col_after_ms", "col_counted_ms")
+    ]
+    rows = [
+        [
+            f"{md_cell(c.title)} ({_code_cell(c.id)})",
+            md_cell(t(f"status_{c.status}", lang)),
+            fmt_number(c.before_ms_per_step),
+            fmt_number(c.after_ms_per_step),
+            fmt_number(c.predicted_gain_ms_per_step),
+        ]
+        for c in after.causes
+    ]
+    if rows:
+        out.append(_table(head, rows))
+    if after.new_causes:
+        lines = [
+            f"- {md_text(c.title)} ({md_code(c.id)}): {md_text(severity_word(c.severity, lang))}, "
+            f"{fmt_ms(c.recoverable_ms_per_step)}"
+            for c in after.new_causes
+        ]
+        out += [f"### {t('after_new', lang)}", "\n".join(lines)]
+    if after.waterfall:
+        head = [t(k, lang) for k in ("col_cause", "col_claimed_ms", "col_counted_ms", "col_pool")]
+        rows = [
+            [_code_cell(w.cause), fmt_number(w.claimed_ms), fmt_number(w.counted_ms), md_cell(w.pool)]
+            for w in after.waterfall
+        ]
+        out += [f"### {t('after_waterfall', lang)}", _table(head, rows)]
+    return "\n\n".join(out)
 
 
 def warnings_markdown(report: Report) -> str:

@@ -8,8 +8,10 @@ banners and confirmations) escapes every value.
 from __future__ import annotations
 
 import logging
+import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -17,8 +19,10 @@ import plotly.io
 from pydantic import ValidationError
 
 from core import InputError
+from diagnosis import Source
 from doctor.cases import NO_CAUSE, STATUSES, Case, CaseBook, CaseFilter, CaseSummary
 from doctor.cases.book import Given
+from doctor.facade import diagnose
 from doctor.i18n import t
 from doctor.report import SCHEMA_VERSION, Report
 from doctor.text import md_code, md_text
@@ -37,6 +41,10 @@ TRIAGE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("severity", "str"),
     ("confidence", "number"),
     ("recoverable_ms", "number"),
+    ("resolved", "str"),
+    ("remaining", "str"),
+    ("gain_ms", "number"),
+    ("predicted_gain_ms", "number"),
     ("status", "str"),
     ("note", "str"),
     ("message", "str"),
@@ -78,6 +86,10 @@ def summary_row(summary: CaseSummary) -> dict[str, Any]:
         "severity": summary.severity,
         "confidence": summary.confidence,
         "recoverable_ms": summary.recoverable_ms,
+        "resolved": summary.resolved,
+        "remaining": summary.remaining,
+        "gain_ms": summary.gain_ms,
+        "predicted_gain_ms": summary.predicted_gain_ms,
         "status": summary.status,
         "note": summary.note,
         "message": summary.message,
@@ -253,3 +265,51 @@ def delete_case(book: CaseBook, raw_id: object, lang: str) -> str:
     """Delete a case; returns the confirmation line."""
     book.delete(raw_id)
     return t("case_deleted", lang, case=md_code(str(raw_id).strip()))
+
+
+def attach_after(book: CaseBook, raw_id: object, after: Source, lang: str) -> str:
+    """Give a case its after-the-fix run: diagnose the case's kept baseline and target archives (and
+    model) again with `after`, store that report on the case; returns the confirmation line. A case whose
+    uploads were not kept (PERF_DOCTOR_CASE_KEEP_UPLOADS off) is an InputError saying so."""
+    case = book.open(raw_id)
+    kept = {role: name for role, name, _ in case.uploads}
+    if not {"baseline", "target"} <= set(kept):
+        raise InputError(
+            "this case kept no copy of its baseline and target archives",
+            expected="a case made with PERF_DOCTOR_CASE_KEEP_UPLOADS=on, or "
+            "perf-doctor compare B T --after A --case ID",
+        )
+    case_id = case.summary.case_id
+    with tempfile.TemporaryDirectory(prefix="perf-doctor-after-") as tmp:
+        paths = {}
+        for role, name in kept.items():
+            data = book.store.read_upload(case_id, role, name)
+            if data is None:
+                raise InputError(f"the kept {role} upload of this case is gone")
+            (Path(tmp) / role).mkdir(mode=0o700)
+            paths[role] = Path(tmp) / role / Path(name).name
+            paths[role].write_bytes(data)
+        first = _first_role(case, kept)
+        report = diagnose(
+            paths["baseline"],
+            paths["target"],
+            paths.get("mindir"),
+            baseline_role=first,
+            lang=lang,
+            after=after,
+        )
+    summary = book.attach_after(case_id, report)
+    return t(
+        "case_after",
+        lang,
+        case=md_code(case_id),
+        resolved=md_text(summary.resolved or "—"),
+        remaining=md_text(summary.remaining or "—"),
+    )
+
+
+def _first_role(case: Case, kept: Mapping[str, str]) -> str:
+    """Which kept upload the stored diagnosis took as its baseline ("first" or "second")."""
+    inputs = (case.report or {}).get("inputs", [])
+    baseline = next((i.get("name") for i in inputs if i.get("role") == "baseline"), None)
+    return "second" if baseline == Path(kept["target"]).name != Path(kept["baseline"]).name else "first"
