@@ -17,7 +17,7 @@ import html
 import logging
 import sys
 import weakref
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -32,8 +32,10 @@ from doctor.cases import STATUSES, CaseBook
 from doctor.cases.book import Given
 from doctor.config import AppConfig
 from doctor.examples import MODEL, MODEL_LABEL, PairExample, available_pairs
-from doctor.files import ReportFiles
-from doctor.i18n import UI_TEXT, lang_from_header
+from doctor.files import ReportFiles, case_id_of
+from doctor.help import collect_help
+from doctor.i18n import UI_TEXT, lang_from_header, t
+from doctor.problems import failure_markdown, problems_markdown
 from doctor.report import Report
 from doctor.rules_view import rules_markdown
 from doctor.triage import TriageDenied
@@ -49,9 +51,13 @@ ROLE_CHOICES = {"auto": None, "first": "first", "second": "second"}
 CSS = """
 #verdict, #inspect-verdict {font-size: 1.1rem; padding: .6rem .9rem; border-radius: 8px;
   border: 1px solid #d4a72c;}
-#verdict:empty, #inspect-verdict:empty {display: none;}
+#notice, #inspect-notice {padding: .4rem .9rem; border-radius: 8px; border: 1px solid #cf222e;}
+/* Fix code wraps instead of being cut off or scrolled sideways. */
+#causes pre, #causes code, #inspect-causes pre, #inspect-causes code, #below-threshold pre,
+#collect-help pre {white-space: pre-wrap; overflow-wrap: anywhere;}
 """
 NO_CASE = ("", "")  # (banner, link) when no case was kept
+BOXES = ("verdict", "notice")  # framed Markdown boxes, hidden while they have nothing to say
 # The result components of each tab by name, in the order of its event's outputs: the order in which
 # the API (gradio_client) returns them, documented in docs/api.md. Handlers return {component: value}.
 COMPARE_OUTPUTS = (
@@ -75,6 +81,7 @@ COMPARE_OUTPUTS = (
     "dl_csv",
     "case_info",
     "case_link",
+    "notice",
     "report_json",
 )
 INSPECT_OUTPUTS = (
@@ -91,8 +98,12 @@ INSPECT_OUTPUTS = (
     "dl_json",
     "case_info",
     "case_link",
+    "notice",
     "report_json",
 )
+# The inputs of each tab whose uploads a browser session holds, by slot name, in event-input order.
+COMPARE_SLOTS = ("baseline", "target", "mindir")
+INSPECT_SLOTS = ("inspect",)
 # The upload ledger of each app build_demo made, for launch_kwargs to add its recording middleware.
 LEDGERS: weakref.WeakKeyDictionary[gr.Blocks, UploadLedger] = weakref.WeakKeyDictionary()
 
@@ -123,30 +134,97 @@ def _base_url(request: gr.Request | None) -> str | None:
         return None
 
 
+class Failed(Exception):
+    """An analysis that did not finish: for a browser page, the Markdown shown in the result area."""
+
+    def __init__(self, markdown: str, toast: gr.Error) -> None:
+        super().__init__(markdown)
+        self.markdown = markdown
+        self.toast = toast
+
+
 def _run(analysis: Callable[[], Any]) -> Any:
-    """Run a doctor call; bad input becomes one escaped gr.Error line, a bug a generic one (logged)."""
+    """Run a doctor call; a failure becomes one escaped gr.Error line (triage and reopened cases)."""
+    try:
+        return _analyse(analysis)
+    except Failed as failure:
+        raise failure.toast from None
+
+
+def _analyse(analysis: Callable[[], Any], lang: str = "en") -> Any:
+    """Run a doctor call; bad input becomes one line per problem, a bug a generic line (logged). Raises
+    Failed, carrying both the inline Markdown and the escaped gr.Error for API callers."""
     try:
         return analysis()
     except InputError as error:
-        raise gr.Error(html.escape(error.message), title="Input problem", print_exception=False) from None
+        toast = gr.Error(html.escape(error.message), title="Input problem", print_exception=False)
+        raise Failed(problems_markdown(error, lang), toast) from None
     except Exception as error:
         LOG.exception("analysis failed")
         message = f"Internal error ({type(error).__name__}); the server log has the details."
-        raise gr.Error(html.escape(message), print_exception=False) from None
+        toast = gr.Error(html.escape(message), print_exception=False)
+        raise Failed(failure_markdown(lang, type(error).__name__), toast) from None
+
+
+def _session(request: gr.Request | None) -> str | None:
+    return getattr(request, "session_hash", None)
 
 
 @contextmanager
-def _using_uploads(uploads: UploadLedger | None, paths: Sequence[str]) -> Iterator[None]:
-    """Around one analysis of uploaded `paths`: an upload already deleted (a second analysis of it) is
-    bad input; afterwards, also on failure, the paths are released so the ledger can delete them."""
+def _using_uploads(
+    uploads: UploadLedger | None, request: gr.Request | None, slots: Mapping[str, object], lang: str
+) -> Iterator[None]:
+    """Around one analysis of uploaded files: a browser session keeps holding what its inputs show (so a
+    re-run works), the request holds its files while it runs; an upload already deleted is bad input."""
     if uploads is None:
         yield
         return
+    session = _session(request)
+    if session is not None and uploads.has_session(session):
+        for slot, value in slots.items():
+            uploads.hold(session, slot, given_paths([value]))
+    paths = given_paths(slots.values())
+    uploads.claim(paths)
     try:
-        _run(lambda: uploads.require_present(paths))
+        _analyse(lambda: uploads.require_present(paths), lang)
         yield
     finally:
         uploads.release(paths)
+
+
+def _attempt(
+    names: Sequence[str],
+    uploads: UploadLedger | None,
+    request: gr.Request | None,
+    produce: Callable[[], dict[str, Any]],
+) -> dict[str, Any]:
+    """The values of a tab's results, or on failure: for a browser page, the problems in the result area
+    and everything else cleared; for an API call, the error raised."""
+    try:
+        return produce()
+    except Failed as failure:
+        if uploads is None or not uploads.has_session(_session(request)):
+            raise failure.toast from None
+        return {**cleared_values(names), "notice": gr.Markdown(value=failure.markdown, visible=True)}
+
+
+def cleared_values(names: Sequence[str]) -> dict[str, Any]:
+    """An empty result area: no verdict, causes, tables, plots, downloads or case link."""
+    values: dict[str, Any] = {}
+    for name in names:
+        if name.startswith("plot_"):
+            values[name] = gr.Plot(value=None, visible=False)
+        elif name == "below_box":
+            values[name] = gr.Accordion(visible=False)
+        elif name == "case_link":
+            values[name] = gr.Textbox(value="", visible=False)
+        elif name in BOXES:
+            values[name] = gr.Markdown(value="", visible=False)
+        elif name in {"causes", "below", "warnings", "graph", "case_info", "runs"}:
+            values[name] = ""
+        else:
+            values[name] = None
+    return values
 
 
 def _below_threshold_box(elem_id: str) -> tuple[gr.Accordion, gr.Markdown]:
@@ -188,10 +266,10 @@ class Results:
 def _shared_values(report: Report, view: ReportView, case: tuple[str, str]) -> dict[str, Any]:
     """What both tabs show of a report: verdict, causes (those below the threshold in a box shown only
     when it has some), warnings, chains, report files, the case banner and link, and the JSON report."""
-    paths = FILES.write(report)
     banner, link = case
+    paths = FILES.write(report, case_id_of(link))
     return {
-        "verdict": view.verdict,
+        "verdict": gr.Markdown(value=view.verdict, visible=True),
         "causes": view.causes,
         "below_box": gr.Accordion(visible=bool(view.below), open=False),
         "below": view.below,
@@ -200,7 +278,8 @@ def _shared_values(report: Report, view: ReportView, case: tuple[str, str]) -> d
         "plot_chains": _plot(view, "chains"),
         **{f"dl_{fmt}": str(paths[fmt]) for fmt in ("html", "md", "json", "csv")},
         "case_info": banner,
-        "case_link": link,
+        "case_link": gr.Textbox(value=link, visible=bool(link)),
+        "notice": gr.Markdown(value="", visible=False),
         "report_json": report.to_dict(),
     }
 
@@ -249,23 +328,30 @@ def compare(
 ) -> dict[str, Any]:
     """Diagnose a baseline/target pair of profiles (archives or folder files), optionally with a MINDIR.
 
-    Returns the Compare tab's values by name (compare_values). With `uploads`, the request's uploaded
-    files are released when it ends.
+    Returns the Compare tab's values by name (compare_values). With `uploads`, the request holds its
+    uploaded files while it runs and a browser session keeps them for a re-run; a browser page gets
+    problems in its result area, an API call an error.
     """
-    given = [("baseline", baseline), ("target", target), ("mindir", mindir)]
-    with _using_uploads(uploads, given_paths(value for _, value in given)):
-        report = _run(
-            lambda: diagnose(
-                baseline or None,
-                target or None,
-                mindir or None,
-                rank=None if rank is None else int(rank),
-                baseline_role=ROLE_CHOICES.get(role),
-                progress=_progress(progress),
-                lang=_lang(request),
+    given = list(zip(COMPARE_SLOTS, (baseline, target, mindir), strict=True))
+    lang = _lang(request)
+
+    def produce() -> dict[str, Any]:
+        with _using_uploads(uploads, request, dict(given), lang):
+            report = _analyse(
+                lambda: diagnose(
+                    baseline or None,
+                    target or None,
+                    mindir or None,
+                    rank=None if rank is None else int(rank),
+                    baseline_role=ROLE_CHOICES.get(role),
+                    progress=_progress(progress),
+                    lang=lang,
+                ),
+                lang,
             )
-        )
-        return compare_values(report, _keep(cases, report, given, request))  # the case store first
+            return compare_values(report, _keep(cases, report, given, request))  # the case store first
+
+    return _attempt(COMPARE_OUTPUTS, uploads, request, produce)
 
 
 def inspect(
@@ -277,10 +363,17 @@ def inspect(
     uploads: UploadLedger | None = None,
 ) -> dict[str, Any]:
     """Check one MINDIR model: export hygiene and fusion chains. Returns the Inspect tab's values by
-    name (inspect_values); with `uploads`, the uploaded model is released when the request ends."""
-    with _using_uploads(uploads, given_paths([mindir])):
-        report = _run(lambda: inspect_model(mindir or "", progress=_progress(progress), lang=_lang(request)))
-        return inspect_values(report, _keep(cases, report, [("mindir", mindir)], request))
+    name (inspect_values); uploads and problems as in `compare`."""
+    lang = _lang(request)
+
+    def produce() -> dict[str, Any]:
+        with _using_uploads(uploads, request, {"inspect": mindir}, lang):
+            report = _analyse(
+                lambda: inspect_model(mindir or "", progress=_progress(progress), lang=lang), lang
+            )
+            return inspect_values(report, _keep(cases, report, [("mindir", mindir)], request))
+
+    return _attempt(INSPECT_OUTPUTS, uploads, request, produce)
 
 
 def search_rules(query: str, request: gr.Request) -> str:
@@ -306,6 +399,7 @@ class Events:
         self.compare_results: Results | None = None
         self.inspect_results: Results | None = None
         self.triage: dict[str, gr.components.Component] = {}  # the Triage tab's components by name
+        self.help: gr.Markdown | None = None  # the collection help, filled in the viewer's language
 
     def _results(self, kind: str) -> Results:
         """The Compare tab's results, or the Inspect tab's for a model-only (`kind` "mindir") report."""
@@ -340,6 +434,32 @@ class Events:
         """Check one MINDIR model: export hygiene and fusion chains; the result is kept as a case."""
         values = inspect(mindir, request, progress, cases=self.cases, uploads=self.uploads)
         return self._results("mindir").keyed(values)
+
+    def start_session(self, request: gr.Request) -> None:
+        """On page load: this browser page's inputs hold their uploads from now on, until it closes."""
+        session = _session(request)
+        if session is not None:
+            self.uploads.open_session(session)
+
+    def end_session(self, request: gr.Request) -> None:
+        """The page closed (Gradio's unload): let go of the uploads its inputs held."""
+        session = _session(request)
+        if session is not None:
+            self.uploads.end_session(session)
+
+    def input_changed(self, slot: str | None) -> Callable[..., Any]:
+        """The handler of one input's change: the session holds what the input now shows (`slot` names an
+        upload input; None for an option), and a result already shown is marked stale."""
+
+        def changed(value: Any, verdict: str | None, request: gr.Request) -> Any:
+            session = _session(request)
+            if slot is not None and session is not None:
+                self.uploads.hold(session, slot, given_paths([value]))
+            if not verdict:
+                return gr.skip()
+            return gr.Markdown(value=t("stale", _lang(request)), visible=True)
+
+        return changed
 
     def open_case(self, case_id: str, request: gr.Request) -> dict[gr.components.Component, Any]:
         """Reopen a case in the Compare tab (the Inspect tab for a model-only case): the selected tab
@@ -445,6 +565,7 @@ def _case_parts(prefix: str) -> dict[str, gr.components.Component]:
         buttons=["copy"],
         elem_id=f"{prefix}case-link",
         max_lines=1,
+        visible=False,
     )
     return {"case_info": banner, "case_link": link}
 
@@ -478,6 +599,8 @@ Wiring = tuple[list[gr.components.Component], list[gr.components.Component]]
 def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events) -> Wiring:
     """Upload row, options, results; returns the (inputs, outputs) of the compare event."""
     gr.Markdown(I18N("intro"))
+    with gr.Accordion(I18N("collect_help"), open=False, elem_id="collect-help"):
+        events.help = gr.Markdown(elem_id="collect-help-text")
     with gr.Row(equal_height=False):
         with gr.Column():
             baseline, _ = _side("baseline", preload.files("baseline") if preload else None)
@@ -498,7 +621,8 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
                 )
     examples = _pair_examples([baseline, target, mindir])
     run = gr.Button(I18N("run"), variant="primary", elem_id="run-compare")
-    verdict = gr.Markdown(elem_id="verdict")
+    notice = gr.Markdown(elem_id="notice", visible=False)
+    verdict = gr.Markdown(elem_id="verdict", visible=False)
     case = _case_parts("")
     with gr.Row(equal_height=False):
         with gr.Column(scale=5, min_width=420):
@@ -522,7 +646,7 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
                     interactive=False, label=I18N("top_target"), max_chars=60, elem_id="top-target"
                 )
             with gr.Tab(I18N("chains")):
-                chains = gr.Dataframe(interactive=False, label=I18N("chains"))
+                chains = gr.Dataframe(interactive=False, label=I18N("chains"), elem_id="compare-chains")
             with gr.Tab(I18N("warnings")):
                 warnings_md = gr.Markdown(elem_id="warnings")
             with gr.Tab(I18N("downloads")):
@@ -543,10 +667,12 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
         "chains": chains,
         **downloads,
         **case,
+        "notice": notice,
         "report_json": report_json,
     }
     events.compare_results = Results(COMPARE_OUTPUTS, parts)
     outputs = events.compare_results.outputs
+    _watch_inputs(events, zip((*COMPARE_SLOTS, None, None), inputs, strict=True), verdict, notice)
     run.click(
         events.compare,
         inputs,
@@ -587,10 +713,14 @@ def _inspect_tab(config: AppConfig, events: Events) -> list[gr.components.Compon
     mindir = gr.File(
         label=I18N("mindir_required"), file_types=[".mindir"], elem_id="inspect-file", height=140
     )
+    example = None
     if MODEL.is_file():
-        gr.Examples([[str(MODEL)]], [mindir], label=I18N("model_examples"), example_labels=[MODEL_LABEL])
+        example = gr.Examples(
+            [[str(MODEL)]], [mindir], label=I18N("model_examples"), example_labels=[MODEL_LABEL]
+        )
     run = gr.Button(I18N("inspect"), variant="primary", elem_id="run-inspect")
-    verdict = gr.Markdown(elem_id="inspect-verdict")
+    notice = gr.Markdown(elem_id="inspect-notice", visible=False)
+    verdict = gr.Markdown(elem_id="inspect-verdict", visible=False)
     case = _case_parts("inspect-")
     with gr.Row(equal_height=False):
         with gr.Column(scale=5, min_width=420):
@@ -618,10 +748,12 @@ def _inspect_tab(config: AppConfig, events: Events) -> list[gr.components.Compon
         "plot_chains": plot,
         **downloads,
         **case,
+        "notice": notice,
         "report_json": report_json,
     }
     events.inspect_results = Results(INSPECT_OUTPUTS, parts)
     outputs = events.inspect_results.outputs
+    _watch_inputs(events, [(INSPECT_SLOTS[0], mindir)], verdict, notice)
     run.click(
         events.inspect,
         [mindir],
@@ -630,14 +762,48 @@ def _inspect_tab(config: AppConfig, events: Events) -> list[gr.components.Compon
         concurrency_limit=config.concurrency,
         concurrency_id="analysis",
     )
+    if example is not None:  # clicking the example model inspects it
+        example.load_input_event.then(
+            events.inspect,
+            [mindir],
+            outputs,
+            api_visibility="private",
+            concurrency_limit=config.concurrency,
+            concurrency_id="analysis",
+        )
     return outputs
 
 
-def _rules_tab() -> None:
+def _watch_inputs(
+    events: Events,
+    slots: Iterable[tuple[str | None, gr.components.Component]],
+    verdict: gr.Markdown,
+    notice: gr.Markdown,
+) -> None:
+    """Every input's change: its uploads are held by the session, a shown result is marked stale."""
+    for slot, component in slots:
+        component.change(
+            events.input_changed(slot),
+            [component, verdict],
+            notice,
+            queue=False,
+            api_visibility="private",
+            show_progress="hidden",
+        )
+
+
+def _rules_tab() -> tuple[gr.Textbox, gr.Markdown]:
+    """The rule catalog with a search box; filled in the viewer's language when the page loads."""
     gr.Markdown(I18N("rules_intro"))
     query = gr.Textbox(label=I18N("rules_search"), elem_id="rules-search")
-    catalog = gr.Markdown(rules_markdown(""), elem_id="rules-catalog")
+    catalog = gr.Markdown(elem_id="rules-catalog")
     query.change(search_rules, query, catalog, api_visibility="undocumented", trigger_mode="always_last")
+    return query, catalog
+
+
+def show_help(request: gr.Request) -> str:
+    """The collection help in the viewer's language."""
+    return collect_help(_lang(request))
 
 
 def _choices(values: Sequence[str]) -> list[tuple[Any, str]]:
@@ -726,10 +892,14 @@ def build_demo(config: AppConfig | None = None, example: str | None = None) -> g
             with gr.Tab(I18N("tab_inspect"), id="inspect"):
                 inspect_outs = _inspect_tab(config, events)
             with gr.Tab(I18N("tab_rules"), id="rules"):
-                _rules_tab()
+                rules_query, rules_catalog = _rules_tab()
             events.tabs = tabs
             opened = [tabs, *outputs, *inspect_outs]
             triage_tab = _triage_tab(events, opened) if config.triage_enabled else None
+        demo.load(events.start_session, None, None, queue=False, api_visibility="private")
+        demo.unload(events.end_session)
+        demo.load(show_help, None, events.help, queue=False, api_visibility="private")
+        demo.load(search_rules, rules_query, rules_catalog, queue=False, api_visibility="private")
         demo.load(events.open_linked_case, None, opened, api_visibility="private")
         if triage_tab is not None and config.staff:
             demo.load(events.show_triage, None, triage_tab, api_visibility="private")

@@ -116,6 +116,18 @@ REPORT_TEXT: dict[str, dict[str, str]] = {
         "case_reopened": "Case {case} of {when} · status: {status} · note: {note}",
         "case_updated": "Case {case} saved: {status}.",
         "case_deleted": "Case {case} deleted.",
+        # input problems and the state of the result area
+        "problems": "The diagnosis could not run",
+        "side_baseline": "Baseline",
+        "side_target": "Target",
+        "side_mindir": "Model (MINDIR)",
+        "side_input": "Input",
+        "problem_expected": "expected",
+        "problem_todo": "Fix this input and press Diagnose again; "
+        "[how to collect and what to upload]({help}).",
+        "internal_error": "Internal error ({kind}); the server log has the details. Press Diagnose to retry.",
+        "stale": "**The inputs changed since this result was made.** Press Diagnose to update it; "
+        "the result below is for the previous inputs.",
     },
     "zh": {
         "title": "Perf Doctor 诊断报告",
@@ -221,6 +233,16 @@ REPORT_TEXT: dict[str, dict[str, str]] = {
         "case_reopened": "案例 {case}，创建于 {when} · 状态：{status} · 备注：{note}",
         "case_updated": "案例 {case} 已保存：{status}。",
         "case_deleted": "案例 {case} 已删除。",
+        # input problems and the state of the result area
+        "problems": "诊断无法进行",
+        "side_baseline": "基线",
+        "side_target": "目标",
+        "side_mindir": "模型（MINDIR）",
+        "side_input": "输入",
+        "problem_expected": "应为",
+        "problem_todo": "请修正此输入后再次点击“诊断”；参见[如何采集以及上传哪些文件]({help})。",
+        "internal_error": "内部错误（{kind}）；详情见服务器日志。请点击“诊断”重试。",
+        "stale": "**输入已在此结果生成后更改。** 请点击“诊断”更新；下方结果对应之前的输入。",
     },
 }
 
@@ -293,6 +315,7 @@ UI_TEXT: dict[str, dict[str, str]] = {
         "triage_delete_box": "Delete this case",
         "triage_delete_hint": "Removes the case, its report and any kept upload for good.",
         "triage_delete": "Delete case",
+        "collect_help": "How to collect the two profiles, and what to upload",
     },
     "zh": {
         "app_title": "MindSpore 性能医生",
@@ -361,6 +384,7 @@ UI_TEXT: dict[str, dict[str, str]] = {
         "triage_delete_box": "删除此案例",
         "triage_delete_hint": "永久删除该案例、其报告以及保存的上传文件。",
         "triage_delete": "删除案例",
+        "collect_help": "如何采集两份性能数据，以及上传哪些文件",
     },
 }
 

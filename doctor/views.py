@@ -62,8 +62,18 @@ def report_view(report: Report) -> ReportView:
         top_target=leaderboard_table(report, "target"),
         chains=chain_table(report),
         graph=graph_summary_markdown(report),
-        figures=report_figures(report),
+        figures=_integer_step_ticks(report_figures(report)),
     )
+
+
+def _integer_step_ticks(figures: dict[str, Any]) -> dict[str, Any]:
+    """Step numbers are whole: the step plot's x ticks at integers (about ten of them), not 1.5."""
+    figure = figures.get("steps")
+    if figure is not None:
+        steps = [x for trace in figure.data for x in (trace.x if trace.x is not None else ())]
+        span = (max(steps) - min(steps)) if steps else 0
+        figure.update_xaxes(tickmode="linear", tick0=min(steps, default=0), dtick=max(1, -(-span // 10)))
+    return figures
 
 
 def operator_table(report: Report) -> Table:

@@ -116,6 +116,66 @@ def _check_offline(browser: Browser, report: Path) -> None:
     context.close()
 
 
+def _notice(page: Page):
+    return page.locator("#notice")
+
+
+def test_a_rerun_with_one_input_changed_works(page_en: Page, app_url: str):
+    """Diagnose, add a MINDIR, diagnose again, replace only the target, diagnose again: every run works
+    (the page keeps holding its uploads) and a changed input marks the shown result as stale."""
+    page = page_en
+    _open(page, app_url)
+    _upload_pair(page, EXAMPLE / "baseline", EXAMPLE / "target")
+    page.locator("#run-compare").click()
+    expect(page.locator("#causes")).to_contain_text("precision-mismatch")
+    expect(_notice(page)).to_be_hidden()
+
+    model = EXAMPLE / "fixture_net_fp32_eval.mindir"
+    page.locator("#mindir-file input[type=file]").set_input_files(str(model))
+    expect(_notice(page)).to_contain_text("The inputs changed since this result was made")
+    page.locator("#run-compare").click()
+    expect(_notice(page)).to_be_hidden(timeout=TIMEOUT_MS)
+    expect(page.locator("#causes")).to_contain_text("precision-mismatch")
+    page.get_by_role("tab", name="Fusion chains by pattern").click()
+    expect(page.locator("#compare-chains").get_by_role("gridcell", name="conv-bn-act").first).to_be_visible()
+
+    before = page.locator("#verdict").inner_text()
+    page.locator("#target-files button[aria-label='Clear']").first.click()
+    expect(_notice(page)).to_contain_text("The inputs changed")
+    page.locator("#target-files input[type=file]").set_input_files(files_of(CPU / "infer_fp32_pynative"))
+    expect(page.locator("#target-files")).to_contain_text("cpu_op_detail_info_0")
+    page.locator("#run-compare").click()
+    expect(_notice(page)).to_be_hidden(timeout=TIMEOUT_MS)
+    expect(page.locator("#verdict")).not_to_have_text(before)
+    expect(page.locator("#verdict")).to_contain_text("Inference")
+
+
+def test_a_bad_file_alone_in_baseline_is_reported_inline_as_the_baseline(
+    page_en: Page, app_url: str, tmp_path: Path
+):
+    """One line in the result area, naming the side and the user's file, saying what to do with a link to
+    the collection help; no server path, no toast, and it stays until the next run."""
+    page = page_en
+    bad = tmp_path / "train_run.zip"
+    bad.write_bytes(b"this is not a zip archive")
+    _open(page, app_url)
+    page.locator("#baseline-files input[type=file]").set_input_files(str(bad))
+    expect(page.locator("#baseline-files")).to_contain_text("train_run")
+    page.locator("#run-compare").click()
+    notice = _notice(page)
+    expect(notice).to_contain_text("Baseline train_run.zip: is not a zip archive")
+    expect(notice).to_contain_text("press Diagnose again")
+    expect(notice.get_by_role("link", name="how to collect and what to upload")).to_have_attribute(
+        "href", re.compile("#collect-help$")
+    )
+    text = notice.inner_text()
+    assert "Target" not in text and "/tmp" not in text and "input-" not in text and "gradio" not in text
+    assert page.locator(".toast-body").count() == 0, "errors are not toasts any more"
+    page.wait_for_timeout(11_000)  # the old toast vanished after about 10 s
+    expect(notice).to_contain_text("train_run.zip")
+    assert page.locator("#collect-help").count() == 1
+
+
 def test_malicious_operator_name_renders_as_text(page_en: Page, app_url: str, xss_profile: Path):
     page = page_en
     dialogs: list[str] = []
