@@ -32,6 +32,7 @@ from doctor.cases import STATUSES, CaseBook
 from doctor.cases.book import Given
 from doctor.config import AppConfig
 from doctor.examples import MODEL, MODEL_LABEL, PairExample, available_pairs
+from doctor.facade import display_name
 from doctor.files import ReportFiles, case_id_of
 from doctor.help import collect_help
 from doctor.i18n import UI_TEXT, lang_from_header, t
@@ -41,7 +42,7 @@ from doctor.rules_view import rules_markdown
 from doctor.triage import TriageDenied
 from doctor.triage import view as triage
 from doctor.uploads import UploadLedger, UploadRecorder, given_paths
-from doctor.views import ReportView, Table, report_view
+from doctor.views import ReportView, Table, baseline_note, baseline_slot, report_view, swapped_choice
 from knowledge import SEVERITIES
 
 LOG = logging.getLogger("perf_doctor.app")
@@ -55,6 +56,12 @@ CSS = """
 /* Fix code wraps instead of being cut off or scrolled sideways. */
 #causes pre, #causes code, #inspect-causes pre, #inspect-causes code, #below-threshold pre,
 #collect-help pre {white-space: pre-wrap; overflow-wrap: anywhere;}
+/* Narrow screens: the plots and tables come before the (long) cause list. */
+@media (max-width: 820px) {
+  #results-row {flex-direction: column;}
+  #details-column {order: 1;}
+  #causes-column {order: 2;}
+}
 """
 NO_CASE = ("", "")  # (banner, link) when no case was kept
 BOXES = ("verdict", "notice")  # framed Markdown boxes, hidden while they have nothing to say
@@ -81,6 +88,8 @@ COMPARE_OUTPUTS = (
     "dl_csv",
     "case_info",
     "case_link",
+    "runs",
+    "baseline_note",
     "notice",
     "report_json",
 )
@@ -220,7 +229,7 @@ def cleared_values(names: Sequence[str]) -> dict[str, Any]:
             values[name] = gr.Textbox(value="", visible=False)
         elif name in BOXES:
             values[name] = gr.Markdown(value="", visible=False)
-        elif name in {"causes", "below", "warnings", "graph", "case_info", "runs"}:
+        elif name in {"causes", "below", "warnings", "graph", "case_info", "baseline_note"}:
             values[name] = ""
         else:
             values[name] = None
@@ -284,12 +293,20 @@ def _shared_values(report: Report, view: ReportView, case: tuple[str, str]) -> d
     }
 
 
-def compare_values(report: Report, case: tuple[str, str] = NO_CASE) -> dict[str, Any]:
+def compare_values(
+    report: Report, case: tuple[str, str] = NO_CASE, choice: str | None = None, first: str | None = None
+) -> dict[str, Any]:
     """Values of the Compare tab's result components by name (COMPARE_OUTPUTS); `case` is the
-    (banner, link) of the case the report is kept as."""
+    (banner, link) of the case the report is kept as, `choice` the baseline option and `first` the name
+    of the Baseline box's upload (which run became the baseline, and why)."""
     view = report_view(report)
+    slot = baseline_slot(report.data, first) if first is not None else None
+    if slot is None and len(report.data.get("runs") or []) == 2:
+        slot = "first"  # a reopened case: the report's baseline stands for the first upload
     return {
         **_shared_values(report, view, case),
+        "runs": _dataframe(view.runs),
+        "baseline_note": baseline_note(report, choice, slot),
         "operators": _dataframe(view.operators),
         "top_baseline": _dataframe(view.top_baseline),
         "top_target": _dataframe(view.top_target),
@@ -349,7 +366,10 @@ def compare(
                 ),
                 lang,
             )
-            return compare_values(report, _keep(cases, report, given, request))  # the case store first
+            kept = _keep(cases, report, given, request)  # the case store first
+            return compare_values(
+                report, kept, ROLE_CHOICES.get(role), display_name(baseline) if baseline else None
+            )
 
     return _attempt(COMPARE_OUTPUTS, uploads, request, produce)
 
@@ -460,6 +480,12 @@ class Events:
             return gr.Markdown(value=t("stale", _lang(request)), visible=True)
 
         return changed
+
+    @staticmethod
+    def swap(report: dict[str, Any] | None, baseline: list[str] | None) -> str:
+        """The baseline option that makes the other run of the shown report the baseline."""
+        first = display_name(baseline) if baseline else None
+        return swapped_choice(baseline_slot(report, first))
 
     def open_case(self, case_id: str, request: gr.Request) -> dict[gr.components.Component, Any]:
         """Reopen a case in the Compare tab (the Inspect tab for a model-only case): the selected tab
@@ -624,11 +650,16 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
     notice = gr.Markdown(elem_id="notice", visible=False)
     verdict = gr.Markdown(elem_id="verdict", visible=False)
     case = _case_parts("")
-    with gr.Row(equal_height=False):
-        with gr.Column(scale=5, min_width=420):
+    with gr.Accordion(I18N("runs"), open=True, elem_id="runs-box"):
+        runs = gr.Dataframe(interactive=False, elem_id="runs", show_label=False, max_height=160, wrap=True)
+        with gr.Row(equal_height=True):
+            baseline_md = gr.Markdown(elem_id="baseline-note")
+            swap = gr.Button(I18N("swap"), size="sm", elem_id="swap-roles", scale=0)
+    with gr.Row(equal_height=False, elem_id="results-row"):
+        with gr.Column(scale=5, min_width=420, elem_id="causes-column"):
             causes = gr.Markdown(elem_id="causes")
             below_box, below = _below_threshold_box("below-threshold")
-        with gr.Column(scale=6, min_width=480), gr.Tabs():
+        with gr.Column(scale=6, min_width=360, elem_id="details-column"), gr.Tabs():
             with gr.Tab(I18N("plots")):
                 plots = {
                     key: gr.Plot(
@@ -646,7 +677,7 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
                     interactive=False, label=I18N("top_target"), max_chars=60, elem_id="top-target"
                 )
             with gr.Tab(I18N("chains")):
-                chains = gr.Dataframe(interactive=False, label=I18N("chains"), elem_id="compare-chains")
+                chains = _wide_table("chains", "compare-chains", max_chars=80, pinned_columns=2)
             with gr.Tab(I18N("warnings")):
                 warnings_md = gr.Markdown(elem_id="warnings")
             with gr.Tab(I18N("downloads")):
@@ -667,6 +698,8 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
         "chains": chains,
         **downloads,
         **case,
+        "runs": runs,
+        "baseline_note": baseline_md,
         "notice": notice,
         "report_json": report_json,
     }
@@ -678,6 +711,15 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
         inputs,
         outputs,
         api_name="compare",
+        concurrency_limit=config.concurrency,
+        concurrency_id="analysis",
+    )
+    # One click makes the other run the baseline and diagnoses again.
+    swap.click(events.swap, [report_json, baseline], role, queue=False, api_visibility="private").then(
+        events.compare,
+        inputs,
+        outputs,
+        api_visibility="private",
         concurrency_limit=config.concurrency,
         concurrency_id="analysis",
     )
@@ -728,7 +770,7 @@ def _inspect_tab(config: AppConfig, events: Events) -> list[gr.components.Compon
             below_box, below = _below_threshold_box("inspect-below-threshold")
         with gr.Column(scale=6, min_width=480):
             graph_md = gr.Markdown(elem_id="inspect-graph")
-            chains = gr.Dataframe(interactive=False, label=I18N("chains"), elem_id="inspect-chains")
+            chains = _wide_table("chains", "inspect-chains", max_chars=80, pinned_columns=2)
             plot = gr.Plot(
                 label=I18N("plot_chains"), show_label=False, visible=False, elem_id="inspect-plot-chains"
             )

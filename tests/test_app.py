@@ -20,7 +20,9 @@ from tests.support.inputs import CPU, EXAMPLE, RESNET, files_of, free_port
 
 pytestmark = pytest.mark.slow
 
-COMPARE_OUTPUTS = 21  # 18 report parts, the case banner and link, the notice (the accordion is layout)
+COMPARE_OUTPUTS = (
+    23  # 18 report parts, case banner and link, runs, baseline note, notice (the accordion is layout)
+)
 REPORT = -1  # the JSON report is the last output of both endpoints
 SCHEMA = Draft202012Validator(load_schema())
 

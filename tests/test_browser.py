@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.support.inputs import CPU, EXAMPLE, RESNET, ROOT, XSS, files_of, free_port
+from tests.support.inputs import CPU, EXAMPLE, MINDIR, RESNET, ROOT, XSS, files_of, free_port
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [
@@ -136,7 +136,7 @@ def test_a_rerun_with_one_input_changed_works(page_en: Page, app_url: str):
     page.locator("#run-compare").click()
     expect(_notice(page)).to_be_hidden(timeout=TIMEOUT_MS)
     expect(page.locator("#causes")).to_contain_text("precision-mismatch")
-    page.get_by_role("tab", name="Fusion chains by pattern").click()
+    page.get_by_role("tab", name="Fusion chains").click()
     expect(page.locator("#compare-chains").get_by_role("gridcell", name="conv-bn-act").first).to_be_visible()
 
     before = page.locator("#verdict").inner_text()
@@ -174,6 +174,54 @@ def test_a_bad_file_alone_in_baseline_is_reported_inline_as_the_baseline(
     page.wait_for_timeout(11_000)  # the old toast vanished after about 10 s
     expect(notice).to_contain_text("train_run.zip")
     assert page.locator("#collect-help").count() == 1
+
+
+def test_the_chain_table_shows_a_blocked_chain_and_why(page_en: Page, app_url: str):
+    """Every chain is a row: a user finds the blocked one and reads the reason without hovering."""
+    page = page_en
+    _open(page, app_url)
+    page.get_by_role("tab", name="Inspect a model").click()
+    page.locator("#inspect-file input[type=file]").set_input_files(str(MINDIR / "branch_block.mindir"))
+    page.locator("#run-inspect").click()
+    table = page.locator("#inspect-chains")
+    expect(table.get_by_role("gridcell", name="blocked", exact=True)).to_be_visible()
+    expect(
+        table.get_by_role("gridcell", name="Conv2D output has 2 consumers (Add, BatchNorm)")
+    ).to_be_visible()
+    expect(table.get_by_role("columnheader", name="why not fused").first).to_be_visible()
+
+
+def test_the_runs_are_summarised_and_one_click_swaps_them(page_en: Page, app_url: str):
+    page = page_en
+    _open(page, app_url)
+    _upload_pair(page, EXAMPLE / "baseline", EXAMPLE / "target")
+    page.locator("#run-compare").click()
+    runs = page.locator("#runs")
+    expect(runs.get_by_role("gridcell", name="training", exact=True)).to_be_visible()
+    expect(runs.get_by_role("columnheader", name="profiler level").first).to_be_visible()
+    expect(page.locator("#baseline-note")).to_contain_text("it is the training run")
+    page.locator("#swap-roles").click()
+    expect(page.locator("#baseline-note")).to_contain_text("you chose it in the options", timeout=TIMEOUT_MS)
+    expect(page.locator("#verdict")).to_contain_text("slower", timeout=TIMEOUT_MS)
+    first_row = runs.locator("[data-testid='cell-0-5']")
+    expect(first_row).to_contain_text("inference")
+
+
+def test_on_a_narrow_screen_the_result_tabs_come_before_the_causes(browser: Browser, app_url: str):
+    context = browser.new_context(locale="en-US", viewport={"width": 420, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    try:
+        _open(page, app_url)
+        _upload_pair(page, EXAMPLE / "baseline", EXAMPLE / "target")
+        page.locator("#run-compare").click()
+        expect(page.locator("#causes")).to_contain_text("precision-mismatch")
+        plot = page.locator("#plot-ops").bounding_box()
+        causes = page.locator("#causes").bounding_box()
+        assert plot is not None and causes is not None
+        assert plot["y"] < causes["y"], (plot, causes)
+    finally:
+        context.close()
 
 
 def test_malicious_operator_name_renders_as_text(page_en: Page, app_url: str, xss_profile: Path):
