@@ -31,11 +31,11 @@ from doctor import diagnose, inspect_model
 from doctor.cases import STATUSES, CaseBook
 from doctor.cases.book import Given
 from doctor.config import AppConfig
-from doctor.examples import MODEL, MODEL_LABEL, PairExample, available_pairs
+from doctor.examples import MODEL, MODEL_LABEL_KEY, PairExample, available_pairs
 from doctor.facade import display_name
 from doctor.files import ReportFiles, case_id_of
 from doctor.help import collect_help
-from doctor.i18n import UI_TEXT, lang_from_header, t
+from doctor.i18n import LANGS, UI_TEXT, lang_from_header, t
 from doctor.problems import failure_markdown, problems_markdown
 from doctor.report import Report
 from doctor.rules_view import rules_markdown
@@ -420,6 +420,7 @@ class Events:
         self.inspect_results: Results | None = None
         self.triage: dict[str, gr.components.Component] = {}  # the Triage tab's components by name
         self.help: gr.Markdown | None = None  # the collection help, filled in the viewer's language
+        self.language_boxes: list[tuple[str, gr.Column]] = []  # blocks only one language's viewers see
 
     def _results(self, kind: str) -> Results:
         """The Compare tab's results, or the Inspect tab's for a model-only (`kind` "mindir") report."""
@@ -480,6 +481,11 @@ class Events:
             return gr.Markdown(value=t("stale", _lang(request)), visible=True)
 
         return changed
+
+    def show_language(self, request: gr.Request) -> dict[gr.components.Component, Any]:
+        """On page load: show the blocks of the viewer's language, hide the others."""
+        lang = _lang(request)
+        return {box: gr.Column(visible=box_lang == lang) for box_lang, box in self.language_boxes}
 
     @staticmethod
     def swap(report: dict[str, Any] | None, baseline: list[str] | None) -> str:
@@ -645,7 +651,7 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
                     value="auto",
                     label=I18N("roles"),
                 )
-    examples = _pair_examples([baseline, target, mindir])
+    examples = _pair_examples(events, [baseline, target, mindir])
     run = gr.Button(I18N("run"), variant="primary", elem_id="run-compare")
     notice = gr.Markdown(elem_id="notice", visible=False)
     verdict = gr.Markdown(elem_id="verdict", visible=False)
@@ -723,9 +729,9 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
         concurrency_limit=config.concurrency,
         concurrency_id="analysis",
     )
-    if examples is not None:
+    for example in examples:
         # Clicking an example fills the inputs, then diagnoses them in the same pool as the button.
-        examples.load_input_event.then(
+        example.load_input_event.then(
             events.compare,
             inputs,
             outputs,
@@ -736,17 +742,31 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
     return inputs, outputs
 
 
-def _pair_examples(inputs: list[gr.File]) -> gr.Examples | None:
-    """The bundled pairs as clickable examples (None when they are not present)."""
+def _in_each_language(events: Events, make: Callable[[str], gr.Examples], elem_id: str) -> list[gr.Examples]:
+    """One gr.Examples per language (its labels cannot follow the browser's language), each in a column
+    that only viewers of that language see (shown by Events.show_language on page load)."""
+    made = []
+    for lang in LANGS:
+        with gr.Column(visible=lang == "en", elem_id=elem_id if lang == "en" else f"{elem_id}-{lang}") as box:
+            made.append(make(lang))
+        events.language_boxes.append((lang, box))
+    return made
+
+
+def _pair_examples(events: Events, inputs: list[gr.File]) -> list[gr.Examples]:
+    """The bundled pairs as clickable examples, labelled in one language each (none when absent)."""
     pairs = available_pairs()
     if not pairs:
-        return None
-    return gr.Examples(
-        examples=[[p.files("baseline"), p.files("target"), None] for p in pairs],
-        inputs=inputs,
-        label=I18N("examples"),
-        example_labels=[p.label for p in pairs],
-        elem_id="examples",
+        return []
+    return _in_each_language(
+        events,
+        lambda lang: gr.Examples(
+            examples=[[p.files("baseline"), p.files("target"), None] for p in pairs],
+            inputs=inputs,
+            label=UI_TEXT[lang]["examples"],
+            example_labels=[UI_TEXT[lang][p.label_key] for p in pairs],
+        ),
+        "examples",
     )
 
 
@@ -755,10 +775,17 @@ def _inspect_tab(config: AppConfig, events: Events) -> list[gr.components.Compon
     mindir = gr.File(
         label=I18N("mindir_required"), file_types=[".mindir"], elem_id="inspect-file", height=140
     )
-    example = None
+    examples = []
     if MODEL.is_file():
-        example = gr.Examples(
-            [[str(MODEL)]], [mindir], label=I18N("model_examples"), example_labels=[MODEL_LABEL]
+        examples = _in_each_language(
+            events,
+            lambda lang: gr.Examples(
+                [[str(MODEL)]],
+                [mindir],
+                label=UI_TEXT[lang]["model_examples"],
+                example_labels=[UI_TEXT[lang][MODEL_LABEL_KEY]],
+            ),
+            "model-examples",
         )
     run = gr.Button(I18N("inspect"), variant="primary", elem_id="run-inspect")
     notice = gr.Markdown(elem_id="inspect-notice", visible=False)
@@ -804,7 +831,7 @@ def _inspect_tab(config: AppConfig, events: Events) -> list[gr.components.Compon
         concurrency_limit=config.concurrency,
         concurrency_id="analysis",
     )
-    if example is not None:  # clicking the example model inspects it
+    for example in examples:  # clicking the example model inspects it
         example.load_input_event.then(
             events.inspect,
             [mindir],
@@ -941,6 +968,8 @@ def build_demo(config: AppConfig | None = None, example: str | None = None) -> g
         demo.load(events.start_session, None, None, queue=False, api_visibility="private")
         demo.unload(events.end_session)
         demo.load(show_help, None, events.help, queue=False, api_visibility="private")
+        boxes = [box for _, box in events.language_boxes]
+        demo.load(events.show_language, None, boxes, queue=False, api_visibility="private")
         demo.load(search_rules, rules_query, rules_catalog, queue=False, api_visibility="private")
         demo.load(events.open_linked_case, None, opened, api_visibility="private")
         if triage_tab is not None and config.staff:

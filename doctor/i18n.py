@@ -381,6 +381,10 @@ UI_TEXT: dict[str, dict[str, str]] = {
         "collect_help": "How to collect the two profiles, and what to upload",
         "runs": "Runs",
         "swap": "Swap baseline and target",
+        "ex_graph_train_vs_pynative_infer": "Graph training vs inference left in PyNative (4x slower)",
+        "ex_amp_train_vs_fp32_infer": "AMP O2 training vs FP32 inference (same speed on CPU, dtype mismatch)",
+        "ex_pynative_infer": "Graph-mode vs PyNative inference",
+        "ex_resnet50": "ResNet-50 (weights stripped)",
     },
     "zh": {
         "app_title": "MindSpore 性能医生",
@@ -452,6 +456,10 @@ UI_TEXT: dict[str, dict[str, str]] = {
         "collect_help": "如何采集两份性能数据，以及上传哪些文件",
         "runs": "运行",
         "swap": "交换基线和目标",
+        "ex_graph_train_vs_pynative_infer": "图模式训练 vs 仍为 PyNative 的推理（慢 4 倍）",
+        "ex_amp_train_vs_fp32_infer": "AMP O2 训练 vs FP32 推理（CPU 上速度相同，数据类型不一致）",
+        "ex_pynative_infer": "图模式推理 vs PyNative 推理",
+        "ex_resnet50": "ResNet-50（已去除权重）",
     },
 }
 

@@ -258,7 +258,7 @@ def test_chinese_browser_gets_chinese_ui_and_report(browser: Browser, app_url: s
         expect(page.locator("#baseline-files")).to_contain_text("cpu_op_detail_info_0")
         page.locator("#target-files input[type=file]").set_input_files(files_of(EXAMPLE / "target"))
         page.locator("#run-compare").click()
-        expect(page.locator("#verdict")).to_contain_text("结论")
+        expect(page.locator("#verdict")).to_contain_text("结论", timeout=TIMEOUT_MS)
         expect(page.locator("#causes")).to_contain_text("置信度")
     finally:
         context.close()
@@ -284,7 +284,8 @@ def test_example_preloaded_app_shows_a_diagnosis_on_open(browser: Browser):
     page.set_default_timeout(TIMEOUT_MS)
     try:
         page.goto(url)
-        expect(page.locator("#causes")).to_contain_text("precision-mismatch")
+        expect(page.locator("#causes")).to_contain_text("execution-mode-mismatch", timeout=TIMEOUT_MS)
+        expect(page.locator("#verdict")).to_contain_text("slower per step than the training forward pass")
         expect(page.locator("#plot-ops .js-plotly-plot")).to_be_visible()
     finally:
         context.close()
@@ -294,8 +295,23 @@ def test_example_preloaded_app_shows_a_diagnosis_on_open(browser: Browser):
 def test_clicking_a_bundled_example_runs_it(page_en: Page, app_url: str):
     page = page_en
     _open(page, app_url)
-    page.locator("#examples").get_by_text("AMP O2 training vs FP32 inference").click()
-    expect(page.locator("#causes")).to_contain_text("precision-mismatch")
+    examples = page.locator("#examples")
+    assert not re.search(r"[\u4e00-\u9fff]", examples.inner_text()), "no Chinese in English labels"
+    examples.get_by_text("Graph training vs inference left in PyNative").click()
+    expect(page.locator("#causes")).to_contain_text("execution-mode-mismatch", timeout=TIMEOUT_MS)
+    expect(page.locator("#verdict")).to_contain_text("Inference is 4.02x slower per step")
+    examples.get_by_text("AMP O2 training vs FP32 inference").click()
+    expect(page.locator("#causes")).to_contain_text("precision-mismatch", timeout=TIMEOUT_MS)
+
+
+def test_clicking_the_example_model_inspects_it(page_en: Page, app_url: str):
+    page = page_en
+    _open(page, app_url)
+    page.get_by_role("tab", name="Inspect a model").click()
+    page.get_by_text("ResNet-50 (weights stripped)").click()
+    expect(page.locator("#inspect-verdict")).to_contain_text(
+        "resnet50_noweights.mindir: 54 fusion chains", timeout=TIMEOUT_MS
+    )
 
 
 def test_rules_tab_search_filters_and_shows_the_query_as_text(page_en: Page, app_url: str):
@@ -315,7 +331,9 @@ def test_inspect_tab_shows_model_causes_chains_and_graph(page_en: Page, app_url:
     page.get_by_role("tab", name="Inspect a model").click()
     page.locator("#inspect-file input[type=file]").set_input_files(str(RESNET))
     page.locator("#run-inspect").click()
-    expect(page.locator("#inspect-verdict")).to_contain_text("resnet50_noweights.mindir: 54 fusion chains")
+    expect(page.locator("#inspect-verdict")).to_contain_text(
+        "resnet50_noweights.mindir: 54 fusion chains", timeout=TIMEOUT_MS
+    )
     expect(page.locator("#inspect-chains").get_by_role("gridcell", name="conv-bn-act")).to_be_visible()
     expect(page.locator("#inspect-plot-chains .js-plotly-plot")).to_be_visible()
 
