@@ -11,6 +11,7 @@ from typing import Any
 
 import pandas as pd
 
+from doctor.chain_rows import chain_records
 from doctor.i18n import t
 from doctor.plots import report_figures
 from doctor.render.markdown import (
@@ -124,55 +125,9 @@ def leaderboard_table(report: Report, role: str) -> Table:
     )
 
 
-# Display order of a chain's status: the ones that cost time or need a change first.
-CHAIN_STATUS_ORDER = ("blocked", "split", "partly-fused", "not-found", "fusible", "fused")
-
-
-def chain_records(report: Report) -> list[dict[str, Any]]:
-    """One record per fusion chain of the graph section, whatever its pattern: pattern, scope, ops,
-    status (fused / partly-fused / split / not-found from the profile cross-link, else fusible or
-    blocked), the blocking reason and the separate-kernel time per step; blocked and split first."""
-    graph = report.data.get("graph") or {}
-    items = (graph.get("chains") or {}).get("items") or []
-    links = {row["chain"]: row for row in graph.get("crosslink") or []}
-    records = []
-    for index, chain in enumerate(items):
-        link = links.get(index)
-        reason = chain.get("blocked_reason") or ""
-        status = link["status"] if link else ("fusible" if chain.get("fusible") else "blocked")
-        if reason and status != "fused":
-            status = "blocked"
-        records.append(
-            {
-                "index": index + 1,
-                "pattern": chain.get("pattern", ""),
-                "scope": _common_scope(chain.get("scopes") or []),
-                "ops": " > ".join(chain.get("ops") or []),
-                "status": status,
-                "reason": reason,
-                "separate_us": link.get("separate_us_per_step") if link else None,
-            }
-        )
-    rank = {status: i for i, status in enumerate(CHAIN_STATUS_ORDER)}
-    return sorted(records, key=lambda r: (rank.get(r["status"], len(rank)), r["index"]))
-
-
-def _common_scope(scopes: list[str]) -> str:
-    """The scope the chain's nodes share (their longest common `/` prefix), else the first one."""
-    parts = [scope.split("/") for scope in scopes if scope]
-    if not parts:
-        return ""
-    common = []
-    for level in zip(*parts, strict=False):
-        if len(set(level)) != 1:
-            break
-        common.append(level[0])
-    return "/".join(common) or parts[0][0]
-
-
 def chain_table(report: Report) -> Table:
     """Every fusion chain (chain_records) for gr.Dataframe; empty without a model."""
-    records = chain_records(report)
+    records = chain_records(report.data)
     frame = pd.DataFrame(
         records, columns=["index", "pattern", "scope", "ops", "status", "reason", "separate_us"]
     )
