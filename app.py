@@ -18,7 +18,7 @@ import logging
 import signal
 import sys
 import weakref
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
@@ -34,16 +34,19 @@ from doctor import diagnose, inspect_model
 from doctor.cases import STATUSES, CaseBook
 from doctor.cases.book import Given
 from doctor.config import AppConfig
-from doctor.examples import MODEL, MODEL_LABEL, PairExample, available_pairs
-from doctor.files import ReportFiles
-from doctor.i18n import UI_TEXT, lang_from_header
+from doctor.examples import MODEL, MODEL_LABEL_KEY, PairExample, available_pairs
+from doctor.facade import display_name
+from doctor.files import ReportFiles, case_id_of
+from doctor.help import collect_help
+from doctor.i18n import LANGS, UI_TEXT, lang_from_header, t
 from doctor.isolation import kill_all_children, run_cancellable
+from doctor.problems import failure_markdown, problems_markdown
 from doctor.report import Report
 from doctor.rules_view import rules_markdown
 from doctor.triage import TriageDenied
 from doctor.triage import view as triage
 from doctor.uploads import UploadLedger, UploadRecorder, given_paths
-from doctor.views import ReportView, Table, report_view
+from doctor.views import ReportView, Table, baseline_note, baseline_slot, report_view, swapped_choice
 from knowledge import SEVERITIES
 
 LOG = logging.getLogger("perf_doctor.app")
@@ -53,9 +56,19 @@ ROLE_CHOICES = {"auto": None, "first": "first", "second": "second"}
 CSS = """
 #verdict, #inspect-verdict {font-size: 1.1rem; padding: .6rem .9rem; border-radius: 8px;
   border: 1px solid #d4a72c;}
-#verdict:empty, #inspect-verdict:empty {display: none;}
+#notice, #inspect-notice {padding: .4rem .9rem; border-radius: 8px; border: 1px solid #cf222e;}
+/* Fix code wraps instead of being cut off or scrolled sideways. */
+#causes pre, #causes code, #inspect-causes pre, #inspect-causes code, #below-threshold pre,
+#collect-help pre {white-space: pre-wrap; overflow-wrap: anywhere;}
+/* Narrow screens: the plots and tables come before the (long) cause list. */
+@media (max-width: 820px) {
+  #results-row {flex-direction: column;}
+  #details-column {order: 1;}
+  #causes-column {order: 2;}
+}
 """
 NO_CASE = ("", "")  # (banner, link) when no case was kept
+BOXES = ("verdict", "notice")  # framed Markdown boxes, hidden while they have nothing to say
 # The result components of each tab by name, in the order of its event's outputs: the order in which
 # the API (gradio_client) returns them, documented in docs/api.md. Handlers return {component: value}.
 COMPARE_OUTPUTS = (
@@ -83,6 +96,9 @@ COMPARE_OUTPUTS = (
     "dl_reprofile",
     "case_info",
     "case_link",
+    "runs",
+    "baseline_note",
+    "notice",
     "report_json",
 )
 INSPECT_OUTPUTS = (
@@ -99,8 +115,12 @@ INSPECT_OUTPUTS = (
     "dl_json",
     "case_info",
     "case_link",
+    "notice",
     "report_json",
 )
+# The inputs of each tab whose uploads a browser session holds, by slot name, in event-input order.
+COMPARE_SLOTS = ("baseline", "target", "mindir", "after")
+INSPECT_SLOTS = ("inspect",)
 # The upload ledger of each app build_demo made, for launch_kwargs to add its recording middleware.
 LEDGERS: weakref.WeakKeyDictionary[gr.Blocks, UploadLedger] = weakref.WeakKeyDictionary()
 
@@ -168,30 +188,97 @@ def error_text(message: str) -> str:
     return html.escape(message, quote=False)
 
 
+class Failed(Exception):
+    """An analysis that did not finish: for a browser page, the Markdown shown in the result area."""
+
+    def __init__(self, markdown: str, toast: gr.Error) -> None:
+        super().__init__(markdown)
+        self.markdown = markdown
+        self.toast = toast
+
+
 def _run(analysis: Callable[[], Any]) -> Any:
-    """Run a doctor call; bad input becomes one escaped gr.Error line, a bug a generic one (logged)."""
+    """Run a doctor call; a failure becomes one escaped gr.Error line (triage and reopened cases)."""
+    try:
+        return _analyse(analysis)
+    except Failed as failure:
+        raise failure.toast from None
+
+
+def _analyse(analysis: Callable[[], Any], lang: str = "en") -> Any:
+    """Run a doctor call; bad input becomes one line per problem, a bug a generic line (logged). Raises
+    Failed, carrying both the inline Markdown and the escaped gr.Error for API callers."""
     try:
         return analysis()
     except InputError as error:
-        raise gr.Error(error_text(error.message), title="Input problem", print_exception=False) from None
+        toast = gr.Error(error_text(error.message), title="Input problem", print_exception=False)
+        raise Failed(problems_markdown(error, lang), toast) from None
     except Exception as error:
         LOG.exception("analysis failed")
         message = f"Internal error ({type(error).__name__}); the server log has the details."
-        raise gr.Error(error_text(message), print_exception=False) from None
+        toast = gr.Error(error_text(message), print_exception=False)
+        raise Failed(failure_markdown(lang, type(error).__name__), toast) from None
+
+
+def _session(request: gr.Request | None) -> str | None:
+    return getattr(request, "session_hash", None)
 
 
 @contextmanager
-def _using_uploads(uploads: UploadLedger | None, paths: Sequence[str]) -> Iterator[None]:
-    """Around one analysis of uploaded `paths`: an upload already deleted (a second analysis of it) is
-    bad input; afterwards, also on failure, the paths are released so the ledger can delete them."""
+def _using_uploads(
+    uploads: UploadLedger | None, request: gr.Request | None, slots: Mapping[str, object], lang: str
+) -> Iterator[None]:
+    """Around one analysis of uploaded files: a browser session keeps holding what its inputs show (so a
+    re-run works), the request holds its files while it runs; an upload already deleted is bad input."""
     if uploads is None:
         yield
         return
+    session = _session(request)
+    if session is not None and uploads.has_session(session):
+        for slot, value in slots.items():
+            uploads.hold(session, slot, given_paths([value]))
+    paths = given_paths(slots.values())
+    uploads.claim(paths)
     try:
-        _run(lambda: uploads.require_present(paths))
+        _analyse(lambda: uploads.require_present(paths), lang)
         yield
     finally:
         uploads.release(paths)
+
+
+def _attempt(
+    names: Sequence[str],
+    uploads: UploadLedger | None,
+    request: gr.Request | None,
+    produce: Callable[[], dict[str, Any]],
+) -> dict[str, Any]:
+    """The values of a tab's results, or on failure: for a browser page, the problems in the result area
+    and everything else cleared; for an API call, the error raised."""
+    try:
+        return produce()
+    except Failed as failure:
+        if uploads is None or not uploads.has_session(_session(request)):
+            raise failure.toast from None
+        return {**cleared_values(names), "notice": gr.Markdown(value=failure.markdown, visible=True)}
+
+
+def cleared_values(names: Sequence[str]) -> dict[str, Any]:
+    """An empty result area: no verdict, causes, tables, plots, downloads or case link."""
+    values: dict[str, Any] = {}
+    for name in names:
+        if name.startswith("plot_"):
+            values[name] = gr.Plot(value=None, visible=False)
+        elif name == "below_box":
+            values[name] = gr.Accordion(visible=False)
+        elif name == "case_link":
+            values[name] = gr.Textbox(value="", visible=False)
+        elif name in BOXES:
+            values[name] = gr.Markdown(value="", visible=False)
+        elif name in {"causes", "below", "warnings", "graph", "case_info", "baseline_note"}:
+            values[name] = ""
+        else:
+            values[name] = None
+    return values
 
 
 def _below_threshold_box(elem_id: str) -> tuple[gr.Accordion, gr.Markdown]:
@@ -233,10 +320,10 @@ class Results:
 def _shared_values(report: Report, view: ReportView, case: tuple[str, str]) -> dict[str, Any]:
     """What both tabs show of a report: verdict, causes (those below the threshold in a box shown only
     when it has some), warnings, chains, report files, the case banner and link, and the JSON report."""
-    paths = FILES.write(report)
     banner, link = case
+    paths = FILES.write(report, case_id_of(link))
     return {
-        "verdict": view.verdict,
+        "verdict": gr.Markdown(value=view.verdict, visible=True),
         "causes": view.causes,
         "below_box": gr.Accordion(visible=bool(view.below), open=False),
         "below": view.below,
@@ -245,17 +332,26 @@ def _shared_values(report: Report, view: ReportView, case: tuple[str, str]) -> d
         "plot_chains": _plot(view, "chains"),
         **{f"dl_{fmt}": str(paths[fmt]) for fmt in ("html", "md", "json", "csv")},
         "case_info": banner,
-        "case_link": link,
+        "case_link": gr.Textbox(value=link, visible=bool(link)),
+        "notice": gr.Markdown(value="", visible=False),
         "report_json": report.to_dict(),
     }
 
 
-def compare_values(report: Report, case: tuple[str, str] = NO_CASE) -> dict[str, Any]:
+def compare_values(
+    report: Report, case: tuple[str, str] = NO_CASE, choice: str | None = None, first: str | None = None
+) -> dict[str, Any]:
     """Values of the Compare tab's result components by name (COMPARE_OUTPUTS); `case` is the
-    (banner, link) of the case the report is kept as."""
+    (banner, link) of the case the report is kept as, `choice` the baseline option and `first` the name
+    of the Baseline box's upload (which run became the baseline, and why)."""
     view = report_view(report)
+    slot = baseline_slot(report.data, first) if first is not None else None
+    if slot is None and len(report.data.get("runs") or []) == 2:
+        slot = "first"  # a reopened case: the report's baseline stands for the first upload
     return {
         **_shared_values(report, view, case),
+        "runs": _dataframe(view.runs),
+        "baseline_note": baseline_note(report, choice, slot),
         "operators": _dataframe(view.operators),
         "top_baseline": _dataframe(view.top_baseline),
         "top_target": _dataframe(view.top_target),
@@ -310,26 +406,34 @@ def compare(
     """Diagnose a baseline/target pair of profiles (archives or folder files), optionally with a MINDIR
     and the target profiled again after the fixes (`after`).
 
-    Returns the Compare tab's values by name (compare_values). With `uploads`, the request's uploaded
-    files are released when it ends.
+    Returns the Compare tab's values by name (compare_values). With `uploads`, the request holds its
+    uploaded files while it runs and a browser session keeps them for a re-run; a browser page gets
+    problems in its result area, an API call an error.
     """
-    given = [("baseline", baseline), ("target", target), ("mindir", mindir)]
-    if after:
-        given.append(("after", after))
-    with _using_uploads(uploads, given_paths(value for _, value in given)):
-        report = _run(
-            lambda: diagnose(
-                baseline or None,
-                target or None,
-                mindir or None,
-                rank=None if rank is None else int(rank),
-                baseline_role=ROLE_CHOICES.get(role),
-                progress=_progress(progress),
-                lang=_lang(request),
-                after=after or None,
+    given = list(zip(COMPARE_SLOTS, (baseline, target, mindir, after), strict=True))
+    lang = _lang(request)
+
+    def produce() -> dict[str, Any]:
+        with _using_uploads(uploads, request, dict(given), lang):
+            report = _analyse(
+                lambda: diagnose(
+                    baseline or None,
+                    target or None,
+                    mindir or None,
+                    rank=None if rank is None else int(rank),
+                    baseline_role=ROLE_CHOICES.get(role),
+                    progress=_progress(progress),
+                    lang=lang,
+                    after=after or None,
+                ),
+                lang,
             )
-        )
-        return compare_values(report, _keep(cases, report, given, request))  # the case store first
+            kept = _keep(cases, report, given, request)  # the case store first
+            return compare_values(
+                report, kept, ROLE_CHOICES.get(role), display_name(baseline) if baseline else None
+            )
+
+    return _attempt(COMPARE_OUTPUTS, uploads, request, produce)
 
 
 def inspect(
@@ -341,10 +445,17 @@ def inspect(
     uploads: UploadLedger | None = None,
 ) -> dict[str, Any]:
     """Check one MINDIR model: export hygiene and fusion chains. Returns the Inspect tab's values by
-    name (inspect_values); with `uploads`, the uploaded model is released when the request ends."""
-    with _using_uploads(uploads, given_paths([mindir])):
-        report = _run(lambda: inspect_model(mindir or "", progress=_progress(progress), lang=_lang(request)))
-        return inspect_values(report, _keep(cases, report, [("mindir", mindir)], request))
+    name (inspect_values); uploads and problems as in `compare`."""
+    lang = _lang(request)
+
+    def produce() -> dict[str, Any]:
+        with _using_uploads(uploads, request, {"inspect": mindir}, lang):
+            report = _analyse(
+                lambda: inspect_model(mindir or "", progress=_progress(progress), lang=lang), lang
+            )
+            return inspect_values(report, _keep(cases, report, [("mindir", mindir)], request))
+
+    return _attempt(INSPECT_OUTPUTS, uploads, request, produce)
 
 
 def search_rules(query: str, request: gr.Request) -> str:
@@ -370,6 +481,8 @@ class Events:
         self.compare_results: Results | None = None
         self.inspect_results: Results | None = None
         self.triage: dict[str, gr.components.Component] = {}  # the Triage tab's components by name
+        self.help: gr.Markdown | None = None  # the collection help, filled in the viewer's language
+        self.language_boxes: list[tuple[str, gr.Column]] = []  # blocks only one language's viewers see
 
     def _results(self, kind: str) -> Results:
         """The Compare tab's results, or the Inspect tab's for a model-only (`kind` "mindir") report."""
@@ -421,6 +534,43 @@ class Events:
             lambda: inspect(mindir, request, progress, cases=self.cases, uploads=self.uploads)
         )
         return self._results("mindir").keyed(values)
+
+    def start_session(self, request: gr.Request) -> None:
+        """On page load: this browser page's inputs hold their uploads from now on, until it closes."""
+        session = _session(request)
+        if session is not None:
+            self.uploads.open_session(session)
+
+    def end_session(self, request: gr.Request) -> None:
+        """The page closed (Gradio's unload): let go of the uploads its inputs held."""
+        session = _session(request)
+        if session is not None:
+            self.uploads.end_session(session)
+
+    def input_changed(self, slot: str | None) -> Callable[..., Any]:
+        """The handler of one input's change: the session holds what the input now shows (`slot` names an
+        upload input; None for an option), and a result already shown is marked stale."""
+
+        def changed(value: Any, verdict: str | None, request: gr.Request) -> Any:
+            session = _session(request)
+            if slot is not None and session is not None:
+                self.uploads.hold(session, slot, given_paths([value]))
+            if not verdict:
+                return gr.skip()
+            return gr.Markdown(value=t("stale", _lang(request)), visible=True)
+
+        return changed
+
+    def show_language(self, request: gr.Request) -> dict[gr.components.Component, Any]:
+        """On page load: show the blocks of the viewer's language, hide the others."""
+        lang = _lang(request)
+        return {box: gr.Column(visible=box_lang == lang) for box_lang, box in self.language_boxes}
+
+    @staticmethod
+    def swap(report: dict[str, Any] | None, baseline: list[str] | None) -> str:
+        """The baseline option that makes the other run of the shown report the baseline."""
+        first = display_name(baseline) if baseline else None
+        return swapped_choice(baseline_slot(report, first))
 
     def open_case(self, case_id: str, request: gr.Request) -> dict[gr.components.Component, Any]:
         """Reopen a case in the Compare tab (the Inspect tab for a model-only case): the selected tab
@@ -546,6 +696,7 @@ def _case_parts(prefix: str) -> dict[str, gr.components.Component]:
         buttons=["copy"],
         elem_id=f"{prefix}case-link",
         max_lines=1,
+        visible=False,
     )
     return {"case_info": banner, "case_link": link}
 
@@ -579,6 +730,8 @@ Wiring = tuple[list[gr.components.Component], list[gr.components.Component]]
 def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events) -> Wiring:
     """Upload row, options, results; returns the (inputs, outputs) of the compare event."""
     gr.Markdown(I18N("intro"))
+    with gr.Accordion(I18N("collect_help"), open=False, elem_id="collect-help"):
+        events.help = gr.Markdown(elem_id="collect-help-text")
     with gr.Row(equal_height=False):
         with gr.Column():
             baseline, _ = _side("baseline", preload.files("baseline") if preload else None)
@@ -601,16 +754,22 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
                     value="auto",
                     label=I18N("roles"),
                 )
-    examples = _pair_examples([baseline, target, mindir])
+    examples = _pair_examples(events, [baseline, target, mindir])
     run = gr.Button(I18N("run"), variant="primary", elem_id="run-compare")
-    verdict = gr.Markdown(elem_id="verdict")
+    notice = gr.Markdown(elem_id="notice", visible=False)
+    verdict = gr.Markdown(elem_id="verdict", visible=False)
     case = _case_parts("")
-    with gr.Row(equal_height=False):
-        with gr.Column(scale=5, min_width=420):
+    with gr.Accordion(I18N("runs"), open=True, elem_id="runs-box"):
+        runs = gr.Dataframe(interactive=False, elem_id="runs", show_label=False, max_height=160, wrap=True)
+        with gr.Row(equal_height=True):
+            baseline_md = gr.Markdown(elem_id="baseline-note")
+            swap = gr.Button(I18N("swap"), size="sm", elem_id="swap-roles", scale=0)
+    with gr.Row(equal_height=False, elem_id="results-row"):
+        with gr.Column(scale=5, min_width=420, elem_id="causes-column"):
             causes = gr.Markdown(elem_id="causes")
             below_box, below = _below_threshold_box("below-threshold")
             after_md = gr.Markdown(elem_id="after")
-        with gr.Column(scale=6, min_width=480), gr.Tabs():
+        with gr.Column(scale=6, min_width=360, elem_id="details-column"), gr.Tabs():
             with gr.Tab(I18N("plots")):
                 plots = {
                     key: gr.Plot(
@@ -635,7 +794,7 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
                     interactive=False, label=I18N("top_target"), max_chars=60, elem_id="top-target"
                 )
             with gr.Tab(I18N("chains")):
-                chains = gr.Dataframe(interactive=False, label=I18N("chains"))
+                chains = _wide_table("chains", "compare-chains", max_chars=80, pinned_columns=2)
             with gr.Tab(I18N("warnings")):
                 warnings_md = gr.Markdown(elem_id="warnings")
             with gr.Tab(I18N("downloads")):
@@ -663,10 +822,15 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
         "fixes": fixes,
         "dl_reprofile": dl_reprofile,
         **case,
+        "runs": runs,
+        "baseline_note": baseline_md,
+        "notice": notice,
         "report_json": report_json,
     }
     events.compare_results = Results(COMPARE_OUTPUTS, parts)
     outputs = events.compare_results.outputs
+    slots = ("baseline", "target", "mindir", None, None, "after")  # rank and role hold no upload
+    _watch_inputs(events, zip(slots, inputs, strict=True), verdict, notice)
     run.click(
         events.compare,
         inputs,
@@ -676,9 +840,18 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
         concurrency_id="analysis",
     )
     fixes.input(reprofile, [report_json, fixes], dl_reprofile, api_visibility="private")
-    if examples is not None:
+    # One click makes the other run the baseline and diagnoses again.
+    swap.click(events.swap, [report_json, baseline], role, queue=False, api_visibility="private").then(
+        events.compare,
+        inputs,
+        outputs,
+        api_visibility="private",
+        concurrency_limit=config.concurrency,
+        concurrency_id="analysis",
+    )
+    for example in examples:
         # Clicking an example fills the inputs, then diagnoses them in the same pool as the button.
-        examples.load_input_event.then(
+        example.load_input_event.then(
             events.compare,
             inputs,
             outputs,
@@ -689,17 +862,31 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
     return inputs, outputs
 
 
-def _pair_examples(inputs: list[gr.File]) -> gr.Examples | None:
-    """The bundled pairs as clickable examples (None when they are not present)."""
+def _in_each_language(events: Events, make: Callable[[str], gr.Examples], elem_id: str) -> list[gr.Examples]:
+    """One gr.Examples per language (its labels cannot follow the browser's language), each in a column
+    that only viewers of that language see (shown by Events.show_language on page load)."""
+    made = []
+    for lang in LANGS:
+        with gr.Column(visible=lang == "en", elem_id=elem_id if lang == "en" else f"{elem_id}-{lang}") as box:
+            made.append(make(lang))
+        events.language_boxes.append((lang, box))
+    return made
+
+
+def _pair_examples(events: Events, inputs: list[gr.File]) -> list[gr.Examples]:
+    """The bundled pairs as clickable examples, labelled in one language each (none when absent)."""
     pairs = available_pairs()
     if not pairs:
-        return None
-    return gr.Examples(
-        examples=[[p.files("baseline"), p.files("target"), None] for p in pairs],
-        inputs=inputs,
-        label=I18N("examples"),
-        example_labels=[p.label for p in pairs],
-        elem_id="examples",
+        return []
+    return _in_each_language(
+        events,
+        lambda lang: gr.Examples(
+            examples=[[p.files("baseline"), p.files("target"), None] for p in pairs],
+            inputs=inputs,
+            label=UI_TEXT[lang]["examples"],
+            example_labels=[UI_TEXT[lang][p.label_key] for p in pairs],
+        ),
+        "examples",
     )
 
 
@@ -708,10 +895,21 @@ def _inspect_tab(config: AppConfig, events: Events) -> list[gr.components.Compon
     mindir = without_stray_file(
         gr.File(label=I18N("mindir_required"), file_types=[".mindir"], elem_id="inspect-file", height=140)
     )
+    examples = []
     if MODEL.is_file():
-        gr.Examples([[str(MODEL)]], [mindir], label=I18N("model_examples"), example_labels=[MODEL_LABEL])
+        examples = _in_each_language(
+            events,
+            lambda lang: gr.Examples(
+                [[str(MODEL)]],
+                [mindir],
+                label=UI_TEXT[lang]["model_examples"],
+                example_labels=[UI_TEXT[lang][MODEL_LABEL_KEY]],
+            ),
+            "model-examples",
+        )
     run = gr.Button(I18N("inspect"), variant="primary", elem_id="run-inspect")
-    verdict = gr.Markdown(elem_id="inspect-verdict")
+    notice = gr.Markdown(elem_id="inspect-notice", visible=False)
+    verdict = gr.Markdown(elem_id="inspect-verdict", visible=False)
     case = _case_parts("inspect-")
     with gr.Row(equal_height=False):
         with gr.Column(scale=5, min_width=420):
@@ -719,7 +917,7 @@ def _inspect_tab(config: AppConfig, events: Events) -> list[gr.components.Compon
             below_box, below = _below_threshold_box("inspect-below-threshold")
         with gr.Column(scale=6, min_width=480):
             graph_md = gr.Markdown(elem_id="inspect-graph")
-            chains = gr.Dataframe(interactive=False, label=I18N("chains"), elem_id="inspect-chains")
+            chains = _wide_table("chains", "inspect-chains", max_chars=80, pinned_columns=2)
             plot = gr.Plot(
                 label=I18N("plot_chains"), show_label=False, visible=False, elem_id="inspect-plot-chains"
             )
@@ -739,10 +937,12 @@ def _inspect_tab(config: AppConfig, events: Events) -> list[gr.components.Compon
         "plot_chains": plot,
         **downloads,
         **case,
+        "notice": notice,
         "report_json": report_json,
     }
     events.inspect_results = Results(INSPECT_OUTPUTS, parts)
     outputs = events.inspect_results.outputs
+    _watch_inputs(events, [(INSPECT_SLOTS[0], mindir)], verdict, notice)
     run.click(
         events.inspect,
         [mindir],
@@ -751,14 +951,48 @@ def _inspect_tab(config: AppConfig, events: Events) -> list[gr.components.Compon
         concurrency_limit=config.concurrency,
         concurrency_id="analysis",
     )
+    for example in examples:  # clicking the example model inspects it
+        example.load_input_event.then(
+            events.inspect,
+            [mindir],
+            outputs,
+            api_visibility="private",
+            concurrency_limit=config.concurrency,
+            concurrency_id="analysis",
+        )
     return outputs
 
 
-def _rules_tab() -> None:
+def _watch_inputs(
+    events: Events,
+    slots: Iterable[tuple[str | None, gr.components.Component]],
+    verdict: gr.Markdown,
+    notice: gr.Markdown,
+) -> None:
+    """Every input's change: its uploads are held by the session, a shown result is marked stale."""
+    for slot, component in slots:
+        component.change(
+            events.input_changed(slot),
+            [component, verdict],
+            notice,
+            queue=False,
+            api_visibility="private",
+            show_progress="hidden",
+        )
+
+
+def _rules_tab() -> tuple[gr.Textbox, gr.Markdown]:
+    """The rule catalog with a search box; filled in the viewer's language when the page loads."""
     gr.Markdown(I18N("rules_intro"))
     query = gr.Textbox(label=I18N("rules_search"), elem_id="rules-search")
-    catalog = gr.Markdown(rules_markdown(""), elem_id="rules-catalog")
+    catalog = gr.Markdown(elem_id="rules-catalog")
     query.change(search_rules, query, catalog, api_visibility="undocumented", trigger_mode="always_last")
+    return query, catalog
+
+
+def show_help(request: gr.Request) -> str:
+    """The collection help in the viewer's language."""
+    return collect_help(_lang(request))
 
 
 def _choices(values: Sequence[str]) -> list[tuple[Any, str]]:
@@ -854,10 +1088,16 @@ def build_demo(config: AppConfig | None = None, example: str | None = None) -> g
             with gr.Tab(I18N("tab_inspect"), id="inspect"):
                 inspect_outs = _inspect_tab(config, events)
             with gr.Tab(I18N("tab_rules"), id="rules"):
-                _rules_tab()
+                rules_query, rules_catalog = _rules_tab()
             events.tabs = tabs
             opened = [tabs, *outputs, *inspect_outs]
             triage_tab = _triage_tab(events, opened) if config.triage_enabled else None
+        demo.load(events.start_session, None, None, queue=False, api_visibility="private")
+        demo.unload(events.end_session)
+        demo.load(show_help, None, events.help, queue=False, api_visibility="private")
+        boxes = [box for _, box in events.language_boxes]
+        demo.load(events.show_language, None, boxes, queue=False, api_visibility="private")
+        demo.load(search_rules, rules_query, rules_catalog, queue=False, api_visibility="private")
         demo.load(events.open_linked_case, None, opened, api_visibility="private")
         if triage_tab is not None and config.staff:
             demo.load(events.show_triage, None, triage_tab, api_visibility="private")

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from doctor.i18n import UI_TEXT
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES_DIR = ROOT / "assets" / "examples"
 MODELS_DIR = ROOT / "assets" / "models"
@@ -16,10 +18,19 @@ MODELS_DIR = ROOT / "assets" / "models"
 
 @dataclass(frozen=True)
 class PairExample:
-    """A baseline/target pair under assets/examples/<name>/ with a label for the UI."""
+    """A baseline/target pair under assets/examples/<name>/; its label, in one language each, is the UI
+    text `label_key` (doctor.i18n.UI_TEXT)."""
 
     name: str
-    label: str
+
+    @property
+    def label_key(self) -> str:
+        return f"ex_{self.name}"
+
+    @property
+    def label(self) -> str:
+        """The English label."""
+        return UI_TEXT["en"][self.label_key]
 
     @property
     def folder(self) -> Path:
@@ -35,12 +46,14 @@ class PairExample:
         return bool(self.files("baseline")) and bool(self.files("target"))
 
 
+# The first example is the case the app is for: inference slower than the training step it came from.
 PAIRS = (
-    PairExample("amp_train_vs_fp32_infer", "AMP O2 training vs FP32 inference · AMP O2 训练 vs FP32 推理"),
-    PairExample("pynative_infer", "Graph-mode vs PyNative inference · 图模式 vs PyNative 推理"),
+    PairExample("graph_train_vs_pynative_infer"),
+    PairExample("amp_train_vs_fp32_infer"),
+    PairExample("pynative_infer"),
 )
 MODEL = MODELS_DIR / "resnet50_noweights.mindir"
-MODEL_LABEL = "ResNet-50 (weights stripped · 已去除权重)"
+MODEL_LABEL_KEY = "ex_resnet50"
 
 
 def available_pairs() -> list[PairExample]:

@@ -37,6 +37,7 @@ from diagnosis import (
 )
 from doctor import isolation
 from doctor.i18n import check_lang, t
+from doctor.problems import InputProblems, SideError, user_file
 from doctor.report import Report
 from doctor.uploads import public_folders
 from doctor.version import VERSION
@@ -225,23 +226,33 @@ def _read_all(
     """Read and prepare the one or two profiles; two are handled at once in two threads.
 
     Much of a read is pyarrow parsing and compute, which release the GIL, so one run's Python work
-    overlaps the other's parsing (0.55 -> 0.45 s for a 100k-row pair). Results and errors come out in
-    input order, as a sequential read would give them; progress is reported from this thread."""
+    overlaps the other's parsing (0.55 -> 0.45 s for a 100k-row pair). Results come out in input order
+    and progress is reported from this thread; when both inputs are bad, both problems are raised
+    together (InputProblems), so the user can fix both at once. A lone profile keeps the side it was
+    given as in its errors."""
     if len(given) == 1:
         step(0.25, "p_read_target")
-        return [_read("target", given[0][1], workspace, rank, isolate)]
+        return [_read(given[0][0], given[0][1], workspace, rank, isolate)]
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="perf-doctor-read") as pool:
         pending = [pool.submit(_read, role, src, workspace, rank, isolate) for role, src in given]
-        sides = []
+        sides: list[Side] = []
+        problems: list[InputError] = []
         for (role, _), future in zip(given, pending, strict=True):
             step(READ_PROGRESS[role], f"p_read_{role}")
-            sides.append(future.result())
+            try:
+                sides.append(future.result())
+            except InputError as error:
+                problems.append(error)
+    if len(problems) > 1:
+        raise InputProblems(problems)
+    if problems:
+        raise problems[0]
     return sides
 
 
 def _read(role: str, source: Source, workspace: Workspace, rank: int | None, isolate: bool) -> Side:
     """Materialise, read and prepare one profile (forward kernels, per-operator aggregates: the same
-    whatever its role); errors name the role so the user knows which input is wrong."""
+    whatever its role); errors name the role and the user's own file, never the server's folders."""
     name = display_name(source)
     unpack = isolation.materialize if isolate else materialize
     folder: Path | None = None
@@ -249,10 +260,27 @@ def _read(role: str, source: Source, workspace: Workspace, rank: int | None, iso
         folder = unpack(source, workspace)
         run = read_folder(folder, rank=rank, source=name)
     except InputError as error:
-        error = in_user_terms(error, folder, name) if folder is not None else error
-        where = f"{role} {error.path}" if error.path else role
-        raise InputError(error.problem, path=where, expected=error.expected) from None
+        uploaded_path = error.path
+        if folder is not None:  # relative to the upload, with the file versions known to write it
+            error = in_user_terms(error, folder, name)
+        # Loose uploaded files are named by their own names (_user_file), not by the rebuilt folder.
+        path = error.path if isinstance(source, (str, os.PathLike)) else uploaded_path
+        raise SideError(role, _user_file(path, source), error.problem, expected=error.expected) from None
     return prepare(run)
+
+
+def _user_file(path: str | None, source: Source) -> str:
+    """The file an error is about as the user knows it: the reader's path without the server's folders,
+    or, for uploaded files the path does not name (a folder rebuilt from them), the uploaded names."""
+    if isinstance(source, (str, os.PathLike)):
+        return user_file(path) or display_name(source)
+    names = [Path(p).name for p in source]
+    shown = user_file(path)
+    if shown and Path(shown).name in names:
+        return shown
+    if len(names) <= 3:
+        return ", ".join(names)
+    return f"{', '.join(names[:2])} and {len(names) - 2} more files"
 
 
 def _load_report_model_in_background() -> None:
@@ -275,7 +303,7 @@ def _load_model(path: str | os.PathLike[str], step: _Step, isolate: bool) -> _Mo
     try:
         model = isolation.load_mindir(path) if isolate else graph.load_mindir(path)
     except InputError as error:  # name the user's file, never the server's upload path
-        raise InputError(error.problem, path=Path(path).name, expected=error.expected) from None
+        raise SideError("mindir", Path(path).name, error.problem, expected=error.expected) from None
     chains = graph.find_chains(model)
     return _Model(model, chains, Path(path).name, graph.hygiene_symptoms(model, chains))
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -23,6 +24,24 @@ MAX_AGE_S = 3600
 BASENAME = "perf-doctor-report"
 CSV_NAME = "perf-doctor-operators.csv"
 SCRIPT_NAME = "reprofile.py"
+
+
+_CASE_IN_LINK = re.compile(r"[?&]case=([A-Za-z0-9_-]{1,64})(?:&|$)")
+
+
+def case_id_of(link: str | None) -> str | None:
+    """The case id a case link carries (None without one), for naming that case's downloads."""
+    found = _CASE_IN_LINK.search(link or "")
+    return found.group(1) if found else None
+
+
+def download_names(report: Report, case_id: str | None) -> dict[str, str]:
+    """File names of a report's downloads: `perf-doctor-<case id>.html` etc. (`-operators.csv` for the
+    table), or the report's creation time without a case, so two downloads never look alike."""
+    stem = case_id or re.sub(r"[^0-9TZ]", "", str(report.data.get("created_utc", ""))) or "report"
+    names = {fmt: f"perf-doctor-{stem}{suffix}" for fmt, suffix in SUFFIXES.items()}
+    names["csv"] = f"perf-doctor-{stem}-operators.csv"
+    return names
 
 
 class ReportFiles:
@@ -43,13 +62,13 @@ class ReportFiles:
                 atexit.register(shutil.rmtree, self._root, True)
             return self._root
 
-    def write(self, report: Report) -> dict[str, Path]:
-        """Render every format into a fresh sub-folder; returns format -> path."""
+    def write(self, report: Report, case_id: str | None = None) -> dict[str, Path]:
+        """Render every format into a fresh sub-folder, named after the case (download_names); returns
+        format -> path."""
         self.prune()
         folder = Path(tempfile.mkdtemp(prefix="report-", dir=self.root))
         paths = {}
-        for fmt, suffix in SUFFIXES.items():
-            name = CSV_NAME if fmt == "csv" else BASENAME + suffix
+        for fmt, name in download_names(report, case_id).items():
             path = folder / name
             path.write_text(render(report, fmt), encoding="utf-8")
             paths[fmt] = path

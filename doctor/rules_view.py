@@ -31,8 +31,8 @@ def rules_markdown(query: str = "", lang: str = "en") -> str:
     rules = matching_rules(query or "")
     total = len(load_rules())
     if not query.strip():
-        return catalog_markdown(rules)
+        return catalog_markdown(rules, lang)
     head = t("rules_found", lang, shown=len(rules), total=total, query=md_text(query.strip()))
     if not rules:
         return head
-    return head + "\n\n" + catalog_markdown(rules)
+    return head + "\n\n" + catalog_markdown(rules, lang)

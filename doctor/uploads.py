@@ -1,11 +1,13 @@
-"""Deleting uploaded files from Gradio's upload cache once the analyses that used them end, so that
-confidential profiles do not wait there (where anyone who learns a path can fetch them) for Gradio's
-`delete_cache` sweep.
+"""Deleting uploaded files from Gradio's upload cache once nobody uses them any more, so that confidential
+profiles do not wait there (where anyone who learns a path can fetch them) for Gradio's `delete_cache` sweep.
 
 Gradio stores each upload at `<upload folder>/<sha256 of the content>/<file name>`: byte-identical uploads
 with the same name (two users, or two queued requests of one user) share one path. `UploadLedger` counts
-the uploads of each path and deletes the file only when the last analysis using it has ended;
-`UploadRecorder` (ASGI middleware) records what Gradio's upload route returns before the client sees it.
+the holders of each path and deletes the file when the last one lets go. Holders are: an upload nobody has
+claimed yet (forgotten at the TTL), a browser session showing the file in an input (until the user clears
+it, the session ends, or the TTL passes without activity), and a running request. An API call without a
+browser session claims the upload itself, so its file goes when its analysis ends. `UploadRecorder` (ASGI
+middleware) records what Gradio's upload route returns before the client sees it.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import os
 import stat
 import threading
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable, Iterator, MutableMapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,7 +29,7 @@ from core import InputError
 LOG = logging.getLogger("perf_doctor.uploads")
 UPLOAD_ROUTE = "/gradio_api/upload"  # gradio.routes: APIRouter(prefix=API_PREFIX).post("/upload")
 MAX_ANSWER_BYTES = 4 << 20  # the upload route answers a JSON list of at most 1,000 paths
-GONE = "this upload was deleted after its analysis (uploads are not kept); upload the file again"
+GONE = "this upload is no longer on the server (it was cleared or expired); upload the file again"
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -43,23 +46,30 @@ def public_folders() -> dict[str, str]:
 
 
 class UploadLedger:
-    """Reference counts of the files in one upload folder; a file is deleted when its count drops to zero.
+    """Holders of the files in one upload folder; a file is deleted when its last holder lets go.
+
+    A path's count is the number of its holders: unclaimed uploads (`record`), the inputs of browser
+    sessions showing it (`hold`), and running requests (`claim` ... `release`). Claiming or holding first
+    takes over an unclaimed upload of the path, so an upload is never counted twice.
 
     Thread-safe: the upload route answers on the event loop while analyses end in worker threads. Only
-    recorded paths are ever deleted, never a pinned one (example files Gradio copied into its cache, which
-    an upload of the same bytes and name shares), never through a symbolic link, never outside the folder.
-    A path whose count drops to zero while uploads are in flight is deleted once none is (unless one
+    recorded or held paths are ever deleted, never a pinned one (example files Gradio copied into its cache,
+    which an upload of the same bytes and name shares), never through a symbolic link, never outside the
+    folder. A path whose count drops to zero while uploads are in flight is deleted once none is (unless one
     recorded it again): an upload may have just written the same file and not answered yet.
     """
 
     def __init__(self, root: str | os.PathLike[str], *, forget_after: float = 3600.0) -> None:
-        """`root` is Gradio's upload folder; counts not recorded for `forget_after` seconds are forgotten
-        (Gradio's delete_cache has removed such files, and uploads never analysed must not pile up)."""
+        """`root` is Gradio's upload folder; `forget_after` is the TTL in seconds of an unclaimed upload and
+        of a browser session without activity (Gradio's delete_cache removes older files anyway)."""
         self.root = Path(os.path.realpath(root))
         self.forget_after = forget_after
         self._lock = threading.Lock()
         self._counts: dict[Path, int] = {}
+        self._unclaimed: dict[Path, int] = {}  # holders of _counts that are uploads nobody claimed yet
         self._recorded_at: dict[Path, float] = {}
+        self._sessions: dict[str, dict[str, Counter[Path]]] = {}  # session -> input slot -> paths
+        self._seen: dict[str, float] = {}  # session -> last activity
         self._pinned: set[Path] = set()
         self._uploading = 0  # upload requests in flight
         self._doomed: set[Path] = set()  # counts at zero, waiting for the uploads in flight to answer
@@ -101,32 +111,65 @@ class UploadLedger:
                     self._doomed.clear()
 
     def record(self, paths: Iterable[object]) -> None:
-        """Count one upload of each path (a path listed twice counts twice); called before the client
-        learns the paths, so a request using them always finds its count."""
+        """Count one unclaimed upload of each path (a path listed twice counts twice); called before the
+        client learns the paths, so a request or session using them always finds its count."""
         now = time.monotonic()
         with self._lock:
             self._forget_stale(now)
             for key in filter(None, map(self.key, paths)):
                 self._counts[key] = self._counts.get(key, 0) + 1
+                self._unclaimed[key] = self._unclaimed.get(key, 0) + 1
                 self._recorded_at[key] = now
                 self._doomed.discard(key)
 
-    def release(self, paths: Iterable[object]) -> None:
-        """One finished request used these paths: decrement each occurrence's count and delete the files
-        whose count reaches zero. Paths never recorded are left alone; a file already gone is fine."""
+    def claim(self, paths: Iterable[object]) -> None:
+        """A request starts using these paths (each occurrence once): it holds them until `release`."""
         with self._lock:
             for key in filter(None, map(self.key, paths)):
-                count = self._counts.get(key, 0)
-                if count <= 0:
-                    continue
-                if count > 1:
-                    self._counts[key] = count - 1
-                    continue
-                del self._counts[key], self._recorded_at[key]
-                if self._uploading:
-                    self._doomed.add(key)
-                else:
-                    self._delete(key)
+                self._take(key)
+
+    def release(self, paths: Iterable[object]) -> None:
+        """One finished request used these paths: decrement each occurrence's count and delete the files
+        whose count reaches zero. Paths never counted are left alone; a file already gone is fine."""
+        with self._lock:
+            for key in filter(None, map(self.key, paths)):
+                self._drop(key)
+
+    def open_session(self, session: str) -> None:
+        """A browser page opened: its inputs will hold their files (`hold`) until it closes."""
+        with self._lock:
+            self._forget_stale(time.monotonic())
+            self._sessions.setdefault(session, {})
+            self._seen[session] = time.monotonic()
+
+    def has_session(self, session: str | None) -> bool:
+        """Whether `session` is an open browser page (API calls have none)."""
+        with self._lock:
+            return session is not None and session in self._sessions
+
+    def hold(self, session: str, slot: str, paths: Iterable[object]) -> None:
+        """The browser session's input `slot` now shows `paths`: hold the new ones, let go of the ones
+        the user cleared or replaced (deleted when nobody else holds them)."""
+        now = time.monotonic()
+        wanted = Counter(filter(None, map(self.key, paths)))
+        with self._lock:
+            self._forget_stale(now)
+            slots = self._sessions.setdefault(session, {})
+            self._seen[session] = now
+            held = slots.get(slot, Counter())
+            for key in (wanted - held).elements():
+                self._take(key)
+            for key in (held - wanted).elements():
+                self._drop(key)
+            if wanted:
+                slots[slot] = wanted
+            else:
+                slots.pop(slot, None)
+
+    def end_session(self, session: str) -> None:
+        """The browser page closed: let go of everything its inputs held."""
+        with self._lock:
+            self._end(session)
 
     def count(self, path: object) -> int:
         """The current count of a path (0 when not recorded), for tests and logs."""
@@ -136,7 +179,7 @@ class UploadLedger:
 
     def require_present(self, paths: Iterable[object]) -> None:
         """Raise an InputError naming the file when a path inside the upload folder no longer exists
-        (a second analysis of an upload already deleted), instead of a confusing "not found"."""
+        (cleared by its last holder or expired), instead of a confusing "not found"."""
         for path in paths:
             key = self.key(path)
             if key is not None and not os.path.lexists(key):
@@ -156,15 +199,55 @@ class UploadLedger:
 
     # Called with the lock held.
 
+    def _take(self, key: Path) -> None:
+        """One more holder: an unclaimed upload of the path if there is one, else a new count."""
+        if self._unclaimed.get(key, 0) > 0:
+            self._unclaimed[key] -= 1
+            if not self._unclaimed[key]:
+                del self._unclaimed[key], self._recorded_at[key]
+        else:
+            self._counts[key] = self._counts.get(key, 0) + 1
+        self._doomed.discard(key)
+
+    def _drop(self, key: Path) -> None:
+        """One holder fewer; at zero the file is deleted (after the uploads in flight)."""
+        count = self._counts.get(key, 0)
+        if count <= 0:
+            return
+        if count > 1:
+            self._counts[key] = count - 1
+            if self._unclaimed.get(key, 0) > count - 1:
+                self._unclaimed[key] = count - 1
+            return
+        del self._counts[key]
+        self._unclaimed.pop(key, None)
+        self._recorded_at.pop(key, None)
+        if self._uploading:
+            self._doomed.add(key)
+        else:
+            self._delete(key)
+
+    def _end(self, session: str) -> None:
+        for held in self._sessions.pop(session, {}).values():
+            for key in held.elements():
+                self._drop(key)
+        self._seen.pop(session, None)
+
     def _forget_stale(self, now: float) -> None:
-        """Drop counts older than `forget_after` (checked at most once a minute), so uploads never analysed
-        do not keep entries for ever."""
+        """At the TTL (checked at most once a minute): drop uploads nobody claimed and end sessions without
+        activity, deleting the files nobody else holds."""
         if now - self._swept < min(60.0, self.forget_after):
             return
         self._swept = now
         for key, when in list(self._recorded_at.items()):
             if now - when > self.forget_after:
-                del self._counts[key], self._recorded_at[key]
+                for _ in range(self._unclaimed.get(key, 0)):
+                    self._drop(key)
+                self._unclaimed.pop(key, None)
+                self._recorded_at.pop(key, None)
+        for session, when in list(self._seen.items()):
+            if now - when > self.forget_after:
+                self._end(session)
 
     def _delete(self, key: Path) -> None:
         """Unlink one regular file (never a link, a folder or a pinned file); the <sha>/ folder stays:

@@ -11,6 +11,7 @@ from typing import Any
 
 import pandas as pd
 
+from doctor.chain_rows import chain_records
 from doctor.i18n import t
 from doctor.plots import report_figures
 from doctor.render.markdown import (
@@ -22,7 +23,7 @@ from doctor.render.markdown import (
     warnings_markdown,
 )
 from doctor.report import Report
-from doctor.text import is_missing
+from doctor.text import is_missing, md_code
 
 DISPLAY_DIGITS = 3
 
@@ -49,6 +50,7 @@ class ReportView:
     chains: Table
     graph: str
     figures: dict[str, Any]
+    runs: Table
     after: str = ""  # the after-the-fix section ("" without an after run)
     fixes: list[tuple[str, str]] = field(default_factory=list)  # (label, cause id) reprofile.py can apply
     ticked: list[str] = field(default_factory=list)  # the fixes ticked at first: the ranked causes
@@ -66,7 +68,8 @@ def report_view(report: Report) -> ReportView:
         top_target=leaderboard_table(report, "target"),
         chains=chain_table(report),
         graph=graph_summary_markdown(report),
-        figures=report_figures(report),
+        runs=runs_table(report),
+        figures=_integer_step_ticks(report_figures(report)),
         after=after_markdown(report),
         fixes=fix_choices(report),
         ticked=[c.id for c in report.document.causes if c.section == "ranked"]
@@ -83,30 +86,41 @@ def fix_choices(report: Report) -> list[tuple[str, str]]:
     return [(f"{c.title} ({c.id})", c.id) for c in report.document.causes]
 
 
+def _integer_step_ticks(figures: dict[str, Any]) -> dict[str, Any]:
+    """Step numbers are whole: the step plot's x ticks at integers (about ten of them), not 1.5."""
+    figure = figures.get("steps")
+    if figure is not None:
+        steps = [x for trace in figure.data for x in (trace.x if trace.x is not None else ())]
+        span = (max(steps) - min(steps)) if steps else 0
+        figure.update_xaxes(tickmode="linear", tick0=min(steps, default=0), dtick=max(1, -(-span // 10)))
+    return figures
+
+
 def operator_table(report: Report) -> Table:
-    """The operator comparison for gr.Dataframe: the columns a reader sorts and searches on."""
+    """The operator comparison for gr.Dataframe: the operator, then its timings (visible without
+    scrolling sideways), then type, match and shapes."""
     ops = report.operators()
     lang = report.lang
     if report.kind == "pair":
         columns = [
             ("col_operator", ops["operator"], "str"),
-            ("col_type", ops["op_type"], "str"),
-            ("col_match", ops["match"], "str"),
             ("col_baseline_us", ops["baseline_us_per_step"], "number"),
             ("col_target_us", ops["target_us_per_step"], "number"),
             ("col_delta_us", ops["delta_us_per_step"], "number"),
             ("col_ratio", ops["ratio"], "number"),
-            ("col_significant", ops["significant"].map({True: "yes", False: ""}), "str"),
+            ("col_significant", ops["significant"].map({True: t("yes", lang), False: ""}), "str"),
+            ("col_type", ops["op_type"], "str"),
+            ("col_match", ops["match"], "str"),
             ("col_shapes", ops["target_input_shapes"].fillna(ops["baseline_input_shapes"]), "str"),
             ("col_reason", ops["one_side_reason"], "str"),
         ]
     else:
         columns = [
             ("col_operator", ops["operator"], "str"),
-            ("col_type", ops["op_type"], "str"),
             ("col_us", ops["target_us_per_step"], "number"),
             ("col_share_pct", ops["target_share"] * 100.0, "number"),
             ("col_launches", ops["target_launches_per_step"], "number"),
+            ("col_type", ops["op_type"], "str"),
             ("col_shapes", ops["target_input_shapes"], "str"),
         ]
     return _table([(t(key, lang), values, kind) for key, values, kind in columns])
@@ -129,21 +143,89 @@ def leaderboard_table(report: Report, role: str) -> Table:
 
 
 def chain_table(report: Report) -> Table:
-    """Fusion chains per pattern (empty without a model)."""
-    graph = report.data.get("graph") or {"chains": {"by_pattern": []}}
-    rows = graph["chains"]["by_pattern"]
-    frame = pd.DataFrame(rows, columns=["pattern", "count", "fusible", "blocked"])
-    fused = pd.Series([r.get("replaced_by") for r in rows], index=frame.index, dtype=object)
-    pattern = frame["pattern"].where(fused.isna(), frame["pattern"] + " → " + fused.fillna(""))
+    """Every fusion chain (chain_records) for gr.Dataframe; empty without a model."""
+    records = chain_records(report.data)
+    frame = pd.DataFrame(
+        records, columns=["index", "pattern", "scope", "ops", "status", "reason", "separate_us"]
+    )
     lang = report.lang
     return _table(
         [
-            (t("col_pattern", lang), pattern, "str"),
-            (t("col_count", lang), frame["count"], "number"),
-            (t("col_fusible", lang), frame["fusible"], "number"),
-            (t("col_blocked", lang), frame["blocked"], "number"),
+            (t("col_rank", lang), frame["index"], "number"),
+            (t("col_pattern", lang), frame["pattern"], "str"),
+            (t("col_status", lang), frame["status"].map(lambda s: t(f"chain_{s}", lang)), "str"),
+            (t("col_blocked_reason", lang), frame["reason"], "str"),
+            (t("col_separate_us", lang), frame["separate_us"], "number"),
+            (t("col_ops", lang), frame["ops"], "str"),
+            (t("col_scope", lang), frame["scope"], "str"),
         ]
     )
+
+
+def runs_table(report: Report) -> Table:
+    """What was read of each run: role, input, layout, device, mode, phase, steps, batch, ms/step and
+    profiler level; empty for a model-only report."""
+    lang = report.lang
+    runs = report.data.get("runs") or []
+    frame = pd.DataFrame(
+        [
+            {
+                "role": t(run["role"], lang),
+                "source": run["source"],
+                "layout": run["layout"],
+                "device": run["device"],
+                "mode": run["execution_mode"],
+                "phase": t(f"phase_{run['phase']}", lang),
+                "steps": run["steps"],
+                "batch": run["batch"],
+                "ms": run["ms_per_step"],
+                "level": (run.get("profiler_config") or {}).get("level") or t("not_recorded", lang),
+            }
+            for run in runs
+        ],
+        columns=["role", "source", "layout", "device", "mode", "phase", "steps", "batch", "ms", "level"],
+    )
+    keys = ["col_role", "col_source", "col_layout", "col_device", "col_mode", "col_phase", "col_steps"]
+    keys += ["col_batch", "col_ms_per_step", "col_profiler_level"]
+    kinds = ["str"] * 6 + ["number"] * 3 + ["str"]
+    return _table(
+        [
+            (t(key, lang), frame[column], kind)
+            for key, column, kind in zip(keys, frame.columns, kinds, strict=True)
+        ]
+    )
+
+
+def baseline_slot(data: dict[str, Any] | None, first_upload: str | None) -> str | None:
+    """Which upload ("first" = the Baseline box, "second" = the Target box) a report (its JSON data)
+    took as its baseline; None for a report without two runs."""
+    runs = (data or {}).get("runs") or []
+    if len(runs) != 2:
+        return None
+    return "first" if first_upload is not None and runs[0]["source"] == first_upload else "second"
+
+
+def baseline_note(report: Report, choice: str | None, slot: str | None) -> str:
+    """Which run was taken as the baseline and why (the user's choice, or the training run)."""
+    if slot is None:
+        return ""
+    lang = report.lang
+    runs = report.data["runs"]
+    name, phase = runs[0]["source"], runs[0]["phase"]
+    if choice in ("first", "second"):
+        why = t("why_chosen", lang)
+    elif slot == "second":
+        why = t("why_swapped_train", lang)
+    elif phase == "train":
+        why = t("why_train", lang)
+    else:
+        why = t("why_first", lang)
+    return t("baseline_is", lang, name=md_code(name), why=why)
+
+
+def swapped_choice(slot: str | None) -> str:
+    """The baseline choice that makes the other run the baseline."""
+    return "first" if slot == "second" else "second"
 
 
 def _table(columns: list[tuple[str, pd.Series, str]]) -> Table:
@@ -153,7 +235,14 @@ def _table(columns: list[tuple[str, pd.Series, str]]) -> Table:
         series = pd.Series(values).reset_index(drop=True)
         if kind == "number":
             numbers = pd.to_numeric(series, errors="coerce").astype("float64").round(DISPLAY_DIGITS)
-            data[name] = numbers.astype(object).where(numbers.notna(), None)
+            shown = numbers.astype(object)
+            if ((numbers.dropna() % 1) == 0).all():  # counts and indices show as 5, not 5.0
+                shown = numbers.map(_as_int)
+            data[name] = shown.where(numbers.notna(), None)
         else:
             data[name] = series.astype(object).map(lambda v: "" if is_missing(v) else str(v))
     return Table(pd.DataFrame(data), [kind for _, _, kind in columns])
+
+
+def _as_int(value: float) -> int | None:
+    return None if pd.isna(value) else int(value)

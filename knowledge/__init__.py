@@ -12,12 +12,13 @@ from knowledge.loader import load_rules
 from knowledge.schema import INPUT_KINDS, LIMITATION_TOPICS, SEVERITIES, Rule, Text
 
 
-def catalog_markdown(rules: Sequence[Rule] | None = None) -> str:
-    """The rule catalog (docs/rules.md) as Markdown; imported on use so that
+def catalog_markdown(rules: Sequence[Rule] | None = None, lang: str | None = None) -> str:
+    """The rule catalog as Markdown: docs/rules.md (bilingual) or, with `lang`, the page version in one
+    language; imported on use so that
     ``python -m knowledge.catalog`` does not find its own module already loaded."""
     from knowledge.catalog import catalog_markdown as generate
 
-    return generate(rules)
+    return generate(rules, lang)
 
 
 __all__ = [

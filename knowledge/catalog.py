@@ -21,12 +21,79 @@ The rule schema and the scoring are described in [knowledge/README.md](../knowle
 """
 
 
-def catalog_markdown(rules: Sequence[Rule] | None = None) -> str:
-    """The whole catalog as Markdown, rules in id order."""
+# The catalog as the app shows it, in one language: no link into the repository (the page has none).
+PAGE_HEADER = {
+    "en": "# Rule catalog\n\nEvery root cause Perf Doctor can report, with the evidence it weighs, "
+    "the data it needs and its fix.\n",
+    "zh": "# 规则目录\n\nPerf Doctor 能报告的每个根因，以及它权衡的证据、所需的数据和修复方法。\n",
+}
+PAGE_LABELS = {
+    "en": {
+        "index": "| id | title | severity | applies to |",
+        "severity": "Severity",
+        "applies": "Applies to",
+        "detects": "What it detects",
+        "why": "Why it matters",
+        "confirm": "How to confirm",
+        "fix": "Fix",
+        "references": "References",
+    },
+    "zh": {
+        "index": "| 编号 | 标题 | 严重程度 | 适用于 |",
+        "severity": "严重程度",
+        "applies": "适用于",
+        "detects": "检测内容",
+        "why": "影响",
+        "confirm": "如何确认",
+        "fix": "修复方法",
+        "references": "参考资料",
+    },
+}
+
+
+def catalog_markdown(rules: Sequence[Rule] | None = None, lang: str | None = None) -> str:
+    """The whole catalog as Markdown, rules in id order: bilingual for docs/rules.md (`lang` None), or
+    the page version in one language ("en" or "zh")."""
     rules = sorted(load_rules() if rules is None else rules, key=lambda r: r.id)
+    if lang is not None:
+        parts = [PAGE_HEADER[lang], _page_index(rules, lang), *(_page_section(rule, lang) for rule in rules)]
+        return "\n".join(parts).rstrip() + "\n"
     parts = [HEADER, _index(rules)]
     parts += [_section(rule) for rule in rules]
     return "\n".join(parts).rstrip() + "\n"
+
+
+def _page_index(rules: Sequence[Rule], lang: str) -> str:
+    lines = [PAGE_LABELS[lang]["index"], "|---|---|---|---|"]
+    for rule in rules:
+        lines.append(
+            f"| [`{rule.id}`](#{rule.id}) | {_cell(rule.title.get(lang))} | {rule.severity} | "
+            f"{', '.join(rule.applies_to)} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _page_section(rule: Rule, lang: str) -> str:
+    """One rule for the page: its texts in `lang`, the fix code and the references."""
+    label = PAGE_LABELS[lang]
+    lines = [
+        f'<a id="{rule.id}"></a>',
+        f"## `{rule.id}`: {rule.title.get(lang)}",
+        "",
+        f"- {label['severity']}: {rule.severity}",
+        f"- {label['applies']}: {', '.join(rule.applies_to)}",
+        "",
+    ]
+    for key, text in (
+        ("detects", rule.explanation.what_it_detects),
+        ("why", rule.explanation.why_it_matters),
+        ("confirm", rule.explanation.how_to_confirm),
+    ):
+        lines += [f"### {label[key]}", "", text.get(lang), ""]
+    lines += [f"### {label['fix']}", "", f"```{rule.fix.language}", rule.fix.code.rstrip(), "```", ""]
+    lines += [rule.fix.notes.get(lang), "", f"### {label['references']}", ""]
+    lines += [f"- [{ref.title}]({ref.url})" for ref in rule.references]
+    return "\n".join(lines) + "\n"
 
 
 def _index(rules: Sequence[Rule]) -> str:

@@ -20,7 +20,9 @@ from tests.support.inputs import CPU, EXAMPLE, RESNET, files_of, free_port
 
 pytestmark = pytest.mark.slow
 
-COMPARE_OUTPUTS = 24  # 22 report parts, the case banner and the case link (the accordion is layout)
+COMPARE_OUTPUTS = (
+    27  # 22 report parts, case banner and link, runs, baseline note, notice (the accordion is layout)
+)
 REPORT = -1  # the JSON report is the last output of both endpoints
 SCHEMA = Draft202012Validator(load_schema())
 
@@ -70,7 +72,8 @@ def test_compare_example_pair_with_mindir_returns_causes_chains_and_files(client
     counts = {row["pattern"]: row["count"] for row in report["graph"]["chains"]["by_pattern"]}
     assert (counts["conv-bn-act"], counts["conv-bn-add-act"], counts["conv-bn"]) == (33, 16, 4)
     verdict, causes = result[0], result[1]
-    assert report["verdict"]["text"].split(";")[0] in verdict.replace("\\", "")
+    assert verdict["visible"] is True and result[-2]["visible"] is False  # the verdict box, no notice
+    assert report["verdict"]["text"].split(";")[0] in verdict["value"].replace("\\", "")
     assert "`precision-mismatch`" in causes and "```python" in causes
     html_path, md_path, json_path, csv_path = (Path(p) for p in result[13:17])
     assert html_path.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")

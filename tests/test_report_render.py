@@ -171,13 +171,14 @@ def test_plot_labels_and_hover_text_are_escaped(hostile):
 
 def test_display_tables_use_only_text_and_number_columns(hostile):
     view = report_view(hostile)
-    for table in (view.operators, view.top_baseline, view.top_target, view.chains):
+    for table in (view.operators, view.top_baseline, view.top_target, view.chains, view.runs):
         assert set(table.datatype) <= {"str", "number"}
         assert len(table.datatype) == table.frame.shape[1]
         for column, kind in zip(table.frame.columns, table.datatype, strict=True):
             values = table.frame[column].tolist()
             if kind == "number":
-                assert all(v is None or (isinstance(v, float) and v == v) for v in values), column
+                # whole-number columns (counts, indices) show as int, the others as rounded floats
+                assert all(v is None or (type(v) in (int, float) and v == v) for v in values), column
             else:
                 assert all(isinstance(v, str) for v in values), column
     assert XSS in view.operators.frame.iloc[:, 0].tolist()  # plain text: the Dataframe escapes it

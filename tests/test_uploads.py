@@ -361,3 +361,78 @@ def test_no_diagnosis_workspace_inside_gradios_temp_folder(tmp_path: Path, monke
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "inside"))
     with pytest.raises(ValueError, match="GRADIO_TEMP_DIR"):
         diagnose(CPU / "infer_fp32_graph", isolate=False)
+
+
+# ----------------------------------------------------------------------------------- browser sessions
+
+
+def test_a_session_keeps_its_uploads_across_runs_until_the_user_clears_them(root: Path) -> None:
+    """The issue's re-run: the page holds what its inputs show, each run holds its files while it runs."""
+    ledger = UploadLedger(root)
+    baseline, target = _upload(root, "train.zip", sha="aa"), _upload(root, "infer.zip", sha="bb")
+    ledger.record([str(baseline), str(target)])
+    ledger.open_session("page")
+    ledger.hold("page", "baseline", [str(baseline)])
+    ledger.hold("page", "target", [str(target)])
+    assert ledger.count(baseline) == 1, "the session took over the upload, it did not add a holder"
+    for _ in range(2):  # two runs of the same inputs
+        ledger.claim([str(baseline), str(target)])
+        assert ledger.count(baseline) == 2
+        ledger.release([str(baseline), str(target)])
+        assert baseline.exists() and target.exists()
+    replacement = _upload(root, "infer2.zip", sha="cc")
+    ledger.record([str(replacement)])
+    ledger.hold("page", "target", [str(replacement)])  # the user replaced only the target
+    assert not target.exists() and baseline.exists() and replacement.exists()
+    ledger.hold("page", "baseline", [])  # cleared
+    assert not baseline.exists() and ledger.count(baseline) == 0
+
+
+def test_a_closed_page_lets_go_but_another_holder_keeps_the_shared_file(root: Path) -> None:
+    ledger = UploadLedger(root)
+    shared = _upload(root)
+    ledger.record([str(shared)])
+    ledger.record([str(shared)])  # two users uploaded the same bytes under the same name
+    for page in ("first", "second"):
+        ledger.open_session(page)
+        ledger.hold(page, "baseline", [str(shared)])
+    assert ledger.count(shared) == 2
+    ledger.end_session("first")
+    assert shared.exists() and ledger.count(shared) == 1
+    ledger.end_session("second")
+    assert not shared.exists()
+
+
+def test_a_request_holds_its_files_while_the_page_clears_them(root: Path) -> None:
+    ledger = UploadLedger(root)
+    path = _upload(root)
+    ledger.record([str(path)])
+    ledger.open_session("page")
+    ledger.hold("page", "target", [str(path)])
+    ledger.claim([str(path)])  # a run started
+    ledger.hold("page", "target", [])  # the user cleared the input meanwhile
+    assert path.exists(), "the running request still holds it"
+    ledger.release([str(path)])
+    assert not path.exists()
+
+
+def test_an_api_call_without_a_page_deletes_its_upload_when_it_ends(root: Path) -> None:
+    ledger = UploadLedger(root)
+    path = _upload(root)
+    ledger.record([str(path)])
+    assert not ledger.has_session("api-call")
+    ledger.claim([str(path)])
+    assert ledger.count(path) == 1, "the request took over the upload"
+    ledger.release([str(path)])
+    assert not path.exists()
+
+
+def test_idle_sessions_and_unclaimed_uploads_go_at_the_ttl(root: Path) -> None:
+    ledger = UploadLedger(root, forget_after=0.0)
+    held, unclaimed = _upload(root, "a.zip", sha="aa"), _upload(root, "b.zip", sha="bb")
+    ledger.record([str(held), str(unclaimed)])
+    ledger.open_session("idle")
+    ledger.hold("idle", "baseline", [str(held)])
+    ledger.open_session("later")  # any later activity sweeps
+    assert not held.exists() and not unclaimed.exists()
+    assert ledger.count(held) == 0 and not ledger.has_session("idle")

@@ -21,6 +21,7 @@ FIXTURE_GENERATOR = HERE.parents[1] / "tests" / "fixtures" / "cpu" / "generate.p
 
 # example -> (baseline scenario, target scenario)
 EXAMPLES: dict[str, tuple[str, str]] = {
+    "graph_train_vs_pynative_infer": ("train_fp32_graph", "infer_fp32_pynative"),
     "amp_train_vs_fp32_infer": ("train_amp_o2_graph", "infer_fp32_graph"),
     "pynative_infer": ("infer_fp32_graph", "infer_fp32_pynative"),
 }

@@ -1,7 +1,8 @@
 """The operator table as CSV, safe to open in a spreadsheet.
 
 Text cells that a spreadsheet would run as a formula (starting with = + - @ TAB or CR) get a leading
-apostrophe; numeric columns are written as numbers, so sorting and sums still work.
+apostrophe; numeric columns are written as numbers, so sorting and sums still work, rounded to
+CSV_DIGITS decimals (54.8, not the float sum 54.800000000000004).
 """
 
 from __future__ import annotations
@@ -11,10 +12,14 @@ import pandas as pd
 from doctor.report import Report
 from doctor.text import csv_safe
 
+CSV_DIGITS = 3
+
 
 def render_csv(report: Report) -> str:
     """Every operator row with the report's columns; empty cells for missing values."""
     frame = report.operators()
+    floats = frame.select_dtypes("float").columns
+    frame[floats] = frame[floats].round(CSV_DIGITS)
     return safe_frame(frame).to_csv(index=False, lineterminator="\n")
 
 

@@ -18,6 +18,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, pass_context
 from jinja2.runtime import Context
 from markupsafe import Markup
 
+from doctor.chain_rows import chain_records
 from doctor.i18n import t
 from doctor.plots import report_figures
 from doctor.report import Report
@@ -42,7 +43,14 @@ def render_page(doc: dict[str, Any], figures: Iterable[Markup] = ()) -> str:
     """The page of a report document and its figure divs; a field the templates need that the document
     lacks raises jinja2.UndefinedError instead of rendering as empty text."""
     template = environment().get_template(TEMPLATE)
-    return template.render(doc=doc, lang=doc["lang"], figures=list(figures), csp=CSP, max_rows=MAX_HTML_ROWS)
+    return template.render(
+        doc=doc,
+        lang=doc["lang"],
+        figures=list(figures),
+        csp=CSP,
+        max_rows=MAX_HTML_ROWS,
+        chain_rows=chain_records(doc),
+    )
 
 
 @cache

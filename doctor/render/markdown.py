@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from doctor.chain_rows import chain_records
 from doctor.i18n import t
 from doctor.report import Report
 from doctor.text import (
@@ -352,14 +353,30 @@ def graph_markdown(report: Report) -> str:
     lang = report.lang
     head = [t(k, lang) for k in ("col_pattern", "col_count", "col_fusible", "col_blocked")]
     rows = [[_pattern_cell(p), str(p.count), str(p.fusible), str(p.blocked)] for p in graph.chains.by_pattern]
-    return "\n\n".join(
-        [
-            f"## {t('graph', lang)}",
-            graph_summary_markdown(report),
-            f"### {t('chains', lang)}",
-            _table(head, rows),
+    parts = [
+        f"## {t('graph', lang)}",
+        graph_summary_markdown(report),
+        f"### {t('chains', lang)}",
+        _table(head, rows),
+    ]
+    records = chain_records(report.data)
+    if records:
+        keys = ["col_rank", "col_pattern", "col_status", "col_blocked_reason", "col_separate_us", "col_ops"]
+        keys.append("col_scope")
+        chain_rows = [
+            [
+                str(r["index"]),
+                md_code(r["pattern"]),
+                t(f"chain_{r['status']}", lang),
+                md_cell(r["reason"] or None),
+                md_cell(r["separate_us"]),
+                md_text(r["ops"]),
+                md_code(r["scope"]) if r["scope"] else "—",
+            ]
+            for r in records
         ]
-    )
+        parts += [f"### {t('chain_list', lang)}", _table([t(k, lang) for k in keys], chain_rows)]
+    return "\n\n".join(parts)
 
 
 def symptoms_markdown(report: Report) -> str:

@@ -1,0 +1,52 @@
+"""One row per fusion chain of a report's graph section, for the app's chain table and the Markdown and
+HTML reports: a user finds a blocked or split chain and reads why, without hovering or reading JSON."""
+
+from __future__ import annotations
+
+from typing import Any
+
+# Display order of a chain's status: the ones that cost time or need a change first.
+CHAIN_STATUS_ORDER = ("blocked", "split", "partly-fused", "not-found", "fusible", "fused")
+
+
+def chain_records(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """One record per fusion chain of the graph section, whatever its pattern: pattern, scope, ops,
+    status (fused / partly-fused / split / not-found from the profile cross-link, else fusible or
+    blocked), the blocking reason and the separate-kernel time per step; blocked and split first.
+    `data` is the report document; chains of any pattern (new ones included) are listed."""
+    graph = data.get("graph") or {}
+    items = (graph.get("chains") or {}).get("items") or []
+    links = {row["chain"]: row for row in graph.get("crosslink") or []}
+    records = []
+    for index, chain in enumerate(items):
+        link = links.get(index)
+        reason = chain.get("blocked_reason") or ""
+        status = link["status"] if link else ("fusible" if chain.get("fusible") else "blocked")
+        if reason and status != "fused":
+            status = "blocked"
+        records.append(
+            {
+                "index": index + 1,
+                "pattern": chain.get("pattern", ""),
+                "scope": _common_scope(chain.get("scopes") or []),
+                "ops": " > ".join(chain.get("ops") or []),
+                "status": status,
+                "reason": reason,
+                "separate_us": link.get("separate_us_per_step") if link else None,
+            }
+        )
+    rank = {status: i for i, status in enumerate(CHAIN_STATUS_ORDER)}
+    return sorted(records, key=lambda r: (rank.get(r["status"], len(rank)), r["index"]))
+
+
+def _common_scope(scopes: list[str]) -> str:
+    """The scope the chain's nodes share (their longest common `/` prefix), else the first one."""
+    parts = [scope.split("/") for scope in scopes if scope]
+    if not parts:
+        return ""
+    common = []
+    for level in zip(*parts, strict=False):
+        if len(set(level)) != 1:
+            break
+        common.append(level[0])
+    return "/".join(common) or parts[0][0]
