@@ -696,8 +696,14 @@ def fused_kernels_split(c: Comparison) -> list[Symptom]:
     time per step. Attention-grad kernels are backward: a training baseline drops them."""
     if not (on_device(c.baseline) and on_device(c.target)):
         return []
+    # Only patterns whose fused kernels the baseline runs can be split on the target: most pairs have
+    # none, and then neither run is put in launch order nor scanned kernel by kernel.
+    baseline_types = _types(c.baseline.kernels)
+    patterns = [p for p in SPLIT_PATTERNS if baseline_types.isin(p.fused).any()]
+    if not patterns:
+        return []
     base, target = _kernel_sequence(c.baseline), _kernel_sequence(c.target)
-    return [s for s in (_split_symptom(c, base, target, p) for p in SPLIT_PATTERNS) if s is not None]
+    return [s for s in (_split_symptom(c, base, target, p) for p in patterns) if s is not None]
 
 
 def _split_symptom(
