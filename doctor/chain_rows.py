@@ -27,7 +27,7 @@ def chain_records(data: dict[str, Any]) -> list[dict[str, Any]]:
         records.append(
             {
                 "index": index + 1,
-                "pattern": chain.get("pattern", ""),
+                "pattern": _pattern_text(chain),
                 "scope": _common_scope(chain.get("scopes") or []),
                 "ops": " > ".join(chain.get("ops") or []),
                 "status": status,
@@ -37,6 +37,12 @@ def chain_records(data: dict[str, Any]) -> list[dict[str, Any]]:
         )
     rank = {status: i for i, status in enumerate(CHAIN_STATUS_ORDER)}
     return sorted(records, key=lambda r: (rank.get(r["status"], len(rank)), r["index"]))
+
+
+def _pattern_text(chain: dict[str, Any]) -> str:
+    """The pattern's name, and for a decomposed pattern the fused op that replaces it."""
+    pattern, fused = chain.get("pattern", ""), chain.get("replaced_by")
+    return f"{pattern} → {fused}" if fused else pattern
 
 
 def _common_scope(scopes: list[str]) -> str:

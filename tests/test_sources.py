@@ -363,11 +363,21 @@ def test_zip_header_claiming_a_small_size_cannot_smuggle_data(ws: Workspace, tmp
 def test_zip_header_sizes_are_not_what_is_counted(ws: Workspace, tmp_path: Path) -> None:
     data = os.urandom(300_000)
     honest = make_zip(tmp_path / "h.zip", [("a.bin", data)]).read_bytes()
-    (tmp_path / "big.zip").write_bytes(patch_zip_sizes(honest, 3 * GIB))
-    # A header claiming 3 GiB is not refused up front: only the bytes that really stream are counted.
+    (tmp_path / "big.zip").write_bytes(patch_zip_sizes(honest, 300 * 2**20))
+    # A header claiming 300 MiB (under the per-file budget) is not refused up front by the total budget:
+    # only the bytes that really stream are counted.
     assert files_below(materialize(tmp_path / "big.zip", ws, budget=Limits(max_total_bytes=400_000))) == {
         "a.bin": data
     }
+
+
+def test_a_header_claiming_more_than_the_per_file_budget_is_refused_up_front(
+    ws: Workspace, tmp_path: Path
+) -> None:
+    honest = make_zip(tmp_path / "h.zip", [("a.bin", os.urandom(1000))]).read_bytes()
+    (tmp_path / "big.zip").write_bytes(patch_zip_sizes(honest, 3 * GIB))
+    with pytest.raises(InputError, match="as its header says"):
+        materialize(tmp_path / "big.zip", ws)
 
 
 def test_meter_stops_an_endless_stream_at_the_limit() -> None:

@@ -131,9 +131,9 @@ def host_file(template: str, prefix: str, rank: int) -> str:
 MSPROF_OUTPUT = "mindstudio_profiler_output"
 MSPROF_SAMPLE = "sample.json"  # in PROF_*/device_<id>/: the collection settings
 MSPROF_OP_SUMMARY = re.compile(r"op_summary_[\w.-]*\.csv")
-_MSPROF_FILES = (
-    r"(op_summary|op_statistic|step_trace|task_time|api_statistic)_[\w.-]*\.csv|msprof_[\w.-]*\.(json|db)"
-)
+_MSPROF_READ = r"(op_summary|op_statistic|step_trace)_[\w.-]*\.csv|msprof_[\w.-]*\.db"
+_MSPROF_UNREAD = r"(task_time|api_statistic)_[\w.-]*\.csv|msprof_[\w.-]*\.json"  # placed, not read
+_MSPROF_FILES = f"{_MSPROF_READ}|{_MSPROF_UNREAD}"
 # SQLite exports in the msprof DB schema (TASK, COMPUTE_TASK_INFO, STRING_IDS; times in ns).
 MS_DB = re.compile(r"^ascend_mindspore_profiler(_\d+)?\.db$")
 MSPROF_DB = re.compile(r"^msprof_[\w.-]*\.db$")
@@ -224,5 +224,6 @@ def kept_names() -> str:
     """A regular expression (no anchors) of every basename a Perf Doctor reader may open: the upload
     places without the profiler files no reader reads (databases, raw hardware tables). A re-profiling
     script packs only these."""
-    kept = [_OUTPUT_READ] + [regex.pattern for place, regex in PLACES if place != "new-output"]
+    mixed = {"new-output": _OUTPUT_READ, "msprof-output": _MSPROF_READ}  # places holding unread files too
+    kept = [mixed.get(place, regex.pattern) for place, regex in PLACES]
     return "|".join(f"(?:{part})" for part in kept)
