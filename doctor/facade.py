@@ -276,7 +276,7 @@ def _user_file(path: str | None, source: Source) -> str:
         return user_file(path) or display_name(source)
     names = [Path(p).name for p in source]
     shown = user_file(path)
-    if shown and Path(shown).name in names:
+    if shown:  # an uploaded file, or one the reader missed among them: named as placed
         return shown
     if len(names) <= 3:
         return ", ".join(names)

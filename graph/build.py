@@ -200,6 +200,60 @@ class _Frame:
         self.first = first
 
 
+def expanded_calls_at_least(proto: Any, prims: dict[str, Any]) -> int:
+    """A lower bound of the calls the walk will inline: every direct `REF::<function>` call site, nested
+    calls counted per site, up to MAX_CALL_DEPTH. Counted per (function, depth) in O(functions x depth),
+    so a model whose functions each call the next twice (2^depth calls) is known to be too big before any
+    node is built. Calls through Switch or Partial values are not counted; a call graph with a cycle
+    (inlined until the recursion is cut) gets 0, since a count per function could exceed the walk's."""
+    functions = {text(f.name): f for f in proto.functions}
+    sites = {name: _direct_calls(graph, functions, prims) for name, graph in functions.items()}
+    if _has_cycle(sites):
+        return 0
+    memo: dict[tuple[str, int], int] = {}
+
+    def calls(callees: list[str], depth: int) -> int:
+        if depth >= MAX_CALL_DEPTH:
+            return 0  # deeper calls stay opaque call nodes
+        total = 0
+        for callee in callees:
+            key = (callee, depth + 1)
+            if key not in memo:
+                memo[key] = calls(sites[callee], depth + 1)
+            total += 1 + memo[key]
+        return total
+
+    return calls(_direct_calls(proto.graph, functions, prims), 0)
+
+
+def _direct_calls(graph: Any, functions: dict[str, Any], prims: dict[str, Any]) -> list[str]:
+    """The functions a graph calls by name (`REF::<function>` nodes), once per call site."""
+    refs = (node.op_type[5:] for node in graph.node if node.op_type.startswith("REF::"))
+    return [ref for ref in refs if ref not in prims and ref in functions]
+
+
+def _has_cycle(sites: dict[str, list[str]]) -> bool:
+    """True when the call graph of the functions (name -> callees) has a cycle (iterative DFS)."""
+    state: dict[str, int] = {}  # 1: on the path, 2: done
+    for root in sites:
+        if root in state:
+            continue
+        stack = [(root, iter(sites[root]))]
+        state[root] = 1
+        while stack:
+            name, callees = stack[-1]
+            callee = next(callees, None)
+            if callee is None:
+                state[name] = 2
+                stack.pop()
+            elif state.get(callee) == 1:
+                return True
+            elif callee not in state:
+                state[callee] = 1
+                stack.append((callee, iter(sites[callee])))
+    return False
+
+
 class GraphBuilder:
     """Walks a decoded ModelProto once and produces the collapsed networkx graph."""
 
@@ -228,6 +282,8 @@ class GraphBuilder:
     def build(self, main_env: dict[str, Any]) -> nx.DiGraph:
         """Walk the main graph (and every call it makes); `main_env` binds inputs and parameters."""
         main = self.proto.graph
+        if expanded_calls_at_least(self.proto, self.prims) > self.max_nodes:
+            self._refuse_over_budget()  # an exponential call tree is refused before a node is built
         frame = _Frame(main_env)
         self._walk(main, frame)
         outputs: list[str] = []
@@ -357,11 +413,14 @@ class GraphBuilder:
         """Count one more node or expanded call against the budget; over it, refuse the graph."""
         self._spent += 1
         if self._spent > self.max_nodes:
-            raise GraphBudgetError(
-                f"with every call expanded the graph has over {self.max_nodes:,} nodes and calls, "
-                "the decoder's budget",
-                node_budget=True,
-            )
+            self._refuse_over_budget()
+
+    def _refuse_over_budget(self) -> None:
+        raise GraphBudgetError(
+            f"with every call expanded the graph has over {self.max_nodes:,} nodes and calls, "
+            "the decoder's budget",
+            node_budget=True,
+        )
 
     def _connect(self, ref: Any, nid: str, index: int, args: dict[str, Any], names: Any) -> None:
         kind = type(ref)

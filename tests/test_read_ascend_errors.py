@@ -240,6 +240,16 @@ def test_kernel_details_over_the_per_file_budget_is_refused_before_parsing(tmp_p
     assert "PERF_DOCTOR_MAX_PROFILE_FILE_BYTES" in err.expected
 
 
+def test_a_local_folder_is_not_held_to_the_default_budget(tmp_path, monkeypatch) -> None:
+    # Uploads and archives are bounded while they are unpacked; a local folder is the user's own data.
+    import diagnosis.readers.io as io_module
+
+    root = copy_run(tmp_path)
+    monkeypatch.delenv("PERF_DOCTOR_MAX_PROFILE_FILE_BYTES", raising=False)
+    monkeypatch.setattr(io_module, "Limits", lambda **_: pytest.fail("the budget was consulted"))
+    assert len(read(root).kernels) > 0
+
+
 def test_kernel_details_at_the_budget_is_read(tmp_path, monkeypatch) -> None:
     root = copy_run(tmp_path)
     size = max(path.stat().st_size for path in root.rglob("*") if path.is_file())

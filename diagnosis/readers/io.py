@@ -96,9 +96,15 @@ def require_regular(path: Path) -> int:
 
 
 def check_file(path: Path) -> int:
-    """Before a profile file is parsed: a regular file no larger than the per-file budget
-    (PERF_DOCTOR_MAX_PROFILE_FILE_BYTES), since parsing costs a multiple of its size in memory."""
+    """Before a profile file is parsed: a regular file, no larger than the per-file budget when the
+    operator sets PERF_DOCTOR_MAX_PROFILE_FILE_BYTES (parsing costs a multiple of its size in memory).
+
+    Uploads and archives are always held to the budget while they are unpacked or copied (archives.py);
+    a local folder read by the CLI or the Python API is the user's own data and, unless the variable is
+    set, is read whatever its size (a 1M-row kernel_details.csv is about 400 MiB)."""
     size = require_regular(path)
+    if env_name("max_profile_file_bytes") not in os.environ:
+        return size
     budget = Limits.from_env().max_profile_file_bytes
     if size > budget:
         raise InputError(
