@@ -13,6 +13,7 @@ import os
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 import argparse
+import contextlib
 import html
 import logging
 import signal
@@ -1160,7 +1161,28 @@ def clean_up(demo: gr.Blocks) -> None:
     ledger = LEDGERS.get(demo)
     uploads = ledger.delete_all() if ledger is not None else 0
     FILES.close()
-    LOG.info("stopped: removed %d uploads and the report downloads, killed %d decoders", uploads, killed)
+    copies = _delete_cached_copies(demo)
+    LOG.info(
+        "stopped: removed %d uploads, the report downloads and %d cached copies, killed %d decoders",
+        uploads,
+        copies,
+        killed,
+    )
+
+
+def _delete_cached_copies(demo: gr.Blocks) -> int:
+    """Delete the copies Gradio keeps in its cache for this app: served downloads (its own shutdown
+    deletes them too, but only if its server thread finishes before the process exits) and the example
+    files it copied at start. Returns how many files were removed."""
+    files = {path for paths in demo.temp_file_sets for path in paths}
+    files |= {path for block in demo.blocks.values() for path in getattr(block, "temp_files", ())}
+    removed = 0
+    for path in files:
+        with contextlib.suppress(OSError):
+            if os.path.isfile(path) and not os.path.islink(path):
+                os.remove(path)
+                removed += 1
+    return removed
 
 
 def launch(port: int | None = None, example: bool = False) -> int:
