@@ -29,7 +29,7 @@ import sys  # noqa: E402
 
 sys.path.insert(0, str(HERE))
 
-from bench_read import measure, warm  # noqa: E402  (bench/ is not a package)
+from bench_read import FLOOR, measure, warm  # noqa: E402  (bench/ is not a package)
 from gen_ascend import DATA, run_dir, write_run  # noqa: E402
 
 GOAL = 2.0
@@ -57,18 +57,6 @@ elapsed = time.perf_counter() - began
 cpu = time.process_time() - cpu
 assert len(run.kernels) == {rows}, len(run.kernels)
 assert run.kernels["step"].notna().all() and len(run.steps) > 1
-print(json.dumps({{"s": elapsed, "cpu": cpu, "rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}}))
-"""
-
-FLOOR = """
-import json, resource, time
-import pyarrow.csv
-cpu = time.process_time()
-began = time.perf_counter()
-table = pyarrow.csv.read_csv({path!r})
-elapsed = time.perf_counter() - began
-cpu = time.process_time() - cpu
-assert table.num_rows == {rows}, table.num_rows
 print(json.dumps({{"s": elapsed, "cpu": cpu, "rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}}))
 """
 

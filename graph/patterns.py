@@ -470,32 +470,26 @@ def _edges_hold(
 
 def _successors(g: nx.DiGraph, node: str, transparent: frozenset[str]) -> list[str]:
     """Consumers of `node`, looking through up to MAX_HOPS transparent ops."""
-    out: list[str] = []
-    frontier, hops = [node], 0
-    while frontier and hops <= MAX_HOPS:
-        nxt: list[str] = []
-        for current in frontier:
-            for succ in g.succ[current]:
-                if g.nodes[succ].get("op") in transparent:
-                    nxt.append(succ)
-                else:
-                    out.append(succ)
-        frontier, hops = nxt, hops + 1
-    return out
+    return _through_transparent(g.succ, g, node, transparent)
 
 
 def _predecessors(g: nx.DiGraph, node: str, transparent: frozenset[str]) -> list[str]:
     """Producers of `node`'s inputs, looking back through up to MAX_HOPS transparent ops."""
+    return _through_transparent(g.pred, g, node, transparent)
+
+
+def _through_transparent(adjacency: Any, g: nx.DiGraph, node: str, transparent: frozenset[str]) -> list[str]:
+    """The first non-transparent nodes reached from `node` along `adjacency` (g.succ or g.pred)."""
     out: list[str] = []
     frontier, hops = [node], 0
     while frontier and hops <= MAX_HOPS:
         nxt: list[str] = []
         for current in frontier:
-            for pred in g.pred[current]:
-                if g.nodes[pred].get("op") in transparent:
-                    nxt.append(pred)
+            for other in adjacency[current]:
+                if g.nodes[other].get("op") in transparent:
+                    nxt.append(other)
                 else:
-                    out.append(pred)
+                    out.append(other)
         frontier, hops = nxt, hops + 1
     return out
 
