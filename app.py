@@ -659,8 +659,12 @@ class Events:
         """Give a case its after-the-fix run (doctor.triage); returns a confirmation with the resolved and
         remaining causes, and the refreshed tables."""
         self._staff(request)
-        with _using_uploads(self.uploads, given_paths([after])):
-            message = _run(lambda: triage.attach_after(self.cases, case_id, after or [], _lang(request)))
+        lang = _lang(request)
+        try:
+            with _using_uploads(self.uploads, request, {"triage-after": after}, lang):
+                message = _analyse(lambda: triage.attach_after(self.cases, case_id, after or [], lang), lang)
+        except Failed as failure:  # the Triage tab has no problem box: the error is shown as a toast
+            raise failure.toast from None
         listing = self.triage_list(cause, severity, status_filter, limit, request)
         return {**self._triage_keyed(message=message), **listing}
 

@@ -17,7 +17,17 @@ from tests.support.inputs import CPU, MINDIR, XSS, files_of, free_port
 
 pytestmark = pytest.mark.slow
 
-REPORT, LINK, BANNER = -1, -2, -3  # the last outputs of /compare and /inspect
+REPORT = -1  # the JSON report is the last output of /compare and /inspect
+
+
+def _from_end(outputs: tuple[str, ...], name: str) -> int:
+    """The negative index of one result among an endpoint's API values (the accordion has none)."""
+    names = [n for n in outputs if n != "below_box"]
+    return names.index(name) - len(names)
+
+
+C_LINK = _from_end(app.COMPARE_OUTPUTS, "case_link")
+I_LINK, I_BANNER = _from_end(app.INSPECT_OUTPUTS, "case_link"), _from_end(app.INSPECT_OUTPUTS, "case_info")
 MODEL = MINDIR / "conv_bn_relu_eval.mindir"
 
 
@@ -61,8 +71,10 @@ def cases(client: Client) -> dict[str, str]:
             "auto",
             api_name="/compare",
         )
-        found[name] = result[LINK].rsplit("case=", 1)[1]
-    found["model"] = client.predict(handle_file(str(MODEL)), api_name="/inspect")[LINK].rsplit("=", 1)[1]
+        found[name] = result[C_LINK]["value"].rsplit("case=", 1)[1]
+    found["model"] = client.predict(handle_file(str(MODEL)), api_name="/inspect")[I_LINK]["value"].rsplit(
+        "=", 1
+    )[1]
     return found
 
 
@@ -80,13 +92,13 @@ def listing(client: Client, cause: str = "", severity: str = "", status: str = "
 def test_every_diagnosis_gets_a_case_and_a_link_that_reopens_it(client, triage_app):
     url, db = triage_app
     result = client.predict(handle_file(str(MODEL)), api_name="/inspect")
-    case_id = result[LINK].rsplit("case=", 1)[1]
-    assert result[LINK] == f"{url.rstrip('/')}/?case={case_id}"
-    assert result[BANNER] == f"Case `{case_id}` saved: the link below reopens this report for 30 days."
+    case_id = result[I_LINK]["value"].rsplit("case=", 1)[1]
+    assert result[I_LINK]["value"] == f"{url.rstrip('/')}/?case={case_id}"
+    assert result[I_BANNER] == f"Case `{case_id}` saved: the link below reopens this report for 30 days."
     assert SqliteCaseStore(db).get(case_id).report == result[REPORT]
     opened = client.predict(case_id, api_name="/open_case")
-    assert opened[REPORT] == result[REPORT] and opened[LINK] == result[LINK]
-    assert opened[BANNER].startswith(f"Case `{case_id}` of ") and "status: new" in opened[BANNER]
+    assert opened[REPORT] == result[REPORT] and opened[I_LINK]["value"] == result[I_LINK]["value"]
+    assert opened[I_BANNER].startswith(f"Case `{case_id}` of ") and "status: new" in opened[I_BANNER]
 
 
 def test_triage_list_shows_recent_cases_with_their_columns_and_groups(client, cases):
@@ -135,7 +147,7 @@ def test_staff_set_status_and_note_and_filter_by_status(client, cases):
 
 def test_a_deleted_case_is_gone_for_its_link_too(client, triage_app):
     result = client.predict(handle_file(str(MODEL)), api_name="/inspect")
-    case_id = result[LINK].rsplit("=", 1)[1]
+    case_id = result[I_LINK]["value"].rsplit("=", 1)[1]
     message, table, _ = client.predict(case_id, "", "", "", 200, api_name="/triage_delete")
     assert message == f"Case `{case_id}` deleted."
     assert case_id not in {row["case"] for row in _rows(table)}
@@ -203,7 +215,7 @@ def test_a_case_with_kept_uploads_receives_its_after_run_in_the_triage_tab(tmp_p
             "auto",
             api_name="/compare",
         )
-        case_id = result[LINK].rsplit("case=", 1)[1]
+        case_id = result[C_LINK]["value"].rsplit("case=", 1)[1]
         after = [handle_file(str(_zipped(CPU / "infer_fp32_graph", tmp_path)))]
         message, table, _ = client.predict(case_id, after, "", "", "", 200, api_name="/triage_attach")
         assert f"Case `{case_id}` received its after run" in message and "execution-mode-mismatch" in message
