@@ -29,7 +29,7 @@ import sys  # noqa: E402
 
 sys.path.insert(0, str(HERE))
 
-from bench_read import FLOOR, measure, warm  # noqa: E402  (bench/ is not a package)
+from bench_read import FLOOR, READ_SCRIPT, measure, warm  # noqa: E402  (bench/ is not a package)
 from gen_ascend import DATA, run_dir, write_run  # noqa: E402
 
 GOAL = 2.0
@@ -44,21 +44,8 @@ RENAMES = {
     "Mix Block Num": "Mix Block Dim",
 }
 
-OURS = """
-import json, resource, sys, time
-from pathlib import Path
-sys.path.insert(0, {repo!r})
-from diagnosis.readers import cann_msprof
-root = Path({root!r})
-cpu = time.process_time()
-began = time.perf_counter()
-run = cann_msprof.read(cann_msprof.candidates(root)[0])
-elapsed = time.perf_counter() - began
-cpu = time.process_time() - cpu
-assert len(run.kernels) == {rows}, len(run.kernels)
-assert run.kernels["step"].notna().all() and len(run.steps) > 1
-print(json.dumps({{"s": elapsed, "cpu": cpu, "rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}}))
-"""
+# Steps come from step_trace: every kernel has one.
+STEPS_CHECK = 'assert run.kernels["step"].notna().all() and len(run.steps) > 1'
 
 
 def prof_dir(rows: int) -> Path:
@@ -119,7 +106,10 @@ def bench(rows: int, repeat: int) -> dict[str, float]:
     warm(prof)
     ours, floor = [], []
     for _ in range(repeat):  # interleaved, so both sides see the same background load
-        ours.append(measure(OURS.format(repo=str(REPO), root=str(prof), rows=rows)))
+        script = READ_SCRIPT.format(
+            repo=str(REPO), reader="cann_msprof", root=str(prof), rows=rows, check=STEPS_CHECK
+        )
+        ours.append(measure(script))
         floor.append(measure(FLOOR.format(path=str(summary), rows=rows)))
     return {
         "rows": rows,

@@ -26,18 +26,21 @@ sys.path.insert(0, str(HERE))
 
 from gen_ascend import run_dir, write_run  # noqa: E402  (bench/ is not a package)
 
-OURS = """
+# One reader module's read of its first candidate under `root`, timed in a fresh process; `check` is
+# one more assertion line on `run` (bench_msprof uses the same script for the CANN reader).
+READ_SCRIPT = """
 import json, resource, sys, time
 from pathlib import Path
 sys.path.insert(0, {repo!r})
-from diagnosis.readers import ascend
+from diagnosis.readers import {reader} as reader
 root = Path({root!r})
 cpu = time.process_time()
 began = time.perf_counter()
-run = ascend.read(ascend.candidates(root)[0])
+run = reader.read(reader.candidates(root)[0])
 elapsed = time.perf_counter() - began
 cpu = time.process_time() - cpu
 assert len(run.kernels) == {rows}, len(run.kernels)
+{check}
 print(json.dumps({{"s": elapsed, "cpu": cpu, "rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}}))
 """
 
@@ -80,7 +83,8 @@ def bench(rows: int, kind: str, repeat: int) -> dict[str, float]:
     warm(root)
     ours, floor = [], []
     for _ in range(repeat):  # interleaved, so both sides see the same background load
-        ours.append(measure(OURS.format(repo=str(REPO), root=str(root), rows=rows)))
+        script = READ_SCRIPT.format(repo=str(REPO), reader="ascend", root=str(root), rows=rows, check="")
+        ours.append(measure(script))
         floor.append(measure(FLOOR.format(path=str(kd), rows=rows)))
     trace = root / "ASCEND_PROFILER_OUTPUT" / "trace_view.json"
     return {
