@@ -614,6 +614,19 @@ class Events:
         """Triage values by component name as Gradio's {component: value} return."""
         return {self.triage[name]: value for name, value in values.items()}
 
+    def _confirmed(
+        self,
+        message: str,
+        cause: str | None,
+        severity: str | None,
+        status_filter: str | None,
+        limit: float | None,
+        request: gr.Request,
+    ) -> dict[gr.components.Component, Any]:
+        """A triage action's confirmation beside the tables refreshed with the current filters."""
+        listing = self.triage_list(cause, severity, status_filter, limit, request)
+        return {**self._triage_keyed(message=message), **listing}
+
     def triage_update(
         self,
         case_id: str,
@@ -628,8 +641,7 @@ class Events:
         """Set the status and note of a case; returns a confirmation and the refreshed tables."""
         self._staff(request)
         message = _run(lambda: triage.save_case(self.cases, case_id, status, note, _lang(request)))
-        listing = self.triage_list(cause, severity, status_filter, limit, request)
-        return {**self._triage_keyed(message=message), **listing}
+        return self._confirmed(message, cause, severity, status_filter, limit, request)
 
     def triage_delete(
         self,
@@ -643,8 +655,7 @@ class Events:
         """Delete a case for good; returns a confirmation and the refreshed tables."""
         self._staff(request)
         message = _run(lambda: triage.delete_case(self.cases, case_id, _lang(request)))
-        listing = self.triage_list(cause, severity, status_filter, limit, request)
-        return {**self._triage_keyed(message=message), **listing}
+        return self._confirmed(message, cause, severity, status_filter, limit, request)
 
     def triage_attach(
         self,
@@ -665,8 +676,7 @@ class Events:
                 message = _analyse(lambda: triage.attach_after(self.cases, case_id, after or [], lang), lang)
         except Failed as failure:  # the Triage tab has no problem box: the error is shown as a toast
             raise failure.toast from None
-        listing = self.triage_list(cause, severity, status_filter, limit, request)
-        return {**self._triage_keyed(message=message), **listing}
+        return self._confirmed(message, cause, severity, status_filter, limit, request)
 
     def pick_case(self, event: gr.SelectData) -> dict[gr.components.Component, Any]:
         """A clicked triage row fills the case id, status and note fields."""
