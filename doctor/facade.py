@@ -270,14 +270,15 @@ def _read(role: str, source: Source, workspace: Workspace, rank: int | None, iso
 
 
 def _user_file(path: str | None, source: Source) -> str:
-    """The file an error is about as the user knows it: the reader's path without the server's folders,
-    or, for uploaded files the path does not name (a folder rebuilt from them), the uploaded names."""
-    if isinstance(source, (str, os.PathLike)):
-        return user_file(path) or display_name(source)
-    names = [Path(p).name for p in source]
+    """The file an error is about as the user knows it: the reader's path without the server's folders
+    (an uploaded file, or one the reader missed among them), else the input's own name or, for loose
+    uploaded files, their names."""
     shown = user_file(path)
-    if shown:  # an uploaded file, or one the reader missed among them: named as placed
+    if shown:
         return shown
+    if isinstance(source, (str, os.PathLike)):
+        return display_name(source)
+    names = [Path(p).name for p in source]
     if len(names) <= 3:
         return ", ".join(names)
     return f"{', '.join(names[:2])} and {len(names) - 2} more files"
