@@ -514,9 +514,20 @@ def _elements(shapes: str) -> float:
 def generation_steps(side: Side) -> tuple[list[int], list[int]] | None:
     """(prefill steps, decode steps) of a generation run, or None when the run is not one: attention
     kernels, and steps that split into a large-shape group (prefill) and a small one (decode, at least
-    two steps) at least PHASE_RATIO apart."""
-    k = side.kernels
-    if not _types_match(k, ATTENTION_MARKERS):
+    two steps) at least PHASE_RATIO apart. Asked by several analyzers and the report about one prepared
+    run, so it is computed once per Side and kept on it (a Side is not changed after preparation)."""
+    if _PHASES_KEY not in side.__dict__:
+        side.__dict__[_PHASES_KEY] = _generation_steps(side)
+    return side.__dict__[_PHASES_KEY]
+
+
+_PHASES_KEY = "_generation_steps"
+
+
+def _generation_steps(side: Side) -> tuple[list[int], list[int]] | None:
+    """What generation_steps returns, computed (the op types from the per-operator table, which is far
+    smaller than the kernels')."""
+    if not _types_match(side.ops, ATTENTION_MARKERS):
         return None
     sizes = step_elements(side)
     sizes = sizes[sizes > 0]
