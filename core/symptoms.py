@@ -82,6 +82,32 @@ SYMPTOM_KINDS: dict[str, SymptomKind] = {
         "Target is slower (or faster) per step than the baseline's forward pass.",
         ("baseline_ms_per_step", "target_ms_per_step", "ratio", "per_sample_ratio"),
     ),
+    "phase-step-gap": SymptomKind(
+        "A pair with a generation run (prefill and decode steps) on either side, compared phase by phase "
+        "(prefill against prefill, decode against decode; a run of one phase stands for the phase of its "
+        "step size): a phase of the target is slower beyond noise. `matched_ratio` is the target's time at "
+        "its own phase mix against the baseline's phases at that mix; `mixed_ratio` what the average "
+        "steps say; `slower_ratio` the largest ratio of a phase slower beyond noise; recoverable is the "
+        "slower phases' extra time per step of the target.",
+        (
+            "baseline_prefill_steps",
+            "baseline_decode_steps",
+            "target_prefill_steps",
+            "target_decode_steps",
+            "phases_compared",
+            "slower_phases",
+            "prefill_baseline_ms_per_step",
+            "prefill_target_ms_per_step",
+            "prefill_ratio",
+            "decode_baseline_ms_per_step",
+            "decode_target_ms_per_step",
+            "decode_ratio",
+            "slower_ratio",
+            "matched_ratio",
+            "mixed_ratio",
+            "target_ms_per_step",
+        ),
+    ),
     "precision-change": SymptomKind(
         "Compute-heavy ops run in FP32 on the target but FP16/BF16 on the baseline (dtype columns), "
         "or Cast ops/AMP scope markers exist on one side only (CPU evidence).",

@@ -8,7 +8,7 @@ Public API (what the doctor facade may use; everything else is internal):
 - errors: in_user_terms (a reader's error named relative to the upload, with the known file versions)
 - packing: pack_run, Packed (a small archive of the files a diagnosis reads, `perf-doctor pack`)
 - comparing: Side, Comparison, prepare, compare_sides, leaderboard
-- symptoms: analyze_pair, analyze_run
+- symptoms: analyze_pair, analyze_run; phase_timing (a generation pair compared phase by phase)
 - input limits: Limits, MIB, check_positive, env_name, settings_from_env
 - process setup: prefer_jemalloc (the Arrow memory pool; called by the facade, never at import) and
   release_memory (freed memory back to the system after an analysis)
@@ -44,6 +44,7 @@ _EXPORTS: dict[str, str] = {
     "leaderboard": "diagnosis.compare",
     "analyze_pair": "diagnosis.analyzers",
     "analyze_run": "diagnosis.analyzers",
+    "phase_timing": "diagnosis.analyzers.timing",
     "Limits": "diagnosis.limits",
     "MIB": "diagnosis.limits",
     "check_positive": "diagnosis.limits",
@@ -56,6 +57,7 @@ _EXPORTS: dict[str, str] = {
 
 if TYPE_CHECKING:
     from diagnosis.analyzers import analyze_pair, analyze_run
+    from diagnosis.analyzers.timing import phase_timing
     from diagnosis.archives import archive_kind
     from diagnosis.compare import Comparison, Side, compare_sides, leaderboard, prepare
     from diagnosis.explain import in_user_terms
@@ -96,6 +98,7 @@ __all__ = [
     "leaderboard",
     "materialize",
     "pack_run",
+    "phase_timing",
     "prefer_jemalloc",
     "prepare",
     "read_folder",

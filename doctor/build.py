@@ -15,7 +15,7 @@ import pandas as pd
 from pydantic import TypeAdapter
 
 from core import Limitation, Run, Symptom
-from diagnosis import Comparison, Side, leaderboard
+from diagnosis import Comparison, Side, leaderboard, phase_timing
 from doctor.model import (
     OPERATOR_COLUMNS,
     BoardRow,
@@ -113,6 +113,7 @@ def pair_timing(comparison: Comparison) -> Timing:
     if comparison.per_sample and ratio is not None:
         per_sample = ratio * base.batch / target.batch  # type: ignore[operator]
     align = comparison.alignment
+    phases = phase_timing(comparison)
     return _timing(
         {
             "baseline_ms_per_step": round(base.ms_per_step, 4),
@@ -126,8 +127,17 @@ def pair_timing(comparison: Comparison) -> Timing:
             "alignment_method": align.method,
             "matched_share_baseline": round(align.baseline_matched_share, 4),
             "matched_share_target": round(align.target_matched_share, 4),
+            **_phase_fields(phases),
         }
     )
+
+
+def _phase_fields(phases: tuple[list[dict[str, Any]], float | None] | None) -> dict[str, Any]:
+    """The timing's phase-by-phase comparison of a generation pair; nothing for other pairs."""
+    if phases is None:
+        return {}
+    rows, ratio = phases
+    return {"phases": rows, "phase_ratio": None if ratio is None else round(ratio, 4)}
 
 
 def single_timing(side: Side) -> Timing:

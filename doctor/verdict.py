@@ -60,9 +60,12 @@ def _top(causes: Sequence[Cause], status: str) -> Cause | None:
 
 
 def _slowdown(timing: Timing | None) -> float | None:
-    """Per-sample ratio when batches differ, else per-step ratio (target / baseline)."""
+    """For a generation pair the ratio at the target's phase mix (phase against phase; None without a
+    phase in common), else the per-sample ratio when batches differ, else the per-step ratio."""
     if timing is None:
         return None
+    if timing.phases is not None:
+        return timing.phase_ratio
     return timing.per_sample_ratio or timing.ratio
 
 
@@ -76,6 +79,8 @@ def _subject(kind: str, timing: Timing | None, graph: Graph | None, lang: str) -
     train_vs_infer = timing.baseline_phase == "train" and timing.target_phase != "train"
     subject = t("v_infer_vs_train" if train_vs_infer else "v_target", lang)
     ref = t("v_ref_train" if train_vs_infer else "v_ref_baseline", lang)
+    if timing.phases is not None:
+        return _phases(timing, subject, ref, lang)
     per_sample = timing.per_sample_ratio
     unit = t("v_unit_sample" if per_sample else "v_unit_step", lang)
     ratio = float(per_sample or timing.ratio)
@@ -84,6 +89,28 @@ def _subject(kind: str, timing: Timing | None, graph: Graph | None, lang: str) -
     if ratio > 1.0:
         return t("v_slower", lang, subject=subject, ratio=f"{ratio:.2f}", unit=unit, ref=ref)
     return t("v_faster", lang, subject=subject, ratio=f"{1.0 / ratio:.2f}", unit=unit, ref=ref)
+
+
+def _phases(timing: Timing, subject: str, ref: str, lang: str) -> str:
+    """A generation pair: each phase's ratio against the same phase of the other run, the ratio at the
+    target's phase mix, and the target's phases the other run lacks (never one phase-blind ratio)."""
+    parts = [
+        t("v_phase_part", lang, phase=t(f"v_phase_{p.phase}", lang), ratio=f"{p.ratio:.2f}")
+        for p in timing.phases or ()
+        if p.ratio is not None
+    ]
+    missing = "".join(
+        t("v_phase_missing", lang, steps=p.target_steps, phase=t(f"v_phase_{p.phase}", lang), ref=ref)
+        for p in timing.phases or ()
+        if p.ratio is None and p.target_steps
+    )
+    if not parts or timing.phase_ratio is None:
+        return t("v_phases_none", lang, subject=subject, ref=ref) + missing
+    joined = t("v_phase_join", lang).join(parts)
+    return (
+        t("v_phases", lang, subject=subject, ref=ref, parts=joined, ratio=f"{timing.phase_ratio:.2f}")
+        + missing
+    )
 
 
 def _cause(top: Cause, lang: str) -> str:

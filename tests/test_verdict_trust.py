@@ -36,8 +36,27 @@ RUN_FOLDERS = [
     FIXTURES / "ascend_symptoms" / "serving" / "slow",
     SAMPLES / "kernel_details_2023_training",
     SAMPLES / "kernel_details_2025_bf16_llm",
-    *(FIXTURES / "ascend_llm" / name for name in ("fused_infer", "split_infer", "norm_fused", "norm_split")),
-    *(FIXTURES / "transformer" / "profiles" / name for name in ("llama_infer_graph", "llama_generate_graph")),
+    *(
+        FIXTURES / "ascend_llm" / name
+        for name in (
+            "fused_infer",
+            "split_infer",
+            "norm_fused",
+            "norm_split",
+            "prefill_only",
+            "generate_graph",
+            "generate_host_bound",
+        )
+    ),
+    *(
+        FIXTURES / "transformer" / "profiles" / name
+        for name in (
+            "llama_infer_graph",
+            "llama_generate_graph",
+            "llama_generate_pynative",
+            "llama_generate_wide_graph",
+        )
+    ),
 ]
 # Healthy pairs of different runs: set up correctly, so nothing is wrong with the target.
 HEALTHY_PAIRS = [

@@ -4,6 +4,8 @@ outliers, idle time and host-bound execution. Every test is robust to the run's 
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -15,7 +17,7 @@ from diagnosis.stats import MAD_TO_SIGMA, bootstrap_median_ratio, theil_sen_slop
 
 # The symptom kinds this module emits (see diagnosis/analyzers/__init__.py).
 EMITS = Emits(
-    pair=("step-time-gap", "uniform-slowdown", "op-slowdown"),
+    pair=("step-time-gap", "uniform-slowdown", "op-slowdown", "phase-step-gap"),
     run=("step-drift", "step-jitter", "first-step-outlier", "device-idle", "host-bound", "generation-phases"),
 )
 
@@ -72,7 +74,12 @@ def _gap_basis(c: Comparison) -> str:
 
 @pair_analyzer
 def step_time_gap(c: Comparison) -> list[Symptom]:
-    """The target's time per step against the baseline's (forward pass), beyond both runs' noise."""
+    """The target's time per step against the baseline's (forward pass), beyond both runs' noise.
+
+    Not for a generation on either side: an average over prefill and decode steps compares the phase
+    mix, not the speed, so phase-step-gap compares such pairs phase by phase instead."""
+    if generation_steps(c.baseline) is not None or generation_steps(c.target) is not None:
+        return []
     basis = _gap_basis(c)
     sampler = step_wall_samples if basis == "wall" else step_forward_samples
     b_step, t_step = sampler(c.baseline), sampler(c.target)
@@ -221,6 +228,18 @@ def _durations(side: Side) -> pd.DataFrame:
     return steps.loc[steps["duration_us"].notna()].reset_index(drop=True)
 
 
+def _one_phase(side: Side, steps: pd.DataFrame, first: bool = False) -> pd.DataFrame:
+    """The steps of one generation phase, so that prefill and decode steps are never measured against
+    each other: the decode steps, or with `first` the phase of the first step; all steps of a run of one
+    phase."""
+    phases = generation_steps(side)
+    if phases is None or steps.empty:
+        return steps
+    prefill, decode = phases
+    keep = prefill if first and int(steps["step"].iloc[0]) in prefill else decode
+    return steps.loc[steps["step"].astype("int64").isin(keep)].reset_index(drop=True)
+
+
 def separation(early: np.ndarray, late: np.ndarray) -> float:
     """Share of (early, late) pairs in which the late value is larger (common-language effect size)."""
     return float((late[None, :] > early[:, None]).mean())
@@ -229,8 +248,9 @@ def separation(early: np.ndarray, late: np.ndarray) -> float:
 @run_analyzer
 def step_drift(side: Side, role: str) -> list[Symptom]:
     """Step time rising between the first and last third of the run, beyond overlap; says whether
-    kernels or gaps grew. A step change (a noisy neighbour arriving) counts as drift too."""
-    steps = _durations(side)
+    kernels or gaps grew. A step change (a noisy neighbour arriving) counts as drift too. In a
+    generation, over its decode steps."""
+    steps = _one_phase(side, _durations(side))
     if len(steps) < DRIFT_MIN_STEPS:
         return []
     d = steps["duration_us"].to_numpy(dtype="float64")
@@ -265,8 +285,8 @@ def step_drift(side: Side, role: str) -> list[Symptom]:
 
 def jitter_steps(side: Side) -> np.ndarray:
     """Wall times per step (µs) for the jitter measure, a first-step outlier (3x the rest) left out:
-    that one is a warm-up question, reported by first-step-outlier."""
-    d = _durations(side)["duration_us"].to_numpy(dtype="float64")
+    that one is a warm-up question, reported by first-step-outlier. In a generation, its decode steps."""
+    d = _one_phase(side, _durations(side))["duration_us"].to_numpy(dtype="float64")
     if len(d) > 1 and d[0] >= FIRST_STEP_RATIO * np.median(d[1:]):
         d = d[1:]
     return d
@@ -363,9 +383,10 @@ def _first_step_times(side: Side) -> tuple[np.ndarray, float] | None:
     end is left out, never replaced by its busy time), else busy times. Where steps were derived from
     an anchor operator (CPU), the first step can hold more launches than the others (the launches
     before the first anchor join it, e.g. 22 against 13 in real PyNative runs): it is then compared
-    at the others' time per launch.
+    at the others' time per launch. In a generation, only the steps of the first step's phase count (a
+    prefill step is no outlier among decode steps).
     """
-    steps = side.run.steps
+    steps = _one_phase(side, side.run.steps, first=True)
     wall = steps["duration_us"].astype("float64").to_numpy(na_value=np.nan)
     busy = steps["busy_us"].astype("float64").to_numpy(na_value=np.nan)
     use = ~np.isnan(wall)
@@ -493,9 +514,20 @@ def _elements(shapes: str) -> float:
 def generation_steps(side: Side) -> tuple[list[int], list[int]] | None:
     """(prefill steps, decode steps) of a generation run, or None when the run is not one: attention
     kernels, and steps that split into a large-shape group (prefill) and a small one (decode, at least
-    two steps) at least PHASE_RATIO apart."""
-    k = side.kernels
-    if not _types_match(k, ATTENTION_MARKERS):
+    two steps) at least PHASE_RATIO apart. Asked by several analyzers and the report about one prepared
+    run, so it is computed once per Side and kept on it (a Side is not changed after preparation)."""
+    if _PHASES_KEY not in side.__dict__:
+        side.__dict__[_PHASES_KEY] = _generation_steps(side)
+    return side.__dict__[_PHASES_KEY]
+
+
+_PHASES_KEY = "_generation_steps"
+
+
+def _generation_steps(side: Side) -> tuple[list[int], list[int]] | None:
+    """What generation_steps returns, computed (the op types from the per-operator table, which is far
+    smaller than the kernels')."""
+    if not _types_match(side.ops, ATTENTION_MARKERS):
         return None
     sizes = step_elements(side)
     sizes = sizes[sizes > 0]
@@ -555,21 +587,207 @@ def generation_phases(side: Side, role: str) -> list[Symptom]:
 
 
 def _phase_stats(side: Side, k: pd.DataFrame, steps: list[int]) -> dict[str, float]:
-    """Per step of the phase: wall time (the step record, else the kernels' span), busy share, median
-    kernel and gap time, averaged over its steps."""
+    """Per step of the phase: wall time (see _step_walls), busy share, median kernel and gap time,
+    averaged over its steps."""
     mine = k.loc[k["step"].isin(steps)]
-    by_step = mine.groupby("step")
-    busy = by_step["duration_us"].sum()
-    span = (
-        by_step["start_us"].min().rsub((mine["start_us"] + mine["duration_us"]).groupby(mine["step"]).max())
-    )
-    record = side.run.steps.dropna(subset=["duration_us"]).set_index("step")["duration_us"].astype("float64")
-    wall = pd.Series([float(record.get(s, span.get(s, 0.0))) for s in busy.index], index=busy.index)
-    wall = wall.where(wall >= busy, busy)
-    total_wall, total_busy = float(wall.sum()), float(busy.sum())
+    wall = _step_walls(side, steps)
+    total_wall, total_busy = float(wall.sum()), float(mine["duration_us"].sum())
     return {
         "ms": total_wall / len(steps) / 1000,
         "busy_share": total_busy / total_wall if total_wall > 0 else 1.0,
         "median_kernel_us": float(mine["duration_us"].median()),
         "gap_ms": (total_wall - total_busy) / len(steps) / 1000,
     }
+
+
+# -------------------------------------------------------------------------- generation: per-phase step gap
+
+PHASES = ("prefill", "decode")
+# A single-phase run stands for the generation's phase whose steps read a similar activation size: within
+# half the prefill/decode separation (a factor of 2 when the phases are PHASE_RATIO apart).
+PHASE_MATCH_RATIO = float(np.sqrt(PHASE_RATIO))
+PHASE_VALUES = ("baseline_ms_per_step", "target_ms_per_step", "ratio")  # per phase, as <phase>_<value>
+
+
+def run_phases(side: Side) -> dict[str, list[int]] | None:
+    """{phase: steps} of a generation run, None for a run of one phase (see generation_steps)."""
+    phases = generation_steps(side)
+    return None if phases is None else dict(zip(PHASES, phases, strict=True))
+
+
+def pair_phases(c: Comparison) -> dict[str, tuple[list[int], list[int]]] | None:
+    """{phase: (baseline steps, target steps)} for the phases both runs have, when either run is a
+    generation (None otherwise): prefill against prefill, decode against decode. A run of one phase
+    counts as the generation's phase nearest to its median step size, when within PHASE_MATCH_RATIO."""
+    base, target = run_phases(c.baseline), run_phases(c.target)
+    if base is None and target is None:
+        return None
+    if base is not None and target is not None:
+        return {p: (base[p], target[p]) for p in PHASES}
+    gen_side, gen, lone = (
+        (c.target, target, c.baseline) if target is not None else (c.baseline, base, c.target)
+    )
+    assert gen is not None
+    phase = _nearest_phase(gen_side, gen, lone)
+    if phase is None:
+        return {}
+    steps = [int(s) for s in _step_walls(lone, None).index]
+    return {phase: (steps, gen[phase]) if gen is target else (gen[phase], steps)}
+
+
+def _nearest_phase(gen_side: Side, gen: dict[str, list[int]], lone: Side) -> str | None:
+    """The generation's phase whose median step size is nearest (in log) to the lone run's, if close."""
+    sizes, lone_sizes = step_elements(gen_side), step_elements(lone)
+    lone_sizes = lone_sizes[lone_sizes > 0]
+    if lone_sizes.empty:
+        return None
+    mine = float(lone_sizes.median())
+    dist = {p: abs(np.log(mine / float(sizes.reindex(gen[p]).median()))) for p in PHASES}
+    best = min(dist, key=dist.__getitem__)
+    return best if dist[best] <= np.log(PHASE_MATCH_RATIO) else None
+
+
+def _step_walls(side: Side, steps: list[int] | None) -> pd.Series:
+    """Wall time (µs) of each of `steps` (all steps with kernels when None): the step record, else the
+    kernels' span (the last CPU step has no record), never less than the kernels' busy time."""
+    k = side.kernels.loc[side.kernels["step"].notna()]
+    if steps is not None:
+        k = k.loc[k["step"].isin(steps)]
+    by_step = k.groupby(k["step"].astype("int64"))
+    busy = by_step["duration_us"].sum().astype("float64")
+    span = (k["start_us"] + k["duration_us"]).groupby(k["step"].astype("int64")).max() - by_step[
+        "start_us"
+    ].min()
+    record = side.run.steps.dropna(subset=["duration_us"]).set_index("step")["duration_us"].astype("float64")
+    wall = pd.Series([float(record.get(s, span.get(s, 0.0))) for s in busy.index], index=busy.index)
+    return wall.where(wall >= busy, busy)
+
+
+def _phase_gap(b: np.ndarray, t: np.ndarray) -> tuple[float, bool]:
+    """(target / baseline median, slower beyond noise): GAP_MIN_RATIO and, with three steps or more
+    on both sides, a bootstrap interval above 1."""
+    ratio = float(np.median(t) / max(np.median(b), 1e-9))
+    significant = ratio >= GAP_MIN_RATIO
+    if b.size >= 3 and t.size >= 3:
+        significant = significant and bootstrap_median_ratio(b, t)[0] > 1.0
+    return ratio, significant
+
+
+def phase_rows(c: Comparison) -> list[dict[str, Any]] | None:
+    """Per phase of a generation pair (None when neither run is one): steps and median step time (ms)
+    on each side, the target / baseline ratio and whether the target is slower beyond noise; a phase
+    only one run has gets no ratio. Per step of the phase, never per sample: the batch guess (the first
+    MatMul's leading dimension) counts tokens in a transformer, 8 in a prefill of 8 positions and 1 in
+    its decode, and the sequences per step are part of each phase's work."""
+    matched = pair_phases(c)
+    if matched is None:
+        return None
+    rows = []
+    for phase, (b_steps, t_steps) in matched.items():
+        b = _step_walls(c.baseline, b_steps).to_numpy(dtype="float64")
+        t = _step_walls(c.target, t_steps).to_numpy(dtype="float64")
+        if b.size and t.size:
+            ratio, slower = _phase_gap(b, t)
+            rows.append(_phase_row(phase, b, t, ratio, slower))
+    target = run_phases(c.target)
+    for phase in PHASES if target else ():
+        if phase not in matched and target[phase]:
+            rows.append(
+                _phase_row(phase, np.array([]), _step_walls(c.target, target[phase]).to_numpy(), None, False)
+            )
+    return rows
+
+
+def _phase_row(phase: str, b: np.ndarray, t: np.ndarray, ratio: float | None, slower: bool) -> dict[str, Any]:
+    return {
+        "phase": phase,
+        "baseline_steps": int(b.size),
+        "target_steps": int(t.size),
+        "baseline_ms_per_step": rnd(float(np.median(b)) / 1000, 4) if b.size else None,
+        "target_ms_per_step": rnd(float(np.median(t)) / 1000, 4) if t.size else None,
+        "ratio": rnd(ratio),
+        "slower": slower,
+    }
+
+
+def matched_ratio(rows: list[dict[str, Any]]) -> float | None:
+    """The target's time at its own phase mix against the baseline's phases at that mix (the phases
+    both runs have), or None when they have none in common."""
+    both = [r for r in rows if r["ratio"] is not None]
+    if not both:
+        return None
+    t = sum(r["target_steps"] * r["target_ms_per_step"] for r in both)
+    b = sum(r["target_steps"] * r["target_ms_per_step"] / max(r["ratio"], 1e-9) for r in both)
+    return t / max(b, 1e-9)
+
+
+def phase_timing(c: Comparison) -> tuple[list[dict[str, Any]], float | None] | None:
+    """(per-phase rows, matched ratio) of a pair when either run is a generation, else None: what the
+    report's timing and verdict state instead of a phase-blind ratio of the average steps."""
+    rows = phase_rows(c)
+    return None if rows is None else (rows, matched_ratio(rows))
+
+
+@pair_analyzer
+def phase_step_gap(c: Comparison) -> list[Symptom]:
+    """The step gap of a generation pair phase by phase (prefill against prefill, decode against
+    decode), beyond noise; the time the slower phases lose per step of the target, averaged over all
+    its steps, is the recoverable time. The phase-blind ratio of the average steps is kept beside it."""
+    rows = phase_rows(c)
+    slower = [r for r in rows or () if r["slower"]]
+    if not slower:
+        return []
+    t_all, b_all = _step_walls(c.target, None), _step_walls(c.baseline, None)
+    lost = sum(r["target_steps"] * r["target_ms_per_step"] * (1 - 1 / r["ratio"]) for r in slower)
+    return [_phase_symptom(c, rows, [r["phase"] for r in slower], lost / max(len(t_all), 1), b_all, t_all)]
+
+
+def _phase_symptom(
+    c: Comparison,
+    rows: list[dict[str, Any]],
+    slower: list[str],
+    lost_ms: float,
+    b_all: pd.Series,
+    t_all: pd.Series,
+) -> Symptom:
+    """The phase-step-gap symptom from its per-phase rows."""
+    counts = {
+        f"{role}_{r['phase']}_steps": r[f"{role}_steps"] for r in rows for role in ("baseline", "target")
+    }
+    by = {r["phase"]: r for r in rows if r["ratio"] is not None}
+    mixed = float(t_all.mean() / max(b_all.mean(), 1e-9))
+    mix = matched_ratio(rows) or 1.0
+    values = {
+        **{
+            f"{role}_{p}_steps": counts.get(f"{role}_{p}_steps", 0)
+            for role in ("baseline", "target")
+            for p in PHASES
+        },
+        "phases_compared": "+".join(by),
+        "slower_phases": "+".join(slower),
+        **{f"{p}_{k}": by[p][k] if p in by else None for p in PHASES for k in PHASE_VALUES},
+        "slower_ratio": max(by[p]["ratio"] for p in slower),
+        "matched_ratio": rnd(mix),
+        "mixed_ratio": rnd(mixed),
+        "target_ms_per_step": rnd(float(t_all.mean()) / 1000, 4),
+    }
+    parts = "; ".join(
+        f"{p}: {by[p]['target_ms_per_step']:.3f} ms against {by[p]['baseline_ms_per_step']:.3f} ms "
+        f"({by[p]['ratio']:.2f}x over {by[p]['target_steps']} and {by[p]['baseline_steps']} steps)"
+        for p in by
+    )
+    missing = [r["phase"] for r in rows if r["ratio"] is None]
+    return Symptom(
+        "phase-step-gap",
+        f"Compared phase by phase, the target is slower in {' and '.join(slower)} ({parts}); "
+        f"{mix:.2f}x at the target's phase mix, where the average steps give {mixed:.2f}x"
+        + (
+            f"; the target's {' and '.join(missing)} steps have no counterpart in the baseline."
+            if missing
+            else "."
+        ),
+        strength=min(1.0, (max(by[p]["ratio"] for p in slower) - 1.0) / 0.5),
+        values=values,
+        evidence=tuple(rows),
+        recoverable_ms_per_step=rnd(lost_ms),
+    )

@@ -18,7 +18,7 @@ from doctor.model.findings import (
     Verdict,
 )
 from doctor.model.graph import Chain, Chains, Graph, Parameters, PatternCount, Tensor
-from doctor.model.runs import Input, ProfilerConfig, RunInfo, Timing
+from doctor.model.runs import Input, PhaseTiming, ProfilerConfig, RunInfo, Timing
 from doctor.model.tables import (
     OPERATOR_COLUMN_NAMES,
     OPERATOR_COLUMNS,
@@ -52,6 +52,7 @@ __all__ = [
     "Operators",
     "Parameters",
     "PatternCount",
+    "PhaseTiming",
     "ProfilerConfig",
     "Record",
     "Reference",

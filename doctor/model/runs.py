@@ -65,6 +65,22 @@ class RunInfo(Record):
     files: list[str] = Field(description="Files that were read.")
 
 
+class PhaseTiming(Record):
+    """One generation phase of a pair, compared with the same phase of the other run."""
+
+    phase: Literal["prefill", "decode"] = Field(description="`prefill` (the whole prompt) or `decode`.")
+    baseline_steps: Count = Field(description="Baseline steps of this phase (0: the baseline has none).")
+    target_steps: Count = Field(description="Target steps of this phase.")
+    baseline_ms_per_step: Number | None = Field(
+        description="Baseline's median wall time per step of the phase."
+    )
+    target_ms_per_step: Number | None = Field(description="Target's median wall time per step of the phase.")
+    ratio: Number | None = Field(
+        description="Target ÷ baseline for this phase; `null` when one run lacks it."
+    )
+    slower: bool = Field(description="Whether the target is slower in this phase beyond noise.")
+
+
 class Timing(Record):
     """Headline timing; the comparison fields are `null` in a single-run report."""
 
@@ -79,3 +95,15 @@ class Timing(Record):
     alignment_method: str | None = Field(description="`scope`, `sequence` or `scope+sequence`.")
     matched_share_baseline: Number | None = Field(description="Share of baseline time with a counterpart.")
     matched_share_target: Number | None = Field(description="Share of target time with a counterpart.")
+    phases: list[PhaseTiming] | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,
+        description="When either run is a generation (prefill and decode steps): the pair compared phase by "
+        "phase; absent otherwise.",
+    )
+    phase_ratio: Number | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,
+        description="With `phases`: the target's time at its own phase mix ÷ the baseline's phases at that "
+        "mix (the phases both runs have); the verdict's slowdown. Absent otherwise.",
+    )
