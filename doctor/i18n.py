@@ -443,6 +443,8 @@ UI_TEXT: dict[str, dict[str, str]] = {
         "ex_graph_train_vs_pynative_infer": "Graph training vs inference left in PyNative (4x slower)",
         "ex_amp_train_vs_fp32_infer": "AMP O2 training vs FP32 inference (same speed on CPU, dtype mismatch)",
         "ex_pynative_infer": "Graph-mode vs PyNative inference",
+        "ex_ascend_derived_fp32_split": "Ascend, derived from a real NPU step (msprof-analyze sample): FP32, "
+        "Conv+BN split, another profiler level",
         "ex_resnet50": "ResNet-50 (weights stripped)",
     },
     "zh": {
@@ -526,6 +528,8 @@ UI_TEXT: dict[str, dict[str, str]] = {
         "ex_graph_train_vs_pynative_infer": "图模式训练 vs 仍为 PyNative 的推理（慢 4 倍）",
         "ex_amp_train_vs_fp32_infer": "AMP O2 训练 vs FP32 推理（CPU 上速度相同，数据类型不一致）",
         "ex_pynative_infer": "图模式推理 vs PyNative 推理",
+        "ex_ascend_derived_fp32_split": "Ascend，由真实 NPU 单步（msprof-analyze 样例）派生：FP32、"
+        "Conv+BN 未融合、采集级别不同",
         "ex_resnet50": "ResNet-50（已去除权重）",
     },
 }

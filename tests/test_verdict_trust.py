@@ -20,6 +20,7 @@ from knowledge.schema import QUANTITY_CLAIMS
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "samples" / "ascend"
 CPU = FIXTURES / "cpu"
+ASCEND_EXAMPLE = FIXTURES.parents[1] / "assets" / "examples" / "ascend_derived_fp32_split"
 
 # Every run folder the suite holds: each compared with itself must give nothing significant.
 RUN_FOLDERS = [
@@ -38,6 +39,7 @@ RUN_FOLDERS = [
     SAMPLES / "kernel_details_2025_bf16_llm",
     *(FIXTURES / "ascend_llm" / name for name in ("fused_infer", "split_infer", "norm_fused", "norm_split")),
     *(FIXTURES / "transformer" / "profiles" / name for name in ("llama_infer_graph", "llama_generate_graph")),
+    *(ASCEND_EXAMPLE / side for side in ("baseline", "target")),  # derived from a real NPU step
 ]
 # Healthy pairs of different runs: set up correctly, so nothing is wrong with the target.
 HEALTHY_PAIRS = [
