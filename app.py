@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 import gradio as gr
 from gradio import route_utils
 from gradio.data_classes import FileData
+from gradio.processing_utils import save_file_to_cache
 from gradio.utils import NamedString, get_upload_folder
 from gradio_client import utils as client_utils
 from starlette.middleware import Middleware
@@ -239,6 +240,7 @@ def _using_uploads(
         for slot, value in slots.items():
             uploads.hold(session, slot, given_paths([value]))
     paths = given_paths(slots.values())
+    uploads.restore(paths)  # a bundled example's copy deleted by another app or a cache sweep
     uploads.claim(paths)
     try:
         _analyse(lambda: uploads.require_present(paths), lang)
@@ -1119,10 +1121,30 @@ def build_demo(config: AppConfig | None = None, example: str | None = None) -> g
         if preload is not None:
             demo.load(events.compare, inputs, outputs, api_visibility="private")
     demo.queue(default_concurrency_limit=config.concurrency, max_size=config.queue_size)
-    # Example files Gradio copied into its cache are shared by uploads of the same bytes and name.
-    events.uploads.pin(path for block in demo.blocks.values() for path in getattr(block, "temp_files", ()))
+    _keep_example_files(demo, events.uploads)
     LEDGERS[demo] = events.uploads
     return demo
+
+
+def _keep_example_files(demo: gr.Blocks, uploads: UploadLedger) -> None:
+    """The example files Gradio copied into its cache at build time stay usable while the app runs.
+
+    Its cache is content-addressed and shared by every app on the machine and by uploads of the same
+    bytes and name. Gradio's delete_cache sweep removes copies an hour after they were made (these are
+    never touched again) and the shutdown of any other app built with the same examples (another
+    process, or a second build_demo in this one) deletes them: clicking an example then filled the
+    inputs with missing files and no analysis ran. So the copies are kept out of this app's sweeps,
+    pinned (no upload's last holder deletes them), and restored from the originals when an analysis
+    finds one missing (`_using_uploads`). clean_up still removes them when this app stops."""
+    for block in demo.blocks.values():
+        files = getattr(block, "temp_files", ())
+        if files:
+            block.keep_in_cache.update(files)
+            uploads.pin(files)
+    originals = [f for pair in available_pairs() for side in ("baseline", "target") for f in pair.files(side)]
+    originals += [str(MODEL)] if MODEL.is_file() else []
+    # The same call Gradio made for the examples: the same content-addressed path, touched.
+    uploads.pin_copies({save_file_to_cache(f, get_upload_folder()): f for f in originals})
 
 
 def launch_kwargs(config: AppConfig, demo: gr.Blocks) -> dict[str, Any]:

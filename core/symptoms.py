@@ -79,8 +79,9 @@ class SymptomKind:
 SYMPTOM_KINDS: dict[str, SymptomKind] = {
     # --- a pair of profiled runs (source "pair") ---
     "step-time-gap": SymptomKind(
-        "Target is slower (or faster) per step than the baseline's forward pass.",
-        ("baseline_ms_per_step", "target_ms_per_step", "ratio", "per_sample_ratio"),
+        "Target is slower (or faster) per step than the baseline's forward pass; `basis` says which time "
+        "the numbers are: `operator` (compared operator time, the verdict's ratio) or `wall` (step time).",
+        ("baseline_ms_per_step", "target_ms_per_step", "ratio", "per_sample_ratio", "basis"),
     ),
     "phase-step-gap": SymptomKind(
         "A pair with a generation run (prefill and decode steps) on either side, compared phase by phase "

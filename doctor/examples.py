@@ -1,4 +1,5 @@
-"""The bundled examples the app offers: pairs of real CPU profiles (assets/examples) and a model.
+"""The bundled examples the app offers: pairs of real CPU profiles and one Ascend pair derived from a real
+NPU step (assets/examples), and a model.
 
 Each side of a pair is given to the app as the list of its files, exactly what a browser folder upload
 sends, so clicking an example exercises the same path as a user's upload.
@@ -51,6 +52,9 @@ PAIRS = (
     PairExample("graph_train_vs_pynative_infer"),
     PairExample("amp_train_vs_fp32_infer"),
     PairExample("pynative_infer"),
+    # Ascend: derived from the forward pass of a real NPU step with three culprits injected
+    # (assets/examples/generate_ascend.py names the origin and every assumption).
+    PairExample("ascend_derived_fp32_split"),
 )
 MODEL = MODELS_DIR / "resnet50_noweights.mindir"
 MODEL_LABEL_KEY = "ex_resnet50"

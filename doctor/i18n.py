@@ -147,8 +147,8 @@ REPORT_TEXT: dict[str, dict[str, str]] = {
         "v_phase_missing": "; its {steps} {phase} steps have no counterpart in {ref}",
         "v_phase_prefill": "prefill",
         "v_phase_decode": "decode",
-        "v_unit_step": "per step",
-        "v_unit_sample": "per sample",
+        "v_unit_step": "per step in operator time",
+        "v_unit_sample": "per sample in operator time",
         "v_single": "One run analysed: {ms} ms of operator time per step",
         "v_mindir": "Model {name}: {chains} fusion chains, {fusible} fusible",
         "v_cause": "; most likely cause: {title}",
@@ -328,9 +328,9 @@ REPORT_TEXT: dict[str, dict[str, str]] = {
         "v_phase_prefill": "预填充",
         "v_phase_decode": "解码",
         "v_faster": "{subject}{unit}比{ref}快 {ratio} 倍",
-        "v_same": "{subject}{unit}耗时与{ref}相当（{ratio} 倍）",
-        "v_unit_step": "每步",
-        "v_unit_sample": "每个样本",
+        "v_same": "{subject}{unit}与{ref}相当（{ratio} 倍）",
+        "v_unit_step": "每步算子耗时",
+        "v_unit_sample": "每个样本的算子耗时",
         "v_single": "已分析一次运行：每步算子耗时 {ms} ms",
         "v_mindir": "模型 {name}：{chains} 条融合链，其中 {fusible} 条可融合",
         "v_cause": "；最可能的原因：{title}",
@@ -459,6 +459,8 @@ UI_TEXT: dict[str, dict[str, str]] = {
         "ex_graph_train_vs_pynative_infer": "Graph training vs inference left in PyNative (4x slower)",
         "ex_amp_train_vs_fp32_infer": "AMP O2 training vs FP32 inference (same speed on CPU, dtype mismatch)",
         "ex_pynative_infer": "Graph-mode vs PyNative inference",
+        "ex_ascend_derived_fp32_split": "Ascend, derived from a real NPU step (msprof-analyze sample): FP32, "
+        "Conv+BN split, another profiler level",
         "ex_resnet50": "ResNet-50 (weights stripped)",
     },
     "zh": {
@@ -542,6 +544,8 @@ UI_TEXT: dict[str, dict[str, str]] = {
         "ex_graph_train_vs_pynative_infer": "图模式训练 vs 仍为 PyNative 的推理（慢 4 倍）",
         "ex_amp_train_vs_fp32_infer": "AMP O2 训练 vs FP32 推理（CPU 上速度相同，数据类型不一致）",
         "ex_pynative_infer": "图模式推理 vs PyNative 推理",
+        "ex_ascend_derived_fp32_split": "Ascend，由真实 NPU 单步（msprof-analyze 样例）派生：FP32、"
+        "Conv+BN 未融合、采集级别不同",
         "ex_resnet50": "ResNet-50（已去除权重）",
     },
 }

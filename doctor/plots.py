@@ -169,7 +169,17 @@ def step_time_figure(data: pd.DataFrame, title: str) -> go.Figure:
                 hovertemplate="step %{x}<br>%{y:.2f} ms<extra>operators</extra>",
             )
     fig.update_layout(xaxis_title="step", yaxis_title="ms", yaxis_rangemode="tozero")
+    _integer_step_axis(fig, data["step"])
     return _layout(fig, title)
+
+
+def _integer_step_axis(fig: go.Figure, steps: pd.Series) -> None:
+    """Step numbers are whole: x ticks at integers (about ten of them) printed without decimals, in
+    the app and in the HTML report alike, never 1.5."""
+    known = pd.to_numeric(steps, errors="coerce").dropna()
+    first = int(known.min()) if len(known) else 0
+    span = int(known.max()) - first if len(known) else 0
+    fig.update_xaxes(tickmode="linear", tick0=first, dtick=max(1, -(-span // 10)), tickformat="d")
 
 
 # ----------------------------------------------------------------------------------- dtype / core

@@ -15,11 +15,12 @@ from __future__ import annotations
 import json
 import logging
 import os
+import shutil
 import stat
 import threading
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterable, Iterator, MutableMapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, MutableMapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -71,6 +72,7 @@ class UploadLedger:
         self._sessions: dict[str, dict[str, Counter[Path]]] = {}  # session -> input slot -> paths
         self._seen: dict[str, float] = {}  # session -> last activity
         self._pinned: set[Path] = set()
+        self._sources: dict[Path, Path] = {}  # pinned copy -> the file it copies (restored from it)
         self._uploading = 0  # upload requests in flight
         self._doomed: set[Path] = set()  # counts at zero, waiting for the uploads in flight to answer
         self._swept = time.monotonic()
@@ -93,6 +95,30 @@ class UploadLedger:
         """Never delete these files (example files cached by Gradio, which uploads may share)."""
         with self._lock:
             self._pinned.update(k for k in map(self.key, paths) if k is not None)
+
+    def pin_copies(self, copies: Mapping[str, str]) -> None:
+        """Pin cached copies of the app's own files (copy path -> original), so `restore` can put back a
+        copy that something else deleted: the cache is shared by every app process on the machine, and
+        Gradio's cache sweep or the shutdown of another app deletes copies of the same bytes and name."""
+        self.pin(copies)
+        with self._lock:
+            for copy, source in copies.items():
+                key = self.key(copy)
+                if key is not None:
+                    self._sources[key] = Path(source)
+
+    def restore(self, paths: Iterable[object]) -> None:
+        """Put back pinned copies among `paths` that are missing, from their originals (atomically:
+        written beside, then renamed into place)."""
+        for path in paths:
+            key = self.key(path)
+            source = self._sources.get(key) if key is not None else None
+            if source is None or os.path.lexists(key):
+                continue
+            key.parent.mkdir(parents=True, exist_ok=True)
+            staging = key.with_name(f".{key.name}.{os.getpid()}.{threading.get_ident()}")
+            shutil.copyfile(source, staging)
+            os.replace(staging, key)
 
     @contextmanager
     def uploading(self) -> Iterator[None]:

@@ -1,7 +1,9 @@
 """The one-line verdict: how much slower the target is, and the most likely cause with its recoverable time.
 
-Example: "Inference is 1.79x slower per step than the training forward pass; most likely cause:
-precision mismatch, about 3.24 ms/step recoverable". When no cause is significant it says so plainly.
+Example: "Inference is 1.79x slower per step in operator time than the training forward pass; most likely
+cause: precision mismatch, about 3.24 ms/step recoverable". The ratio is compared operator time
+(Timing.ratio), named in the sentence, so it never reads like the wall step time some evidence states.
+When no cause is significant it says so plainly.
 """
 
 from __future__ import annotations

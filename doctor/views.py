@@ -69,7 +69,7 @@ def report_view(report: Report) -> ReportView:
         chains=chain_table(report),
         graph=graph_summary_markdown(report),
         runs=runs_table(report),
-        figures=_integer_step_ticks(report_figures(report)),
+        figures=report_figures(report),
         after=after_markdown(report),
         fixes=fix_choices(report),
         ticked=[c.id for c in report.document.causes if c.section == "ranked"]
@@ -84,16 +84,6 @@ def fix_choices(report: Report) -> list[tuple[str, str]]:
     if report.kind != "pair":
         return []
     return [(f"{c.title} ({c.id})", c.id) for c in report.document.causes]
-
-
-def _integer_step_ticks(figures: dict[str, Any]) -> dict[str, Any]:
-    """Step numbers are whole: the step plot's x ticks at integers (about ten of them), not 1.5."""
-    figure = figures.get("steps")
-    if figure is not None:
-        steps = [x for trace in figure.data for x in (trace.x if trace.x is not None else ())]
-        span = (max(steps) - min(steps)) if steps else 0
-        figure.update_xaxes(tickmode="linear", tick0=min(steps, default=0), dtick=max(1, -(-span // 10)))
-    return figures
 
 
 def operator_table(report: Report) -> Table:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import networkx as nx
@@ -20,6 +21,13 @@ from graph.model import Chain, MindirModel
 
 MAX_NODES = 2000
 MIN_GROUPS = 10  # a scope grouping with fewer groups than this is too coarse to show
+# The block view (the overview up to this many units: one per chain, one per other op) lays the graph
+# out in rows, one per scope block (e.g. a ResNet Bottleneck) in execution order, every unit labelled
+# and read left to right like text.
+MAX_UNITS = 800
+MAX_BLOCKS = 60  # the deepest scope level that gives at most this many blocks is used
+MAX_PER_ROW = 8  # a longer block continues on the next row
+SMALL_BLOCK = 3  # consecutive blocks of fewer units than this share a row (a stem, a head)
 SHOWN_KINDS = frozenset({"op", "input", "call"})
 PALETTE = {
     "conv-bn-add-act": "#d62728",
@@ -50,14 +58,19 @@ class GraphLayout:
     edges: list[tuple[int, int]] = field(default_factory=list)
     members: list[int] = field(default_factory=list)  # graph nodes behind each marker
     note: str = ""  # how the graph was summarised ("" when drawn in full)
+    labels: list[str] = field(default_factory=list)  # text beside each marker (empty: hover only)
+    headers: list[tuple[float, float, str]] = field(default_factory=list)  # (x, y, text) column titles
 
-    def add(self, node_id: str, hover: str, category: str, size: float, members: int = 1) -> int:
+    def add(
+        self, node_id: str, hover: str, category: str, size: float, members: int = 1, label: str = ""
+    ) -> int:
         """Append one marker (position set later) and return its index."""
         self.ids.append(node_id)
         self.hover.append(hover)
         self.category.append(category)
         self.size.append(size)
         self.members.append(members)
+        self.labels.append(label)
         return len(self.ids) - 1
 
 
@@ -236,6 +249,126 @@ def chain_layout(model: MindirModel, chain: Chain) -> GraphLayout:
     return layout
 
 
+# ---------------------------------------------------------------- block view (chains as units)
+
+
+@dataclass
+class _Unit:
+    """What one marker of the block view stands for: a whole chain, or one op outside every chain."""
+
+    nodes: list[str]
+    chain: Chain | None
+    order: int  # position of its first node in the topological order
+    scope: str  # cell scope of its first node (the chain's anchor)
+
+
+def _cell(scope: str) -> str:
+    """The cell part of an op's scope: `Default/conv1-Conv2d/Conv2D-op0` -> `Default/conv1-Conv2d`."""
+    return scope.rsplit("/", 1)[0] if "/" in scope else ""
+
+
+def _units(g: nx.DiGraph, nodes: list[str], chains: list[Chain]) -> list[_Unit]:
+    """The view's units in execution order: each chain whole (Casts inside it included), each other op."""
+    order = {n: i for i, n in enumerate(nx.topological_sort(g.subgraph(nodes)))}
+    in_chain = chain_membership(chains)
+    units = []
+    for chain in chains:
+        members = [n for n in (*chain.nodes, *chain.casts) if n in order]
+        if members:
+            first = min(members, key=order.__getitem__)
+            units.append(_Unit(members, chain, order[first], _cell(g.nodes[chain.anchor].get("scope") or "")))
+    for node in nodes:
+        if node not in in_chain:
+            units.append(_Unit([node], None, order[node], _cell(g.nodes[node].get("scope") or "")))
+    return sorted(units, key=lambda u: u.order)
+
+
+def _blocks(units: list[_Unit]) -> list[tuple[str, list[_Unit]]]:
+    """Consecutive units grouped by scope prefix at the deepest level giving at most MAX_BLOCKS blocks
+    of two units or more on average;
+    consecutive small blocks share one row; a block longer than MAX_PER_ROW continues on the next."""
+    deepest = max((u.scope.count("/") + 1 for u in units if u.scope), default=1)
+    for level in range(deepest, 0, -1):
+        runs = _runs(units, level)
+        if len(runs) <= MAX_BLOCKS and len(units) >= 2 * len(runs):
+            break  # blocks of a few units each: deeper levels split a block into its cells
+    merged: list[tuple[str, list[_Unit]]] = []
+    small = False  # whether the last block is a run of small ones
+    for key, members in runs:
+        if merged and small and len(members) < SMALL_BLOCK:
+            keys = [k for k in (merged[-1][0], key) if k]
+            merged[-1] = (_common_prefix(keys) if keys else "", merged[-1][1] + members)
+        else:
+            merged.append((key, members))
+            small = len(members) < SMALL_BLOCK
+    return [(key, part) for key, members in merged for part in _chunks(members, MAX_PER_ROW)]
+
+
+def _runs(units: list[_Unit], level: int) -> list[tuple[str, list[_Unit]]]:
+    runs: list[tuple[str, list[_Unit]]] = []
+    for unit in units:
+        key = "/".join(unit.scope.split("/")[:level])
+        if runs and runs[-1][0] == key:
+            runs[-1][1].append(unit)
+        else:
+            runs.append((key, [unit]))
+    return runs
+
+
+def _chunks(items: Sequence[_Unit], size: int) -> list[list[_Unit]]:
+    return [list(items[i : i + size]) for i in range(0, len(items), size)]
+
+
+def block_layout(model: MindirModel, chains: list[Chain]) -> GraphLayout:
+    """The graph as labelled units in rows: one row per scope block in execution order (a ResNet
+    Bottleneck each), left to right in the block; a chain is one unit coloured by its pattern, a blocked
+    one orange, labelled "blocked", with its reason in the hover; edges join units that exchange tensors."""
+    g = model.graph
+    nodes = [n for n, d in g.nodes(data=True) if d.get("kind") in SHOWN_KINDS]
+    units = _units(g, nodes, chains)
+    blocks = _blocks(units)
+    blocked = sum(not c.fusible for c in chains)
+    layout = GraphLayout(
+        note=f"{len(nodes):,} ops in {len(units):,} units ({len(chains)} chains, {blocked} blocked), "
+        f"{len(blocks)} blocks by scope"
+    )
+    owner: dict[str, int] = {}
+    for row, (key, members) in enumerate(blocks):
+        layout.headers.append((-0.6, -float(row), html.escape(key.rsplit("/", 1)[-1] or "graph")))
+        for position, unit in enumerate(members):
+            index = _add_unit(layout, g, unit)
+            layout.x.append(float(position))
+            layout.y.append(-float(row))
+            for node in unit.nodes:
+                owner[node] = index
+    edges = {(owner[a], owner[b]) for a, b in g.subgraph(nodes).edges() if a in owner and b in owner}
+    layout.edges = sorted((a, b) for a, b in edges if a != b)
+    return layout
+
+
+def _add_unit(layout: GraphLayout, g: nx.DiGraph, unit: _Unit) -> int:
+    chain = unit.chain
+    if chain is None:
+        node = unit.nodes[0]
+        data = g.nodes[node]
+        label = "input" if data.get("kind") == "input" else str(data.get("op", "?"))
+        return layout.add(node, node_hover(g, node), _category(data, None), 9, label=html.escape(label))
+    state = "fusible" if chain.fusible else f"blocked: {chain.blocked_reason}"
+    hover = "<br>".join(
+        [
+            f"<b>{html.escape(chain.pattern)}</b> ({html.escape(state)})",
+            "ops: " + html.escape(" → ".join(chain.ops)),
+            f"scope: {html.escape(_common_prefix(list(chain.scopes)) if any(chain.scopes) else '-')}",
+        ]
+        + ([f"replaced by: {html.escape(chain.replaced_by)}"] if chain.replaced_by else [])
+        + ([f"casts inside: {len(chain.casts)}"] if chain.casts else [])
+    )
+    label = chain.pattern if chain.fusible else f"{chain.pattern} ✗ blocked"
+    return layout.add(
+        chain.anchor, hover, _category({}, chain), 14, members=len(unit.nodes), label=html.escape(label)
+    )
+
+
 # ---------------------------------------------------------------- plotting
 
 
@@ -259,19 +392,27 @@ def layout_figure(layout: GraphLayout, title: str) -> go.Figure:
     by_category: dict[str, list[int]] = defaultdict(list)
     for i, category in enumerate(layout.category):
         by_category[category].append(i)
+    labelled = any(layout.labels)
     for category, members in sorted(by_category.items()):
         traces.append(
             go.Scatter(
                 x=[layout.x[i] for i in members],
                 y=[layout.y[i] for i in members],
-                mode="markers",
+                mode="markers+text" if labelled else "markers",
                 name=category,
                 marker={"size": [layout.size[i] for i in members], "color": PALETTE.get(category, "#555555")},
+                text=[layout.labels[i] for i in members] if labelled else None,
+                textposition="bottom center",
+                textfont={"size": 10},
                 hovertext=[layout.hover[i] for i in members],
                 hoverinfo="text",
             )
         )
     figure = go.Figure(traces)
+    for x, y, text in layout.headers:  # block titles, right-aligned left of their row
+        figure.add_annotation(
+            x=x, y=y, text=f"<b>{text}</b>", showarrow=False, xanchor="right", font={"size": 10}
+        )
     subtitle = f"<br><sup>{html.escape(layout.note)}</sup>" if layout.note else ""
     figure.update_layout(
         title={"text": html.escape(title) + subtitle},
@@ -286,10 +427,22 @@ def layout_figure(layout: GraphLayout, title: str) -> go.Figure:
 
 
 def overview_figure(model: MindirModel, chains: list[Chain], max_nodes: int = MAX_NODES) -> go.Figure:
-    """The whole model, layered by depth, fusion chains coloured by pattern (blocked ones orange)."""
-    layout = overview_layout(model, chains, max_nodes)
+    """The whole model: up to MAX_UNITS units the labelled block view (a column per scope block, each
+    chain one unit coloured by pattern, blocked ones orange), beyond that the layered summary."""
+    nodes = sum(1 for _, d in model.graph.nodes(data=True) if d.get("kind") in SHOWN_KINDS)
+    chained = sum(len(c.nodes) + len(c.casts) for c in chains)
+    if nodes - chained + len(chains) <= MAX_UNITS:
+        layout = block_layout(model, chains)
+    else:
+        layout = overview_layout(model, chains, max_nodes)
     name = model.path.replace("\\", "/").rsplit("/", 1)[-1]
-    return layout_figure(layout, f"{name}: {len(chains)} fusion chains")
+    figure = layout_figure(layout, f"{name}: {len(chains)} fusion chains")
+    if layout.headers:  # a row per block: tall enough for all, room on the left for their titles
+        rows = 1 - min(layout.y, default=0.0)
+        figure.update_layout(
+            height=max(360, int(56 * rows) + 160), xaxis={"range": [-2.2, max(layout.x, default=0) + 0.6]}
+        )
+    return figure
 
 
 def chain_figure(model: MindirModel, chain: Chain) -> go.Figure:

@@ -180,6 +180,36 @@ def test_launch_settings_suit_a_small_shared_machine():
     assert app.os.environ["GRADIO_ANALYTICS_ENABLED"] == "False"
 
 
+def test_example_files_outlive_cache_sweeps_and_another_apps_shutdown(monkeypatch, tmp_path):
+    """The cause of the example clicks that ran nothing (issue 16): Gradio's cache is shared by every
+    app of the process, and its delete_cache sweep and any app's shutdown deleted the example copies.
+    The apps here use a private cache, so a failure deletes nothing another app on the machine uses."""
+    monkeypatch.setenv("GRADIO_TEMP_DIR", str(tmp_path))
+    from gradio.route_utils import delete_files_created_by_app  # what both the sweep and shutdown run
+
+    from doctor.examples import MODEL, available_pairs
+
+    demo = app.build_demo(AppConfig())
+    other = app.build_demo(AppConfig())  # e.g. the `--example` app a test starts and closes
+    copies = {Path(p) for block in demo.blocks.values() for p in getattr(block, "temp_files", ())}
+    wanted = {Path(f).name for pair in available_pairs() for f in pair.files("target")} | {MODEL.name}
+    assert wanted <= {p.name for p in copies} and all(p.is_relative_to(tmp_path) for p in copies)
+    delete_files_created_by_app(other, age=None)  # the other app stops
+    delete_files_created_by_app(demo, age=0)  # a sweep long after the start
+    assert [p for p in copies if not p.is_file()] == []
+    # An app in another process (older code, or its clean_up) deletes them anyway: the next analysis
+    # of an example click puts them back from the originals before reading them.
+    ledger = app.LEDGERS[demo]
+    model_copy = next(p for p in copies if p.name == MODEL.name)
+    pair_copies = [str(p) for p in copies if p.name in wanted and p != model_copy]
+    for path in [model_copy, *map(Path, pair_copies)]:
+        path.unlink()
+    with app._using_uploads(ledger, None, {"baseline": pair_copies, "mindir": str(model_copy)}, "en"):
+        assert model_copy.read_bytes() == MODEL.read_bytes()
+        assert all(Path(p).is_file() for p in pair_copies)
+    assert model_copy.is_file(), "pinned: the request letting go does not delete it"
+
+
 def _launch(config: AppConfig):
     demo = app.build_demo(config)
     _, url, _ = demo.launch(

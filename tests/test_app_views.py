@@ -3,6 +3,8 @@ summary and baseline note, every fusion chain, download names and rounded CSV nu
 
 from __future__ import annotations
 
+import csv
+import io
 import re
 from pathlib import Path
 
@@ -102,9 +104,24 @@ def test_downloads_carry_the_case_id_and_csv_numbers_are_rounded() -> None:
     assert names["html"] == "perf-doctor-AbC_123-xyz.html"
     assert names["csv"] == "perf-doctor-AbC_123-xyz-operators.csv"
     assert re.fullmatch(r"perf-doctor-\d{8}T\d{6}Z\.json", download_names(report, None)["json"])
-    csv = render(report, "csv")
-    assert not re.search(r"\d\.\d{4,}", csv), "numbers rounded to 3 decimals"
-    assert re.search(r",\d+\.\d{1,3},", csv)
+    table = render(report, "csv")
+    assert not re.search(r"\d\.\d{4,}", table), "numbers rounded to 3 decimals"
+    assert re.search(r",\d+\.\d{1,3},", table)
+
+
+def test_csv_ranks_are_whole_numbers_and_report_step_ticks_integers() -> None:
+    """CSV integer columns read "3", not "3.0"; the step plot's ticks are whole steps in the app's
+    figure and in the HTML report (one figure for both)."""
+    report = diagnose(EXAMPLE / "baseline", EXAMPLE / "target", isolate=False)
+    rows = list(csv.DictReader(io.StringIO(render(report, "csv"))))
+    ranks = [row[c] for row in rows for c in ("baseline_rank", "target_rank")]
+    assert ranks and all(re.fullmatch(r"\d*", r) for r in ranks) and any(ranks), ranks
+    assert sorted(int(row["target_rank"]) for row in rows if row["target_rank"])[0] == 1
+    steps = report_view(report).figures["steps"]
+    axis = steps.layout.xaxis
+    assert (axis.tickmode, axis.tickformat) == ("linear", "d") and float(axis.dtick).is_integer()
+    html = render(report, "html")
+    assert '"tickformat":"d"' in html and '"tickmode":"linear"' in html
 
 
 def test_english_labels_hold_no_chinese_and_chinese_ones_no_english_sentence() -> None:

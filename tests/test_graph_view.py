@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
@@ -135,3 +136,39 @@ def test_layout_is_plain_data_and_figure_only_draws_it():
     assert [t.name for t in figure.data] == ["edges", "conv-bn-act", "other"]
     assert list(figure.data[0].x) == [0.0, 0.0, None]
     assert "&lt;nodes&gt;" in figure.layout.title.text
+
+
+def test_resnet50_overview_is_a_labelled_block_view_not_one_column():
+    """The real ResNet-50: a row per Bottleneck, every chain one labelled unit, every op accounted for."""
+    model = load("resnet50_noweights")
+    chains = graph.find_chains(model)
+    layout = view.block_layout(model, chains)
+    shown = [n for n, d in model.graph.nodes(data=True) if d["kind"] in ("op", "input")]
+    assert sum(layout.members) == len(shown) == 176 and len(layout.ids) == 57
+    assert all(layout.labels) and layout.labels.count("conv-bn-add-act") == 16
+    assert "MaxPool" in layout.labels and "matmul-biasadd" in layout.labels
+    headers = [text for _, _, text in layout.headers]
+    assert [h for h in headers if h.endswith("-Bottleneck")] == [f"{i}-Bottleneck" for i in range(16)]
+    assert len(set(layout.x)) >= 4 and len(set(layout.y)) == len(headers) == 18  # not one column
+    assert all(0 <= a < len(layout.ids) and 0 <= b < len(layout.ids) for a, b in layout.edges)
+    figure = view.overview_figure(model, chains)
+    markers = [t for t in figure.data if t.name != "edges"]
+    assert all(t.mode == "markers+text" and all(t.text) for t in markers)
+    assert "<b>0-Bottleneck</b>" in {note.text for note in figure.layout.annotations}
+
+
+def test_a_blocked_chain_is_labelled_orange_and_its_hover_says_why():
+    model = load("branch_block")
+    layout = view.block_layout(model, graph.find_chains(model))
+    [i] = [i for i, label in enumerate(layout.labels) if "blocked" in label]
+    assert layout.category[i] == "blocked" and layout.labels[i] == "conv-bn-act ✗ blocked"
+    assert "Conv2D output has 2 consumers (Add, BatchNorm)" in layout.hover[i]
+    # In the ResNet-50 view a blocked chain stands out the same way among the 54.
+    resnet = load("resnet50_noweights")
+    chains = graph.find_chains(resnet)
+    reason = "BatchNorm is in training mode (is_training=True)"
+    chains[20] = replace(chains[20], fusible=False, blocked_reason=reason)
+    big = view.block_layout(resnet, chains)
+    blocked = [i for i, c in enumerate(big.category) if c == "blocked"]
+    assert [big.ids[i] for i in blocked] == [chains[20].anchor]
+    assert "blocked" in big.labels[blocked[0]] and reason in big.hover[blocked[0]]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 import zipfile
 from functools import cache
@@ -15,7 +16,7 @@ from pydantic import ValidationError
 from core.errors import InputError
 from doctor import SCHEMA_VERSION, Report, diagnose, inspect_model, schema
 from doctor.model import OPERATOR_COLUMN_NAMES, OPERATOR_COLUMNS
-from doctor.render import render_json
+from doctor.render import render, render_json
 from doctor.schema import DOC_PATH, SCHEMA_PATH, load_schema, schema_text
 from tests.support.inputs import CPU, MINDIR, RESNET
 from tests.support.reports import amp_pair
@@ -72,12 +73,44 @@ def test_verdict_states_the_measured_gap_and_the_top_cause():
     assert ratio == pytest.approx(timing["ratio"], rel=1e-3)
     assert ratio == pytest.approx(0.924, abs=0.005)  # the recorded fixtures: inference is faster
     text = report.verdict
-    assert text.startswith("Inference is 1.08x faster per step than the training forward pass")
+    assert text.startswith(
+        "Inference is 1.08x faster per step in operator time than the training forward pass"
+    )
     # Not slower: the top cause is stated as a finding, never as the cause of a slowdown.
     assert "it is not slower here, but the top finding is: " + report.causes[0]["title"] in text
     assert "most likely cause" not in text
     assert report.data["verdict"]["status"] == "problem"
     assert report.data["verdict"]["recoverable_ms_per_step"] == report.causes[0]["recoverable_ms_per_step"]
+
+
+@pytest.mark.parametrize(
+    ("baseline", "target", "basis"),
+    [
+        ("train_fp32_graph", "infer_fp32_graph_contention", "operator"),
+        ("infer_fp32_graph", "infer_fp32_pynative", "wall"),
+    ],
+)
+def test_one_ratio_everywhere_or_two_labelled_ones(baseline: str, target: str, basis: str):
+    """The verdict states compared operator time (Timing.ratio) and says so; the step-time-gap evidence
+    states the same ratio on the operator basis, and on the wall basis a ratio labelled "wall time"."""
+    report = diagnose(CPU / baseline, CPU / target, isolate=False)
+    text = report.document.verdict.text
+    stated = re.search(r"(\d+\.\d\d)x slower per step in operator time", text)
+    assert stated is not None, text
+    assert float(stated[1]) == pytest.approx(report.document.timing.ratio, abs=0.005)
+    [gap] = [s for s in report.data["symptoms"] if s["kind"] == "step-time-gap"]
+    assert gap["values"]["basis"] == basis
+    label, ratio = re.search(r"\((operator|wall) time (\d+\.\d\d)x\)", gap["summary"]).groups()
+    assert label == basis
+    if basis == "operator":
+        assert ratio == stated[1] and gap["values"]["ratio"] == pytest.approx(float(ratio), abs=0.005)
+    else:
+        assert ratio != stated[1], "two different numbers, each named for what it measures"
+    markdown = render(report, "md")  # the evidence bullet keeps its label where the reader sees it
+    assert (
+        f"({label} time {ratio}x)" in markdown
+        and f"{stated[1]}x slower per step in operator time" in markdown
+    )
 
 
 def test_verdict_says_plainly_when_nothing_is_significant():

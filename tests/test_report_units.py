@@ -135,21 +135,22 @@ def model_graph(file: str, total: int, fusible: int) -> Graph:
 def test_verdict_names_gap_cause_and_recoverable_time():
     v = verdict("pair", timing(3.1), [CAUSE], "problem", 0, "en")
     assert v.text == (
-        "Inference is 3.10x slower per step than the training forward pass; "
+        "Inference is 3.10x slower per step in operator time than the training forward pass; "
         "most likely cause: Inference computes in FP32, about 5.40 ms/step recoverable"
     )
     assert v.status == "problem" and v.top_cause == "precision-mismatch" and v.slowdown == 3.1
 
 
 def test_verdict_wording_for_faster_equal_per_sample_and_unknown_roles():
-    assert "1.25x faster per step" in verdict("pair", timing(0.8), [CAUSE], "problem", 0, "en").text
-    assert "about as long per step as the training forward pass (1.02x)" in (
+    faster = verdict("pair", timing(0.8), [CAUSE], "problem", 0, "en")
+    assert "1.25x faster per step in operator time" in faster.text
+    assert "about as long per step in operator time as the training forward pass (1.02x)" in (
         verdict("pair", timing(1.02), [CAUSE], "problem", 0, "en").text
     )
     per_sample = verdict("pair", timing(0.5, per_sample=2.0), [CAUSE], "problem", 0, "en")
-    assert "2.00x slower per sample" in per_sample.text and per_sample.slowdown == 2.0
+    assert "2.00x slower per sample in operator time" in per_sample.text and per_sample.slowdown == 2.0
     other = verdict("pair", timing(2.0, phases=("inference", "inference")), [CAUSE], "problem", 0, "en")
-    assert other.text.startswith("The target is 2.00x slower per step than the baseline")
+    assert other.text.startswith("The target is 2.00x slower per step in operator time than the baseline")
 
 
 def test_verdict_says_plainly_when_nothing_was_found():
@@ -158,8 +159,8 @@ def test_verdict_says_plainly_when_nothing_was_found():
     assert same.status == "nothing-found" and same.top_cause is None
     slower = verdict("pair", timing(1.5), [WEAK], "nothing-found", 2, "en")
     assert slower.text == (
-        "Inference is 1.50x slower per step than the training forward pass, but no cause reaches the "
-        "reporting threshold (2 question(s) cannot be decided with this data: see the warnings)"
+        "Inference is 1.50x slower per step in operator time than the training forward pass, but no cause "
+        "reaches the reporting threshold (2 question(s) cannot be decided with this data: see the warnings)"
     )
 
 
@@ -172,8 +173,8 @@ def test_verdict_for_single_run_and_model_and_in_chinese():
     assert model.text.startswith("Model m.mindir: 54 fusion chains, 50 fusible; most likely cause")
     zh = verdict("pair", timing(3.1), [CAUSE], "problem", 0, "zh")
     assert (
-        zh.text
-        == "推理每步比训练前向慢 3.10 倍；最可能的原因：Inference computes in FP32，每步约可节省 5.40 ms"
+        zh.text == "推理每步算子耗时比训练前向慢 3.10 倍；"
+        "最可能的原因：Inference computes in FP32，每步约可节省 5.40 ms"
     )
 
 

@@ -20,6 +20,7 @@ from knowledge.schema import QUANTITY_CLAIMS
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "samples" / "ascend"
 CPU = FIXTURES / "cpu"
+ASCEND_EXAMPLE = FIXTURES.parents[1] / "assets" / "examples" / "ascend_derived_fp32_split"
 
 # Every run folder the suite holds: each compared with itself must give nothing significant.
 RUN_FOLDERS = [
@@ -57,6 +58,7 @@ RUN_FOLDERS = [
             "llama_generate_wide_graph",
         )
     ),
+    *(ASCEND_EXAMPLE / side for side in ("baseline", "target")),  # derived from a real NPU step
 ]
 # Healthy pairs of different runs: set up correctly, so nothing is wrong with the target.
 HEALTHY_PAIRS = [

@@ -76,45 +76,63 @@ def _gap_basis(c: Comparison) -> str:
 def step_time_gap(c: Comparison) -> list[Symptom]:
     """The target's time per step against the baseline's (forward pass), beyond both runs' noise.
 
+    The gap is tested on the per-step samples; the ratio it states is one defined quantity, labelled:
+    on the operator basis the report's own ratio (compared operator time per step, `Timing.ratio`, the
+    verdict's), on the wall basis the wall step time, which the text names so it never reads as the
+    verdict's ratio.
+
     Not for a generation on either side: an average over prefill and decode steps compares the phase
     mix, not the speed, so phase-step-gap compares such pairs phase by phase instead."""
     if generation_steps(c.baseline) is not None or generation_steps(c.target) is not None:
         return []
     basis = _gap_basis(c)
     sampler = step_wall_samples if basis == "wall" else step_forward_samples
-    b_step, t_step = sampler(c.baseline), sampler(c.target)
-    b, t = b_step, t_step
+    b, t = sampler(c.baseline), sampler(c.target)
     if c.per_sample:  # different batch sizes: judge the gap per sample, report both
         b, t = b / c.baseline.batch, t / c.target.batch
-    ratio = float(np.median(t) / max(np.median(b), 1e-9))
-    significant = ratio >= GAP_MIN_RATIO
+    tested = float(np.median(t) / max(np.median(b), 1e-9))
+    significant = tested >= GAP_MIN_RATIO
     if b.size >= 3 and t.size >= 3:
         lo, _hi = bootstrap_median_ratio(b, t)
         significant = significant and lo > 1.0
     if not significant:
         return []
+    b_ms, t_ms = _gap_ms(c, basis)
+    ratio = t_ms / max(b_ms, 1e-9)
+    per_sample = ratio * c.baseline.batch / c.target.batch if c.per_sample else None  # type: ignore[operator]
     values = {
-        "baseline_ms_per_step": rnd(np.median(b_step) / 1000),
-        "target_ms_per_step": rnd(np.median(t_step) / 1000),
-        "ratio": rnd(np.median(t_step) / max(np.median(b_step), 1e-9)),
-        "per_sample_ratio": rnd(ratio) if c.per_sample else None,
+        "baseline_ms_per_step": rnd(b_ms),
+        "target_ms_per_step": rnd(t_ms),
+        "ratio": rnd(ratio),
+        "per_sample_ratio": rnd(per_sample),
+        "basis": basis,
     }
     what = "wall time" if basis == "wall" else "operator time"
+    stated = per_sample if per_sample is not None else ratio
     return [
         Symptom(
             "step-time-gap",
             f"The target takes {values['target_ms_per_step']} ms of {what} per step against "
             f"{values['baseline_ms_per_step']} ms for the baseline"
             + ("'s forward pass" if c.baseline.run.meta.phase == "train" else "")
-            + f" ({ratio:.2f}x"
+            + f" ({what} {stated:.2f}x"
             + (" per sample)." if c.per_sample else ")."),
-            strength=min(1.0, (ratio - 1.0) / 0.5),
+            strength=min(1.0, (tested - 1.0) / 0.5),
             values=values,
-            recoverable_ms_per_step=None
-            if c.per_sample
-            else rnd((np.median(t_step) - np.median(b_step)) / 1000),
+            recoverable_ms_per_step=None if c.per_sample else rnd(t_ms - b_ms),
         )
     ]
+
+
+def _gap_ms(c: Comparison, basis: str) -> tuple[float, float]:
+    """(baseline, target) ms per step the gap states: the median wall step time, or the compared
+    operator time per step (Side.ms_per_step, the report's Timing), so the ratio is the verdict's."""
+    if basis == "wall":
+        return (
+            float(np.median(step_wall_samples(c.baseline))) / 1000,
+            float(np.median(step_wall_samples(c.target))) / 1000,
+        )
+    return c.baseline.ms_per_step, c.target.ms_per_step
 
 
 def _matched(c: Comparison) -> pd.DataFrame:

@@ -2,7 +2,8 @@
 
 Text cells that a spreadsheet would run as a formula (starting with = + - @ TAB or CR) get a leading
 apostrophe; numeric columns are written as numbers, so sorting and sums still work, rounded to
-CSV_DIGITS decimals (54.8, not the float sum 54.800000000000004).
+CSV_DIGITS decimals (54.8, not the float sum 54.800000000000004); integer columns (ranks, block dims)
+as whole numbers (3, not 3.0), empty where missing.
 """
 
 from __future__ import annotations
@@ -17,7 +18,11 @@ CSV_DIGITS = 3
 
 def render_csv(report: Report) -> str:
     """Every operator row with the report's columns; empty cells for missing values."""
+    from doctor.model import OPERATOR_COLUMNS  # on use: the model loads in the background
+
     frame = report.operators()
+    integers = [name for name, kind in OPERATOR_COLUMNS if kind == "integer" and name in frame]
+    frame[integers] = frame[integers].round().astype("Int64")
     floats = frame.select_dtypes("float").columns
     frame[floats] = frame[floats].round(CSV_DIGITS)
     return safe_frame(frame).to_csv(index=False, lineterminator="\n")
