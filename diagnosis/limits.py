@@ -32,8 +32,11 @@ class Limits:
     max_depth: int = 32  # folder levels of one member path
     max_header_bytes: int = 64 * 1024  # one tar extended (pax / GNU long-name) header, held in memory
     # One profile file, unpacked or read: parsing costs a multiple of its size in server memory (see
-    # docs/security.md for the measurement behind this default).
-    max_profile_file_bytes: int = 384 * MIB
+    # docs/security.md for the measurement behind these two defaults).
+    max_profile_file_bytes: int = 256 * MIB
+    # Rows (lines after the header) of one profile table (.csv/.txt), or events kept from one trace:
+    # memory grows with rows even when each row is short.
+    max_profile_rows: int = 500_000
 
     def __post_init__(self) -> None:
         check_positive(self)
@@ -42,6 +45,19 @@ class Limits:
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Limits:
         """The defaults, with every field that has a ``PERF_DOCTOR_<FIELD>`` variable set replaced by it."""
         return settings_from_env(cls, environ)
+
+
+TABLE_SUFFIXES = (".csv", ".txt")  # profile files read as tables of rows (the row budget applies)
+
+
+def is_table(name: str) -> bool:
+    """True for a profile file name that readers parse as rows (CSV, or the text timelines)."""
+    return name.lower().endswith(TABLE_SUFFIXES)
+
+
+def line_breaks(chunk: bytes) -> int:
+    """Line breaks in one chunk of a table: `\n`, or `\r` for old Mac files (CRLF counts once)."""
+    return max(chunk.count(b"\n"), chunk.count(b"\r"))
 
 
 def env_name(field_name: str) -> str:

@@ -826,3 +826,51 @@ def test_a_loose_upload_over_the_per_file_budget_is_stopped_while_copying(ws, tm
     table.write_bytes(BIG_TABLE)
     with pytest.raises(InputError, match=r"'kernel_details.csv' unpacks to more than 1\.0 MiB"):
         materialize([table], ws, budget=ONE_FILE)
+
+
+# ------------------------------------------------------------ per-table row budget
+
+ROWS = Limits(max_profile_rows=1000, max_ratio=1e6)
+
+
+def table_of(rows: int, ending: bytes = b"\n") -> bytes:
+    """A CSV table with a header line and `rows` short rows (12 bytes each)."""
+    return b"op_type,op_name" + ending + (b"Conv2D,conv" + ending) * rows
+
+
+@pytest.mark.parametrize("ending", [b"\n", b"\r\n", b"\r"], ids=["lf", "crlf", "cr"])
+def test_a_zip_member_over_the_row_budget_is_stopped_while_streaming(ws, tmp_path, ending) -> None:
+    archive = make_zip(tmp_path / "rows.zip", [("run/kernel_details.csv", table_of(1001, ending))])
+    with pytest.raises(InputError) as caught:
+        materialize(archive, ws, budget=ROWS)
+    assert caught.value.message == (
+        "rows.zip: member 'run/kernel_details.csv' has more than 1,000 rows, the limit for one profile "
+        "table (stopped while streaming); expected a smaller upload (the operator can raise "
+        "PERF_DOCTOR_MAX_PROFILE_ROWS)"
+    )
+
+
+def test_a_tar_member_and_a_loose_table_over_the_row_budget_are_refused(ws, tmp_path) -> None:
+    archive = make_tar(tmp_path / "rows.tar.gz", [("run/cpu_op_execute_timestamp_0.txt", table_of(1001))])
+    with pytest.raises(InputError, match=r"'run/cpu_op_execute_timestamp_0.txt' has more than 1,000 rows"):
+        materialize(archive, ws, budget=ROWS)
+    table = tmp_path / "op_statistic.csv"
+    table.write_bytes(table_of(5000))
+    with pytest.raises(InputError, match=r"member 'op_statistic.csv' has more than 1,000 rows"):
+        materialize([table], ws, budget=ROWS)
+
+
+def test_tables_at_the_row_budget_and_long_json_files_are_unpacked(ws, tmp_path) -> None:
+    events = b"[\n" + b'{"ph": "X"},\n' * 5000 + b"{}]\n"  # lines of JSON are not rows: not counted
+    members = [
+        ("run/kernel_details.csv", table_of(1000)),  # exactly at the budget
+        ("run/step_trace_time.csv", table_of(1000, b"\r\n")),
+        ("run/trace_view.json", events),
+    ]
+    folder = materialize(make_zip(tmp_path / "ok.zip", members), ws, budget=ROWS)
+    assert sorted(p.name for p in folder.rglob("*") if p.is_file()) == [
+        "kernel_details.csv",
+        "step_trace_time.csv",
+        "trace_view.json",
+    ]
+    assert (folder / "run" / "kernel_details.csv").read_bytes() == table_of(1000)
