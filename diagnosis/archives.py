@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from core.errors import InputError
-from diagnosis.limits import Limits, env_name, is_table, line_breaks
+from diagnosis.limits import Limits, LineCounter, env_name, is_table
 from diagnosis.readers.catalog import unread_member
 
 CHUNK = 16 * 1024  # bytes per streamed read; also the slack allowed for read-ahead in the ratio check
@@ -94,7 +94,7 @@ class Meter:
         compressed bytes read so far, at a suspicious decompression ratio. Returns the bytes copied."""
         start = consumed() if consumed is not None else 0
         produced = 0
-        breaks = 0 if is_table(label) else None  # line breaks so far, for a table's row budget
+        lines = LineCounter() if is_table(label) else None  # for a table's row budget
         while True:
             try:
                 chunk = stream.read(CHUNK)
@@ -105,9 +105,8 @@ class Meter:
             produced += len(chunk)
             self._add_bytes(len(chunk), source, label)
             self._check_file_size(produced, source, label)
-            if breaks is not None:
-                breaks += line_breaks(chunk)
-                self._check_rows(breaks, source, label)
+            if lines is not None:
+                self._check_rows(lines.add(chunk), source, label)
             if consumed is not None:
                 self._check_ratio(produced, consumed() - start, source, label)
             try:

@@ -18,9 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.errors import InputError
-from diagnosis.archives import Meter
+from diagnosis.archives import CHUNK, Meter
 from diagnosis.ingest import find_runs
-from diagnosis.limits import GIB, Limits
+from diagnosis.limits import GIB, Limits, LineCounter
 from diagnosis.readers.discover import discover
 from diagnosis.sources import describe, materialize
 from diagnosis.upload_tree import NEW_ROOT_NAME, placement
@@ -363,8 +363,8 @@ def test_zip_header_claiming_a_small_size_cannot_smuggle_data(ws: Workspace, tmp
 def test_zip_header_sizes_are_not_what_is_counted(ws: Workspace, tmp_path: Path) -> None:
     data = os.urandom(300_000)
     honest = make_zip(tmp_path / "h.zip", [("a.bin", data)]).read_bytes()
-    (tmp_path / "big.zip").write_bytes(patch_zip_sizes(honest, 300 * 2**20))
-    # A header claiming 300 MiB (under the per-file budget) is not refused up front by the total budget:
+    (tmp_path / "big.zip").write_bytes(patch_zip_sizes(honest, 100 * 2**20))
+    # A header claiming 100 MiB (under the per-file budget) is not refused up front by the total budget:
     # only the bytes that really stream are counted.
     assert files_below(materialize(tmp_path / "big.zip", ws, budget=Limits(max_total_bytes=400_000))) == {
         "a.bin": data
@@ -874,3 +874,26 @@ def test_tables_at_the_row_budget_and_long_json_files_are_unpacked(ws, tmp_path)
         "trace_view.json",
     ]
     assert (folder / "run" / "kernel_details.csv").read_bytes() == table_of(1000)
+
+
+@pytest.mark.parametrize("text", [b"a\r\nb\r\nc\r\n", b"a\rb\rc", b"a\nb\n\nc", b"a\r\n\rb\n\r\n"])
+def test_line_breaks_count_once_wherever_a_chunk_ends(text) -> None:
+    expected = len(text.splitlines(keepends=True)) - (not text.endswith((b"\n", b"\r")))
+    for cut in range(len(text) + 1):
+        for second in range(cut, len(text) + 1):
+            counter = LineCounter()
+            for chunk in (text[:cut], text[cut:second], text[second:]):
+                counter.add(chunk)
+            assert counter.breaks == expected, (text, cut, second)
+
+
+def test_a_crlf_table_split_between_cr_and_lf_at_a_chunk_end_is_within_its_budget(ws, tmp_path) -> None:
+    header = b"op_type,op_name\r\n"  # 17 bytes; 16-byte rows put a row's \r at the chunk's last byte
+    rows = 2000
+    assert (CHUNK + 1 - len(header)) % 16 == 0  # the \r of row (CHUNK + 1 - 17) / 16 is byte CHUNK - 1
+    table = tmp_path / "kernel_details.csv"
+    table.write_bytes(header + b"Conv2D,convolu\r\n" * rows)
+    folder = materialize([table], ws, budget=Limits(max_profile_rows=rows, max_ratio=1e6))
+    assert len(next(folder.rglob("kernel_details.csv")).read_bytes().splitlines()) == rows + 1
+    with pytest.raises(InputError, match=r"has more than 1,999 rows"):
+        materialize([table], ws, budget=Limits(max_profile_rows=rows - 1, max_ratio=1e6))

@@ -25,7 +25,7 @@ import pyarrow.csv as pacsv
 
 from core.errors import InputError
 from core.model import PIPE_COUNTERS
-from diagnosis.limits import Limits, env_name, is_table, line_breaks
+from diagnosis.limits import Limits, LineCounter, env_name, is_table
 
 NULL_VALUES = ["N/A", ""]
 MIB = 1 << 20
@@ -154,12 +154,11 @@ def _rows_over(path: Path, limit: int) -> bool:
 
 @functools.lru_cache(maxsize=64)
 def _count_over(name: str, _size: int, _mtime_ns: int, limit: int) -> bool:
-    breaks = 0
+    lines = LineCounter()
     try:
         with open(name, "rb") as fh:
             while chunk := fh.read(MIB):
-                breaks += line_breaks(chunk)
-                if breaks - 1 > limit:
+                if lines.add(chunk) - 1 > limit:
                     return True
     except OSError as exc:
         raise InputError(f"cannot open ({exc.strerror})", path=display(Path(name))) from None
