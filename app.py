@@ -37,7 +37,7 @@ from doctor.cases import STATUSES, CaseBook
 from doctor.cases.book import Given
 from doctor.config import AppConfig
 from doctor.examples import MODEL, MODEL_LABEL_KEY, PairExample, available_pairs
-from doctor.facade import display_name
+from doctor.facade import display_name, serve_uploads
 from doctor.files import ReportFiles, case_id_of
 from doctor.help import collect_help
 from doctor.i18n import LANGS, UI_TEXT, lang_from_header, t
@@ -1169,7 +1169,9 @@ def serve(demo: gr.Blocks, config: AppConfig, **launch_args: Any) -> int:
     Containers and Spaces stop the app with SIGTERM, whose default action ends Python without running
     any cleanup: both signals are turned into the interruption Gradio's server loop handles (it shuts
     the server down, which deletes the files Gradio created), then the recorded uploads, the report
-    downloads folder and any isolated decoder still running are removed."""
+    downloads folder and any isolated decoder still running are removed. Every profile file the server
+    reads is held to the per-file budgets (serve_uploads)."""
+    serve_uploads()
     received = _stop_on_signals()
     try:
         demo.launch(**launch_args, **launch_kwargs(config, demo))

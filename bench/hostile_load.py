@@ -4,14 +4,15 @@ The app runs in its own process (tests/bad_inputs/server.py: `python app.py` as 
 settings: concurrency 2, queue 16) with a private temporary folder; its resident memory is read from
 /proc (VmRSS now, VmHWM the peak since start; isolated children are separate processes, not counted).
 
-    python bench/hostile_load.py memory BASELINE TARGET    # one pair: RSS before, peak, after
+    python bench/hostile_load.py memory BASELINE TARGET [--after AFTER]   # RSS before, peak, after
     python bench/hostile_load.py attack [--users 8] [--size 100000]
 
 `memory` uploads each folder's files except trace_view.json (larger than the app's 500 MB upload limit
 for the big bench folders; the kernels come from kernel_details.csv). `attack` starts `--users` clients at
 once, each uploading the bench pair bench/data/ascend_<size>/{train,infer} (make it with
-bench/gen_ascend.py), while one attacker uploads the corpus's call-explosion MINDIR and a zip whose member
-unpacks to 420 MiB; every ordinary report must equal the in-process diagnosis of the same pair. Prints
+bench/gen_ascend.py), while one attacker uploads the corpus's call-explosion MINDIR and issue 20's zip
+bomb (about 15 MB holding a 1.9 GiB kernel_details.csv, built here); every ordinary report must equal the
+in-process diagnosis of the same pair. Prints
 one JSON object (latencies in seconds, memory in MiB).
 """
 
@@ -25,6 +26,7 @@ import sys
 import tempfile
 import threading
 import time
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +43,7 @@ from tests.bad_inputs.server import Server, app_server, local_client  # noqa: E4
 
 DATA = ROOT / "bench" / "data"
 TIMEOUT_S = 900
+BOMB_MEMBER_BYTES = 1900 * 2**20  # issue 20, item 2: a 1.9 GiB kernel_details.csv in a small zip
 
 
 def status_mib(pid: int, key: str) -> float:
@@ -56,9 +59,9 @@ def upload_files(folder: Path, skip: tuple[str, ...] = ()) -> list[Any]:
     return [handle_file(str(p)) for p in sorted(folder.rglob("*")) if p.is_file() and p.name not in skip]
 
 
-def compare_job(server: Server, baseline: list[Any], target: list[Any]) -> Any:
-    """Submit one Compare request from a new client."""
-    return local_client(server.url).submit(baseline, target, None, None, "auto", api_name="/compare")
+def compare_job(server: Server, baseline: list[Any], target: list[Any], after: Any = None) -> Any:
+    """Submit one Compare request (with an after-the-fix run when `after` is given) from a new client."""
+    return local_client(server.url).submit(baseline, target, None, None, "auto", after, api_name="/compare")
 
 
 def same_report(report: dict[str, Any], expected: dict[str, Any]) -> bool:
@@ -68,8 +71,8 @@ def same_report(report: dict[str, Any], expected: dict[str, Any]) -> bool:
     return causes and timing
 
 
-def memory(baseline: Path, target: Path) -> dict[str, Any]:
-    """RSS of a fresh server before, at the peak of and after one pair diagnosis."""
+def memory(baseline: Path, target: Path, after: Path | None = None) -> dict[str, Any]:
+    """RSS of a fresh server before, at the peak of and after one pair diagnosis (plus an after run)."""
     with (
         tempfile.TemporaryDirectory(prefix="perf-doctor-bench-") as scratch,
         app_server(Path(scratch)) as server,
@@ -78,16 +81,17 @@ def memory(baseline: Path, target: Path) -> dict[str, Any]:
         idle = local_client(server.url).predict(handle_file(str(generate.MODEL)), api_name="/inspect")
         assert idle[-1]["kind"] == "mindir"  # warm: every module the analysis imports is loaded
         before, started = status_mib(pid, "VmRSS"), time.monotonic()
-        files = [upload_files(side, ("trace_view.json",)) for side in (baseline, target)]
+        sides = (baseline, target) if after is None else (baseline, target, after)
+        files = [upload_files(side, ("trace_view.json",)) for side in sides]
         report = compare_job(server, *files).result(timeout=TIMEOUT_S)[-1]
         elapsed = time.monotonic() - started
         time.sleep(2)
         return {
-            "pair": [str(baseline), str(target)],
+            "pair": [str(side) for side in sides],
             "kernel_details_mib": [
-                round(next(side.rglob("kernel_details.csv")).stat().st_size / 2**20)
-                for side in (baseline, target)
+                round(next(side.rglob("kernel_details.csv")).stat().st_size / 2**20) for side in sides
             ],
+            "after_section": report.get("after") is not None,
             "seconds": round(elapsed, 1),
             "kind": report["kind"],
             "rss_before_mib": round(before),
@@ -96,12 +100,30 @@ def memory(baseline: Path, target: Path) -> dict[str, Any]:
         }
 
 
+def issue_zip_bomb(run: Path, path: Path) -> Path:
+    """A zip of `run` whose kernel_details.csv repeats its first 4 rows up to 1.9 GiB (deflate level 1
+    compresses that about 135:1, under the ratio budget of 200: a 15 MB zip, as in issue 20)."""
+    table = next(run.rglob("kernel_details.csv"))
+    with table.open("rb") as fh:
+        lines = [fh.readline() for _ in range(5)]
+    name = table.relative_to(run.parent).as_posix()
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as archive:
+        for other in sorted(run.rglob("*")):
+            if other.is_file() and other.name not in ("kernel_details.csv", "trace_view.json"):
+                archive.write(other, other.relative_to(run.parent).as_posix())
+        with archive.open(name, "w", force_zip64=True) as out:
+            for chunk in generate._repeated_rows(lines[0], b"".join(lines[1:]), BOMB_MEMBER_BYTES):
+                out.write(chunk)
+    return path
+
+
 def attack(users: int, size: int, data: Path = DATA) -> dict[str, Any]:
     """`users` ordinary pair diagnoses at once while two hostile uploads run."""
     pair = data / f"ascend_{size}"
     expected = diagnose(pair / "train", pair / "infer", isolate=False).to_dict()
     scratch = Path(tempfile.mkdtemp(prefix="perf-doctor-bench-"))
-    bomb = generate.build("zip_member_over_file_budget", scratch)
+    bomb = issue_zip_bomb(pair / "train", scratch / "kernel_details_1.9GiB.zip")
+    bomb_label = f"{bomb.stat().st_size / 1e6:.1f} MB zip bomb"
     results: list[tuple[float, bool, str]] = []
     hostile: dict[str, str] = {}
     lock = threading.Lock()
@@ -136,7 +158,7 @@ def attack(users: int, size: int, data: Path = DATA) -> dict[str, Any]:
             ),
             threading.Thread(
                 target=attacker,
-                args=("420 MiB member", compare_job(server, files[0], [handle_file(str(bomb))])),
+                args=(bomb_label, compare_job(server, files[0], [handle_file(str(bomb))])),
             ),
         ]
         started = time.monotonic()
@@ -174,13 +196,15 @@ def main(argv: list[str] | None = None) -> int:
     one = commands.add_parser("memory")
     one.add_argument("baseline", type=Path)
     one.add_argument("target", type=Path)
+    one.add_argument("--after", type=Path, help="a third folder, uploaded as the after-the-fix run")
     many = commands.add_parser("attack")
     many.add_argument("--users", type=int, default=8)
     many.add_argument("--size", type=int, default=100_000)
     many.add_argument("--data", type=Path, default=DATA, help="folder of the ascend_<size> pairs")
     args = parser.parse_args(argv)
     if args.command == "memory":
-        result = memory(args.baseline.resolve(), args.target.resolve())
+        after = args.after.resolve() if args.after else None
+        result = memory(args.baseline.resolve(), args.target.resolve(), after)
     else:
         result = attack(args.users, args.size, args.data)
     print(json.dumps(result, indent=1))

@@ -10,8 +10,9 @@ Public API (what the doctor facade may use; everything else is internal):
 - comparing: Side, Comparison, prepare, compare_sides, leaderboard
 - symptoms: analyze_pair, analyze_run; phase_timing (a generation pair compared phase by phase)
 - input limits: Limits, MIB, check_positive, env_name, settings_from_env
-- process setup: prefer_jemalloc (the Arrow memory pool; called by the facade, never at import) and
-  release_memory (freed memory back to the system after an analysis)
+- process setup: prefer_jemalloc (the Arrow memory pool; called by the facade, never at import),
+  release_memory (freed memory back to the system after an analysis) and hold_to_budgets (every profile
+  file read is held to the per-file byte and row budgets: the web app's server)
 
 Names are imported on first use (PEP 562), so a child process that only unpacks an archive does not
 load pandas. A regular package (not a namespace one), so that no stray `diagnosis.py` on the import
@@ -52,6 +53,7 @@ _EXPORTS: dict[str, str] = {
     "settings_from_env": "diagnosis.limits",
     "prefer_jemalloc": "diagnosis.readers.io",
     "release_memory": "diagnosis.readers.io",
+    "hold_to_budgets": "diagnosis.readers.io",
     "kept_names": "diagnosis.readers.catalog",
 }
 
@@ -66,7 +68,7 @@ if TYPE_CHECKING:
     from diagnosis.pack import Packed, pack_run
     from diagnosis.readers import Candidate
     from diagnosis.readers.catalog import kept_names
-    from diagnosis.readers.io import prefer_jemalloc, release_memory
+    from diagnosis.readers.io import hold_to_budgets, prefer_jemalloc, release_memory
     from diagnosis.readers.npu_smi import attach_npu_smi
     from diagnosis.sources import Source, describe, materialize
     from diagnosis.workspace import Workspace
@@ -93,6 +95,7 @@ __all__ = [
     "describe",
     "env_name",
     "find_runs",
+    "hold_to_budgets",
     "in_user_terms",
     "kept_names",
     "leaderboard",

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from core.errors import InputError
-from diagnosis.limits import Limits, env_name
+from diagnosis.limits import Limits, LineCounter, env_name, is_table
 from diagnosis.readers.catalog import unread_member
 
 CHUNK = 16 * 1024  # bytes per streamed read; also the slack allowed for read-ahead in the ratio check
@@ -94,6 +94,7 @@ class Meter:
         compressed bytes read so far, at a suspicious decompression ratio. Returns the bytes copied."""
         start = consumed() if consumed is not None else 0
         produced = 0
+        lines = LineCounter() if is_table(label) else None  # for a table's row budget
         while True:
             try:
                 chunk = stream.read(CHUNK)
@@ -104,6 +105,8 @@ class Meter:
             produced += len(chunk)
             self._add_bytes(len(chunk), source, label)
             self._check_file_size(produced, source, label)
+            if lines is not None:
+                self._check_rows(lines.add(chunk), source, label)
             if consumed is not None:
                 self._check_ratio(produced, consumed() - start, source, label)
             try:
@@ -132,6 +135,17 @@ class Meter:
                 f"the limit for one profile file ({how})",
                 path=source,
                 expected=limit_hint("max_profile_file_bytes"),
+            )
+
+    def _check_rows(self, breaks: int, source: str, label: str) -> None:
+        """One table may not hold more than the row budget (line breaks after the header line): memory
+        grows with rows, however short each one is."""
+        if breaks - 1 > self.limits.max_profile_rows:
+            raise InputError(
+                f"member {label!r} has more than {self.limits.max_profile_rows:,} rows, the limit for one "
+                "profile table (stopped while streaming)",
+                path=source,
+                expected=limit_hint("max_profile_rows"),
             )
 
     def check_declared_size(self, declared: int, source: str, label: str) -> None:

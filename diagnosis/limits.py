@@ -32,8 +32,11 @@ class Limits:
     max_depth: int = 32  # folder levels of one member path
     max_header_bytes: int = 64 * 1024  # one tar extended (pax / GNU long-name) header, held in memory
     # One profile file, unpacked or read: parsing costs a multiple of its size in server memory (see
-    # docs/security.md for the measurement behind this default).
-    max_profile_file_bytes: int = 384 * MIB
+    # docs/security.md for the measurement behind these two defaults).
+    max_profile_file_bytes: int = 160 * MIB
+    # Rows (lines after the header) of one profile table (.csv/.txt), or events kept from one trace:
+    # memory grows with rows even when each row is short.
+    max_profile_rows: int = 400_000
 
     def __post_init__(self) -> None:
         check_positive(self)
@@ -42,6 +45,32 @@ class Limits:
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Limits:
         """The defaults, with every field that has a ``PERF_DOCTOR_<FIELD>`` variable set replaced by it."""
         return settings_from_env(cls, environ)
+
+
+TABLE_SUFFIXES = (".csv", ".txt")  # profile files read as tables of rows (the row budget applies)
+
+
+def is_table(name: str) -> bool:
+    """True for a profile file name that readers parse as rows (CSV, or the text timelines)."""
+    return name.lower().endswith(TABLE_SUFFIXES)
+
+
+class LineCounter:
+    """Line breaks of a table read in chunks: `\n`, `\r\n` and a lone `\r` (old Mac files) each count
+    once, also when a chunk ends between the `\r` and the `\n`."""
+
+    def __init__(self) -> None:
+        self.breaks = 0
+        self._ends_in_cr = False
+
+    def add(self, chunk: bytes) -> int:
+        """Count one more chunk; returns the line breaks so far."""
+        if not chunk:
+            return self.breaks
+        pairs = chunk.count(b"\r\n") + (self._ends_in_cr and chunk.startswith(b"\n"))
+        self.breaks += chunk.count(b"\n") + chunk.count(b"\r") - pairs
+        self._ends_in_cr = chunk.endswith(b"\r")
+        return self.breaks
 
 
 def env_name(field_name: str) -> str:

@@ -28,6 +28,7 @@ from diagnosis import (
     analyze_run,
     attach_npu_smi,
     compare_sides,
+    hold_to_budgets,
     in_user_terms,
     materialize,
     prefer_jemalloc,
@@ -135,6 +136,12 @@ def diagnose(
         return _diagnose(given, mindir, rank, baseline_role, progress, lang, npu_smi, isolate)
     finally:  # the analysis's tables are gone now: give their memory back (docs/security.md)
         release_memory()
+
+
+def serve_uploads() -> None:
+    """This process serves uploads (the web app): every profile file it reads is held to the per-file
+    byte and row budgets at their defaults (docs/security.md, Server memory), not only archives."""
+    hold_to_budgets()
 
 
 def _diagnose(

@@ -3,6 +3,7 @@ the problem and what was expected; optional tables that are broken only add a li
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -246,6 +247,7 @@ def test_a_local_folder_is_not_held_to_the_default_budget(tmp_path, monkeypatch)
 
     root = copy_run(tmp_path)
     monkeypatch.delenv("PERF_DOCTOR_MAX_PROFILE_FILE_BYTES", raising=False)
+    monkeypatch.delenv("PERF_DOCTOR_MAX_PROFILE_ROWS", raising=False)
     monkeypatch.setattr(io_module, "Limits", lambda **_: pytest.fail("the budget was consulted"))
     assert len(read(root).kernels) > 0
 
@@ -255,6 +257,65 @@ def test_kernel_details_at_the_budget_is_read(tmp_path, monkeypatch) -> None:
     size = max(path.stat().st_size for path in root.rglob("*") if path.is_file())
     monkeypatch.setenv("PERF_DOCTOR_MAX_PROFILE_FILE_BYTES", str(size))  # the largest file is just within
     assert len(read(root).kernels) > 0
+
+
+# ------------------------------------------------------------------------------------ row budget
+
+
+def kd_rows(root: Path) -> int:
+    """The rows of a run's kernel_details.csv (its lines after the header)."""
+    return len((root / APO / "kernel_details.csv").read_bytes().splitlines()) - 1
+
+
+def test_kernel_details_over_the_row_budget_is_refused_before_parsing(tmp_path, monkeypatch) -> None:
+    import diagnosis.readers.io as io_module
+
+    root = copy_run(tmp_path)
+    monkeypatch.setenv("PERF_DOCTOR_MAX_PROFILE_ROWS", str(kd_rows(root) - 1))
+    monkeypatch.setattr(io_module, "_arrow_read", lambda *_: pytest.fail("the table was parsed"))
+    err = read_error(root)
+    assert err.message == (
+        f"{root.name}/{APO}/kernel_details.csv: has more than {kd_rows(root) - 1:,} rows, the limit for "
+        "one profile table; expected a profile of fewer steps (the operator can raise "
+        "PERF_DOCTOR_MAX_PROFILE_ROWS)"
+    )
+
+
+def test_kernel_details_at_the_row_budget_is_read(tmp_path, monkeypatch) -> None:
+    root = copy_run(tmp_path)
+    largest = max(kd_rows(root), *(len(p.read_bytes().splitlines()) - 1 for p in root.rglob("*.csv")))
+    monkeypatch.setenv("PERF_DOCTOR_MAX_PROFILE_ROWS", str(largest))  # the longest table is just within
+    assert len(read(root).kernels) == kd_rows(root)
+
+
+def test_the_server_holds_local_files_to_the_default_row_budget(tmp_path, monkeypatch) -> None:
+    import diagnosis.readers.io as io_module
+    from diagnosis.limits import Limits
+
+    root = copy_run(tmp_path)
+    monkeypatch.delenv("PERF_DOCTOR_MAX_PROFILE_ROWS", raising=False)
+    monkeypatch.setitem(io_module._HELD_TO_BUDGETS, "always", True)  # what doctor.facade.serve_uploads sets
+    assert len(read(root).kernels) == kd_rows(root)  # well within the defaults
+    table = root / APO / "kernel_details.csv"
+    header = table.read_bytes().splitlines()[0]
+    default = Limits().max_profile_rows
+    table.write_bytes(header + b"\n" + b"x\n" * (default + 1))  # short rows: refused before parsing
+    err = read_error(root)
+    assert err.problem == f"has more than {default:,} rows, the limit for one profile table"
+
+
+def test_trace_events_kept_over_the_row_budget_are_refused(tmp_path, monkeypatch) -> None:
+    root = copy_run(tmp_path)
+    (root / APO / "kernel_details.csv").unlink()  # the trace becomes the only source of kernels
+    events = len(json.loads((root / APO / "trace_view.json").read_text()))
+    monkeypatch.setenv("PERF_DOCTOR_MAX_PROFILE_ROWS", str(events))  # no more kept than there are events
+    assert len(read(root).kernels) > 0
+    monkeypatch.setenv("PERF_DOCTOR_MAX_PROFILE_ROWS", "1")
+    err = read_error(root)
+    assert (err.path, err.problem) == (
+        f"{root.name}/{APO}/trace_view.json",
+        "has more than 1 kernel, step and frequency events, the limit for one profile table",
+    )
 
 
 def test_a_named_pipe_in_place_of_profiler_info_is_refused_without_opening_it(tmp_path) -> None:

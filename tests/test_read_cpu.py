@@ -113,6 +113,21 @@ def test_truncated_timestamp_file_is_a_clear_error(tmp_path):
         read_folder(tmp_path / "run")
 
 
+def test_launches_over_the_row_budget_are_refused_before_parsing(tmp_path, monkeypatch):
+    root = _copy(tmp_path)
+    kernels = len(read_folder(tmp_path / "run").kernels)  # one kernel row per launch
+    monkeypatch.setenv("PERF_DOCTOR_MAX_PROFILE_ROWS", str(kernels))  # every table is shorter
+    assert len(read_folder(tmp_path / "run").kernels) == kernels
+    monkeypatch.setenv("PERF_DOCTOR_MAX_PROFILE_ROWS", str(kernels - 1))
+    with pytest.raises(InputError) as caught:
+        read_folder(tmp_path / "run")
+    assert caught.value.message == (
+        f"{root.name}/FRAMEWORK/cpu_op_execute_timestamp_0.txt: has more than {kernels - 1:,} launches, "
+        "the limit for one profile table; expected a profile of fewer steps (the operator can raise "
+        "PERF_DOCTOR_MAX_PROFILE_ROWS)"
+    )
+
+
 def test_detail_table_without_required_columns(tmp_path):
     root = _copy(tmp_path)
     path = root / "FRAMEWORK" / "cpu_op_detail_info_0.csv"

@@ -18,9 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core.errors import InputError
-from diagnosis.archives import Meter
+from diagnosis.archives import CHUNK, Meter
 from diagnosis.ingest import find_runs
-from diagnosis.limits import GIB, Limits
+from diagnosis.limits import GIB, Limits, LineCounter
 from diagnosis.readers.discover import discover
 from diagnosis.sources import describe, materialize
 from diagnosis.upload_tree import NEW_ROOT_NAME, placement
@@ -363,8 +363,8 @@ def test_zip_header_claiming_a_small_size_cannot_smuggle_data(ws: Workspace, tmp
 def test_zip_header_sizes_are_not_what_is_counted(ws: Workspace, tmp_path: Path) -> None:
     data = os.urandom(300_000)
     honest = make_zip(tmp_path / "h.zip", [("a.bin", data)]).read_bytes()
-    (tmp_path / "big.zip").write_bytes(patch_zip_sizes(honest, 300 * 2**20))
-    # A header claiming 300 MiB (under the per-file budget) is not refused up front by the total budget:
+    (tmp_path / "big.zip").write_bytes(patch_zip_sizes(honest, 100 * 2**20))
+    # A header claiming 100 MiB (under the per-file budget) is not refused up front by the total budget:
     # only the bytes that really stream are counted.
     assert files_below(materialize(tmp_path / "big.zip", ws, budget=Limits(max_total_bytes=400_000))) == {
         "a.bin": data
@@ -826,3 +826,74 @@ def test_a_loose_upload_over_the_per_file_budget_is_stopped_while_copying(ws, tm
     table.write_bytes(BIG_TABLE)
     with pytest.raises(InputError, match=r"'kernel_details.csv' unpacks to more than 1\.0 MiB"):
         materialize([table], ws, budget=ONE_FILE)
+
+
+# ------------------------------------------------------------ per-table row budget
+
+ROWS = Limits(max_profile_rows=1000, max_ratio=1e6)
+
+
+def table_of(rows: int, ending: bytes = b"\n") -> bytes:
+    """A CSV table with a header line and `rows` short rows (12 bytes each)."""
+    return b"op_type,op_name" + ending + (b"Conv2D,conv" + ending) * rows
+
+
+@pytest.mark.parametrize("ending", [b"\n", b"\r\n", b"\r"], ids=["lf", "crlf", "cr"])
+def test_a_zip_member_over_the_row_budget_is_stopped_while_streaming(ws, tmp_path, ending) -> None:
+    archive = make_zip(tmp_path / "rows.zip", [("run/kernel_details.csv", table_of(1001, ending))])
+    with pytest.raises(InputError) as caught:
+        materialize(archive, ws, budget=ROWS)
+    assert caught.value.message == (
+        "rows.zip: member 'run/kernel_details.csv' has more than 1,000 rows, the limit for one profile "
+        "table (stopped while streaming); expected a smaller upload (the operator can raise "
+        "PERF_DOCTOR_MAX_PROFILE_ROWS)"
+    )
+
+
+def test_a_tar_member_and_a_loose_table_over_the_row_budget_are_refused(ws, tmp_path) -> None:
+    archive = make_tar(tmp_path / "rows.tar.gz", [("run/cpu_op_execute_timestamp_0.txt", table_of(1001))])
+    with pytest.raises(InputError, match=r"'run/cpu_op_execute_timestamp_0.txt' has more than 1,000 rows"):
+        materialize(archive, ws, budget=ROWS)
+    table = tmp_path / "op_statistic.csv"
+    table.write_bytes(table_of(5000))
+    with pytest.raises(InputError, match=r"member 'op_statistic.csv' has more than 1,000 rows"):
+        materialize([table], ws, budget=ROWS)
+
+
+def test_tables_at_the_row_budget_and_long_json_files_are_unpacked(ws, tmp_path) -> None:
+    events = b"[\n" + b'{"ph": "X"},\n' * 5000 + b"{}]\n"  # lines of JSON are not rows: not counted
+    members = [
+        ("run/kernel_details.csv", table_of(1000)),  # exactly at the budget
+        ("run/step_trace_time.csv", table_of(1000, b"\r\n")),
+        ("run/trace_view.json", events),
+    ]
+    folder = materialize(make_zip(tmp_path / "ok.zip", members), ws, budget=ROWS)
+    assert sorted(p.name for p in folder.rglob("*") if p.is_file()) == [
+        "kernel_details.csv",
+        "step_trace_time.csv",
+        "trace_view.json",
+    ]
+    assert (folder / "run" / "kernel_details.csv").read_bytes() == table_of(1000)
+
+
+@pytest.mark.parametrize("text", [b"a\r\nb\r\nc\r\n", b"a\rb\rc", b"a\nb\n\nc", b"a\r\n\rb\n\r\n"])
+def test_line_breaks_count_once_wherever_a_chunk_ends(text) -> None:
+    expected = len(text.splitlines(keepends=True)) - (not text.endswith((b"\n", b"\r")))
+    for cut in range(len(text) + 1):
+        for second in range(cut, len(text) + 1):
+            counter = LineCounter()
+            for chunk in (text[:cut], text[cut:second], text[second:]):
+                counter.add(chunk)
+            assert counter.breaks == expected, (text, cut, second)
+
+
+def test_a_crlf_table_split_between_cr_and_lf_at_a_chunk_end_is_within_its_budget(ws, tmp_path) -> None:
+    header = b"op_type,op_name\r\n"  # 17 bytes; 16-byte rows put a row's \r at the chunk's last byte
+    rows = 2000
+    assert (CHUNK + 1 - len(header)) % 16 == 0  # the \r of row (CHUNK + 1 - 17) / 16 is byte CHUNK - 1
+    table = tmp_path / "kernel_details.csv"
+    table.write_bytes(header + b"Conv2D,convolu\r\n" * rows)
+    folder = materialize([table], ws, budget=Limits(max_profile_rows=rows, max_ratio=1e6))
+    assert len(next(folder.rglob("kernel_details.csv")).read_bytes().splitlines()) == rows + 1
+    with pytest.raises(InputError, match=r"has more than 1,999 rows"):
+        materialize([table], ws, budget=Limits(max_profile_rows=rows - 1, max_ratio=1e6))

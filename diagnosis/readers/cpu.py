@@ -31,7 +31,7 @@ from core.model import (
 )
 from diagnosis.readers import Candidate, catalog
 from diagnosis.readers.catalog import of_rank
-from diagnosis.readers.io import arrow_block_problem, check_file
+from diagnosis.readers.io import arrow_block_problem, budget, check_file, rows_error
 from diagnosis.readers.tables import memory_of_host_record
 from diagnosis.readers.traits import amp_markers, infer_execution_mode, infer_phase
 
@@ -161,6 +161,7 @@ def _read_timestamps(path: Path, detail: pd.DataFrame) -> pd.DataFrame:
         )
     text = _read_text(path)
     names, counts, chunks = [], [], []
+    limit, total = budget("max_profile_rows"), 0  # each launch becomes a kernel row (a line holds many)
     for lineno, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
@@ -176,6 +177,9 @@ def _read_timestamps(path: Path, detail: pd.DataFrame) -> pd.DataFrame:
             continue
         names.append(parts[0])
         counts.append(launches.count(" ") + 1)
+        total += counts[-1]
+        if limit is not None and total > limit:
+            raise rows_error(path, limit, "launches")
         chunks.append(launches.replace(" ", "\n"))
     if not names:
         raise InputError("no operator launches recorded", path=path.name, expected="at least one launch")

@@ -14,7 +14,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from core.errors import InputError
-from diagnosis.readers.io import Col, display, first_line, read_csv, read_text
+from diagnosis.readers.io import Col, budget, display, first_line, read_csv, read_text, rows_error
 
 OP_DETAIL_COLS = (
     Col("full_op_name", ("full_op_name", "op_full_name")),
@@ -77,6 +77,7 @@ def read_op_timestamps(path: Path) -> pa.Table:
 def _timestamp_lines(path: Path) -> tuple[list[str], list[str], list[int], list[str]]:
     """Split the per-op lines (one Python object per operator, not per launch)."""
     names, kinds, counts, chunks = [], [], [], []
+    limit, total = budget("max_profile_rows"), 0  # each launch becomes a kernel row (a line holds many)
     for lineno, line in enumerate(read_text(path).splitlines(), 1):
         if not line.strip():
             continue
@@ -91,6 +92,9 @@ def _timestamp_lines(path: Path) -> tuple[list[str], list[str], list[int], list[
         names.append(parts[0])
         kinds.append(parts[1])
         counts.append(len(launches))
+        total += counts[-1]
+        if limit is not None and total > limit:
+            raise rows_error(path, limit, "launches")
         chunks.append("\n".join(launches))
     if not names:
         raise InputError("no operator launches recorded", path=display(path), expected="at least one line")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import ctypes
+import functools
 import json
 import os
 import re
@@ -24,7 +25,7 @@ import pyarrow.csv as pacsv
 
 from core.errors import InputError
 from core.model import PIPE_COUNTERS
-from diagnosis.limits import Limits, env_name
+from diagnosis.limits import Limits, LineCounter, env_name, is_table
 
 NULL_VALUES = ["N/A", ""]
 MIB = 1 << 20
@@ -95,24 +96,73 @@ def require_regular(path: Path) -> int:
     return info.st_size
 
 
-def check_file(path: Path) -> int:
-    """Before a profile file is parsed: a regular file, no larger than the per-file budget when the
-    operator sets PERF_DOCTOR_MAX_PROFILE_FILE_BYTES (parsing costs a multiple of its size in memory).
+_HELD_TO_BUDGETS = {"always": False}  # set by hold_to_budgets (the web app's server)
 
-    Uploads and archives are always held to the budget while they are unpacked or copied (archives.py);
-    a local folder read by the CLI or the Python API is the user's own data and, unless the variable is
+
+def hold_to_budgets() -> None:
+    """Hold every profile file this process reads to the per-file byte and row budgets, at their
+    defaults unless the operator set them: the web app's server reads only uploads. Without it (CLI,
+    Python API) a local folder is read whatever its size unless a budget's variable is set."""
+    _HELD_TO_BUDGETS["always"] = True
+
+
+def budget(field: str) -> int | None:
+    """A per-file profile budget (a Limits field) when it applies to files read here, else None: always
+    after hold_to_budgets, otherwise only when its PERF_DOCTOR_ variable is set."""
+    if not (_HELD_TO_BUDGETS["always"] or env_name(field) in os.environ):
+        return None
+    return int(getattr(Limits.from_env(), field))
+
+
+def check_file(path: Path) -> int:
+    """Before a profile file is parsed: a regular file, within the per-file byte budget and, for a
+    table, the row budget, when they apply (`budget`: parsing costs a multiple of the size and of the
+    rows in memory). Returns its size.
+
+    Uploads and archives are always held to both budgets while they are unpacked or copied (archives.py);
+    a local folder read by the CLI or the Python API is the user's own data and, unless a variable is
     set, is read whatever its size (a 1M-row kernel_details.csv is about 400 MiB)."""
     size = require_regular(path)
-    if env_name("max_profile_file_bytes") not in os.environ:
-        return size
-    budget = Limits.from_env().max_profile_file_bytes
-    if size > budget:
+    limit = budget("max_profile_file_bytes")
+    if limit is not None and size > limit:
         raise InputError(
-            f"is {size / MIB:,.0f} MiB, over the {budget / MIB:,.0f} MiB limit for one profile file",
+            f"is {size / MIB:,.0f} MiB, over the {limit / MIB:,.0f} MiB limit for one profile file",
             path=display(path),
             expected=f"a shorter profile (the operator can raise {env_name('max_profile_file_bytes')})",
         )
+    rows = budget("max_profile_rows")
+    if rows is not None and is_table(path.name) and _rows_over(path, rows):
+        raise rows_error(path, rows, "rows")
     return size
+
+
+def rows_error(path: Path, limit: int, what: str) -> InputError:
+    """The row budget's refusal, naming the file, the budget and the variable."""
+    return InputError(
+        f"has more than {limit:,} {what}, the limit for one profile table",
+        path=display(path),
+        expected=f"a profile of fewer steps (the operator can raise {env_name('max_profile_rows')})",
+    )
+
+
+def _rows_over(path: Path, limit: int) -> bool:
+    """Whether a table has more than `limit` rows (line breaks after the header), counted by streaming
+    1 MiB reads before any parsing; remembered per file version (readers look at a file twice)."""
+    info = os.stat(path)
+    return _count_over(str(path), info.st_size, info.st_mtime_ns, limit)
+
+
+@functools.lru_cache(maxsize=64)
+def _count_over(name: str, _size: int, _mtime_ns: int, limit: int) -> bool:
+    lines = LineCounter()
+    try:
+        with open(name, "rb") as fh:
+            while chunk := fh.read(MIB):
+                if lines.add(chunk) - 1 > limit:
+                    return True
+    except OSError as exc:
+        raise InputError(f"cannot open ({exc.strerror})", path=display(Path(name))) from None
+    return False
 
 
 # ------------------------------------------------------------------------------------------ CSV reading

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from core.errors import InputError
-from diagnosis.readers.io import check_file, display, require_regular
+from diagnosis.readers.io import budget, check_file, display, require_regular, rows_error
 
 TEXT_CHUNK = 1 << 22  # characters decoded per read in iter_events
 SCAN_REGION = 1 << 23  # bytes per find() call (the GIL is held during each) and per page release
@@ -366,6 +366,7 @@ def read_device_timeline(path: Path) -> DeviceTimeline:
     spans: dict[int, list[float]] = {}
     freq_ts: list[float] = []
     freq_mhz: list[float] = []
+    limit, kept = budget("max_profile_rows"), 0  # every kept event is a row of the device tables
     for event in iter_events(path):
         ph = event.get("ph")
         name = event.get("name")
@@ -375,6 +376,11 @@ def read_device_timeline(path: Path) -> DeviceTimeline:
             _add_x(cols, event)
         elif ph == "C" and name == FREQ_NAME:
             _add_freq(freq_ts, freq_mhz, event)
+        else:
+            continue
+        kept += 1
+        if limit is not None and kept > limit:
+            raise rows_error(path, limit, "kernel, step and frequency events")
     events = pd.DataFrame(cols)
     hardware = [pid for pid in wanted if processes[pid] == HARDWARE]
     kernels = events[events["pid"].isin(hardware)].drop(columns=["pid"])
