@@ -8,6 +8,7 @@ explicit list of questions the run cannot answer.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import pandas as pd
@@ -196,8 +197,14 @@ def empty_steps() -> pd.DataFrame:
 
 
 def empty_table(schema: dict[str, str]) -> pd.DataFrame:
-    """A table with no rows and the schema's columns and dtypes."""
-    return pd.DataFrame({name: pd.Series([], dtype=dtype) for name, dtype in schema.items()})
+    """A table with no rows and the schema's columns and dtypes: a copy of one built once per schema
+    (building it costs about 1 ms of pandas dtype parsing, a copy 0.04 ms, and every run asks ~10 times)."""
+    return _empty_template(tuple(schema.items())).copy()
+
+
+@lru_cache(maxsize=64)
+def _empty_template(columns: tuple[tuple[str, str], ...]) -> pd.DataFrame:
+    return pd.DataFrame({name: pd.Series([], dtype=dtype) for name, dtype in columns})
 
 
 def conform_table(df: pd.DataFrame, schema: dict[str, str]) -> pd.DataFrame:

@@ -1,0 +1,123 @@
+"""Regression check against a reference commit: the same `compare` on the same pair, both on this machine today.
+
+bench/RESULTS.md holds ratios measured on another day; the machine's speed changes between days (the same
+commit took 1.26 s and 2.2 s at 100k rows on two days), so a ratio against an old table mixes the code's
+change with the machine's. This script measures the reference commit and the working tree side by side
+instead: the reference is checked out into a private temporary git worktree, both are byte-compiled, the
+page cache is warmed, and fresh `python -m doctor.cli compare BASE TARGET --format json` processes of the
+two alternate (`--repeat` each). Wall time (best and median) and CPU time (user + system, best) are printed
+per size with the ratio current / reference, and the goal (within 5 %) marked met or not.
+
+    .venv/bin/python bench/regress.py --ref 25bdd0e --rows 100000 1000000 [--repeat 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+
+from bench_compare import Sample, _report_ok, ensure_pair, run_child, warm  # noqa: E402
+
+PACKAGES = ("diagnosis", "doctor", "graph", "knowledge", "core")
+GOAL = 1.05  # current / reference, at most
+
+
+def checkout(ref: str, into: Path) -> Path:
+    """A detached worktree of `ref` under `into` (removed by remove_checkout)."""
+    tree = into / "ref"
+    subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", "-q", str(tree), ref], check=True)
+    return tree
+
+
+def remove_checkout(tree: Path) -> None:
+    subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(tree)], check=False)
+
+
+def byte_compile(tree: Path) -> None:
+    """Write .pyc files for the tree's packages (this machine sets PYTHONDONTWRITEBYTECODE)."""
+    present = [str(tree / name) for name in PACKAGES if (tree / name).is_dir()]
+    subprocess.run([sys.executable, "-m", "compileall", "-q", *present], check=True, capture_output=True)
+
+
+def run_tree(tree: Path, pair, work: Path) -> Sample:  # noqa: ANN001 (bench_compare.Pair)
+    """One fresh CLI process of `tree`'s code on `pair`, its report checked like bench_compare's."""
+    report = work / "report.json"
+    report.unlink(missing_ok=True)
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    cmd = [sys.executable, "-m", "doctor.cli", "compare", str(pair.baseline), str(pair.target)]
+    sample = run_child([*cmd, "--format", "json", "-o", str(report)], work / "run.log", env=env, cwd=tree)
+    if sample.ok:
+        sample.ok, sample.note = _report_ok(report, pair.rows)
+    return sample
+
+
+def measure(rows: int, trees: dict[str, Path], repeat: int) -> dict[str, list[Sample]]:
+    """Alternate the trees `repeat` times on the pair of `rows` rows; failed runs are reported and dropped."""
+    pair = ensure_pair(rows)
+    if pair is None:
+        raise SystemExit(f"no pair of {rows:,} rows (disk too full)")
+    warm(pair)
+    samples: dict[str, list[Sample]] = {name: [] for name in trees}
+    with tempfile.TemporaryDirectory(prefix="bench-regress-") as tmp:
+        for i in range(repeat):
+            for name, tree in trees.items():
+                sample = run_tree(tree, pair, Path(tmp))
+                print(f"  {rows:,} rows, {name} run {i + 1}: {sample.wall:.2f} s, cpu {sample.cpu:.2f} s"
+                      + ("" if sample.ok else f" FAILED: {sample.note}"), flush=True)
+                if sample.ok:
+                    samples[name].append(sample)
+    return samples
+
+
+def table(results: dict[int, dict[str, list[Sample]]], ref: str) -> str:
+    head = (
+        "| rows / run | reference best s | current best s | best ratio | reference median s | current median s "
+        "| median ratio | reference CPU s | current CPU s | CPU ratio | goal (≤ 1.05) |\n"
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+    )
+    lines = [head]
+    for rows, samples in results.items():
+        ref_s, cur_s = samples["reference"], samples["current"]
+        best = [min(s.wall for s in side) for side in (ref_s, cur_s)]
+        median = [statistics.median(s.wall for s in side) for side in (ref_s, cur_s)]
+        cpu = [min(s.cpu for s in side) for side in (ref_s, cur_s)]
+        ratios = [cur / base for base, cur in (best, median, cpu)]
+        met = "met" if ratios[0] <= GOAL and ratios[2] <= GOAL else "NOT met"
+        lines.append(
+            f"| {rows:,} | {best[0]:.2f} | {best[1]:.2f} | {ratios[0]:.3f} | {median[0]:.2f} | {median[1]:.2f} "
+            f"| {ratios[1]:.3f} | {cpu[0]:.2f} | {cpu[1]:.2f} | {ratios[2]:.3f} | {met} |"
+        )
+    return f"Reference {ref}, current {REPO.name} working tree; load average {os.getloadavg()[0]:.2f}.\n\n" + "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--ref", required=True, help="the reference commit (e.g. the one RESULTS.md measured)")
+    parser.add_argument("--rows", type=int, nargs="+", default=[100_000, 1_000_000])
+    parser.add_argument("--repeat", type=int, default=7)
+    args = parser.parse_args(argv)
+    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    with tempfile.TemporaryDirectory(prefix="bench-regress-tree-") as tmp:
+        ref_tree = checkout(args.ref, Path(tmp))
+        try:
+            trees = {"reference": ref_tree, "current": REPO}
+            for tree in trees.values():
+                byte_compile(tree)
+            results = {rows: measure(rows, trees, args.repeat) for rows in args.rows}
+        finally:
+            remove_checkout(ref_tree)
+    print(table(results, args.ref))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
