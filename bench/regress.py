@@ -1,4 +1,4 @@
-"""Regression check against a reference commit: the same `compare` on the same pair, both on this machine today.
+"""Regression check against a reference commit: the same `compare` on the same pair, on this machine today.
 
 bench/RESULTS.md holds ratios measured on another day; the machine's speed changes between days (the same
 commit took 1.26 s and 2.2 s at 100k rows on two days), so a ratio against an old table mixes the code's
@@ -48,7 +48,7 @@ def byte_compile(tree: Path) -> None:
     subprocess.run([sys.executable, "-m", "compileall", "-q", *present], check=True, capture_output=True)
 
 
-def run_tree(tree: Path, pair, work: Path) -> Sample:  # noqa: ANN001 (bench_compare.Pair)
+def run_tree(tree: Path, pair, work: Path) -> Sample:
     """One fresh CLI process of `tree`'s code on `pair`, its report checked like bench_compare's."""
     report = work / "report.json"
     report.unlink(missing_ok=True)
@@ -71,8 +71,11 @@ def measure(rows: int, trees: dict[str, Path], repeat: int) -> dict[str, list[Sa
         for i in range(repeat):
             for name, tree in trees.items():
                 sample = run_tree(tree, pair, Path(tmp))
-                print(f"  {rows:,} rows, {name} run {i + 1}: {sample.wall:.2f} s, cpu {sample.cpu:.2f} s"
-                      + ("" if sample.ok else f" FAILED: {sample.note}"), flush=True)
+                print(
+                    f"  {rows:,} rows, {name} run {i + 1}: {sample.wall:.2f} s, cpu {sample.cpu:.2f} s"
+                    + ("" if sample.ok else f" FAILED: {sample.note}"),
+                    flush=True,
+                )
                 if sample.ok:
                     samples[name].append(sample)
     return samples
@@ -80,8 +83,8 @@ def measure(rows: int, trees: dict[str, Path], repeat: int) -> dict[str, list[Sa
 
 def table(results: dict[int, dict[str, list[Sample]]], ref: str) -> str:
     head = (
-        "| rows / run | reference best s | current best s | best ratio | reference median s | current median s "
-        "| median ratio | reference CPU s | current CPU s | CPU ratio | goal (≤ 1.05) |\n"
+        "| rows / run | reference best s | current best s | best ratio | reference median s "
+        "| current median s | median ratio | reference CPU s | current CPU s | CPU ratio | goal (≤ 1.05) |\n"
         "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
     )
     lines = [head]
@@ -93,15 +96,19 @@ def table(results: dict[int, dict[str, list[Sample]]], ref: str) -> str:
         ratios = [cur / base for base, cur in (best, median, cpu)]
         met = "met" if ratios[0] <= GOAL and ratios[2] <= GOAL else "NOT met"
         lines.append(
-            f"| {rows:,} | {best[0]:.2f} | {best[1]:.2f} | {ratios[0]:.3f} | {median[0]:.2f} | {median[1]:.2f} "
-            f"| {ratios[1]:.3f} | {cpu[0]:.2f} | {cpu[1]:.2f} | {ratios[2]:.3f} | {met} |"
+            f"| {rows:,} | {best[0]:.2f} | {best[1]:.2f} | {ratios[0]:.3f} | {median[0]:.2f} "
+            f"| {median[1]:.2f} | {ratios[1]:.3f} | {cpu[0]:.2f} | {cpu[1]:.2f} | {ratios[2]:.3f} | {met} |"
         )
-    return f"Reference {ref}, current {REPO.name} working tree; load average {os.getloadavg()[0]:.2f}.\n\n" + "\n".join(lines)
+    load = os.getloadavg()[0]
+    title = f"Reference {ref}, current working tree; load average {load:.2f} at the end."
+    return title + "\n\n" + "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--ref", required=True, help="the reference commit (e.g. the one RESULTS.md measured)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--ref", required=True, help="reference commit (e.g. the one RESULTS.md measured)")
     parser.add_argument("--rows", type=int, nargs="+", default=[100_000, 1_000_000])
     parser.add_argument("--repeat", type=int, default=7)
     args = parser.parse_args(argv)
