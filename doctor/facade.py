@@ -430,7 +430,7 @@ def _finish(analysis: _Analysis, step: _Step) -> Report:
         timing=timing,
         verdict=verdict(analysis.kind, timing, causes, found.status, len(found.undecided), lang, section),
         causes=causes,
-        symptoms=build.symptom_records(analysis.symptoms),
+        symptoms=build.symptom_records(analysis.symptoms, lang),
         operators=Operators(
             columns=list(OPERATOR_COLUMN_NAMES), total=len(analysis.operators), records=analysis.operators
         ),
