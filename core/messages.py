@@ -343,4 +343,262 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "CPU profiles record no step boundaries; steps were derived from operator launches and are approximate (operators run a varying number of times per step)",
         "zh": "CPU 性能数据不记录步边界；步是根据算子调用推断的，只是近似值（每步中算子的运行次数不固定）",
     },
+    "note.single": {
+        "en": "Only one profile was given (as the {role}): it is diagnosed on its own as the inference run; causes that need a comparison with a fast run cannot be judged.",
+        "zh": "只提供了一份性能数据（作为{role}）：它被单独当作推理运行诊断；需要与快的运行对比才能判断的原因无法判断。",
+    },
+    # --- diagnosis/readers/ascend.py (MindSpore Ascend), torch_npu.py, cann_msprof.py
+    "ms.level1": {
+        "en": "re-profile both runs with _ExperimentalConfig(profiler_level=ProfilerLevel.Level1)",
+        "zh": "用 _ExperimentalConfig(profiler_level=ProfilerLevel.Level1) 重新采集两次运行",
+    },
+    "ms.aic-metrics": {
+        "en": "re-profile with _ExperimentalConfig(profiler_level=ProfilerLevel.Level1, aic_metrics=AicoreMetrics.PipeUtilization)",
+        "zh": "用 _ExperimentalConfig(profiler_level=ProfilerLevel.Level1, aic_metrics=AicoreMetrics.PipeUtilization) 重新采集",
+    },
+    "remedy.op-state": {
+        "en": "profile with CANN 8.x or newer, whose kernel tables carry OP State",
+        "zh": "使用 CANN 8.x 或更新版本采集，其内核表带有 OP State 列",
+    },
+    "ms.scopes": {
+        "en": "profile with activities=[ProfilerActivity.CPU, ProfilerActivity.NPU] so kernel names carry their framework op",
+        "zh": "用 activities=[ProfilerActivity.CPU, ProfilerActivity.NPU] 采集，使内核名带有其框架算子",
+    },
+    "ms.steps": {
+        "en": "profile with schedule=schedule(wait=1, warmup=1, active=5) and call prof.step() once per step",
+        "zh": "用 schedule=schedule(wait=1, warmup=1, active=5) 采集，并在每步调用一次 prof.step()",
+    },
+    "ms.config": {
+        "en": "upload the whole <host>_<pid>_<ts>_ascend_ms folder: profiler_info_<rank>.json sits beside ASCEND_PROFILER_OUTPUT",
+        "zh": "上传整个 <host>_<pid>_<ts>_ascend_ms 文件夹：profiler_info_<rank>.json 位于 ASCEND_PROFILER_OUTPUT 旁边",
+    },
+    "torch.level1": {
+        "en": "re-profile both runs with torch_npu.profiler._ExperimentalConfig(profiler_level=torch_npu.profiler.ProfilerLevel.Level1)",
+        "zh": "用 torch_npu.profiler._ExperimentalConfig(profiler_level=torch_npu.profiler.ProfilerLevel.Level1) 重新采集两次运行",
+    },
+    "torch.aic-metrics": {
+        "en": "re-profile with torch_npu.profiler._ExperimentalConfig(profiler_level=torch_npu.profiler.ProfilerLevel.Level1, aic_metrics=torch_npu.profiler.AiCMetrics.PipeUtilization)",
+        "zh": "用 torch_npu.profiler._ExperimentalConfig(profiler_level=torch_npu.profiler.ProfilerLevel.Level1, aic_metrics=torch_npu.profiler.AiCMetrics.PipeUtilization) 重新采集",
+    },
+    "torch.scopes": {
+        "en": "compare by kernel type and input shapes instead of framework scopes",
+        "zh": "按内核类型和输入形状比较，而不是按框架作用域",
+    },
+    "torch.steps": {
+        "en": "profile with schedule=torch_npu.profiler.schedule(wait=1, warmup=1, active=5) and call prof.step() once per step",
+        "zh": "用 schedule=torch_npu.profiler.schedule(wait=1, warmup=1, active=5) 采集，并在每步调用一次 prof.step()",
+    },
+    "torch.config": {
+        "en": "upload the whole *_ascend_pt folder: profiler_info.json sits beside ASCEND_PROFILER_OUTPUT",
+        "zh": "上传整个 *_ascend_pt 文件夹：profiler_info.json 位于 ASCEND_PROFILER_OUTPUT 旁边",
+    },
+    "cann.level1": {
+        "en": "re-profile with msprof at task-time level l1 (`msprof --task-time=l1 ...`), which writes shapes, dtypes and formats into op_summary",
+        "zh": "用 msprof 的 task-time l1 级别重新采集（`msprof --task-time=l1 ...`），它会把形状、数据类型和格式写入 op_summary",
+    },
+    "cann.aic-metrics": {
+        "en": "re-profile with `msprof --aic-metrics=PipeUtilization ...`",
+        "zh": "用 `msprof --aic-metrics=PipeUtilization ...` 重新采集",
+    },
+    "cann.op-state": {
+        "en": "profile with CANN 8.x or newer, whose op_summary carries OP State",
+        "zh": "使用 CANN 8.x 或更新版本采集，其 op_summary 带有 OP State 列",
+    },
+    "cann.scopes": {
+        "en": "msprof kernel names carry no framework scopes; add the MINDIR for model-level checks",
+        "zh": "msprof 的内核名不带框架作用域；请添加 MINDIR 以进行模型级检查",
+    },
+    "cann.steps": {
+        "en": "profile with step markers (`msprof --training-trace=on` for training, or one model execution per step) so step_trace_*.csv is written",
+        "zh": "带步标记采集（训练用 `msprof --training-trace=on`，或每步执行一次模型），以便写出 step_trace_*.csv",
+    },
+    "cann.config": {
+        "en": "upload the whole PROF_* folder: device_<id>/sample.json records the collection settings",
+        "zh": "上传整个 PROF_* 文件夹：device_<id>/sample.json 记录了采集设置",
+    },
+    "ascend.no-config": {
+        "en": "no profiler_info json in the run folder: the profiler configuration (level, aic_metrics, schedule, activities) is unknown, so configuration differences cannot be checked",
+        "zh": "运行文件夹中没有 profiler_info json：采集配置（level、aic_metrics、schedule、activities）未知，无法检查配置差异",
+    },
+    "ascend.no-steps": {
+        "en": "no step information (no step_trace_time.csv, no ProfilerStep# events, no Step ID column): totals cover the whole profiled window",
+        "zh": "没有步信息（没有 step_trace_time.csv、没有 ProfilerStep# 事件、没有 Step ID 列）：合计值覆盖整个采集窗口",
+    },
+    "ascend.no-op-state": {
+        "en": "no OP State column (older CANN): whether kernels ran static or dynamic shape is unknown; it is not assumed dynamic",
+        "zh": "没有 OP State 列（较旧的 CANN）：不知道内核以静态还是动态形状运行；不假定为动态",
+    },
+    "ascend.no-counters": {
+        "en": "no AI Core pipe-utilisation counters (aic_metrics other than PipeUtilization, or Level0): bound analysis is not possible",
+        "zh": "没有 AI Core 流水线利用率计数器（aic_metrics 不是 PipeUtilization，或为 Level0）：无法进行瓶颈分析",
+    },
+    "ascend.torch-no-scopes": {
+        "en": "torch_npu kernel names carry no MindSpore scopes",
+        "zh": "torch_npu 的内核名不带 MindSpore 作用域",
+    },
+    "ascend.no-scopes": {
+        "en": "kernel names carry no framework launch op: no scope-level alignment with a MINDIR",
+        "zh": "内核名不带框架下发算子：无法与 MINDIR 做作用域级对齐",
+    },
+    "ascend.no-kernel-details": {
+        "en": "no kernel_details.csv: kernels come from trace_view.json, which has no {header}",
+        "zh": "没有 kernel_details.csv：内核来自 trace_view.json，其中没有 `{header}`",
+    },
+    "ascend.recorded": {"en": "recorded", "zh": "已记录"},
+    "ascend.inferred": {"en": "inferred from the missing columns", "zh": "根据缺失的列推断"},
+    "ascend.level0": {
+        "en": "no {header} column in kernel_details.csv: profiled at Level0 ({how})",
+        "zh": "kernel_details.csv 中没有 `{header}` 列：以 Level0 采集（{how}）",
+    },
+    "ascend.column-missing": {
+        "en": "no {header} column in kernel_details.csv although profiler_level is {level}",
+        "zh": "虽然 profiler_level 为 {level}，kernel_details.csv 中仍没有 `{header}` 列",
+    },
+    # --- diagnosis/readers/legacy_cpu.py (CPU and GPU host-op profiles)
+    "host.no-dtypes": {
+        "en": "CPU and GPU profiles record no dtypes: precision is judged from Cast ops and AMP scopes",
+        "zh": "CPU 和 GPU 性能数据不记录数据类型：精度根据 Cast 算子和 AMP 作用域判断",
+    },
+    "remedy.mindir": {"en": "export the model to MINDIR and add it", "zh": "将模型导出为 MINDIR 并一起上传"},
+    "host.no-formats": {
+        "en": "CPU and GPU profiles record no tensor formats",
+        "zh": "CPU 和 GPU 性能数据不记录张量格式",
+    },
+    "host.no-op-state": {
+        "en": "no static/dynamic shape per kernel in these profiles; not assumed dynamic",
+        "zh": "这些性能数据没有记录每个内核是静态还是动态形状；不假定为动态",
+    },
+    "host.no-counters": {
+        "en": "no AI Core pipeline counters outside Ascend",
+        "zh": "Ascend 之外没有 AI Core 流水线计数器",
+    },
+    "host.no-steps": {
+        "en": "no step boundaries recorded: steps were derived from operator launches and are approximate",
+        "zh": "未记录步边界：步是根据算子调用推断的，只是近似值",
+    },
+    "remedy.one-call": {"en": "profile one net call per step", "zh": "采集时每步调用一次网络"},
+    # --- diagnosis/readers/ascend_legacy.py
+    "legacy.remedy": {
+        "en": "profile with MindSpore 2.5+ (mindspore.profiler.profile), which records its configuration",
+        "zh": "使用 MindSpore 2.5+（mindspore.profiler.profile）采集，它会记录采集配置",
+    },
+    "legacy.no-steps": {
+        "en": "no step_trace_raw file: no step boundaries",
+        "zh": "没有 step_trace_raw 文件：没有步边界",
+    },
+    "legacy.no-timeline": {
+        "en": "no output_timeline_data file: each operator's launches carry its average duration and no start time (from aicore_intermediate detail)",
+        "zh": "没有 output_timeline_data 文件：每个算子的调用只有平均耗时、没有开始时间（来自 aicore_intermediate detail）",
+    },
+    "legacy.include-timeline": {
+        "en": "include output_timeline_data_<rank>.txt in the upload",
+        "zh": "上传时包含 output_timeline_data_<rank>.txt",
+    },
+    "legacy.no-info": {
+        "en": "no profiler_info json: configuration unknown",
+        "zh": "没有 profiler_info json：配置未知",
+    },
+    "legacy.no-options": {
+        "en": "{name} of MindSpore 2.0-2.2 records no profiler options",
+        "zh": "MindSpore 2.0-2.2 的 {name} 不记录采集选项",
+    },
+    "legacy.no-topic": {
+        "en": "no {topic} recorded: framework_raw op_info is missing or empty",
+        "zh": "未记录 {topic}：framework_raw 的 op_info 缺失或为空",
+    },
+    "legacy.include-framework-raw": {
+        "en": "include framework_raw_<rank>.csv in the upload",
+        "zh": "上传时包含 framework_raw_<rank>.csv",
+    },
+    "legacy.no-op-state": {
+        "en": "legacy profiles do not record static/dynamic shape per kernel; not assumed dynamic",
+        "zh": "旧版性能数据不记录每个内核是静态还是动态形状；不假定为动态",
+    },
+    "legacy.no-counters": {
+        "en": "legacy profiles carry no AI Core pipeline counters",
+        "zh": "旧版性能数据没有 AI Core 流水线计数器",
+    },
+    # --- diagnosis/compare.py (why an operator is on one side only)
+    "reason.fused-baseline": {
+        "en": "fused kernel on the baseline; split on the target",
+        "zh": "基线上为融合内核；目标上拆分执行",
+    },
+    "reason.fused-target": {
+        "en": "fused kernel on the target; split on the baseline",
+        "zh": "目标上为融合内核；基线上拆分执行",
+    },
+    "reason.training-only": {
+        "en": "training-only (dropout / batch statistics)",
+        "zh": "仅训练使用（dropout / 批统计）",
+    },
+    "reason.training-mode": {"en": "training-mode kernel in the target", "zh": "目标中的训练模式内核"},
+    "reason.extra-target": {
+        "en": "extra work on the target (cast / layout / copy)",
+        "zh": "目标上的额外工作（类型转换 / 布局 / 拷贝）",
+    },
+    "reason.extra-baseline": {
+        "en": "extra work on the baseline (cast / layout / copy)",
+        "zh": "基线上的额外工作（类型转换 / 布局 / 拷贝）",
+    },
+    "reason.no-counterpart": {"en": "no counterpart on the other side", "zh": "另一侧没有对应算子"},
+    # --- graph/hygiene.py and graph/profile_join.py (the MINDIR and its join with a profile)
+    "mindir.training-bn": {
+        "en": "{n} of {of} BatchNorm with is_training=True",
+        "zh": "{of} 个 BatchNorm 中有 {n} 个 is_training=True",
+    },
+    "mindir.dropout": {"en": "{n} Dropout op(s)", "zh": "{n} 个 Dropout 算子"},
+    "mindir.effect-bn": {
+        "en": "batch statistics are computed and Conv+BN cannot be folded",
+        "zh": "会计算批统计量，且 Conv+BN 无法折叠",
+    },
+    "mindir.effect-dropout": {"en": "Dropout runs", "zh": "Dropout 会执行"},
+    "mindir-train-mode": {
+        "en": "Exported in training mode: {parts}; {effect} (call net.set_train(False) before export)",
+        "zh": "以训练模式导出：{parts}；{effect}（导出前调用 net.set_train(False)）",
+    },
+    "mindir.low-params": {"en": "fp16/bf16 parameters", "zh": "fp16/bf16 参数"},
+    "mindir-low-precision": {
+        "en": "Low-precision graph ({dtypes}): {low} of {of} Conv/MatMul ops output fp16/bf16, {casts} casts to fp16/bf16, {params} fp16/bf16 parameters",
+        "zh": "低精度计算图（{dtypes}）：{of} 个 Conv/MatMul 算子中有 {low} 个输出 fp16/bf16，{casts} 个 Cast 转为 fp16/bf16，{params} 个 fp16/bf16 参数",
+    },
+    "mindir-fp32-compute": {
+        "en": "FP32 graph: all {n} Conv/MatMul ops output float32 and no op casts to fp16/bf16 (exported without AMP)",
+        "zh": "FP32 计算图：全部 {n} 个 Conv/MatMul 算子都输出 float32，且没有算子转换为 fp16/bf16（导出时未使用 AMP）",
+    },
+    "mindir-dynamic-input": {
+        "en": "Dynamic input shape: {names} (-1 = dynamic); dynamic-shape kernels are usually slower",
+        "zh": "动态输入形状：{names}（-1 表示动态）；动态形状内核通常更慢",
+    },
+    "mindir-float64-input": {
+        "en": "float64 graph input(s): {names}; feed float32 (ms.Tensor(arr.astype(np.float32)))",
+        "zh": "float64 类型的计算图输入：{names}；请传入 float32（ms.Tensor(arr.astype(np.float32))）",
+    },
+    "mindir-cast-ops": {
+        "en": "{casts} Cast ops for {compute} Conv/MatMul ops ({ratio:.1f} per op; to {targets})",
+        "zh": "{compute} 个 Conv/MatMul 算子对应 {casts} 个 Cast 算子（每个 {ratio:.1f} 个；目标类型 {targets}）",
+    },
+    "mindir-aicpu-risk": {
+        "en": "{n} op(s) at risk of falling back to the AI CPU on Ascend for their dtypes ({documented} documented, {heuristic} heuristic): {ops}",
+        "zh": "{n} 个算子因其数据类型在 Ascend 上可能回退到 AI CPU（{documented} 个有文档记载，{heuristic} 个为经验判断）：{ops}",
+    },
+    "mindir-fusible-chains": {
+        "en": "{n} fusion chains ({listed}); {fusible} fusible, {blocked} blocked",
+        "zh": "{n} 条融合链（{listed}）；{fusible} 条可融合，{blocked} 条受阻",
+    },
+    "mindir-decomposed": {
+        "en": "{n} decomposed pattern(s) ({listed}) that {fused} each replaces: {ops}",
+        "zh": "{n} 个被拆开的模式（{listed}），每个都可由 {fused} 替代：{ops}",
+    },
+    "mindir-profile-split": {
+        "en": "{split} of {of} fusion chains ran as separate kernels: their BN/activation/add kernels cost {separate_ms:.3f} ms per step, {recoverable_ms:.3f} ms of it in fusible chains{cpu}{approximate}",
+        "zh": "{of} 条融合链中有 {split} 条以单独内核运行：其 BN/激活/加法内核每步耗时 {separate_ms:.3f} ms，其中 {recoverable_ms:.3f} ms 属于可融合的链{cpu}{approximate}",
+    },
+    "mindir.cpu-never-fuses": {
+        "en": "; the CPU backend never fuses Conv+BN, so this is recoverable only on Ascend/GPU",
+        "zh": "；CPU 后端从不融合 Conv+BN，因此只有在 Ascend/GPU 上才能节省",
+    },
+    "mindir.approximate": {
+        "en": "; joined by op type and launch order (no scopes in this profile): approximate",
+        "zh": "；按算子类型和下发顺序关联（此性能数据没有作用域）：结果为近似值",
+    },
 }

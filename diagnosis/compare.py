@@ -238,13 +238,13 @@ def one_side_reasons(table: pd.DataFrame, base: Side) -> pd.Series:
     bn_train = types.isin(("BNTrainingReduce", "BNTrainingUpdate", "BatchNormTraining"))
     only_b = table["match"] == "baseline-only"
     only_t = table["match"] == "target-only"
-    reason[only_b & fused] = "fused kernel on the baseline; split on the target"
-    reason[only_t & fused] = "fused kernel on the target; split on the baseline"
-    reason[only_b & (dropout | bn_train)] = "training-only (dropout / batch statistics)"
-    reason[only_t & (dropout | bn_train)] = "training-mode kernel in the target"
-    reason[only_t & extra & (reason == "")] = "extra work on the target (cast / layout / copy)"
-    reason[only_b & extra & (reason == "")] = "extra work on the baseline (cast / layout / copy)"
-    reason[(only_b | only_t) & (reason == "")] = "no counterpart on the other side"
+    reason[only_b & fused] = say("reason.fused-baseline")
+    reason[only_t & fused] = say("reason.fused-target")
+    reason[only_b & (dropout | bn_train)] = say("reason.training-only")
+    reason[only_t & (dropout | bn_train)] = say("reason.training-mode")
+    reason[only_t & extra & (reason == "")] = say("reason.extra-target")
+    reason[only_b & extra & (reason == "")] = say("reason.extra-baseline")
+    reason[(only_b | only_t) & (reason == "")] = say("reason.no-counterpart")
     return reason
 
 

@@ -156,8 +156,11 @@ def _timing(fields: dict[str, Any]) -> Timing:
 # ----------------------------------------------------------------------------------------- operators
 
 
-def operator_records(table: pd.DataFrame) -> list[OperatorRow]:
-    """The comparison table reduced to the report's columns, in its order (largest |delta| first)."""
+def operator_records(table: pd.DataFrame, lang: str = "en") -> list[OperatorRow]:
+    """The comparison table reduced to the report's columns, in its order (largest |delta| first), with
+    the one-side reasons in `lang`."""
+    if lang != "en" and "one_side_reason" in table:
+        table = table.assign(one_side_reason=table["one_side_reason"].map(lambda text: in_lang(text, lang)))
     return _OPERATOR_ROWS.validate_python(_records(table))
 
 
@@ -295,7 +298,9 @@ def symptom_records(symptoms: Sequence[Symptom], lang: str = "en") -> list[Sympt
     """Every symptom found, its summary in `lang`, evidence rows capped."""
     return [
         SymptomRecord.model_validate(
-            jsonable(_capped({**s.to_dict(), "summary": in_lang(s.summary, lang)}, "evidence", "evidence_total"))
+            jsonable(
+                _capped({**s.to_dict(), "summary": in_lang(s.summary, lang)}, "evidence", "evidence_total")
+            )
         )
         for s in symptoms
     ]

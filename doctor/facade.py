@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core import InputError, Limitation, Symptom
+from core import InputError, Limitation, Symptom, say
 from diagnosis import (
     Comparison,
     Side,
@@ -327,7 +327,7 @@ def _pair(first: Side, second: Side, baseline_role: str | None, step: _Step, lan
         analysis.steps += build.step_records(side, role)
     analysis.timing = build.pair_timing(comparison)
     analysis.notes = list(comparison.notes)
-    analysis.operators = build.operator_records(comparison.table)
+    analysis.operators = build.operator_records(comparison.table, lang)
     analysis.boards = build.leaderboards(comparison.table, ("baseline", "target"))
     analysis.target = comparison.target
     analysis.baseline = comparison.baseline
@@ -364,10 +364,7 @@ def _single(side: Side, given_as: str, step: _Step, lang: str) -> _Analysis:
 
 
 def _single_note(given_as: str) -> str:
-    return (
-        f"Only one profile was given (as the {given_as}): it is diagnosed on its own as the inference run; "
-        "causes that need a comparison with a fast run cannot be judged."
-    )
+    return say("note.single", role=say(f"role.{given_as}"))
 
 
 def _add_model(analysis: _Analysis, model: _Model) -> None:
