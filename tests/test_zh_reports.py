@@ -17,9 +17,11 @@ import pytest
 
 from core.messages import MESSAGES
 from doctor import facade
+from doctor.cases import CaseBook, CaseMeta, SqliteCaseStore
 from doctor.i18n import REPORT_TEXT, UI_TEXT
 from doctor.render import render
 from doctor.text import md_text
+from doctor.triage import view
 from tests.support.language import chinese, english_sentences, plain_text
 from tests.support.scripts import load_script
 
@@ -106,3 +108,21 @@ def test_an_english_report_has_no_chinese(name) -> None:
     report = _diagnose(case, "en")
     for fmt in ("md", "html"):
         assert chinese(plain_text(render(report, fmt))) == [], fmt  # plotly.js carries its own locales
+
+
+def test_a_reopened_case_follows_the_viewers_language(tmp_path) -> None:
+    """A case keeps its report in both languages; the link opens it in the viewer's, and a case kept
+    before translations were stored opens in the language it was made in."""
+    (case,) = [case for case in PROFILE_CASES if case.name == "cpu:train_fp32_graph->infer_fp32_pynative"]
+    report = _diagnose(case, "en")
+    book = CaseBook(SqliteCaseStore(tmp_path / "cases.sqlite3"))
+    _, link = view.record_case(book, report, [], "http://h")
+    case_id = link.rsplit("=", 1)[1]
+    zh, _, _ = view.reopen_case(book, case_id, "zh", None)
+    en, _, _ = view.reopen_case(book, case_id, "en", None)
+    assert (zh.lang, en.lang) == ("zh", "en")
+    assert zh.verdict == report.in_lang("zh").verdict and chinese(zh.verdict)
+    assert en.document == report.document
+    assert english_sentences(_without_citations(render(zh, "md"), zh)) == []
+    old = book.store.put(report.data, CaseMeta())
+    assert view.reopen_case(book, old, "zh", None)[0].lang == "en"
