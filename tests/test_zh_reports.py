@@ -10,6 +10,7 @@ reports pin that its English is what the analyzers wrote before.
 from __future__ import annotations
 
 import html
+import re
 import string
 from pathlib import Path
 
@@ -22,7 +23,8 @@ from doctor.i18n import REPORT_TEXT, UI_TEXT
 from doctor.render import render
 from doctor.text import md_text
 from doctor.triage import view
-from tests.support.language import chinese, english_sentences, plain_text
+from knowledge import catalog_markdown, load_rules
+from tests.support.language import UNITS, chinese, english_sentences, plain_text
 from tests.support.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -126,3 +128,41 @@ def test_a_reopened_case_follows_the_viewers_language(tmp_path) -> None:
     assert english_sentences(_without_citations(render(zh, "md"), zh)) == []
     old = book.store.put(report.data, CaseMeta())
     assert view.reopen_case(book, old, "zh", None)[0].lang == "en"
+
+
+def test_the_rules_page_is_in_one_language() -> None:
+    """The app's rule catalog: no English sentence in zh (cited titles aside), no Chinese in en."""
+    rules = load_rules()
+    zh = catalog_markdown(rules, "zh")
+    for rule in rules:
+        for reference in rule.references:
+            zh = zh.replace(reference.title, "")
+    assert english_sentences(zh) == []
+    assert "| 高 |" in zh and "- 严重程度: 高" in zh
+    assert chinese(catalog_markdown(rules, "en")) == []
+
+
+def _figure_texts(figure) -> list[str]:
+    """What a reader of a figure sees besides the data: title, axis titles, legend and panel names."""
+    layout = figure.layout
+    texts = [layout.title.text, *(a.text for a in layout.annotations or ())]
+    for axis in ("xaxis", "yaxis", "xaxis2", "yaxis2"):
+        if axis in layout and layout[axis].title.text:
+            texts.append(layout[axis].title.text)
+    return [text for text in texts + [trace.name for trace in figure.data] if text]
+
+
+@pytest.mark.slow
+def test_the_plots_of_a_chinese_report_are_in_chinese() -> None:
+    """Every title, axis, panel and legend text with an English word also carries Chinese (a dtype such
+    as float32 or a core such as AI_CORE is data, not a word)."""
+    from doctor.plots import report_figures
+
+    (case,) = [case for case in PROFILE_CASES if case.name == "ascend:level1/train->level1/infer"]
+    figures = report_figures(_diagnose(case, "zh"))
+    assert {"ops", "delta", "steps", "breakdown"} <= set(figures)
+    texts = [text for figure in figures.values() for text in _figure_texts(figure)]
+    assert "基线" in texts and "按计算单元" in texts
+    words = [(text, re.findall(r"\b[A-Za-z][a-z]+\b", text)) for text in texts if not chinese(text)]
+    worded = [text for text, found in words if set(found) - UNITS]
+    assert worded == []
