@@ -601,4 +601,38 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "; joined by op type and launch order (no scopes in this profile): approximate",
         "zh": "；按算子类型和下发顺序关联（此性能数据没有作用域）：结果为近似值",
     },
+    # --- input errors (diagnosis/sources.py, ingest.py, readers/catalog.py): problem and what was expected
+    "error.known-layouts": {
+        "en": "a MindSpore profiler output: *_ascend_ms/ with ASCEND_PROFILER_OUTPUT/ (Ascend, MindSpore 2.3+), *_ascend_ms/FRAMEWORK/cpu_* (CPU, MindSpore 2.5+), a flat profiler/ folder (MindSpore 2.0-2.4: aicore_intermediate_*, gpu_op_detail_info_*, cpu_op_detail_info_*), a torch_npu *_ascend_pt/ folder, or a CANN msprof PROF_*/ folder with mindstudio_profiler_output/op_summary_*.csv (msprof, ACL, MindSpore Lite), or a SQLite export (ascend_mindspore_profiler[_<rank>].db, msprof_*.db)",
+        "zh": "MindSpore 性能数据输出：带 ASCEND_PROFILER_OUTPUT/ 的 *_ascend_ms/（Ascend，MindSpore 2.3+）、*_ascend_ms/FRAMEWORK/cpu_*（CPU，MindSpore 2.5+）、扁平的 profiler/ 文件夹（MindSpore 2.0-2.4：aicore_intermediate_*、gpu_op_detail_info_*、cpu_op_detail_info_*）、torch_npu 的 *_ascend_pt/ 文件夹、带 mindstudio_profiler_output/op_summary_*.csv 的 CANN msprof PROF_*/ 文件夹（msprof、ACL、MindSpore Lite），或 SQLite 导出（ascend_mindspore_profiler[_<rank>].db、msprof_*.db）",
+    },
+    "error.accepted": {
+        "en": "a profiler output folder, a .zip, .tar or .tar.gz archive of it, or the files of that folder",
+        "zh": "性能数据输出文件夹、它的 .zip、.tar 或 .tar.gz 压缩包，或该文件夹中的文件",
+    },
+    "error.nothing": {"en": "nothing was given", "zh": "没有提供任何输入"},
+    "error.not-found": {"en": "was not found", "zh": "未找到"},
+    "error.no-known-file": {
+        "en": "none of the {n} files is a known profiler file (found {found})",
+        "zh": "{n} 个文件中没有已知的性能数据文件（找到 {found}）",
+    },
+    "error.folder-files": {
+        "en": "the files of a profiler output folder (e.g. kernel_details.csv, trace_view.json, cpu_op_detail_info_0.csv) or a .zip/.tar.gz archive of the folder",
+        "zh": "性能数据输出文件夹中的文件（例如 kernel_details.csv、trace_view.json、cpu_op_detail_info_0.csv），或该文件夹的 .zip/.tar.gz 压缩包",
+    },
+    "error.no-output": {"en": "no profiler output found", "zh": "没有找到性能数据输出"},
+    "error.several": {
+        "en": "several different profiler outputs found: {names}",
+        "zh": "找到多个不同的性能数据输出：{names}",
+    },
+    "error.one-run": {
+        "en": "one run (or the ranks of one run) per input",
+        "zh": "每个输入一次运行（或同一次运行的各卡）",
+    },
+    "error.no-rank": {"en": "rank {rank} does not exist", "zh": "卡号 {rank} 不存在"},
+    "error.ranks": {"en": "one of the ranks {ranks}", "zh": "卡号 {ranks} 之一"},
+    "error.not-profiler": {
+        "en": "this is not profiler output (found: {found})",
+        "zh": "这不是性能数据输出（找到：{found}）",
+    },
 }

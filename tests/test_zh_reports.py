@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from core import InputError
 from core.messages import MESSAGES
 from doctor import facade
 from doctor.cases import CaseBook, CaseMeta, SqliteCaseStore
@@ -166,3 +167,20 @@ def test_the_plots_of_a_chinese_report_are_in_chinese() -> None:
     words = [(text, re.findall(r"\b[A-Za-z][a-z]+\b", text)) for text in texts if not chinese(text)]
     worded = [text for text, found in words if set(found) - UNITS]
     assert worded == []
+
+
+@pytest.mark.parametrize("given", ["notes", "empty"])
+def test_an_input_problem_is_said_in_chinese(tmp_path, given) -> None:
+    """The problem lines a zh page shows for a bad upload: a folder of other files, a list of files none
+    of which a profiler writes."""
+    from doctor.problems import problems_markdown
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("not a profile\n", encoding="utf-8")
+    bad = folder if given == "notes" else [str(folder / "notes.txt")]
+    with pytest.raises(InputError) as raised:
+        facade.diagnose(ROOT / "tests/fixtures/cpu/train_fp32_graph", bad, lang="zh", isolate=False)
+    shown = problems_markdown(raised.value, "zh")
+    assert chinese(shown) and english_sentences(shown) == [], shown
+    assert english_sentences(raised.value.message) != []  # the CLI and the API keep English
