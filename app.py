@@ -40,7 +40,7 @@ from doctor.examples import MODEL, MODEL_LABEL_KEY, PairExample, available_pairs
 from doctor.facade import display_name, serve_uploads
 from doctor.files import ReportFiles, case_id_of
 from doctor.help import collect_help
-from doctor.i18n import LANGS, UI_TEXT, lang_from_header, t
+from doctor.i18n import LANGS, LANGUAGE_NAMES, UI_TEXT, page_lang, t
 from doctor.isolation import kill_all_children, run_cancellable
 from doctor.problems import failure_markdown, problems_markdown
 from doctor.report import Report
@@ -162,9 +162,13 @@ def without_stray_file(component: Upload) -> Upload:
 
 
 def _lang(request: gr.Request | None) -> str:
-    """Report language from the browser's Accept-Language (API clients get English)."""
+    """Report language: the page's `?lang=` (the language switch), else the browser's Accept-Language
+    (API clients get English)."""
     headers = getattr(request, "headers", None)
-    return lang_from_header(headers.get("accept-language") if headers is not None else None)
+    params = dict(getattr(request, "query_params", None) or {})
+    if headers is None:
+        return page_lang(params.get("lang"), None, None)
+    return page_lang(params.get("lang"), headers.get("referer"), headers.get("accept-language"))
 
 
 def _progress(progress: gr.Progress) -> Callable[[float, str], None]:
@@ -486,6 +490,7 @@ class Events:
         self.triage: dict[str, gr.components.Component] = {}  # the Triage tab's components by name
         self.help: gr.Markdown | None = None  # the collection help, filled in the viewer's language
         self.language_boxes: list[tuple[str, gr.Column]] = []  # blocks only one language's viewers see
+        self.language: gr.Radio | None = None  # the page's language switch
 
     def _results(self, kind: str) -> Results:
         """The Compare tab's results, or the Inspect tab's for a model-only (`kind` "mindir") report."""
@@ -565,9 +570,10 @@ class Events:
         return changed
 
     def show_language(self, request: gr.Request) -> dict[gr.components.Component, Any]:
-        """On page load: show the blocks of the viewer's language, hide the others."""
+        """On page load: show the blocks of the viewer's language, hide the others; the switch shows it."""
         lang = _lang(request)
-        return {box: gr.Column(visible=box_lang == lang) for box_lang, box in self.language_boxes}
+        shown = {box: gr.Column(visible=box_lang == lang) for box_lang, box in self.language_boxes}
+        return {**shown, self.language: gr.Radio(value=LANGUAGE_NAMES[lang])} if self.language else shown
 
     @staticmethod
     def swap(report: dict[str, Any] | None, baseline: list[str] | None) -> str:
@@ -702,6 +708,41 @@ def _side(key: str, value: list[str] | None) -> tuple[gr.File, gr.UploadButton]:
     )
     folder.upload(keep_files, folder, files, api_visibility="private")
     return files, folder
+
+
+# The language switch reloads the page with ?lang=<lang> (and ?case=<id> of the shown result, whose case
+# keeps it in every language): the server then answers in that language (_lang), and this script puts
+# Gradio's own label locale (gr.I18n) on it. Gradio reads the browser's locale before it mounts `head`, so
+# the script calls Gradio's changeLocale from the already loaded frontend module.
+SWITCH_JS = """(name) => {
+  const lang = name === "中文" ? "zh" : "en";
+  const url = new URL(window.location.href);
+  if (url.searchParams.get("lang") === lang) return;
+  url.searchParams.set("lang", lang);
+  for (const box of document.querySelectorAll("[id$='case-link'] textarea, [id$='case-link'] input")) {
+    const shown = box.value && box.offsetParent !== null;
+    const id = shown ? new URL(box.value, url).searchParams.get("case") : null;
+    if (id) { url.searchParams.set("case", id); break; }
+  }
+  window.location.assign(url.toString());
+}"""
+SWITCH_HEAD = r"""<script>
+(() => {
+  const lang = new URLSearchParams(window.location.search).get("lang");
+  if (lang !== "zh" && lang !== "en") return;
+  const core = performance.getEntriesByType("resource").map((e) => e.name)
+    .find((name) => /\/assets\/core-[^/]*\.js$/.test(name));
+  if (core) import(core).then((m) => m.changeLocale && m.changeLocale(lang)).catch(() => {});
+})();
+</script>"""
+
+
+def _language_switch() -> gr.Radio:
+    """The page's language control (each language named in itself); the browser's locale is the default."""
+    names = [LANGUAGE_NAMES[lang] for lang in LANGS]
+    radio = gr.Radio(names, value=names[0], show_label=False, elem_id="lang-switch", container=False, scale=0)
+    radio.input(None, radio, None, js=SWITCH_JS, api_visibility="private")  # a user choice, not a load
+    return radio
 
 
 def _case_parts(prefix: str) -> dict[str, gr.components.Component]:
@@ -1098,7 +1139,9 @@ def build_demo(config: AppConfig | None = None, example: str | None = None) -> g
     events = Events(config, CaseBook.from_config(config))
     preload = next((p for p in available_pairs() if p.name == example), None)
     with gr.Blocks(title="MindSpore Perf Doctor", delete_cache=(1800, 3600), analytics_enabled=False) as demo:
-        gr.Markdown(f"# {I18N('app_title')}")
+        with gr.Row():
+            gr.Markdown(f"# {I18N('app_title')}")
+            events.language = _language_switch()
         with gr.Tabs(elem_id="main-tabs") as tabs:
             with gr.Tab(I18N("tab_compare"), id="compare"):
                 inputs, outputs = _compare_tab(config, preload, events)
@@ -1112,7 +1155,7 @@ def build_demo(config: AppConfig | None = None, example: str | None = None) -> g
         demo.load(events.start_session, None, None, queue=False, api_visibility="private")
         demo.unload(events.end_session)
         demo.load(show_help, None, events.help, queue=False, api_visibility="private")
-        boxes = [box for _, box in events.language_boxes]
+        boxes = [box for _, box in events.language_boxes] + [events.language]
         demo.load(events.show_language, None, boxes, queue=False, api_visibility="private")
         demo.load(search_rules, rules_query, rules_catalog, queue=False, api_visibility="private")
         demo.load(events.open_linked_case, None, opened, api_visibility="private")
@@ -1158,6 +1201,7 @@ def launch_kwargs(config: AppConfig, demo: gr.Blocks) -> dict[str, Any]:
         "footer_links": ["api"],
         "i18n": I18N,
         "css": CSS,
+        "head": SWITCH_HEAD,
         "show_error": False,
     }
 

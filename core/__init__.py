@@ -4,7 +4,8 @@ The bottom layer of the corridor (docs/architecture.md): it imports no other pac
 and every package may import it.
 
 Public API: Run, RunMeta, ProfilerConfig, Limitation, Symptom, SymptomKind, SYMPTOM_KINDS, SOURCES,
-InputError and the canonical table schemas. Names are imported on first use (PEP 562): graph
+InputError, the user-facing Text (say, join, in_lang) and the canonical table schemas. Names are
+imported on first use (PEP 562): graph
 imports the symptom vocabulary, and the isolated MINDIR child (300 MB address-space limit) must not
 load the pandas that the run model pulls in; an eager import made a normal model fail to decode there.
 """
@@ -32,6 +33,10 @@ _EXPORTS: dict[str, str] = {
     "SYMPTOM_KINDS": "core.symptoms",
     "Symptom": "core.symptoms",
     "SymptomKind": "core.symptoms",
+    "Text": "core.text",
+    "join": "core.text",
+    "in_lang": "core.text",
+    "say": "core.text",
 }
 
 if TYPE_CHECKING:
@@ -50,6 +55,7 @@ if TYPE_CHECKING:
         empty_steps,
     )
     from core.symptoms import SOURCES, SYMPTOM_KINDS, Symptom, SymptomKind
+    from core.text import Text, in_lang, join, say
 
 
 __getattr__ = lazy_getattr(__name__, _EXPORTS, globals())
@@ -68,8 +74,12 @@ __all__ = [
     "RunMeta",
     "Symptom",
     "SymptomKind",
+    "Text",
     "conform_kernels",
     "conform_steps",
     "empty_kernels",
     "empty_steps",
+    "in_lang",
+    "join",
+    "say",
 ]

@@ -11,6 +11,7 @@ import pandas as pd
 
 from core.model import Run
 from core.symptoms import Symptom
+from core.text import say
 from diagnosis.align import Alignment, align, operator_aggregates, per_step_times
 from diagnosis.forward import forward_kernels
 from diagnosis.stats import MIN_RELATIVE_EFFECT, Z_THRESHOLD, median_shift_z, row_medians_mads
@@ -99,22 +100,19 @@ def compare_sides(first: Side, second: Side, *, baseline: str | None = None) -> 
 
 def _notes(base: Side, target: Side, alignment: Alignment, use_scopes: bool) -> list[str]:
     notes = [
-        f"Matched {alignment.baseline_matched_share:.0%} of the baseline's and "
-        f"{alignment.target_matched_share:.0%} of the target's per-step operator time "
-        f"(method: {alignment.method})."
+        say(
+            "note.matched",
+            baseline=alignment.baseline_matched_share,
+            target=alignment.target_matched_share,
+            method=alignment.method,
+        )
     ]
     if not use_scopes:
-        notes.append(
-            "A PyNative run has no operator scopes: operators were aligned by type, shape and order, "
-            "so the per-operator comparison is approximate."
-        )
+        notes.append(say("note.no-scopes"))
     if base.run.meta.phase == "train":
-        notes.append("Only the training run's forward pass is compared (backward and optimizer dropped).")
+        notes.append(say("note.forward-only"))
     if base.batch and target.batch and base.batch != target.batch:
-        notes.append(
-            f"Batch sizes differ (baseline {base.batch}, target {target.batch}): times are also "
-            "compared per sample."
-        )
+        notes.append(say("note.batch", baseline=base.batch, target=target.batch))
     notes += schedule_notes(base, target)
     return notes
 
@@ -125,10 +123,7 @@ def schedule_notes(base: Side, target: Side) -> list[str]:
     a, b = base.run.meta.config.schedule, target.run.meta.config.schedule
     if not a or not b or a == b:
         return []
-    return [
-        f"The runs were profiled with different schedules (baseline {a}, target {b}): their windows "
-        f"cover different steps ({base.steps} and {target.steps} profiled); per-step times are compared."
-    ]
+    return [say("note.schedules", a=a, b=b, a_steps=base.steps, b_steps=target.steps)]
 
 
 def operator_table(base: Side, target: Side, alignment: Alignment) -> pd.DataFrame:
@@ -243,13 +238,13 @@ def one_side_reasons(table: pd.DataFrame, base: Side) -> pd.Series:
     bn_train = types.isin(("BNTrainingReduce", "BNTrainingUpdate", "BatchNormTraining"))
     only_b = table["match"] == "baseline-only"
     only_t = table["match"] == "target-only"
-    reason[only_b & fused] = "fused kernel on the baseline; split on the target"
-    reason[only_t & fused] = "fused kernel on the target; split on the baseline"
-    reason[only_b & (dropout | bn_train)] = "training-only (dropout / batch statistics)"
-    reason[only_t & (dropout | bn_train)] = "training-mode kernel in the target"
-    reason[only_t & extra & (reason == "")] = "extra work on the target (cast / layout / copy)"
-    reason[only_b & extra & (reason == "")] = "extra work on the baseline (cast / layout / copy)"
-    reason[(only_b | only_t) & (reason == "")] = "no counterpart on the other side"
+    reason[only_b & fused] = say("reason.fused-baseline")
+    reason[only_t & fused] = say("reason.fused-target")
+    reason[only_b & (dropout | bn_train)] = say("reason.training-only")
+    reason[only_t & (dropout | bn_train)] = say("reason.training-mode")
+    reason[only_t & extra & (reason == "")] = say("reason.extra-target")
+    reason[only_b & extra & (reason == "")] = say("reason.extra-baseline")
+    reason[(only_b | only_t) & (reason == "")] = say("reason.no-counterpart")
     return reason
 
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from core.errors import InputError
 from core.model import Limitation, Run
+from core.text import say
 from diagnosis.readers import (
     Candidate,
     ascend,
@@ -65,15 +66,15 @@ def find_runs(folder: Path) -> list[Candidate]:
 def choose_run(candidates: Sequence[Candidate], rank: int | None, source: str) -> Candidate:
     """The candidate for `rank`, or the only / lowest rank when no rank is asked for."""
     if not candidates:
-        raise InputError("no profiler output found", path=source, expected=KNOWN_LAYOUTS_TEXT)
+        raise InputError(say("error.no-output"), path=source, expected=KNOWN_LAYOUTS_TEXT)
     layouts = {c.layout for c in candidates}
     if len(layouts) > 1 and rank is None:
         # Mixed layouts in one upload are almost always two different runs packed together.
         names = ", ".join(sorted(f"{c.root.name} ({c.layout})" for c in candidates))
         raise InputError(
-            f"several different profiler outputs found: {names}",
+            say("error.several", names=names),
             path=source,
-            expected="one run (or the ranks of one run) per input",
+            expected=say("error.one-run"),
         )
     _refuse_duplicate_ranks(candidates, source)
     if rank is None:
@@ -82,7 +83,7 @@ def choose_run(candidates: Sequence[Candidate], rank: int | None, source: str) -
         if cand.rank == rank:
             return cand
     ranks = sorted({c.rank for c in candidates if c.rank is not None})
-    raise InputError(f"rank {rank} does not exist", path=source, expected=f"one of the ranks {ranks}")
+    raise InputError(say("error.no-rank", rank=rank), path=source, expected=say("error.ranks", ranks=ranks))
 
 
 def _refuse_duplicate_ranks(candidates: Sequence[Candidate], source: str) -> None:
@@ -222,7 +223,7 @@ def read_folder(folder: Path, *, rank: int | None = None, source: str | None = N
         from diagnosis.sources import describe
 
         raise InputError(
-            f"this is not profiler output (found: {describe(folder)})",
+            say("error.not-profiler", found=describe(folder)),
             path=display,
             expected=KNOWN_LAYOUTS_TEXT,
         )

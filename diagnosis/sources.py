@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from core.errors import InputError
+from core.text import say
 from diagnosis.archives import ARCHIVE_SUFFIXES, SKIP_BUDGET, Meter, archive_kind, extract, limit_hint
 from diagnosis.limits import Limits
 from diagnosis.readers.catalog import SKIP_RECORD, place_of
@@ -21,7 +22,7 @@ from diagnosis.workspace import Workspace, remove_tree
 
 Source = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
 
-ACCEPTED = "a profiler output folder, a .zip, .tar or .tar.gz archive of it, or the files of that folder"
+ACCEPTED = say("error.accepted")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -103,7 +104,7 @@ def _is_real_dir(path: Path) -> bool:
 def _input_paths(source: Source | None) -> list[Path]:
     """The source as a list of distinct paths (a browser may pass the same file twice)."""
     if source is None or (isinstance(source, str) and not source.strip()):
-        raise InputError("nothing was given", expected=ACCEPTED)
+        raise InputError(say("error.nothing"), expected=ACCEPTED)
     items: Iterable[str | os.PathLike[str]] = (
         [source] if isinstance(source, (str, os.PathLike)) else source  # type: ignore[list-item]
     )
@@ -120,7 +121,7 @@ def _input_paths(source: Source | None) -> list[Path]:
 def _require_file(path: Path) -> None:
     """Each listed path must be an existing regular file."""
     if not path.exists():
-        raise InputError("was not found", path=path.name, expected=ACCEPTED)
+        raise InputError(say("error.not-found"), path=path.name, expected=ACCEPTED)
     if path.is_dir():
         raise InputError("is a folder inside a list of files", path=path.name, expected="files only")
     if not path.is_file():
@@ -169,10 +170,8 @@ def _fill_from_files(paths: list[Path], dest: Path, meter: Meter) -> None:
         extract(path, kind, folder, meter)
     if not archives and not placed:
         raise InputError(
-            f"none of the {len(loose)} files is a known profiler file "
-            f"(found {_preview(path.name for path in loose)})",
-            expected="the files of a profiler output folder (e.g. kernel_details.csv, trace_view.json, "
-            "cpu_op_detail_info_0.csv) or a .zip/.tar.gz archive of the folder",
+            say("error.no-known-file", n=len(loose), found=_preview(path.name for path in loose)),
+            expected=say("error.folder-files"),
         )
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from pydantic import TypeAdapter
 
-from core import Limitation, Run, Symptom
+from core import Limitation, Run, Symptom, in_lang
 from diagnosis import Comparison, Side, leaderboard, phase_timing
 from doctor.model import (
     OPERATOR_COLUMNS,
@@ -166,8 +166,11 @@ def _timing(fields: dict[str, Any]) -> Timing:
 # ----------------------------------------------------------------------------------------- operators
 
 
-def operator_records(table: pd.DataFrame) -> list[OperatorRow]:
-    """The comparison table reduced to the report's columns, in its order (largest |delta| first)."""
+def operator_records(table: pd.DataFrame, lang: str = "en") -> list[OperatorRow]:
+    """The comparison table reduced to the report's columns, in its order (largest |delta| first), with
+    the one-side reasons in `lang`."""
+    if lang != "en" and "one_side_reason" in table:
+        table = table.assign(one_side_reason=table["one_side_reason"].map(lambda text: in_lang(text, lang)))
     return _OPERATOR_ROWS.validate_python(_records(table))
 
 
@@ -284,7 +287,7 @@ def cause_records(causes: Sequence[Any], lang: str) -> list[Cause]:
     for rank, cause in enumerate(causes, start=1):
         item = cause.to_dict(lang)
         del item["default_severity"]  # the rule's own severity: the knowledge base's, not the report's
-        evidence = [_capped(piece, "rows", "rows_total") for piece in item["evidence"]]
+        evidence = [_capped(_said_piece(piece, lang), "rows", "rows_total") for piece in item["evidence"]]
         section = "ranked" if item["significant"] else "below-threshold"
         out.append(
             Cause.model_validate(jsonable({**item, "rank": rank, "section": section, "evidence": evidence}))
@@ -292,10 +295,23 @@ def cause_records(causes: Sequence[Any], lang: str) -> list[Cause]:
     return out
 
 
-def symptom_records(symptoms: Sequence[Symptom]) -> list[SymptomRecord]:
-    """Every symptom found, evidence rows capped."""
+def _said_piece(piece: dict[str, Any], lang: str) -> dict[str, Any]:
+    """An evidence document with the symptom's summaries in `lang`."""
+    return {
+        **piece,
+        "summary": in_lang(piece["summary"], lang),
+        "baseline_summary": in_lang(piece.get("baseline_summary"), lang),
+    }
+
+
+def symptom_records(symptoms: Sequence[Symptom], lang: str = "en") -> list[SymptomRecord]:
+    """Every symptom found, its summary in `lang`, evidence rows capped."""
     return [
-        SymptomRecord.model_validate(jsonable(_capped(s.to_dict(), "evidence", "evidence_total")))
+        SymptomRecord.model_validate(
+            jsonable(
+                _capped({**s.to_dict(), "summary": in_lang(s.summary, lang)}, "evidence", "evidence_total")
+            )
+        )
         for s in symptoms
     ]
 
@@ -327,9 +343,10 @@ def warning_records(
         if key in merged:
             merged[key]["roles"].append(role)
         else:
-            merged[key] = _warning("limitation", lim.reason, lim.remedy or None, lim.topic, None, [role])
+            remedy = in_lang(lim.remedy, lang) or None
+            merged[key] = _warning("limitation", in_lang(lim.reason, lang), remedy, lim.topic, None, [role])
     out.extend(merged.values())
-    out.extend(_warning("note", note, None, None, None, []) for note in notes)
+    out.extend(_warning("note", in_lang(note, lang), None, None, None, []) for note in notes)
     out.extend(_warning("model", text, None, None, None, ["mindir"]) for text in model_warnings)
     return [ReportWarning.model_validate(jsonable(w)) for w in out]
 

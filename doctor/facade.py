@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core import InputError, Limitation, Symptom
+from core import InputError, Limitation, Symptom, say
 from diagnosis import (
     Comparison,
     Side,
@@ -37,7 +37,7 @@ from diagnosis import (
     release_memory,
 )
 from doctor import isolation
-from doctor.i18n import check_lang, t
+from doctor.i18n import LANGS, check_lang, t
 from doctor.problems import InputProblems, SideError, user_file
 from doctor.report import Report
 from doctor.uploads import public_folders
@@ -89,6 +89,7 @@ class _Analysis:
     after: _Analysis | None = None  # baseline vs the run after the fixes
     model: _Model | None = None
     links: Any = None
+    table: Any = None  # a pair's comparison table: its operator rows in another language
 
 
 def diagnose(
@@ -334,7 +335,8 @@ def _pair(first: Side, second: Side, baseline_role: str | None, step: _Step, lan
         analysis.steps += build.step_records(side, role)
     analysis.timing = build.pair_timing(comparison)
     analysis.notes = list(comparison.notes)
-    analysis.operators = build.operator_records(comparison.table)
+    analysis.operators = build.operator_records(comparison.table, lang)
+    analysis.table = comparison.table
     analysis.boards = build.leaderboards(comparison.table, ("baseline", "target"))
     analysis.target = comparison.target
     analysis.baseline = comparison.baseline
@@ -371,10 +373,7 @@ def _single(side: Side, given_as: str, step: _Step, lang: str) -> _Analysis:
 
 
 def _single_note(given_as: str) -> str:
-    return (
-        f"Only one profile was given (as the {given_as}): it is diagnosed on its own as the inference run; "
-        "causes that need a comparison with a fast run cannot be judged."
-    )
+    return say("note.single", role=say(f"role.{given_as}"))
 
 
 def _add_model(analysis: _Analysis, model: _Model) -> None:
@@ -402,7 +401,29 @@ def _input_kinds(analysis: _Analysis) -> set[str]:
 
 
 def _finish(analysis: _Analysis, step: _Step) -> Report:
-    """Evaluate the knowledge base and assemble the document."""
+    """Evaluate the knowledge base and assemble the document in the report language, and in each other
+    language beside it (Report.translations: a reopened case or a switched page shows the viewer's)."""
+    from doctor import build
+
+    step(0.85, "p_rules")
+    kinds = _input_kinds(analysis)
+    found = _evaluate(analysis, kinds)
+    step(0.95, "p_report")
+    model = analysis.model
+    section = None
+    if model is not None:
+        section = build.graph_section(model.model, model.chains, model.name, analysis.links)
+    document = _document(analysis, found, kinds, section, analysis.lang)
+    others = {
+        lang: _document(analysis, found, kinds, section, lang) for lang in LANGS if lang != analysis.lang
+    }
+    figure = _chain_figure(model)
+    step(1.0, "p_done")
+    return Report(document, chain_figure=figure, translations=others)
+
+
+def _document(analysis: _Analysis, found: Any, kinds: set[str], section: Any, lang: str) -> Any:
+    """The report document of one analysis in `lang`."""
     from doctor import build
     from doctor.model import (
         OPERATOR_COLUMN_NAMES,
@@ -414,18 +435,13 @@ def _finish(analysis: _Analysis, step: _Step) -> Report:
     )
     from doctor.verdict import verdict
 
-    step(0.85, "p_rules")
-    kinds = _input_kinds(analysis)
     timing = analysis.timing
-    found = _evaluate(analysis, kinds)
-    step(0.95, "p_report")
-    lang = analysis.lang
     causes = build.cause_records(found.causes, lang)
     model = analysis.model
-    section = None
-    if model is not None:
-        section = build.graph_section(model.model, model.chains, model.name, analysis.links)
-    document = ReportDocument(
+    operators = analysis.operators
+    if analysis.table is not None and lang != analysis.lang:
+        operators = build.operator_records(analysis.table, lang)
+    return ReportDocument(
         schema_version=SCHEMA_VERSION,
         generator=Generator(name="perf-doctor", version=VERSION),
         created_utc=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -437,10 +453,8 @@ def _finish(analysis: _Analysis, step: _Step) -> Report:
         timing=timing,
         verdict=verdict(analysis.kind, timing, causes, found.status, len(found.undecided), lang, section),
         causes=causes,
-        symptoms=build.symptom_records(analysis.symptoms),
-        operators=Operators(
-            columns=list(OPERATOR_COLUMN_NAMES), total=len(analysis.operators), records=analysis.operators
-        ),
+        symptoms=build.symptom_records(analysis.symptoms, lang),
+        operators=Operators(columns=list(OPERATOR_COLUMN_NAMES), total=len(operators), records=operators),
         leaderboards=analysis.boards or Leaderboards(baseline=[], target=[]),
         steps=analysis.steps,
         graph=section,
@@ -451,11 +465,8 @@ def _finish(analysis: _Analysis, step: _Step) -> Report:
             model.model.warnings if model is not None else [],
             lang,
         ),
-        after=None if analysis.after is None else _after_section(causes, analysis),
+        after=None if analysis.after is None else _after_section(causes, analysis, lang),
     )
-    figure = _chain_figure(model)
-    step(1.0, "p_done")
-    return Report(document, chain_figure=figure)
 
 
 def _evaluate(analysis: _Analysis, kinds: set[str]) -> Any:
@@ -465,14 +476,14 @@ def _evaluate(analysis: _Analysis, kinds: set[str]) -> Any:
     return evaluate(analysis.symptoms, [lim for _, lim in analysis.limitations], kinds, step_ms)
 
 
-def _after_section(causes: list[Any], analysis: _Analysis) -> Any:
+def _after_section(causes: list[Any], analysis: _Analysis, lang: str) -> Any:
     """Diagnose baseline vs after like any pair, then judge the first diagnosis's causes on it."""
     from doctor import build
     from doctor.followup import Measured, after_section
 
     second = analysis.after
     found = _evaluate(second, _input_kinds(second))  # type: ignore[arg-type]
-    after_causes = build.cause_records(found.causes, analysis.lang)
+    after_causes = build.cause_records(found.causes, lang)
     target, fixed = analysis.target, second.target  # type: ignore[union-attr]
     measured = Measured(
         target.ms_per_step,  # type: ignore[union-attr]

@@ -7,6 +7,8 @@ Report text is chosen on the server by the report's language; UI labels go to th
 from __future__ import annotations
 
 LANGS = ("en", "zh")
+# Each language named in itself, as a language switch shows it (the one place Chinese meets English UI).
+LANGUAGE_NAMES = {"en": "English", "zh": "中文"}
 
 REPORT_TEXT: dict[str, dict[str, str]] = {
     "en": {
@@ -572,3 +574,17 @@ def lang_from_header(accept_language: str | None) -> str:
         if tag.startswith("en"):
             return "en"
     return "en"
+
+
+def page_lang(chosen: str | None, referer: str | None, accept_language: str | None) -> str:
+    """The page's language: the `?lang=` the language switch put in the page's address (given, or read
+    from the Referer a page's request carries), else the browser's preference (lang_from_header)."""
+    if chosen in LANGS:
+        return str(chosen)
+    if referer:
+        from urllib.parse import parse_qs, urlsplit
+
+        found = parse_qs(urlsplit(referer).query).get("lang", [])
+        if found and found[0] in LANGS:
+            return found[0]
+    return lang_from_header(accept_language)

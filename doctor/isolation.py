@@ -298,7 +298,8 @@ def _last_line(data: bytes) -> str:
 # Classes a reply may contain; anything else in a reply is refused (see module docstring).
 _ALLOWED_MODULES = ("graph.model",)
 _ALLOWED_PREFIXES = ("networkx.classes.",)
-_ALLOWED_NAMES = {("collections", "Counter"), ("collections", "OrderedDict")}
+# core.text.Text: an InputError's problem and expectation (an id and values, rebuilt from the catalog).
+_ALLOWED_NAMES = {("collections", "Counter"), ("collections", "OrderedDict"), ("core.text", "Text")}
 
 
 class _ReplyUnpickler(pickle.Unpickler):

@@ -22,6 +22,43 @@ TOP_N = 15
 COLORS = {"baseline": "#1f77b4", "target": "#d62728"}
 LABEL_CHARS = 48
 FIGURE_KEYS = ("ops", "delta", "steps", "breakdown", "chains", "waterfall")
+# Legends, axes and hover text of the figures in each report language (titles are UI_TEXT's plot_*).
+WORDS = {
+    "en": {
+        "baseline": "baseline",
+        "target": "target",
+        "us_step": "µs/step",
+        "us_per_step": "µs per step",
+        "delta_axis": "target − baseline, µs per step",
+        "step": "step",
+        "wall": "wall",
+        "operators": "operators",
+        "compared": "compared operators",
+        "by_dtype": "by input dtype",
+        "by_core": "by core",
+        "unknown": "unknown",
+        "predicted": "predicted",
+        "after": "measured after the fix",
+        "ms_per_step": "ms per step",
+    },
+    "zh": {
+        "baseline": "基线",
+        "target": "目标",
+        "us_step": "µs/步",
+        "us_per_step": "每步 µs",
+        "delta_axis": "目标 − 基线，每步 µs",
+        "step": "步",
+        "wall": "墙钟时间",
+        "operators": "算子时间",
+        "compared": "比较的算子",
+        "by_dtype": "按输入数据类型",
+        "by_core": "按计算单元",
+        "unknown": "未知",
+        "predicted": "预测",
+        "after": "修复后实测",
+        "ms_per_step": "每步 ms",
+    },
+}
 
 
 def _suffix(name: str, segments: int) -> str:
@@ -75,8 +112,9 @@ def _unique_labels(names: pd.Series) -> list[str]:
     return out
 
 
-def operator_time_figure(data: pd.DataFrame, kind: str, title: str) -> go.Figure:
+def operator_time_figure(data: pd.DataFrame, kind: str, title: str, lang: str = "en") -> go.Figure:
     """Horizontal bars: baseline and target µs per step for each top operator."""
+    w = WORDS[lang]
     fig = go.Figure()
     hover = [html.escape(str(v)) for v in data["operator"]]
     sides = ("baseline", "target") if kind == "pair" else ("target",)
@@ -84,13 +122,13 @@ def operator_time_figure(data: pd.DataFrame, kind: str, title: str) -> go.Figure
         fig.add_bar(
             y=data["label"],
             x=data[f"{side}_us"],
-            name=side,
+            name=w[side],
             orientation="h",
             marker_color=COLORS[side],
             customdata=hover,
-            hovertemplate="%{customdata}<br>%{x:.1f} µs/step<extra>" + side + "</extra>",
+            hovertemplate="%{customdata}<br>%{x:.1f} " + w["us_step"] + "<extra>" + w[side] + "</extra>",
         )
-    fig.update_layout(barmode="group", xaxis_title="µs per step")
+    fig.update_layout(barmode="group", xaxis_title=w["us_per_step"])
     return _layout(fig, title, height=max(360, 28 * len(data) + 120))
 
 
@@ -113,7 +151,7 @@ def delta_by_type_data(report: Report) -> pd.DataFrame:
     return grouped.reset_index()
 
 
-def delta_by_type_figure(data: pd.DataFrame, title: str, n: int = TOP_N) -> go.Figure:
+def delta_by_type_figure(data: pd.DataFrame, title: str, n: int = TOP_N, lang: str = "en") -> go.Figure:
     """Bars of the per-type delta: red where the target spends more time, green where less."""
     top = data.head(n).iloc[::-1]
     colors = ["#d62728" if d > 0 else "#2ca02c" for d in top["delta_us"]]
@@ -123,10 +161,10 @@ def delta_by_type_figure(data: pd.DataFrame, title: str, n: int = TOP_N) -> go.F
             x=top["delta_us"],
             orientation="h",
             marker_color=colors,
-            hovertemplate="%{y}<br>Δ %{x:.1f} µs/step<extra></extra>",
+            hovertemplate="%{y}<br>Δ %{x:.1f} " + WORDS[lang]["us_step"] + "<extra></extra>",
         )
     )
-    fig.update_layout(xaxis_title="target − baseline, µs per step")
+    fig.update_layout(xaxis_title=WORDS[lang]["delta_axis"])
     return _layout(fig, title, height=max(320, 28 * len(top) + 120))
 
 
@@ -146,17 +184,19 @@ def step_time_data(report: Report) -> pd.DataFrame:
     return steps.sort_values(["role", "step"], kind="stable").reset_index(drop=True)
 
 
-def step_time_figure(data: pd.DataFrame, title: str) -> go.Figure:
+def step_time_figure(data: pd.DataFrame, title: str, lang: str = "en") -> go.Figure:
     """Lines of step time per role; markers make first-step outliers and drift visible."""
+    w = WORDS[lang]
     fig = go.Figure()
     for role, group in data.groupby("role", sort=True):
+        name = w.get(str(role), str(role))
         fig.add_scatter(
             x=group["step"],
             y=group["ms"],
             mode="lines+markers",
-            name=f"{role} ({group['measure'].iloc[0]})",
+            name=f"{name} ({w[group['measure'].iloc[0]]})",
             line={"color": COLORS.get(str(role), "#555")},
-            hovertemplate="step %{x}<br>%{y:.2f} ms<extra>" + str(role) + "</extra>",
+            hovertemplate=w["step"] + " %{x}<br>%{y:.2f} ms<extra>" + name + "</extra>",
         )
         ops = group["op_ms"]
         if group["measure"].iloc[0] == "wall" and ops.notna().any():
@@ -164,11 +204,11 @@ def step_time_figure(data: pd.DataFrame, title: str) -> go.Figure:
                 x=group["step"],
                 y=ops,
                 mode="lines",
-                name=f"{role} (compared operators)",
+                name=f"{name} ({w['compared']})",
                 line={"color": COLORS.get(str(role), "#555"), "dash": "dot"},
-                hovertemplate="step %{x}<br>%{y:.2f} ms<extra>operators</extra>",
+                hovertemplate=w["step"] + " %{x}<br>%{y:.2f} ms<extra>" + w["operators"] + "</extra>",
             )
-    fig.update_layout(xaxis_title="step", yaxis_title="ms", yaxis_rangemode="tozero")
+    fig.update_layout(xaxis_title=w["step"], yaxis_title="ms", yaxis_rangemode="tozero")
     _integer_step_axis(fig, data["step"])
     return _layout(fig, title)
 
@@ -202,21 +242,23 @@ def breakdown_data(report: Report, by: str) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["side", "group", "us"])
 
 
-def breakdown_figure(dtype: pd.DataFrame, core: pd.DataFrame, title: str) -> go.Figure:
+def breakdown_figure(dtype: pd.DataFrame, core: pd.DataFrame, title: str, lang: str = "en") -> go.Figure:
     """Two stacked-bar panels: time per step by dtype and by core, one bar per side."""
-    fig = make_subplots(rows=1, cols=2, subplot_titles=("by input dtype", "by core"))
+    w = WORDS[lang]
+    fig = make_subplots(rows=1, cols=2, subplot_titles=(w["by_dtype"], w["by_core"]))
     for col, data in ((1, dtype), (2, core)):
         for group, part in data.groupby("group", sort=True):
+            shown = html.escape(w["unknown"] if group == "unknown" else str(group))
             fig.add_bar(
-                x=part["side"],
+                x=part["side"].map(lambda side: w.get(side, side)),
                 y=part["us"],
-                name=html.escape(str(group)),
+                name=shown,
                 legendgroup=str(col),
-                hovertemplate="%{x}: %{y:.1f} µs/step<extra>" + html.escape(str(group)) + "</extra>",
+                hovertemplate="%{x}: %{y:.1f} " + w["us_step"] + "<extra>" + shown + "</extra>",
                 row=1,
                 col=col,
             )
-    fig.update_layout(barmode="stack", yaxis_title="µs per step")
+    fig.update_layout(barmode="stack", yaxis_title=w["us_per_step"])
     return _layout(fig, title)
 
 
@@ -257,7 +299,7 @@ def waterfall_data(report: Report) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=WATERFALL_COLUMNS)
 
 
-def waterfall_figure(data: pd.DataFrame, title: str) -> go.Figure:
+def waterfall_figure(data: pd.DataFrame, title: str, lang: str = "en") -> go.Figure:
     """A plotly waterfall from the measured target step to the predicted one, the measured after-fix
     step as a separate bar beside it."""
     chain = data[data["kind"] != "after"]
@@ -267,7 +309,7 @@ def waterfall_figure(data: pd.DataFrame, title: str) -> go.Figure:
         x=chain["label"],
         y=chain["ms"].where(chain["kind"] != "predicted", 0.0),
         measure=measure,
-        name="predicted",
+        name=WORDS[lang]["predicted"],
         connector={"line": {"color": "#888"}},
         decreasing={"marker": {"color": "#2ca02c"}},
         totals={"marker": {"color": "#1f77b4"}},
@@ -277,11 +319,11 @@ def waterfall_figure(data: pd.DataFrame, title: str) -> go.Figure:
     fig.add_bar(
         x=after["label"],
         y=after["ms"],
-        name="measured after the fix",
+        name=WORDS[lang]["after"],
         marker={"color": "#9467bd"},
         hovertemplate="%{x}: %{y:.2f} ms<extra></extra>",
     )
-    fig.update_layout(yaxis_title="ms per step", yaxis_rangemode="tozero", showlegend=False)
+    fig.update_layout(yaxis_title=WORDS[lang]["ms_per_step"], yaxis_rangemode="tozero", showlegend=False)
     return _layout(fig, title)
 
 
@@ -295,18 +337,18 @@ def report_figures(report: Report, titles: dict[str, str] | None = None) -> dict
     figures: dict[str, go.Figure] = {}
     ops = operator_time_data(report)
     if not ops.empty:
-        figures["ops"] = operator_time_figure(ops, report.kind, names["ops"])
+        figures["ops"] = operator_time_figure(ops, report.kind, names["ops"], report.lang)
     delta = delta_by_type_data(report)
     if not delta.empty:
-        figures["delta"] = delta_by_type_figure(delta, names["delta"])
+        figures["delta"] = delta_by_type_figure(delta, names["delta"], lang=report.lang)
     steps = step_time_data(report)
     if not steps.empty:
-        figures["steps"] = step_time_figure(steps, names["steps"])
+        figures["steps"] = step_time_figure(steps, names["steps"], report.lang)
     dtype, core = breakdown_data(report, "dtype"), breakdown_data(report, "core")
     if not (dtype.empty and core.empty):
-        figures["breakdown"] = breakdown_figure(dtype, core, names["breakdown"])
+        figures["breakdown"] = breakdown_figure(dtype, core, names["breakdown"], report.lang)
     if report.chain_figure is not None:
         figures["chains"] = report.chain_figure
     if report.document.after is not None:
-        figures["waterfall"] = waterfall_figure(waterfall_data(report), names["waterfall"])
+        figures["waterfall"] = waterfall_figure(waterfall_data(report), names["waterfall"], report.lang)
     return figures

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from core import InputError
+from core import InputError, in_lang
 from doctor.i18n import t
 from doctor.text import md_code, md_text
 
@@ -57,9 +57,10 @@ def problem_line(error: InputError, lang: str) -> str:
     file = getattr(error, "file", None) if side else error.path
     head = f"**{t(f'side_{side}', lang)}**" if side in SIDES else f"**{t('side_input', lang)}**"
     where = f" {md_code(file)}" if file else ""
-    expected = f"; {t('problem_expected', lang)} {md_text(error.expected)}" if error.expected else ""
+    said = f"{t('problem_expected', lang)} {md_text(in_lang(error.expected, lang))}"
+    expected = f"; {said}" if error.expected else ""
     todo = t("problem_todo", lang, help=HELP_ANCHOR)
-    return f"- {head}{where}: {md_text(error.problem)}{expected}. {todo}"
+    return f"- {head}{where}: {md_text(in_lang(error.problem, lang))}{expected}. {todo}"
 
 
 def problems_markdown(error: InputError, lang: str) -> str:

@@ -7,6 +7,7 @@ fusion-chain figure, which needs the model graph that the document deliberately 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -23,17 +24,35 @@ __all__ = ["SCHEMA_VERSION", "Report"]
 
 @dataclass(frozen=True)
 class Report:
-    """The report document plus the chain figure (a plotly Figure from graph.view, not part of the JSON)."""
+    """The report document plus the chain figure (a plotly Figure from graph.view, not part of the JSON)
+    and, for a fresh diagnosis, the same document in each other language (`in_lang`)."""
 
     document: ReportDocument
     chain_figure: Any = field(default=None, repr=False, compare=False)
+    translations: Mapping[str, ReportDocument] = field(default_factory=dict, repr=False, compare=False)
+
+    def in_lang(self, lang: str) -> Report:
+        """This report in `lang`: itself, or its translation; itself when it has none (a stored report of
+        one language)."""
+        if lang == self.lang or lang not in self.translations:
+            return self
+        others = {other: doc for other, doc in self.translations.items() if other != lang}
+        return Report(self.translations[lang], self.chain_figure, {**others, self.lang: self.document})
+
+    def translation_data(self) -> dict[str, dict[str, Any]]:
+        """The translations as plain JSON-able documents by language (what a case keeps beside the report)."""
+        return {lang: doc.model_dump() for lang, doc in self.translations.items()}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], chain_figure: Any = None) -> Report:
-        """A report from a stored document (a case, a batch result), validated against the model."""
+    def from_dict(
+        cls, data: dict[str, Any], chain_figure: Any = None, translations: Mapping[str, Any] | None = None
+    ) -> Report:
+        """A report from a stored document (a case, a batch result) and its stored translations,
+        validated against the model."""
         from doctor.model import ReportDocument
 
-        return cls(ReportDocument.model_validate(data), chain_figure)
+        others = {lang: ReportDocument.model_validate(doc) for lang, doc in (translations or {}).items()}
+        return cls(ReportDocument.model_validate(data), chain_figure, others)
 
     @cached_property
     def data(self) -> dict[str, Any]:

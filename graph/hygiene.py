@@ -16,6 +16,7 @@ from typing import Any
 import networkx as nx
 
 from core.symptoms import Emits, Symptom
+from core.text import join, say
 from graph.aicpu import matching_rules
 from graph.chains import OP_GROUPS, chain_counts
 from graph.dtypes import LOW_PRECISION
@@ -96,16 +97,15 @@ def train_mode(model: MindirModel) -> Symptom | None:
     dropouts = _nodes(model, DROPOUT_OPS)
     if not training and not dropouts:
         return None
-    parts = [f"{len(training)} of {len(bns)} BatchNorm with is_training=True"] if training else []
-    parts += [f"{len(dropouts)} Dropout op(s)"] if dropouts else []
+    parts = [say("mindir.training-bn", n=len(training), of=len(bns))] if training else []
+    parts += [say("mindir.dropout", n=len(dropouts))] if dropouts else []
     evidence = [node_evidence(g, n, is_training=True) for n in training] + [
         node_evidence(g, n) for n in dropouts
     ]
-    effect = "batch statistics are computed and Conv+BN cannot be folded" if training else "Dropout runs"
+    effect = say("mindir.effect-bn" if training else "mindir.effect-dropout")
     return Symptom(
         kind="mindir-train-mode",
-        summary=f"Exported in training mode: {', '.join(parts)}; {effect} (call net.set_train(False) "
-        "before export)",
+        summary=say("mindir-train-mode", parts=join(parts, "sep.comma"), effect=effect),
         source=SOURCE,
         values={
             "bn_training": len(training),
@@ -135,9 +135,14 @@ def precision(model: MindirModel) -> Symptom | None:
         dtypes = sorted({g.nodes[n].get("dtype") for n in low_compute} | _cast_targets(g, low_casts))
         return Symptom(
             kind="mindir-low-precision",
-            summary=f"Low-precision graph ({', '.join(dtypes) or 'fp16/bf16 parameters'}): "
-            f"{len(low_compute)} of {len(compute)} Conv/MatMul ops output fp16/bf16, "
-            f"{len(low_casts)} casts to fp16/bf16, {low_params} fp16/bf16 parameters",
+            summary=say(
+                "mindir-low-precision",
+                dtypes=", ".join(dtypes) or say("mindir.low-params"),
+                low=len(low_compute),
+                of=len(compute),
+                casts=len(low_casts),
+                params=low_params,
+            ),
             source=SOURCE,
             values={
                 "compute_ops": len(compute),
@@ -152,8 +157,7 @@ def precision(model: MindirModel) -> Symptom | None:
     if compute and by_dtype.get("float32", 0) == len(compute):
         return Symptom(
             kind="mindir-fp32-compute",
-            summary=f"FP32 graph: all {len(compute)} Conv/MatMul ops output float32 and no op casts to "
-            "fp16/bf16 (exported without AMP)",
+            summary=say("mindir-fp32-compute", n=len(compute)),
             source=SOURCE,
             values={
                 "compute_ops": len(compute),
@@ -183,7 +187,7 @@ def dynamic_input(model: MindirModel) -> Symptom | None:
     names = ", ".join(f"{i.name}{list(i.shape)}" for i in dynamic)
     return Symptom(
         kind="mindir-dynamic-input",
-        summary=f"Dynamic input shape: {names} (-1 = dynamic); dynamic-shape kernels are usually slower",
+        summary=say("mindir-dynamic-input", names=names),
         source=SOURCE,
         values={"dynamic_inputs": len(dynamic), "dynamic_dims": dims, "inputs": len(model.inputs)},
         evidence=tuple(_input_evidence(i) for i in dynamic),
@@ -197,8 +201,7 @@ def float64_input(model: MindirModel) -> Symptom | None:
         return None
     return Symptom(
         kind="mindir-float64-input",
-        summary=f"float64 graph input(s): {', '.join(i.name for i in doubles)}; feed float32 "
-        "(ms.Tensor(arr.astype(np.float32)))",
+        summary=say("mindir-float64-input", names=", ".join(i.name for i in doubles)),
         source=SOURCE,
         values={"float64_inputs": len(doubles), "inputs": len(model.inputs)},
         evidence=tuple(_input_evidence(i) for i in doubles),
@@ -216,8 +219,13 @@ def cast_ops(model: MindirModel) -> Symptom | None:
     targets = Counter((g.nodes[n].get("args") or {}).get("dst_dtype", "?") for n in casts)
     return Symptom(
         kind="mindir-cast-ops",
-        summary=f"{len(casts)} Cast ops for {compute} Conv/MatMul ops ({ratio:.1f} per op; "
-        f"to {', '.join(f'{k} x{v}' for k, v in targets.most_common())})",
+        summary=say(
+            "mindir-cast-ops",
+            casts=len(casts),
+            compute=compute,
+            ratio=ratio,
+            targets=", ".join(f"{k} x{v}" for k, v in targets.most_common()),
+        ),
         source=SOURCE,
         strength=min(1.0, ratio / (2 * CASTS_PER_COMPUTE_OP)),
         values={"casts": len(casts), "compute_ops": compute, "casts_per_compute_op": round(ratio, 3)},
@@ -271,9 +279,13 @@ def aicpu_risk(model: MindirModel) -> Symptom | None:
     ops = Counter(e["op"] for e in evidence)
     return Symptom(
         kind="mindir-aicpu-risk",
-        summary=f"{len(evidence)} op(s) at risk of falling back to the AI CPU on Ascend for their dtypes "
-        f"({confidences['documented']} documented, {confidences['heuristic']} heuristic): "
-        + ", ".join(f"{op} x{n}" for op, n in ops.most_common()),
+        summary=say(
+            "mindir-aicpu-risk",
+            n=len(evidence),
+            documented=confidences["documented"],
+            heuristic=confidences["heuristic"],
+            ops=", ".join(f"{op} x{n}" for op, n in ops.most_common()),
+        ),
         source=SOURCE,
         strength=0.8 if confidences["documented"] else 0.4,
         values={
@@ -294,7 +306,13 @@ def fusible_chains(chains: list[Chain]) -> Symptom | None:
     listed = ", ".join(f"{n} {p}" for p, n in sorted(counts.items(), key=lambda kv: -kv[1]))
     return Symptom(
         kind="mindir-fusible-chains",
-        summary=f"{len(chains)} fusion chains ({listed}); {fusible} fusible, {len(chains) - fusible} blocked",
+        summary=say(
+            "mindir-fusible-chains",
+            n=len(chains),
+            listed=listed,
+            fusible=fusible,
+            blocked=len(chains) - fusible,
+        ),
         source=SOURCE,
         values={
             **counts,
@@ -329,7 +347,7 @@ def decomposed(chains: list[Chain], family: str) -> Symptom | None:
         }
     return Symptom(
         kind=kind,
-        summary=f"{len(found)} decomposed pattern(s) ({listed}) that {fused} each replaces: {ops}",
+        summary=say("mindir-decomposed", n=len(found), listed=listed, fused=fused, ops=ops),
         source=SOURCE,
         strength=0.8 if family == "attention" else 0.6,
         values=values,

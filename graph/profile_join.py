@@ -17,6 +17,7 @@ import pandas as pd
 
 from core.model import Run
 from core.symptoms import Emits, Symptom
+from core.text import say
 from graph.model import Chain, MindirModel
 from graph.patterns import FAMILY_OF
 
@@ -230,14 +231,15 @@ def _split_symptom(table: pd.DataFrame, steps: int, run: Run, approximate: bool)
     separate_ms = float(table["separate_us_per_step"].sum()) / 1000
     recoverable_ms = float(table["recoverable_us_per_step"].sum()) / 1000
     cpu = run.meta.device == "CPU"
-    summary = (
-        f"{len(split)} of {len(table)} fusion chains ran as separate kernels: their BN/activation/add "
-        f"kernels cost {separate_ms:.3f} ms per step, {recoverable_ms:.3f} ms of it in fusible chains"
+    summary = say(
+        "mindir-profile-split",
+        split=len(split),
+        of=len(table),
+        separate_ms=separate_ms,
+        recoverable_ms=recoverable_ms,
+        cpu=say("mindir.cpu-never-fuses") if cpu else "",
+        approximate=say("mindir.approximate") if approximate else "",
     )
-    if cpu:
-        summary += "; the CPU backend never fuses Conv+BN, so this is recoverable only on Ascend/GPU"
-    if approximate:
-        summary += "; joined by op type and launch order (no scopes in this profile): approximate"
     strength = (
         len(split)
         / len(table)

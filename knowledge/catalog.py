@@ -51,6 +51,32 @@ PAGE_LABELS = {
 }
 
 
+# Severity and source words on the zh page (the en page shows the catalog's own words).
+PAGE_WORDS = {
+    "zh": {
+        "info": "提示",
+        "low": "低",
+        "medium": "中",
+        "high": "高",
+        "critical": "严重",
+        "pair": "两次运行的对比",
+        "baseline": "基线",
+        "target": "目标",
+        "mindir": "MINDIR 模型",
+        "mindir+profile": "MINDIR 与性能数据",
+    }
+}
+
+
+def _word(word: str, lang: str) -> str:
+    """A severity or source word as the page in `lang` shows it."""
+    return PAGE_WORDS.get(lang, {}).get(word, word)
+
+
+def _applies(rule: Rule, lang: str) -> str:
+    return ("、" if lang == "zh" else ", ").join(_word(source, lang) for source in rule.applies_to)
+
+
 def catalog_markdown(rules: Sequence[Rule] | None = None, lang: str | None = None) -> str:
     """The whole catalog as Markdown, rules in id order: bilingual for docs/rules.md (`lang` None), or
     the page version in one language ("en" or "zh")."""
@@ -67,8 +93,8 @@ def _page_index(rules: Sequence[Rule], lang: str) -> str:
     lines = [PAGE_LABELS[lang]["index"], "|---|---|---|---|"]
     for rule in rules:
         lines.append(
-            f"| [`{rule.id}`](#{rule.id}) | {_cell(rule.title.get(lang))} | {rule.severity} | "
-            f"{', '.join(rule.applies_to)} |"
+            f"| [`{rule.id}`](#{rule.id}) | {_cell(rule.title.get(lang))} | {_word(rule.severity, lang)} | "
+            f"{_applies(rule, lang)} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -80,8 +106,8 @@ def _page_section(rule: Rule, lang: str) -> str:
         f'<a id="{rule.id}"></a>',
         f"## `{rule.id}`: {rule.title.get(lang)}",
         "",
-        f"- {label['severity']}: {rule.severity}",
-        f"- {label['applies']}: {', '.join(rule.applies_to)}",
+        f"- {label['severity']}: {_word(rule.severity, lang)}",
+        f"- {label['applies']}: {_applies(rule, lang)}",
         "",
     ]
     for key, text in (

@@ -15,6 +15,7 @@ from urllib.parse import quote
 import pytest
 
 from tests.support.inputs import CPU, EXAMPLE, MINDIR, RESNET, ROOT, XSS, files_of, free_port
+from tests.support.language import english_sentences
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = [
@@ -379,3 +380,23 @@ def test_a_case_link_reopens_the_report_in_a_fresh_page(page_en: Page, app_url: 
         assert fresh.evaluate("window.__xss") is None and dialogs == []
     finally:
         context.close()
+
+
+def test_the_language_switch_shows_the_result_in_chinese(page_en: Page, app_url: str):
+    """An English page, a diagnosis, then 中文: labels and the same result come back in Chinese, with no
+    English sentence in the verdict or the causes (cited documents' titles aside; the warnings' text is
+    tests/test_zh_reports.py's)."""
+    page = page_en
+    _open(page, app_url)
+    _upload_pair(page, EXAMPLE / "baseline", EXAMPLE / "target")
+    page.locator("#run-compare").click()
+    expect(page.locator("#verdict")).to_contain_text("Inference")
+    expect(page.locator("#case-link input, #case-link textarea").first).to_have_value(re.compile("case="))
+    page.locator("#lang-switch").get_by_text("中文").click()
+    expect(page).to_have_url(re.compile(r"[?&]lang=zh"))
+    expect(page.get_by_role("tab", name="对比两次运行")).to_be_visible()
+    expect(page.locator("#verdict")).to_contain_text("结论")
+    expect(page.locator("#causes")).to_contain_text("置信度")
+    for area in ("#verdict", "#causes"):
+        shown = re.sub(r"<a\b[^>]*>.*?</a>", " ", page.locator(area).first.inner_html(), flags=re.S)
+        assert english_sentences(shown) == [], area

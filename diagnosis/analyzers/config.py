@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from core.model import ProfilerConfig
 from core.symptoms import Emits, Symptom
+from core.text import join, say
 from diagnosis.analyzers import pair_analyzer
 from diagnosis.analyzers.common import rnd, rows
 from diagnosis.compare import Comparison
@@ -41,7 +42,7 @@ def execution_mode_mismatch(c: Comparison) -> list[Symptom]:
     return [
         Symptom(
             "execution-mode-mismatch",
-            f"The baseline ran in {b} mode and the target in {t} mode.",
+            say("execution-mode-mismatch", b=b, t=t),
             strength=1.0,
             values={"baseline_mode": b, "target_mode": t},
         )
@@ -78,7 +79,7 @@ def profiler_config_diff(c: Comparison) -> list[Symptom]:
     return [
         Symptom(
             "profiler-config-diff",
-            f"The runs were profiled with different settings ({text}).",
+            say("profiler-config-diff", text=text),
             strength=min(1.0, 0.6 + 0.1 * len(diffs)),
             values={"differences": diffs, "window_differences": config_differences(a, b, WINDOW_FIELDS)},
         )
@@ -102,8 +103,11 @@ def profiler_level_low(c: Comparison) -> list[Symptom]:
     return [
         Symptom(
             "profiler-level-low",
-            f"No dtype, format or shape columns in the {' and '.join(low)} run"
-            f"{'s' if len(low) > 1 else ''} (profiler level {', '.join(str(levels[r]) for r in low)}).",
+            say(
+                "profiler-level-low.many" if len(low) > 1 else "profiler-level-low",
+                runs=join([say(f"role.{r}") for r in low], "sep.and"),
+                levels=", ".join(str(levels[r]) for r in low),
+            ),
             strength=1.0,
             values={"runs": low},
         )
@@ -122,8 +126,7 @@ def op_set_mismatch(c: Comparison) -> list[Symptom]:
     return [
         Symptom(
             "op-set-mismatch",
-            f"Only {sb:.0%} of the baseline's and {st:.0%} of the target's operator time could be matched: "
-            "the two runs execute different work.",
+            say("op-set-mismatch", sb=sb, st=st),
             strength=min(1.0, (MIN_MATCHED_SHARE - min(sb, st)) * 2 + 0.3),
             values={
                 "matched_share_baseline": rnd(sb),

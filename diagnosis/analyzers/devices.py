@@ -12,6 +12,7 @@ import pandas as pd
 
 from core.model import NPU_SMI_SCHEMA
 from core.symptoms import Emits, Symptom
+from core.text import Text, say
 from diagnosis.analyzers import pair_analyzer, run_analyzer
 from diagnosis.analyzers.common import OP_COLS, rnd, rows
 from diagnosis.compare import Comparison, Side
@@ -53,8 +54,15 @@ def ai_cpu_ops(side: Side, role: str) -> list[Symptom]:
     return [
         Symptom(
             "ai-cpu-ops",
-            f"{len(aicpu)} operators of the {role} run on AI CPU: {share:.0%} of its kernel time "
-            f"({aicpu_us / 1000:.3f} ms per step); {len(slow)} of them take {AICPU_OP_US:g} µs or more.",
+            say(
+                "ai-cpu-ops",
+                ops=len(aicpu),
+                role=say(f"role.{role}"),
+                share=share,
+                ms=aicpu_us / 1000,
+                slow=len(slow),
+                slow_us=AICPU_OP_US,
+            ),
             source=role,
             strength=min(1.0, max(share / 0.15, 0.6 if len(slow) else 0.0)),
             values={
@@ -85,8 +93,7 @@ def core_change(c: Comparison) -> list[Symptom]:
     return [
         Symptom(
             "core-change",
-            f"{len(changed)} matched operators run on a different core on the target ({text}); "
-            f"they take {ms:.3f} ms per step there.",
+            say("core-change", ops=len(changed), text=text, ms=ms),
             strength=1.0 if to_aicpu.any() else 0.6,
             values={"ops": changed["operator"].astype(str).tolist(), "ms_per_step": rnd(ms, 4)},
             evidence=rows(
@@ -151,8 +158,15 @@ def frequency_drop(side: Side, role: str) -> list[Symptom]:
     return [
         Symptom(
             "frequency-drop",
-            f"The AI Core clock of the {role} drops from {max_mhz:g} MHz to {min_mhz:g} MHz "
-            f"({basis}; {mean_drop:.0%} below the maximum on average{extra}).",
+            say(
+                "frequency-drop",
+                role=say(f"role.{role}"),
+                max_mhz=max_mhz,
+                min_mhz=min_mhz,
+                basis=basis,
+                drop=mean_drop,
+                extra=extra,
+            ),
             source=role,
             strength=min(1.0, 0.5 + mean_drop * 5),
             values={
@@ -166,7 +180,7 @@ def frequency_drop(side: Side, role: str) -> list[Symptom]:
     ]
 
 
-def _trace_drop(side: Side) -> tuple[float, float, float, str] | None:
+def _trace_drop(side: Side) -> tuple[float, float, float, Text] | None:
     freq = side.run.frequency
     if freq.empty:
         return None
@@ -178,10 +192,10 @@ def _trace_drop(side: Side) -> tuple[float, float, float, str] | None:
     if top <= 0 or low > (1 - FREQ_DROP) * top:
         return None
     mean = float(np.average(mhz, weights=held)) if held.sum() > 0 else float(mhz.mean())
-    return top, low, 1 - mean / top, "trace AI Core Freq counter"
+    return top, low, 1 - mean / top, say("frequency.trace")
 
 
-def _smi_drop(smi: pd.DataFrame | None) -> tuple[float, float, float, str] | None:
+def _smi_drop(smi: pd.DataFrame | None) -> tuple[float, float, float, Text] | None:
     """Busy `-t common` readings (AI Core usage > 0: an idle chip reports its idle clock)."""
     if smi is None or not {"aicore_freq_mhz", "aicore_rated_mhz", "aicore_pct"} <= set(smi.columns):
         return None
@@ -196,7 +210,7 @@ def _smi_drop(smi: pd.DataFrame | None) -> tuple[float, float, float, str] | Non
         rated,
         low,
         1 - float(busy["aicore_freq_mhz"].mean()) / rated,
-        "npu-smi curFreq against the rated clock",
+        say("frequency.smi"),
     )
 
 
@@ -228,8 +242,7 @@ def communication_share(side: Side, role: str) -> list[Symptom]:
     return [
         Symptom(
             "communication-share",
-            f"Collective communication not hidden by computation takes {share:.0%} of each {role} step "
-            f"({ms:.3f} ms per step).",
+            say("communication-share", share=share, role=say(f"role.{role}"), ms=ms),
             source=role,
             strength=min(1.0, share / 0.3),
             values={"communication_share": rnd(share), "ms_per_step": rnd(ms, 4)},
@@ -294,8 +307,15 @@ def memory_growth(side: Side, role: str) -> list[Symptom]:
     return [
         Symptom(
             "memory-growth",
-            f"The per-step peak of allocated memory of the {role} grows from {start:.3f} MB to {end:.3f} MB "
-            f"over {len(peaks)} steps (+{relative:.0%}, Kendall tau {tau:.2f}).",
+            say(
+                "memory-growth",
+                role=say(f"role.{role}"),
+                start=start,
+                end=end,
+                steps=len(peaks),
+                relative=relative,
+                tau=tau,
+            ),
             source=role,
             strength=min(1.0, relative / 0.5) * min(1.0, tau),
             values={

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.symptoms import Emits, Symptom
+from core.text import Text, join, say
 from diagnosis.analyzers import pair_analyzer, run_analyzer
 from diagnosis.compare import Comparison, Side
 
@@ -22,13 +23,13 @@ EXTRA_KEYS = ("deterministic", "cann_version")
 ON = ("1", "true", "on", "yes")
 
 # name -> (values that mean a slow debugging setting, why)
-DEBUG_SETTINGS: dict[str, tuple[tuple[str, ...], str]] = {
-    "ASCEND_GLOBAL_LOG_LEVEL": (("0", "1"), "CANN logs at debug/info level"),
-    "GLOG_v": (("0", "1"), "MindSpore logs at debug/info level"),
-    "ASCEND_SLOG_PRINT_TO_STDOUT": (ON, "CANN logs are printed to stdout"),
-    "ASCEND_LAUNCH_BLOCKING": (ON, "every kernel launch is synchronous"),
-    "HCCL_DETERMINISTIC": (ON, "deterministic collective communication"),
-    "deterministic": (ON, "deterministic kernels are selected"),
+DEBUG_SETTINGS: dict[str, tuple[tuple[str, ...], Text]] = {
+    "ASCEND_GLOBAL_LOG_LEVEL": (("0", "1"), say("env.cann_log")),
+    "GLOG_v": (("0", "1"), say("env.ms_log")),
+    "ASCEND_SLOG_PRINT_TO_STDOUT": (ON, say("env.stdout")),
+    "ASCEND_LAUNCH_BLOCKING": (ON, say("env.blocking")),
+    "HCCL_DETERMINISTIC": (ON, say("env.hccl")),
+    "deterministic": (ON, say("env.deterministic")),
 }
 
 
@@ -70,11 +71,16 @@ def environment_debug(side: Side, role: str) -> list[Symptom]:
     bad = debug_settings(environment_variables(side.run.meta.environment))
     if not bad:
         return []
-    why = "; ".join(f"{name}={value}: {DEBUG_SETTINGS[name][1]}" for name, value in bad.items())
+    why = join(
+        [
+            say("env.setting", name=name, value=value, why=DEBUG_SETTINGS[name][1])
+            for name, value in bad.items()
+        ]
+    )
     return [
         Symptom(
             "environment-diff",
-            f"The {role}'s environment has debugging settings that slow execution ({why}).",
+            say("environment-debug", role=say(f"role.{role}"), why=why),
             source=role,
             strength=1.0 if "ASCEND_LAUNCH_BLOCKING" in bad else 0.7,
             values={"variables": bad},
@@ -102,7 +108,7 @@ def environment_diff(c: Comparison) -> list[Symptom]:
     return [
         Symptom(
             "environment-diff",
-            f"The runs' environments differ ({text}).",
+            say("environment-diff", text=text),
             strength=min(1.0, 0.4 + 0.3 * len(flagged) + 0.05 * len(diffs)),
             values={"variables": diffs},
         )

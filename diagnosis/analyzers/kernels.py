@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from core.symptoms import Emits, Symptom
+from core.text import say
 from diagnosis.analyzers import pair_analyzer, run_analyzer
 from diagnosis.analyzers.common import MEASURED_STRENGTH, rnd, rows
 from diagnosis.compare import Comparison, Side
@@ -227,8 +228,7 @@ def fusion_split(c: Comparison) -> list[Symptom]:
     return [
         Symptom(
             "fusion-split",
-            f"{len(groups)} kernels fused on the baseline run split on the target: {extra:g} extra kernels "
-            f"per step ({kinds}) take {split_ms:.3f} ms per step.",
+            say("fusion-split", groups=len(groups), extra=extra, kinds=kinds, ms=split_ms),
             strength=min(1.0, 0.5 + 0.1 * extra),
             values={
                 "split_groups": len(groups),
@@ -255,9 +255,7 @@ def conv_bn_unfolded(side: Side, role: str) -> list[Symptom]:
     return [
         Symptom(
             "fusion-split",
-            f"{bn_per_step:g} BatchNorm kernels per step run after the convolutions of the {role} instead of "
-            f"being folded into them: with the activations after them, {extra:g} kernels per step take "
-            f"{split_ms:.3f} ms per step.",
+            say("fusion-split.bn", bn=bn_per_step, role=say(f"role.{role}"), extra=extra, ms=split_ms),
             source=role,
             strength=0.7,
             values={
@@ -321,8 +319,7 @@ def format_conversion_share(side: Side, role: str) -> list[Symptom]:
     return [
         Symptom(
             "format-conversion",
-            f"Layout conversions take {share:.0%} of the {role}'s kernel time ({per_step:g} per step, "
-            f"{ms:.3f} ms per step).",
+            say("format-conversion.share", share=share, role=say(f"role.{role}"), per_step=per_step, ms=ms),
             source=role,
             strength=MEASURED_STRENGTH,
             values={
@@ -352,8 +349,7 @@ def format_conversion_count(c: Comparison) -> list[Symptom]:
     return [
         Symptom(
             "format-conversion",
-            f"The target runs {t_count:g} layout conversions per step against {b_count:g} on the baseline "
-            f"({share:.0%} of its kernel time, {extra_ms:.3f} ms per step more).",
+            say("format-conversion.count", t=t_count, b=b_count, share=share, ms=extra_ms),
             strength=MEASURED_STRENGTH * extra_ms / max(t_ms, 1e-9),
             values={
                 "transdata_share": rnd(share),
@@ -393,8 +389,14 @@ def elementwise_heavy(side: Side, role: str) -> list[Symptom]:
     return [
         Symptom(
             "elementwise-heavy",
-            f"{share:.0%} of the {role}'s kernels are elementwise and shorter than "
-            f"{ELEMENTWISE_SHORT_US:g} µs ({per_step:g} per step, {ms:.3f} ms per step).",
+            say(
+                "elementwise-heavy",
+                share=share,
+                role=say(f"role.{role}"),
+                short_us=ELEMENTWISE_SHORT_US,
+                per_step=per_step,
+                ms=ms,
+            ),
             source=role,
             strength=min(1.0, share / 0.6),
             values={
@@ -474,9 +476,13 @@ def float64_input(side: Side, role: str) -> list[Symptom]:
     return [
         Symptom(
             "float64-input",
-            f"{len(per_op)} operators of the {role} read DOUBLE (or INT64 on AI CPU) inputs"
-            + (f", {casts} of them Casts" if casts else "")
-            + f", {ms:.3f} ms per step: the script feeds float64/int64 arrays.",
+            say(
+                "float64-input",
+                ops=len(per_op),
+                role=say(f"role.{role}"),
+                casts=say("float64-input.casts", n=casts) if casts else "",
+                ms=ms,
+            ),
             source=role,
             strength=1.0 if double.any() else 0.7,
             values={"ops": per_op["operator"].astype(str).tolist(), "ms_per_step": rnd(ms, 4)},
@@ -524,8 +530,7 @@ def sync_heavy(side: Side, role: str) -> list[Symptom]:
     return [
         Symptom(
             "sync-heavy",
-            f"The host synchronises {count:g} times for {launches} kernel launches "
-            f"({per_launch:.2f} per launch, {count / steps:g} per step): execution is synchronous.",
+            say("sync-heavy", count=count, launches=launches, per_launch=per_launch, per_step=count / steps),
             source=role,
             strength=min(1.0, per_launch),
             values={"sync_events_per_step": rnd(count / steps), "sync_ms_per_step": rnd(ms, 4)},
@@ -725,14 +730,20 @@ def _split_symptom(
     fused_ms = float(fused["duration_us"].sum()) / 1000 / b_steps
     matched = min(len(runs), len(fused))
     saved = max(0.0, split_ms - fused_ms * min(1.0, split_per_step / fused_per_step))
-    what = "attention" if pattern.kind == "attention-split" else "norm"
     return Symptom(
         pattern.kind,
-        f"{fused_per_step:g} fused {what} kernels per step on the baseline "
-        f"({', '.join(sorted(set(fused['op_type'])))}, {fused_ms:.3f} ms) run split on the target: "
-        f"{split_per_step:g} runs of {len(rows_) / t_steps:g} kernels "
-        f"({'>'.join(target.loc[runs[0], 'op_type'])}) take {split_ms:.3f} ms per step "
-        f"({split_ms / fused_ms:.1f}x).",
+        say(
+            "fused-split",
+            fused=fused_per_step,
+            what=say("kernels.attention" if pattern.kind == "attention-split" else "kernels.norm"),
+            types=", ".join(sorted(set(fused["op_type"]))),
+            fused_ms=fused_ms,
+            runs=split_per_step,
+            kernels=len(rows_) / t_steps,
+            chain=">".join(target.loc[runs[0], "op_type"]),
+            ms=split_ms,
+            ratio=split_ms / fused_ms,
+        ),
         strength=min(1.0, 0.6 + 0.1 * split_per_step),
         values={
             "fused_per_step": rnd(fused_per_step),

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from core.symptoms import Emits, Symptom
+from core.text import Text, join, say
 from diagnosis.analyzers import run_analyzer
 from diagnosis.analyzers.common import rnd, rows
 from diagnosis.compare import Side
@@ -68,7 +69,7 @@ def empty_queue_share(side: Side) -> tuple[float, pd.Series] | None:
     return float((samples <= 0).mean()), row
 
 
-def getnext_us(side: Side) -> tuple[float, str] | None:
+def getnext_us(side: Side) -> tuple[float, Text] | None:
     """Time per step spent getting the next batch (µs) and where it was seen: GetNext operators among the
     kernels, else the slowest `GetNext` stage of dataset.csv per call (one batch per step; dataset.csv
     also counts calls outside the profiled steps, so its call count is not used)."""
@@ -76,15 +77,15 @@ def getnext_us(side: Side) -> tuple[float, str] | None:
     ops = k["op_type"].astype("string").isin(GETNEXT_OP_TYPES).fillna(False).to_numpy()
     if ops.any():
         total = float(k.loc[ops, "duration_us"].astype("float64").sum())
-        return total / max(side.run.step_count, 1), "GetNext operators"
+        return total / max(side.run.step_count, 1), say("pipeline.getnext")
     stages = side.run.dataset_stages
     hit = stages["stage"].astype("string").str.contains(GETNEXT_STAGE, regex=True).fillna(False)
     if not hit.any():
         return None
-    return float(stages.loc[hit.to_numpy(), "avg_us"].astype("float64").max()), "dataset.csv GetNext"
+    return float(stages.loc[hit.to_numpy(), "avg_us"].astype("float64").max()), say("pipeline.dataset")
 
 
-def data_wait(side: Side) -> tuple[float, float, str] | None:
+def data_wait(side: Side) -> tuple[float, float, Text] | None:
     """(wait µs per step, share of the step, source). The pipeline runs ahead of the model, so fetching a
     batch only costs the step the part the device spends idle: the wait is GetNext time capped by the
     step's free time. Without free time a dataset.csv figure cannot be told from overlapped work."""
@@ -97,7 +98,7 @@ def data_wait(side: Side) -> tuple[float, float, str] | None:
     free = steps["free_us"].astype("float64").dropna()
     if len(free):
         fetch = min(fetch, float(free.median()))
-    elif source != "GetNext operators":
+    elif source.key != "pipeline.getnext":
         return None
     return fetch, fetch / float(wall.median()), source
 
@@ -114,16 +115,14 @@ def data_pipeline_wait(side: Side, role: str) -> list[Symptom]:
         return []
     parts = []
     if queue:
-        parts.append(f"the queue after {queue[1]['op_type']} is empty in {empty:.0%} of its samples")
+        parts.append(say("pipeline.queue", op_type=queue[1]["op_type"], empty=empty))
     if wait:
-        parts.append(
-            f"the device waits {wait[0] / 1000:.3f} ms per step for the next batch ({wait[1]:.0%}, {wait[2]})"
-        )
+        parts.append(say("pipeline.wait", ms=wait[0] / 1000, share=wait[1], source=wait[2]))
     ms = wait[0] / 1000 if wait else None
     return [
         Symptom(
             "data-pipeline-wait",
-            f"The {role} waits for input data: " + "; ".join(parts) + ".",
+            say("data-pipeline-wait", role=say(f"role.{role}"), parts=join(parts)),
             source=role,
             strength=min(1.0, max((empty or 0.0), (wait_share or 0.0) / 0.4)),
             values={
@@ -181,7 +180,7 @@ def random_augmentation(side: Side, role: str) -> list[Symptom]:
     return [
         Symptom(
             "random-augmentation",
-            f"The {role}'s data pipeline applies random augmentation: {', '.join(found)}.",
+            say("random-augmentation", role=say(f"role.{role}"), ops=", ".join(found)),
             source=role,
             strength=0.8,
             values={"ops": found},

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from core.symptoms import Emits, Symptom
+from core.text import say
 from diagnosis.analyzers import pair_analyzer, run_analyzer
 from diagnosis.analyzers.common import (
     COMPUTE_OPS,
@@ -63,9 +64,13 @@ def _from_dtypes(c: Comparison) -> list[Symptom]:
     return [
         Symptom(
             "precision-change",
-            f"{len(changed)} of {int(low_on_baseline.sum())} compute operators that run in FP16/BF16 on "
-            f"the baseline run in FP32 on the target ({share:.0%} of its compute time); they lose "
-            f"{lost:.3f} ms per step.",
+            say(
+                "precision-change.dtypes",
+                ops=len(changed),
+                of=int(low_on_baseline.sum()),
+                share=share,
+                lost=lost,
+            ),
             strength=min(1.0, 0.6 + share * 0.4),
             values={
                 "ops_changed": len(changed),
@@ -107,13 +112,12 @@ def _from_casts(c: Comparison) -> list[Symptom]:
     return [
         Symptom(
             "precision-change",
-            f"The baseline runs mixed precision ({b_casts:g} Cast ops per step"
-            f"{', _OutputTo16 scopes' if b_amp.get('output_to16_scopes') else ''}) and the target none "
-            f"({t_casts:g}): the target computes in FP32"
-            + (
-                f"; its compute operators lose {lost:.3f} ms per step."
-                if lost > 0
-                else "; its compute operators are not slower on this device."
+            say(
+                "precision-change.casts",
+                b_casts=b_casts,
+                scopes=say("precision.scopes") if b_amp.get("output_to16_scopes") else "",
+                t_casts=t_casts,
+                cost=say("precision.lose", lost=lost) if lost > 0 else say("precision.not_slower"),
             ),
             # The evidence of a precision difference is clear either way; whether it costs time on
             # this device is carried by the recoverable time, not by the strength.
@@ -154,8 +158,14 @@ def cast_heavy(side: Side, role: str) -> list[Symptom]:
     return [
         Symptom(
             "cast-heavy",
-            f"Cast kernels take {share:.0%} of the {role}'s operator time ({cast_us / 1000:.3f} ms, "
-            f"{per_step:g} per step against {compute:g} compute operators).",
+            say(
+                "cast-heavy",
+                share=share,
+                role=say(f"role.{role}"),
+                ms=cast_us / 1000,
+                per_step=per_step,
+                compute=compute,
+            ),
             source=role,
             strength=MEASURED_STRENGTH,
             values={

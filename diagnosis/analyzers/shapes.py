@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from core.symptoms import Emits, Symptom
+from core.text import join, say
 from diagnosis.analyzers import pair_analyzer, run_analyzer
 from diagnosis.analyzers.common import rnd, rows
 from diagnosis.analyzers.timing import utilisation
@@ -51,9 +52,12 @@ def shape_mismatch(c: Comparison) -> list[Symptom]:
     return [
         Symptom(
             "shape-mismatch",
-            f"{len(changed)} of {int(known.sum())} matched operators see a different data input shape"
-            + (f"; batch {b} on the baseline, {t} on the target" if b and t and b != t else "")
-            + ": compare per sample, or profile both runs with the same shapes.",
+            say(
+                "shape-mismatch",
+                ops=len(changed),
+                of=int(known.sum()),
+                batch=say("shape-mismatch.batch", b=b, t=t) if b and t and b != t else "",
+            ),
             strength=min(1.0, 0.5 + share),
             values={"baseline_batch": b, "target_batch": t, "ops_with_different_shapes": len(changed)},
             evidence=rows(changed, ["operator", "op_type", "baseline_input_shapes", "target_input_shapes"]),
@@ -81,18 +85,22 @@ def dynamic_shapes(side: Side, role: str) -> list[Symptom]:
         return []
     parts = []
     if max_distinct >= DISTINCT_SHAPES:
-        parts.append(f"an operator sees {max_distinct} distinct input shapes")
+        parts.append(say("dynamic-shapes.distinct", n=max_distinct))
     if dynamic_share and dynamic_share >= DYNAMIC_SHARE:
-        parts.append(f"{dynamic_share:.0%} of kernels are dynamic-shape kernels")
+        parts.append(say("dynamic-shapes.dynamic", share=dynamic_share))
     if recompiles:
         parts.append(
-            f"{len(recompiles)} steps at a new shape stall {RECOMPILE_RATIO:g}x the median or "
-            f"{RECOMPILE_MIN_EXTRA_US / 1000:g} ms longer"
+            say(
+                "dynamic-shapes.recompile",
+                steps=len(recompiles),
+                ratio=RECOMPILE_RATIO,
+                extra_ms=RECOMPILE_MIN_EXTRA_US / 1000,
+            )
         )
     return [
         Symptom(
             "dynamic-shapes",
-            "Input shapes change during the run: " + "; ".join(parts) + ".",
+            say("dynamic-shapes", parts=join(parts)),
             source=role,
             strength=_dynamic_strength(max_distinct, dynamic_share, len(recompiles)),
             values={
@@ -285,9 +293,7 @@ def small_batch(c: Comparison) -> list[Symptom]:
     return [
         Symptom(
             "small-batch",
-            f"The target runs batch {t} against {b} on the baseline"
-            + (f"; the device is busy {util:.0%} of the time" if util is not None else "")
-            + ".",
+            say("small-batch", t=t, b=b, busy=say("small-batch.busy", util=util) if util is not None else ""),
             strength=min(1.0, (b / t) / 16),
             values={"baseline_batch": b, "target_batch": t, "utilisation": rnd(util)},
         )

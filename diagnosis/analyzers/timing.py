@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from core.symptoms import Emits, Symptom
+from core.text import say
 from diagnosis.analyzers import pair_analyzer, run_analyzer
 from diagnosis.analyzers.common import OP_COLS, rnd, rows
 from diagnosis.compare import Comparison, Side
@@ -107,16 +108,19 @@ def step_time_gap(c: Comparison) -> list[Symptom]:
         "per_sample_ratio": rnd(per_sample),
         "basis": basis,
     }
-    what = "wall time" if basis == "wall" else "operator time"
     stated = per_sample if per_sample is not None else ratio
     return [
         Symptom(
             "step-time-gap",
-            f"The target takes {values['target_ms_per_step']} ms of {what} per step against "
-            f"{values['baseline_ms_per_step']} ms for the baseline"
-            + ("'s forward pass" if c.baseline.run.meta.phase == "train" else "")
-            + f" ({what} {stated:.2f}x"
-            + (" per sample)." if c.per_sample else ")."),
+            say(
+                "step-time-gap",
+                target_ms=values["target_ms_per_step"],
+                what=say("timing.wall" if basis == "wall" else "timing.operator"),
+                baseline_ms=values["baseline_ms_per_step"],
+                forward=say("timing.forward") if c.baseline.run.meta.phase == "train" else "",
+                ratio=stated,
+                per_sample=say("timing.per_sample") if c.per_sample else "",
+            ),
             strength=min(1.0, (tested - 1.0) / 0.5),
             values=values,
             recoverable_ms_per_step=None if c.per_sample else rnd(t_ms - b_ms),
@@ -197,8 +201,7 @@ def uniform_slowdown(c: Comparison) -> list[Symptom]:
     return [
         Symptom(
             "uniform-slowdown",
-            f"{slower:.0%} of {len(ratios)} matched operators are slower by a similar factor "
-            f"(median {median:.2f}x, spread {q3 - q1:.2f} in log2): the whole device or host ran slower.",
+            say("uniform-slowdown", slower=slower, ops=len(ratios), median=median, spread=q3 - q1),
             strength=_uniform_strength(median, q3 - q1),
             values={
                 "median_ratio": rnd(median),
@@ -231,8 +234,7 @@ def op_slowdown(c: Comparison) -> list[Symptom]:
     return [
         Symptom(
             "op-slowdown",
-            f"{len(slow)} operators are significantly slower on the target, losing {lost:.3f} ms per step; "
-            f"the largest is {top['op_type']} ({float(top[ratio_col]):.2f}x).",
+            say("op-slowdown", ops=len(slow), lost=lost, op_type=top["op_type"], ratio=float(top[ratio_col])),
             strength=min(1.0, lost * 1000 / total * 2),
             values={"ops": len(slow), "lost_ms_per_step": rnd(lost)},
             evidence=rows(slow, OP_COLS),
@@ -285,8 +287,7 @@ def step_drift(side: Side, role: str) -> list[Symptom]:
     return [
         Symptom(
             "step-drift",
-            f"Step time rises over the run from {first / 1000:.2f} ms to {last / 1000:.2f} ms "
-            f"(+{change:.0%}); {kernel_share:.0%} of the rise is operator time, the rest gaps.",
+            say("step-drift", first=first / 1000, last=last / 1000, change=change, kernel_share=kernel_share),
             source=role,
             strength=min(1.0, change / 0.5) * sep,
             values={
@@ -329,8 +330,7 @@ def step_jitter(side: Side, role: str) -> list[Symptom]:
     return [
         Symptom(
             "step-jitter",
-            f"Step times vary: p10 {p10 / 1000:.2f} ms, p50 {p50 / 1000:.2f} ms, p90 {p90 / 1000:.2f} ms "
-            f"(inter-decile range {spread:.0%} of the median) over {len(d)} steps.",
+            say("step-jitter", p10=p10 / 1000, p50=p50 / 1000, p90=p90 / 1000, spread=spread, steps=len(d)),
             source=role,
             strength=min(1.0, spread / JITTER_FULL_SPREAD),
             values={
@@ -374,11 +374,12 @@ def first_step_outlier(side: Side, role: str) -> list[Symptom]:
     return [
         Symptom(
             "first-step-outlier",
-            f"The first profiled step takes {d[0] / 1000:.1f} ms, {ratio:.1f}x "
-            + (
-                f"the median {median / 1000:.2f} ms of the rest."
-                if expected == median
-                else f"the {expected / 1000:.2f} ms its launches take in the other steps."
+            say(
+                "first-step-outlier.median" if expected == median else "first-step-outlier.expected",
+                first=d[0] / 1000,
+                ratio=ratio,
+                median=median / 1000,
+                expected=expected / 1000,
             ),
             source=role,
             strength=min(1.0, 0.4 + (ratio - 1.0) / 4),
@@ -458,11 +459,11 @@ def device_idle(side: Side, role: str) -> list[Symptom]:
         return []
     steps = _durations(side)
     free_ms = float((steps["duration_us"] - steps["busy_us"]).clip(lower=0).median()) / 1000
-    where = "device" if side.run.meta.device in ("Ascend", "GPU") else "operator executor"
+    where = say("timing.device" if side.run.meta.device in ("Ascend", "GPU") else "timing.executor")
     return [
         Symptom(
             "device-idle",
-            f"The {where} is busy only {util:.0%} of each step; {free_ms:.2f} ms per step is idle.",
+            say("device-idle", where=where, util=util, free_ms=free_ms),
             source=role,
             strength=min(1.0, (IDLE_MAX_UTILISATION - util) / 0.4),
             values={"utilisation": rnd(util), "free_share": rnd(1 - util), "free_ms_per_step": rnd(free_ms)},
@@ -488,8 +489,7 @@ def host_bound(side: Side, role: str) -> list[Symptom]:
     return [
         Symptom(
             "host-bound",
-            f"{tiny:.0%} of kernels are shorter than {TINY_KERNEL_US:.0f} µs and the median gap between "
-            f"kernels ({med_g:.1f} µs) exceeds the median kernel ({med_k:.1f} µs).",
+            say("host-bound", tiny=tiny, tiny_us=TINY_KERNEL_US, gap=med_g, kernel=med_k),
             source=role,
             strength=min(1.0, tiny) * min(1.0, med_g / max(med_k, 1e-9) / 4),
             values={
@@ -580,10 +580,16 @@ def generation_phases(side: Side, role: str) -> list[Symptom]:
     return [
         Symptom(
             "generation-phases",
-            f"Generation run: {len(prefill)} prefill step(s) of {stats['prefill']['ms']:.3f} ms and "
-            f"{len(decode)} decode steps of {dec['ms']:.3f} ms; in decode, kernels fill "
-            f"{dec['busy_share']:.0%} of the step (median kernel {dec['median_kernel_us']:.1f} µs)"
-            + ("; the host bounds the decode." if host else "."),
+            say(
+                "generation-phases",
+                prefill=len(prefill),
+                prefill_ms=stats["prefill"]["ms"],
+                decode=len(decode),
+                decode_ms=dec["ms"],
+                busy=dec["busy_share"],
+                kernel_us=dec["median_kernel_us"],
+                host=say("generation-phases.host" if host else "generation-phases.end"),
+            ),
             source=role,
             strength=0.8 if host else 0.5,
             values={

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from core.symptoms import Emits, Symptom
+from core.text import say
 from diagnosis.analyzers import run_analyzer
 from diagnosis.analyzers.common import rnd, rows
 from diagnosis.compare import Side
@@ -37,8 +38,7 @@ def train_mode_kernels(side: Side, role: str) -> list[Symptom]:
     return [
         Symptom(
             "train-mode-kernels",
-            f"The inference run executes {len(bn)} training-mode BatchNorm and {len(dropout)} Dropout "
-            f"operators ({ms:.3f} ms per step): the network was left in training mode.",
+            say("train-mode-kernels", bn=len(bn), dropout=len(dropout), ms=ms),
             source=role,
             strength=1.0 if len(dropout) or len(bn) >= 2 else 0.7,
             values={"bn_training_kernels": len(bn), "dropout_kernels": len(dropout), "ms_per_step": rnd(ms)},

@@ -30,6 +30,7 @@ from core.model import (
     conform_kernels,
     conform_steps,
 )
+from core.text import say
 from diagnosis.readers import Candidate, catalog
 from diagnosis.readers.catalog import APO
 from diagnosis.readers.communication import communication_summary
@@ -88,15 +89,12 @@ class Tool:
 
 MINDSPORE = Tool(
     framework="mindspore",
-    level1="re-profile both runs with _ExperimentalConfig(profiler_level=ProfilerLevel.Level1)",
-    aic_metrics="re-profile with _ExperimentalConfig(profiler_level=ProfilerLevel.Level1, "
-    "aic_metrics=AicoreMetrics.PipeUtilization)",
-    op_state="profile with CANN 8.x or newer, whose kernel tables carry OP State",
-    scopes="profile with activities=[ProfilerActivity.CPU, ProfilerActivity.NPU] so kernel names carry "
-    "their framework op",
-    steps="profile with schedule=schedule(wait=1, warmup=1, active=5) and call prof.step() once per step",
-    config="upload the whole <host>_<pid>_<ts>_ascend_ms folder: profiler_info_<rank>.json sits beside "
-    "ASCEND_PROFILER_OUTPUT",
+    level1=say("ms.level1"),
+    aic_metrics=say("ms.aic-metrics"),
+    op_state=say("remedy.op-state"),
+    scopes=say("ms.scopes"),
+    steps=say("ms.steps"),
+    config=say("ms.config"),
 )
 
 
@@ -149,8 +147,7 @@ def no_config_limitation(tool: Tool) -> Limitation:
     """The run carries no profiler configuration record."""
     return Limitation(
         "profiler-config",
-        "no profiler_info json in the run folder: the profiler configuration (level, aic_metrics, schedule, "
-        "activities) is unknown, so configuration differences cannot be checked",
+        say("ascend.no-config"),
         tool.config,
     )
 
@@ -330,8 +327,7 @@ def _attach_steps(out: Output, apo: Path, markers: Markers) -> None:
         out.limitations.append(
             Limitation(
                 "steps",
-                "no step information (no step_trace_time.csv, no ProfilerStep# events, no Step ID column): "
-                "totals cover the whole profiled window",
+                say("ascend.no-steps"),
                 out.tool.steps,
             )
         )
@@ -485,8 +481,7 @@ def kernel_limitations(
         lims.append(
             Limitation(
                 "op-state",
-                "no OP State column (older CANN): whether kernels ran static or dynamic shape is unknown; "
-                "it is not assumed dynamic",
+                say("ascend.no-op-state"),
                 tool.op_state,
             )
         )
@@ -494,25 +489,20 @@ def kernel_limitations(
         lims.append(
             Limitation(
                 "aic-metrics",
-                "no AI Core pipe-utilisation counters (aic_metrics other than PipeUtilization, or Level0): "
-                "bound analysis is not possible",
+                say("ascend.no-counters"),
                 tool.aic_metrics,
             )
         )
     if kernels["scope"].isna().all():
-        reason = (
-            "torch_npu kernel names carry no MindSpore scopes"
-            if tool.framework == "torch_npu"
-            else "kernel names carry no framework launch op: no scope-level alignment with a MINDIR"
-        )
+        reason = say("ascend.torch-no-scopes" if tool.framework == "torch_npu" else "ascend.no-scopes")
         lims.append(Limitation("scopes", reason, tool.scopes))
     return lims
 
 
 def _level_reason(header: str, kd_columns: frozenset[str], level: str | None) -> str:
     if not kd_columns:
-        return f"no kernel_details.csv: kernels come from trace_view.json, which has no {header}"
+        return say("ascend.no-kernel-details", header=header)
     if level in (None, "Level0"):
-        how = "recorded" if level else "inferred from the missing columns"
-        return f"no {header} column in kernel_details.csv: profiled at Level0 ({how})"
-    return f"no {header} column in kernel_details.csv although profiler_level is {level}"
+        how = say("ascend.recorded" if level else "ascend.inferred")
+        return say("ascend.level0", header=header, how=how)
+    return say("ascend.column-missing", header=header, level=level)

@@ -38,6 +38,7 @@ from core.model import (
     conform_kernels,
     conform_steps,
 )
+from core.text import say
 from diagnosis.readers import Candidate, catalog
 from diagnosis.readers.ascend import (
     MINDSPORE,
@@ -77,7 +78,7 @@ LAYOUT = "legacy-ascend"
 LAYOUT_23 = "ascend-ms-2.3"
 LAYOUTS = (LAYOUT_23, LAYOUT)
 SYSCNT_US = 0.01  # step_trace_raw values are sys-count ticks of 10 ns
-LEGACY_REMEDY = "profile with MindSpore 2.5+ (mindspore.profiler.profile), which records its configuration"
+LEGACY_REMEDY = say("legacy.remedy")
 
 
 def candidates(folder: Path) -> list[Candidate]:
@@ -100,7 +101,7 @@ def read_flat(candidate: Candidate) -> Run:
     steps = read_step_trace_raw(folder / of_rank(catalog.STEP_TRACE_RAW, rank), files)
     kernels = steps_onto_kernels(kernels, steps)
     if steps.empty:
-        limitations.append(Limitation("steps", "no step_trace_raw file: no step boundaries", LEGACY_REMEDY))
+        limitations.append(Limitation("steps", say("legacy.no-steps"), LEGACY_REMEDY))
     info, info_path = read_legacy_info(folder, rank, files)
     limitations[:0] = legacy_config_limitations(info, info_path)
     limitations += legacy_kernel_limitations(kernels)
@@ -143,9 +144,8 @@ def legacy_kernels(folder: Path, rank: int, files: list[Path], limitations: list
         limitations.append(
             Limitation(
                 "launches",
-                "no output_timeline_data file: each operator's launches carry its average duration and no "
-                "start time (from aicore_intermediate detail)",
-                "include output_timeline_data_<rank>.txt in the upload",
+                say("legacy.no-timeline"),
+                say("legacy.include-timeline"),
             )
         )
     else:
@@ -453,14 +453,14 @@ def read_legacy_info(folder: Path, rank: int, files: list[Path]) -> tuple[InfoRe
 def legacy_config_limitations(info: InfoRecord | None, path: Path | None) -> list[Limitation]:
     """Legacy records hold no profiler options before 2.3; without the file nothing is known."""
     if info is None:
-        return [Limitation("profiler-config", "no profiler_info json: configuration unknown", LEGACY_REMEDY)]
+        return [Limitation("profiler-config", say("legacy.no-info"), LEGACY_REMEDY)]
     duplicates = duplicate_key_limitations(path, info.duplicate_keys, "profiler-config") if path else []
     if not info.options_recorded:
         return [
             *duplicates,
             Limitation(
                 "profiler-config",
-                f"{path.name if path else 'profiler_info'} of MindSpore 2.0-2.2 records no profiler options",
+                say("legacy.no-options", name=path.name if path else "profiler_info"),
                 LEGACY_REMEDY,
             ),
         ]
@@ -475,18 +475,12 @@ def legacy_kernel_limitations(kernels: pd.DataFrame) -> list[Limitation]:
             lims.append(
                 Limitation(
                     topic,
-                    f"no {topic} recorded: framework_raw op_info is missing or empty",
-                    "include framework_raw_<rank>.csv in the upload",
+                    say("legacy.no-topic", topic=topic),
+                    say("legacy.include-framework-raw"),
                 )
             )
-    lims.append(
-        Limitation(
-            "op-state", "legacy profiles do not record static/dynamic shape per kernel; not assumed dynamic"
-        )
-    )
-    lims.append(
-        Limitation("aic-metrics", "legacy profiles carry no AI Core pipeline counters", LEGACY_REMEDY)
-    )
+    lims.append(Limitation("op-state", say("legacy.no-op-state")))
+    lims.append(Limitation("aic-metrics", say("legacy.no-counters"), LEGACY_REMEDY))
     return lims
 
 

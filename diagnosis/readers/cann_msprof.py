@@ -33,6 +33,7 @@ import pyarrow as pa
 
 from core.errors import InputError
 from core.model import Limitation, ProfilerConfig, Run, RunMeta, conform_steps
+from core.text import say
 from diagnosis.readers import Candidate, catalog
 from diagnosis.readers.ascend import Tool, kernel_limitations, read_kernel_details
 from diagnosis.readers.discover import classify
@@ -48,14 +49,12 @@ _LEVELS = {"l0": "Level0", "l1": "Level1", "l2": "Level2"}
 
 CANN = Tool(
     framework="cann",
-    level1="re-profile with msprof at task-time level l1 (`msprof --task-time=l1 ...`), which writes shapes, "
-    "dtypes and formats into op_summary",
-    aic_metrics="re-profile with `msprof --aic-metrics=PipeUtilization ...`",
-    op_state="profile with CANN 8.x or newer, whose op_summary carries OP State",
-    scopes="msprof kernel names carry no framework scopes; add the MINDIR for model-level checks",
-    steps="profile with step markers (`msprof --training-trace=on` for training, or one model execution per "
-    "step) so step_trace_*.csv is written",
-    config="upload the whole PROF_* folder: device_<id>/sample.json records the collection settings",
+    level1=say("cann.level1"),
+    aic_metrics=say("cann.aic-metrics"),
+    op_state=say("cann.op-state"),
+    scopes=say("cann.scopes"),
+    steps=say("cann.steps"),
+    config=say("cann.config"),
 )
 STEP_TRACE_COLUMNS = (
     Col("step", ("Iteration ID",), pa.int64()),

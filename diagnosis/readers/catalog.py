@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from core.text import say
+
 APO = "ASCEND_PROFILER_OUTPUT"
 FRAMEWORK = "FRAMEWORK"
 
@@ -40,13 +42,7 @@ LAYOUTS = (
     Layout("cann-msprof-db", "msprof_*.db"),  # CANN msprof --type=db only
 )
 BY_NAME = {entry.name: entry for entry in LAYOUTS}
-KNOWN_LAYOUTS_TEXT = (
-    "a MindSpore profiler output: *_ascend_ms/ with ASCEND_PROFILER_OUTPUT/ (Ascend, MindSpore 2.3+), "
-    "*_ascend_ms/FRAMEWORK/cpu_* (CPU, MindSpore 2.5+), a flat profiler/ folder (MindSpore 2.0-2.4: "
-    "aicore_intermediate_*, gpu_op_detail_info_*, cpu_op_detail_info_*), a torch_npu *_ascend_pt/ folder, "
-    "or a CANN msprof PROF_*/ folder with mindstudio_profiler_output/op_summary_*.csv "
-    "(msprof, ACL, MindSpore Lite), or a SQLite export (ascend_mindspore_profiler[_<rank>].db, msprof_*.db)"
-)
+KNOWN_LAYOUTS_TEXT = say("error.known-layouts")
 
 
 def of_rank(template: str, rank: int) -> str:

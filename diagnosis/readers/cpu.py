@@ -29,6 +29,7 @@ from core.model import (
     conform_steps,
     empty_table,
 )
+from core.text import say
 from diagnosis.readers import Candidate, catalog
 from diagnosis.readers.catalog import of_rank
 from diagnosis.readers.io import arrow_block_problem, budget, check_file, rows_error
@@ -319,26 +320,23 @@ def _limitations(step_note: str) -> list[Limitation]:
     lims = [
         Limitation(
             "profiler-config",
-            "MindSpore CPU profiling records no profiler configuration (no profiler_info json)",
-            "compare configurations by reading both profiling scripts",
+            say("cpu.no-config"),
+            say("remedy.read-scripts"),
         ),
         Limitation(
             "dtypes",
-            "CPU profiles have no dtype or format columns; precision is judged from Cast ops and AMP scopes",
-            "export the model to MINDIR and add it, or profile on Ascend at Level1",
+            say("cpu.no-dtypes"),
+            say("remedy.mindir-or-level1"),
         ),
-        Limitation("cores", "CPU runs have no accelerator cores (AI Core / AI CPU)", "profile on Ascend"),
-        Limitation(
-            "frequency", "no device clock or frequency counters on CPU", "run `npu-smi info` on the device"
-        ),
+        Limitation("cores", say("cpu.no-cores"), say("remedy.ascend")),
+        Limitation("frequency", say("cpu.no-frequency"), say("remedy.npu-smi")),
     ]
     if step_note:
         lims.append(
             Limitation(
                 "steps",
-                "CPU profiles record no step boundaries; steps were derived from operator launches "
-                "and are approximate (operators run a varying number of times per step)",
-                "profile with a schedule and one net call per step",
+                say("cpu.no-steps"),
+                say("remedy.schedule"),
             )
         )
     return lims

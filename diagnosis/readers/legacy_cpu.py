@@ -19,6 +19,7 @@ import pyarrow.compute as pc
 
 from core.errors import InputError
 from core.model import Limitation, ProfilerConfig, Run, RunMeta, conform_kernels
+from core.text import say
 from diagnosis.readers import Candidate
 from diagnosis.readers.ascend import complete
 from diagnosis.readers.ascend_legacy import legacy_config_limitations, read_legacy_info
@@ -143,21 +144,19 @@ def host_limitations(step_note: str) -> list[Limitation]:
     lims = [
         Limitation(
             "dtypes",
-            "CPU and GPU profiles record no dtypes: precision is judged from Cast ops and AMP scopes",
-            "export the model to MINDIR and add it",
+            say("host.no-dtypes"),
+            say("remedy.mindir"),
         ),
-        Limitation("formats", "CPU and GPU profiles record no tensor formats", ""),
-        Limitation(
-            "op-state", "no static/dynamic shape per kernel in these profiles; not assumed dynamic", ""
-        ),
-        Limitation("aic-metrics", "no AI Core pipeline counters outside Ascend", ""),
+        Limitation("formats", say("host.no-formats"), ""),
+        Limitation("op-state", say("host.no-op-state"), ""),
+        Limitation("aic-metrics", say("host.no-counters"), ""),
     ]
     if step_note:
         lims.append(
             Limitation(
                 "steps",
-                "no step boundaries recorded: steps were derived from operator launches and are approximate",
-                "profile one net call per step",
+                say("host.no-steps"),
+                say("remedy.one-call"),
             )
         )
     return lims

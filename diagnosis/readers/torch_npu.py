@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.model import Run
+from core.text import say
 from diagnosis.readers import Candidate
 from diagnosis.readers.ascend import Tool, read_run
 from diagnosis.readers.discover import discover
@@ -19,15 +20,12 @@ LAYOUTS = (LAYOUT,)
 
 TORCH = Tool(
     framework="torch_npu",
-    level1="re-profile both runs with torch_npu.profiler._ExperimentalConfig("
-    "profiler_level=torch_npu.profiler.ProfilerLevel.Level1)",
-    aic_metrics="re-profile with torch_npu.profiler._ExperimentalConfig(profiler_level="
-    "torch_npu.profiler.ProfilerLevel.Level1, aic_metrics=torch_npu.profiler.AiCMetrics.PipeUtilization)",
-    op_state="profile with CANN 8.x or newer, whose kernel tables carry OP State",
-    scopes="compare by kernel type and input shapes instead of framework scopes",
-    steps="profile with schedule=torch_npu.profiler.schedule(wait=1, warmup=1, active=5) and call "
-    "prof.step() once per step",
-    config="upload the whole *_ascend_pt folder: profiler_info.json sits beside ASCEND_PROFILER_OUTPUT",
+    level1=say("torch.level1"),
+    aic_metrics=say("torch.aic-metrics"),
+    op_state=say("remedy.op-state"),
+    scopes=say("torch.scopes"),
+    steps=say("torch.steps"),
+    config=say("torch.config"),
 )
 
 

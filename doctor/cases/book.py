@@ -92,7 +92,12 @@ class CaseBook:
         if figure is None and report is not None and report.chain_figure is not None:
             figure = report.chain_figure.to_json()
         meta = CaseMeta(
-            source=source, kind=kind, message=message, figure=figure, uploads=self.kept_uploads(given)
+            source=source,
+            kind=kind,
+            message=message,
+            figure=figure,
+            uploads=self.kept_uploads(given),
+            translations={} if report is None else report.translation_data(),
         )
         return self.store.put(None if report is None else report.data, meta)
 
@@ -112,7 +117,7 @@ class CaseBook:
                 "this diagnosis is not of the case's baseline and target",
                 expected="the same two profiles as the case, and the after run",
             )
-        return self.store.replace_report(case.summary.case_id, report.data)
+        return self.store.replace_report(case.summary.case_id, report.data, report.translation_data())
 
     def delete(self, raw_id: object) -> None:
         """Remove a case; CaseNotFound when there is none."""

@@ -16,6 +16,8 @@ from typing import Any, Protocol
 from core import InputError
 from doctor.text import one_line
 
+Documents = Mapping[str, Mapping[str, Any]]  # report documents by language
+
 STATUSES = ("new", "in progress", "answered")
 # What a submission turned out to be; the last two have no report.
 CASE_KINDS = ("pair", "single", "model", "pair+model", "single+model", "ambiguous", "error")
@@ -89,6 +91,9 @@ class CaseMeta:
     figure: str | None = None  # the fusion-chain figure as plotly JSON (it is not part of the report)
     uploads: tuple[Upload, ...] = ()
     created: datetime | None = None  # default: now
+    translations: Mapping[str, Mapping[str, Any]] = field(
+        default_factory=dict
+    )  # the report by other language
 
 
 @dataclass(frozen=True)
@@ -124,6 +129,9 @@ class Case:
     report: dict[str, Any] | None
     figure: str | None = None
     uploads: tuple[tuple[str, str, int], ...] = ()  # (role, name, size in bytes)
+    translations: Mapping[str, Mapping[str, Any]] = field(
+        default_factory=dict
+    )  # the report by other language
 
 
 @dataclass(frozen=True)
@@ -154,7 +162,12 @@ class CaseStore(Protocol):
         """Change the staff fields given; CaseNotFound for an unknown id."""
         ...
 
-    def replace_report(self, case_id: str, report: Mapping[str, Any]) -> CaseSummary:
+    def replace_report(
+        self,
+        case_id: str,
+        report: Mapping[str, Any],
+        translations: Documents | None = None,
+    ) -> CaseSummary:
         """Store a new report for a case (its diagnosis with the after run) and the summary it gives;
         CaseNotFound for an unknown id."""
         ...

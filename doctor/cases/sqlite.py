@@ -29,6 +29,7 @@ from doctor.cases.model import (
     CaseMeta,
     CaseNotFound,
     CaseSummary,
+    Documents,
     check_status,
     clean_note,
     new_case_id,
@@ -76,8 +77,9 @@ ADDED_COLUMNS = (
     ("remaining", "TEXT NOT NULL DEFAULT ''"),
     ("gain_ms", "REAL"),
     ("predicted_gain_ms", "REAL"),
+    ("translations", "BLOB"),  # the report in the other languages: {lang: report}, compressed JSON
 )
-AFTER_FIELDS = tuple(name for name, _ in ADDED_COLUMNS)
+AFTER_FIELDS = tuple(name for name, _ in ADDED_COLUMNS if name != "translations")
 # (SQL column, CaseSummary field) in the order every summary query selects them
 _SUMMARY = (
     ("id", "case_id"),
@@ -172,6 +174,7 @@ class SqliteCaseStore:
             None if report is None else _pack(report),
             None if meta.figure is None else zlib.compress(meta.figure.encode("utf-8")),
             *(facts[name] for name in AFTER_FIELDS),
+            _pack(dict(meta.translations)) if meta.translations else None,
         )
         with self._write() as conn:
             case_id = self._insert(conn, row)
@@ -190,8 +193,8 @@ class SqliteCaseStore:
                 conn.execute(
                     "INSERT INTO cases (id, created, updated, source, kind, layouts, verdict, top_cause, "
                     "severity, confidence, recoverable_ms, message, report, figure, "
-                    "resolved, remaining, gain_ms, predicted_gain_ms) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "resolved, remaining, gain_ms, predicted_gain_ms, translations) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (case_id, *row),
                 )
                 return case_id
@@ -203,7 +206,7 @@ class SqliteCaseStore:
         """The case with its report and figure, or None."""
         with self._connect() as conn:
             found = conn.execute(
-                f"SELECT {SUMMARY_COLUMNS}, report, figure FROM cases WHERE id = ?", (case_id,)
+                f"SELECT {SUMMARY_COLUMNS}, report, figure, translations FROM cases WHERE id = ?", (case_id,)
             ).fetchone()
             if found is None:
                 return None
@@ -211,12 +214,13 @@ class SqliteCaseStore:
                 "SELECT role, name, length(data) FROM uploads WHERE case_id = ? ORDER BY role, name",
                 (case_id,),
             ).fetchall()
-        report, figure = found[-2], found[-1]
+        report, figure, translations = found[-3:]
         return Case(
-            summary=_summary(found[:-2]),
+            summary=_summary(found[:-3]),
             report=None if report is None else json.loads(zlib.decompress(report)),
             figure=None if figure is None else zlib.decompress(figure).decode("utf-8"),
             uploads=tuple((role, name, int(size)) for role, name, size in uploads),
+            translations={} if translations is None else json.loads(zlib.decompress(translations)),
         )
 
     def list(self, filters: CaseFilter | None = None, limit: int = 200) -> list[CaseSummary]:
@@ -245,16 +249,28 @@ class SqliteCaseStore:
             row = conn.execute(f"SELECT {SUMMARY_COLUMNS} FROM cases WHERE id = ?", (case_id,)).fetchone()
         return _summary(row)
 
-    def replace_report(self, case_id: str, report: Mapping[str, Any]) -> CaseSummary:
-        """Store a case's new report (its diagnosis with the after run) and every summary column it
-        determines; the staff fields stay. CaseNotFound for an unknown id."""
+    def replace_report(
+        self,
+        case_id: str,
+        report: Mapping[str, Any],
+        translations: Documents | None = None,
+    ) -> CaseSummary:
+        """Store a case's new report (its diagnosis with the after run), its translations (the old ones
+        are dropped) and every summary column it determines; the staff fields stay. CaseNotFound for an
+        unknown id."""
         facts = summarize(report)
         columns = ("verdict", "top_cause", "severity", "confidence", "recoverable_ms", *AFTER_FIELDS)
         assignments = ", ".join(f"{name} = ?" for name in columns)  # fixed names only
         with self._write() as conn:
             changed = conn.execute(
-                f"UPDATE cases SET {assignments}, report = ?, updated = ? WHERE id = ?",
-                (*(facts[name] for name in columns), _pack(report), time.time(), case_id),
+                f"UPDATE cases SET {assignments}, report = ?, translations = ?, updated = ? WHERE id = ?",
+                (
+                    *(facts[name] for name in columns),
+                    _pack(report),
+                    _pack(dict(translations)) if translations else None,
+                    time.time(),
+                    case_id,
+                ),
             ).rowcount
             if not changed:
                 raise CaseNotFound()

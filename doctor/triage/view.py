@@ -193,7 +193,7 @@ def case_report(case: Case) -> Report:
         )
     figure = None if case.figure is None else plotly.io.from_json(case.figure)
     try:
-        return Report.from_dict(case.report, chain_figure=figure)
+        return Report.from_dict(case.report, chain_figure=figure, translations=case.translations)
     except ValidationError as error:
         raise InputError(
             f"this case's stored report does not match report schema {SCHEMA_VERSION} "
@@ -242,7 +242,7 @@ def reopen_case(book: CaseBook, raw_id: object, lang: str, base_url: str | None)
     """The report of a case link: (report, banner Markdown, link); InputError for a malformed, unknown
     or undiagnosed case."""
     case = book.open(raw_id)
-    report = case_report(case)
+    report = case_report(case).in_lang(lang)  # the viewer's language when the case kept it
     link = book.link(case.summary.case_id, base_url)
     return report, reopened_banner(case.summary, lang), link
 

@@ -1,0 +1,638 @@
+# ruff: noqa: E501  (a catalog of sentences: one template per line reads and diffs better than split ones)
+"""The wording of every `core.text` message, in English and Simplified Chinese.
+
+Each id maps to one template per language, filled with `str.format` from the values the text was made
+with (core/text.py). The English template is what the analyzer or reader wrote before (the golden English
+reports pin it byte for byte); the Chinese one says the same with the same numbers. Ids are grouped by
+the module that says them. tests/test_zh_reports.py walks the zh reports of the fixture pairs.
+"""
+
+from __future__ import annotations
+
+MESSAGES: dict[str, dict[str, str]] = {
+    # --- words used inside other messages
+    "role.baseline": {"en": "baseline", "zh": "基线"},
+    "role.target": {"en": "target", "zh": "目标"},
+    "role.after": {"en": "after", "zh": "修复后运行"},
+    "sep.semicolon": {"en": "; ", "zh": "；"},
+    "sep.comma": {"en": ", ", "zh": "，"},
+    "sep.and": {"en": " and ", "zh": "和"},
+    # --- diagnosis/analyzers/timing.py
+    "timing.wall": {"en": "wall time", "zh": "墙钟时间"},
+    "timing.operator": {"en": "operator time", "zh": "算子时间"},
+    "timing.forward": {"en": "'s forward pass", "zh": "前向"},
+    "timing.per_sample": {"en": " per sample", "zh": "，按样本计"},
+    "step-time-gap": {
+        "en": "The target takes {target_ms} ms of {what} per step against {baseline_ms} ms for the "
+        "baseline{forward} ({what} {ratio:.2f}x{per_sample}).",
+        "zh": "目标每步耗时 {target_ms} ms（{what}），基线{forward}为 {baseline_ms} ms（{what} {ratio:.2f} 倍{per_sample}）。",
+    },
+    "uniform-slowdown": {
+        "en": "{slower:.0%} of {ops} matched operators are slower by a similar factor (median {median:.2f}x, "
+        "spread {spread:.2f} in log2): the whole device or host ran slower.",
+        "zh": "{ops} 个已匹配算子中有 {slower:.0%} 以相近的倍数变慢（中位数 {median:.2f} 倍，log2 离散度 "
+        "{spread:.2f}）：整个设备或主机都变慢了。",
+    },
+    "op-slowdown": {
+        "en": "{ops} operators are significantly slower on the target, losing {lost:.3f} ms per step; the "
+        "largest is {op_type} ({ratio:.2f}x).",
+        "zh": "目标上有 {ops} 个算子显著变慢，每步损失 {lost:.3f} ms；最大的是 {op_type}（{ratio:.2f} 倍）。",
+    },
+    "step-drift": {
+        "en": "Step time rises over the run from {first:.2f} ms to {last:.2f} ms (+{change:.0%}); "
+        "{kernel_share:.0%} of the rise is operator time, the rest gaps.",
+        "zh": "运行过程中每步耗时从 {first:.2f} ms 升至 {last:.2f} ms（+{change:.0%}）；其中 {kernel_share:.0%} "
+        "的增长是算子时间，其余是间隙。",
+    },
+    "step-jitter": {
+        "en": "Step times vary: p10 {p10:.2f} ms, p50 {p50:.2f} ms, p90 {p90:.2f} ms (inter-decile range "
+        "{spread:.0%} of the median) over {steps} steps.",
+        "zh": "每步耗时波动：p10 {p10:.2f} ms，p50 {p50:.2f} ms，p90 {p90:.2f} ms（p10–p90 区间为中位数的 "
+        "{spread:.0%}），共 {steps} 步。",
+    },
+    "first-step-outlier.median": {
+        "en": "The first profiled step takes {first:.1f} ms, {ratio:.1f}x the median {median:.2f} ms of the rest.",
+        "zh": "第一个采集步耗时 {first:.1f} ms，是其余各步中位数 {median:.2f} ms 的 {ratio:.1f} 倍。",
+    },
+    "first-step-outlier.expected": {
+        "en": "The first profiled step takes {first:.1f} ms, {ratio:.1f}x the {expected:.2f} ms its launches "
+        "take in the other steps.",
+        "zh": "第一个采集步耗时 {first:.1f} ms，是同样的算子调用在其他步中耗时 {expected:.2f} ms 的 {ratio:.1f} 倍。",
+    },
+    "timing.device": {"en": "device", "zh": "设备"},
+    "timing.executor": {"en": "operator executor", "zh": "算子执行器"},
+    "device-idle": {
+        "en": "The {where} is busy only {util:.0%} of each step; {free_ms:.2f} ms per step is idle.",
+        "zh": "{where}在每步中只有 {util:.0%} 的时间在工作；每步空闲 {free_ms:.2f} ms。",
+    },
+    "host-bound": {
+        "en": "{tiny:.0%} of kernels are shorter than {tiny_us:.0f} µs and the median gap between kernels "
+        "({gap:.1f} µs) exceeds the median kernel ({kernel:.1f} µs).",
+        "zh": "{tiny:.0%} 的内核短于 {tiny_us:.0f} µs，且内核之间的间隙中位数（{gap:.1f} µs）超过内核耗时中位数"
+        "（{kernel:.1f} µs）。",
+    },
+    "generation-phases": {
+        "en": "Generation run: {prefill} prefill step(s) of {prefill_ms:.3f} ms and {decode} decode steps of "
+        "{decode_ms:.3f} ms; in decode, kernels fill {busy:.0%} of the step (median kernel {kernel_us:.1f} µs)"
+        "{host}",
+        "zh": "生成式运行：{prefill} 个 prefill 步，每步 {prefill_ms:.3f} ms；{decode} 个 decode 步，每步 "
+        "{decode_ms:.3f} ms；decode 中内核占每步的 {busy:.0%}（内核耗时中位数 {kernel_us:.1f} µs）{host}",
+    },
+    "generation-phases.host": {"en": "; the host bounds the decode.", "zh": "；decode 受主机限制。"},
+    "generation-phases.end": {"en": ".", "zh": "。"},
+    # --- diagnosis/analyzers/precision.py
+    "precision-change.dtypes": {
+        "en": "{ops} of {of} compute operators that run in FP16/BF16 on the baseline run in FP32 on the target "
+        "({share:.0%} of its compute time); they lose {lost:.3f} ms per step.",
+        "zh": "基线上以 FP16/BF16 运行的 {of} 个计算算子中，有 {ops} 个在目标上以 FP32 运行（占其计算时间的 "
+        "{share:.0%}）；每步因此损失 {lost:.3f} ms。",
+    },
+    "precision.scopes": {"en": ", _OutputTo16 scopes", "zh": "，含 _OutputTo16 作用域"},
+    "precision.lose": {
+        "en": "; its compute operators lose {lost:.3f} ms per step.",
+        "zh": "；其计算算子每步损失 {lost:.3f} ms。",
+    },
+    "precision.not_slower": {
+        "en": "; its compute operators are not slower on this device.",
+        "zh": "；在此设备上其计算算子并未变慢。",
+    },
+    "precision-change.casts": {
+        "en": "The baseline runs mixed precision ({b_casts:g} Cast ops per step{scopes}) and the target none "
+        "({t_casts:g}): the target computes in FP32{cost}",
+        "zh": "基线使用混合精度（每步 {b_casts:g} 个 Cast 算子{scopes}），目标没有（{t_casts:g} 个）："
+        "目标以 FP32 计算{cost}",
+    },
+    "cast-heavy": {
+        "en": "Cast kernels take {share:.0%} of the {role}'s operator time ({ms:.3f} ms, {per_step:g} per step "
+        "against {compute:g} compute operators).",
+        "zh": "Cast 内核占{role}算子时间的 {share:.0%}（{ms:.3f} ms，每步 {per_step:g} 个，计算算子 {compute:g} 个）。",
+    },
+    # --- diagnosis/analyzers/training.py
+    "train-mode-kernels": {
+        "en": "The inference run executes {bn} training-mode BatchNorm and {dropout} Dropout operators "
+        "({ms:.3f} ms per step): the network was left in training mode.",
+        "zh": "推理运行执行了 {bn} 个训练模式的 BatchNorm 和 {dropout} 个 Dropout 算子（每步 {ms:.3f} ms）："
+        "网络仍处于训练模式。",
+    },
+    # --- diagnosis/analyzers/shapes.py
+    "shape-mismatch": {
+        "en": "{ops} of {of} matched operators see a different data input shape{batch}: compare per sample, "
+        "or profile both runs with the same shapes.",
+        "zh": "{of} 个已匹配算子中有 {ops} 个的数据输入形状不同{batch}：请按样本比较，或用相同形状采集两次运行。",
+    },
+    "shape-mismatch.batch": {
+        "en": "; batch {b} on the baseline, {t} on the target",
+        "zh": "；基线批大小 {b}，目标 {t}",
+    },
+    "dynamic-shapes": {
+        "en": "Input shapes change during the run: {parts}.",
+        "zh": "运行中输入形状发生变化：{parts}。",
+    },
+    "dynamic-shapes.distinct": {
+        "en": "an operator sees {n} distinct input shapes",
+        "zh": "某个算子出现 {n} 种不同的输入形状",
+    },
+    "dynamic-shapes.dynamic": {
+        "en": "{share:.0%} of kernels are dynamic-shape kernels",
+        "zh": "{share:.0%} 的内核是动态形状内核",
+    },
+    "dynamic-shapes.recompile": {
+        "en": "{steps} steps at a new shape stall {ratio:g}x the median or {extra_ms:g} ms longer",
+        "zh": "{steps} 个遇到新形状的步停顿，耗时达中位数的 {ratio:g} 倍或多出 {extra_ms:g} ms",
+    },
+    "small-batch": {
+        "en": "The target runs batch {t} against {b} on the baseline{busy}.",
+        "zh": "目标批大小为 {t}，基线为 {b}{busy}。",
+    },
+    "small-batch.busy": {
+        "en": "; the device is busy {util:.0%} of the time",
+        "zh": "；设备忙碌时间占 {util:.0%}",
+    },
+    # --- diagnosis/analyzers/config.py
+    "execution-mode-mismatch": {
+        "en": "The baseline ran in {b} mode and the target in {t} mode.",
+        "zh": "基线以 {b} 模式运行，目标以 {t} 模式运行。",
+    },
+    "profiler-config-diff": {
+        "en": "The runs were profiled with different settings ({text}).",
+        "zh": "两次运行的采集设置不同（{text}）。",
+    },
+    "profiler-level-low": {
+        "en": "No dtype, format or shape columns in the {runs} run (profiler level {levels}).",
+        "zh": "{runs}运行中没有数据类型、格式或形状列（采集级别 {levels}）。",
+    },
+    "profiler-level-low.many": {
+        "en": "No dtype, format or shape columns in the {runs} runs (profiler level {levels}).",
+        "zh": "{runs}运行中没有数据类型、格式或形状列（采集级别 {levels}）。",
+    },
+    # --- diagnosis/analyzers/kernels.py
+    "fusion-split": {
+        "en": "{groups} kernels fused on the baseline run split on the target: {extra:g} extra kernels per step "
+        "({kinds}) take {ms:.3f} ms per step.",
+        "zh": "基线上融合的 {groups} 个内核在目标上拆分执行：每步多出 {extra:g} 个内核（{kinds}），每步耗时 {ms:.3f} ms。",
+    },
+    "fusion-split.bn": {
+        "en": "{bn:g} BatchNorm kernels per step run after the convolutions of the {role} instead of being "
+        "folded into them: with the activations after them, {extra:g} kernels per step take {ms:.3f} ms per step.",
+        "zh": "{role}每步有 {bn:g} 个 BatchNorm 内核在卷积之后单独运行，而没有折叠进卷积：连同其后的激活，"
+        "每步 {extra:g} 个内核耗时 {ms:.3f} ms。",
+    },
+    "format-conversion.share": {
+        "en": "Layout conversions take {share:.0%} of the {role}'s kernel time ({per_step:g} per step, {ms:.3f} ms "
+        "per step).",
+        "zh": "布局转换占{role}内核时间的 {share:.0%}（每步 {per_step:g} 次，每步 {ms:.3f} ms）。",
+    },
+    "format-conversion.count": {
+        "en": "The target runs {t:g} layout conversions per step against {b:g} on the baseline ({share:.0%} of its "
+        "kernel time, {ms:.3f} ms per step more).",
+        "zh": "目标每步运行 {t:g} 次布局转换，基线为 {b:g} 次（占其内核时间的 {share:.0%}，每步多 {ms:.3f} ms）。",
+    },
+    "elementwise-heavy": {
+        "en": "{share:.0%} of the {role}'s kernels are elementwise and shorter than {short_us:g} µs ({per_step:g} "
+        "per step, {ms:.3f} ms per step).",
+        "zh": "{role}的内核中有 {share:.0%} 是短于 {short_us:g} µs 的逐元素内核（每步 {per_step:g} 个，每步 {ms:.3f} ms）。",
+    },
+    "float64-input": {
+        "en": "{ops} operators of the {role} read DOUBLE (or INT64 on AI CPU) inputs{casts}, {ms:.3f} ms per step: "
+        "the script feeds float64/int64 arrays.",
+        "zh": "{role}中有 {ops} 个算子读取 DOUBLE（或 AI CPU 上的 INT64）输入{casts}，每步 {ms:.3f} ms："
+        "脚本传入了 float64/int64 数组。",
+    },
+    "float64-input.casts": {"en": ", {n} of them Casts", "zh": "，其中 {n} 个是 Cast"},
+    "sync-heavy": {
+        "en": "The host synchronises {count:g} times for {launches} kernel launches ({per_launch:.2f} per launch, "
+        "{per_step:g} per step): execution is synchronous.",
+        "zh": "主机为 {launches} 次内核下发同步了 {count:g} 次（每次下发 {per_launch:.2f} 次，每步 {per_step:g} 次）："
+        "执行是同步的。",
+    },
+    "kernels.attention": {"en": "attention", "zh": "注意力"},
+    "kernels.norm": {"en": "norm", "zh": "归一化"},
+    "fused-split": {
+        "en": "{fused:g} fused {what} kernels per step on the baseline ({types}, {fused_ms:.3f} ms) run split on "
+        "the target: {runs:g} runs of {kernels:g} kernels ({chain}) take {ms:.3f} ms per step ({ratio:.1f}x).",
+        "zh": "基线每步 {fused:g} 个融合的{what}内核（{types}，{fused_ms:.3f} ms）在目标上拆分执行：{runs:g} 组、"
+        "每组 {kernels:g} 个内核（{chain}）每步耗时 {ms:.3f} ms（{ratio:.1f} 倍）。",
+    },
+    # --- diagnosis/analyzers/devices.py
+    "ai-cpu-ops": {
+        "en": "{ops} operators of the {role} run on AI CPU: {share:.0%} of its kernel time ({ms:.3f} ms per step); "
+        "{slow} of them take {slow_us:g} µs or more.",
+        "zh": "{role}有 {ops} 个算子在 AI CPU 上运行：占其内核时间的 {share:.0%}（每步 {ms:.3f} ms）；其中 {slow} 个"
+        "耗时不低于 {slow_us:g} µs。",
+    },
+    "core-change": {
+        "en": "{ops} matched operators run on a different core on the target ({text}); they take {ms:.3f} ms per "
+        "step there.",
+        "zh": "目标上有 {ops} 个已匹配算子换到了不同的计算单元（{text}）；它们在目标上每步耗时 {ms:.3f} ms。",
+    },
+    "frequency.trace": {"en": "trace AI Core Freq counter", "zh": "trace 中的 AI Core Freq 计数器"},
+    "frequency.smi": {
+        "en": "npu-smi curFreq against the rated clock",
+        "zh": "npu-smi 的 curFreq 与额定频率对比",
+    },
+    "frequency-drop": {
+        "en": "The AI Core clock of the {role} drops from {max_mhz:g} MHz to {min_mhz:g} MHz ({basis}; {drop:.0%} "
+        "below the maximum on average{extra}).",
+        "zh": "{role}的 AI Core 频率从 {max_mhz:g} MHz 降到 {min_mhz:g} MHz（{basis}；平均比最高频率低 {drop:.0%}{extra}）。",
+    },
+    "communication-share": {
+        "en": "Collective communication not hidden by computation takes {share:.0%} of each {role} step "
+        "({ms:.3f} ms per step).",
+        "zh": "未被计算掩盖的集合通信占{role}每步的 {share:.0%}（每步 {ms:.3f} ms）。",
+    },
+    "memory-growth": {
+        "en": "The per-step peak of allocated memory of the {role} grows from {start:.3f} MB to {end:.3f} MB "
+        "over {steps} steps (+{relative:.0%}, Kendall tau {tau:.2f}).",
+        "zh": "{role}每步已分配内存的峰值在 {steps} 步内从 {start:.3f} MB 增长到 {end:.3f} MB"
+        "（+{relative:.0%}，Kendall tau {tau:.2f}）。",
+    },
+    # --- diagnosis/analyzers/environment.py
+    "env.cann_log": {"en": "CANN logs at debug/info level", "zh": "CANN 日志为 debug/info 级别"},
+    "env.ms_log": {"en": "MindSpore logs at debug/info level", "zh": "MindSpore 日志为 debug/info 级别"},
+    "env.stdout": {"en": "CANN logs are printed to stdout", "zh": "CANN 日志打印到标准输出"},
+    "env.blocking": {"en": "every kernel launch is synchronous", "zh": "每次内核下发都是同步的"},
+    "env.hccl": {"en": "deterministic collective communication", "zh": "确定性集合通信"},
+    "env.deterministic": {"en": "deterministic kernels are selected", "zh": "选择了确定性内核"},
+    "env.setting": {"en": "{name}={value}: {why}", "zh": "{name}={value}：{why}"},
+    "environment-debug": {
+        "en": "The {role}'s environment has debugging settings that slow execution ({why}).",
+        "zh": "{role}的环境中有会拖慢执行的调试设置（{why}）。",
+    },
+    "environment-diff": {
+        "en": "The runs' environments differ ({text}).",
+        "zh": "两次运行的环境变量不同（{text}）。",
+    },
+    # --- diagnosis/analyzers/pipeline.py
+    "pipeline.getnext": {"en": "GetNext operators", "zh": "GetNext 算子"},
+    "pipeline.dataset": {"en": "dataset.csv GetNext", "zh": "dataset.csv 中的 GetNext"},
+    "pipeline.queue": {
+        "en": "the queue after {op_type} is empty in {empty:.0%} of its samples",
+        "zh": "{op_type} 之后的队列在 {empty:.0%} 的采样中为空",
+    },
+    "pipeline.wait": {
+        "en": "the device waits {ms:.3f} ms per step for the next batch ({share:.0%}, {source})",
+        "zh": "设备每步等待下一批数据 {ms:.3f} ms（{share:.0%}，{source}）",
+    },
+    "data-pipeline-wait": {
+        "en": "The {role} waits for input data: {parts}.",
+        "zh": "{role}在等待输入数据：{parts}。",
+    },
+    "random-augmentation": {
+        "en": "The {role}'s data pipeline applies random augmentation: {ops}.",
+        "zh": "{role}的数据管道使用了随机数据增强：{ops}。",
+    },
+    "op-set-mismatch": {
+        "en": "Only {sb:.0%} of the baseline's and {st:.0%} of the target's operator time could be matched: the "
+        "two runs execute different work.",
+        "zh": "只有基线 {sb:.0%}、目标 {st:.0%} 的算子时间能够匹配：两次运行执行的是不同的工作。",
+    },
+    # --- diagnosis/compare.py (notes on how the runs were compared)
+    "note.matched": {
+        "en": "Matched {baseline:.0%} of the baseline's and {target:.0%} of the target's per-step operator time (method: {method}).",
+        "zh": "已匹配基线每步算子时间的 {baseline:.0%} 和目标的 {target:.0%}（方法：{method}）。",
+    },
+    "note.no-scopes": {
+        "en": "A PyNative run has no operator scopes: operators were aligned by type, shape and order, so the per-operator comparison is approximate.",
+        "zh": "PyNative 运行没有算子作用域：算子按类型、形状和顺序对齐，因此逐算子的比较是近似的。",
+    },
+    "note.forward-only": {
+        "en": "Only the training run's forward pass is compared (backward and optimizer dropped).",
+        "zh": "只比较训练运行的前向部分（已去掉反向和优化器）。",
+    },
+    "note.batch": {
+        "en": "Batch sizes differ (baseline {baseline}, target {target}): times are also compared per sample.",
+        "zh": "批大小不同（基线 {baseline}，目标 {target}）：耗时也按样本进行比较。",
+    },
+    "note.schedules": {
+        "en": "The runs were profiled with different schedules (baseline {a}, target {b}): their windows cover different steps ({a_steps} and {b_steps} profiled); per-step times are compared.",
+        "zh": "两次运行使用了不同的采集 schedule（基线 {a}，目标 {b}）：采集窗口覆盖的步不同（分别采集了 {a_steps} 和 {b_steps} 步）；比较的是每步耗时。",
+    },
+    # --- remedies shared by the readers
+    "remedy.read-scripts": {
+        "en": "compare configurations by reading both profiling scripts",
+        "zh": "阅读两份采集脚本来比较配置",
+    },
+    "remedy.mindir-or-level1": {
+        "en": "export the model to MINDIR and add it, or profile on Ascend at Level1",
+        "zh": "将模型导出为 MINDIR 并一起上传，或在 Ascend 上以 Level1 采集",
+    },
+    "remedy.ascend": {"en": "profile on Ascend", "zh": "在 Ascend 上采集"},
+    "remedy.npu-smi": {"en": "run `npu-smi info` on the device", "zh": "在设备上运行 `npu-smi info`"},
+    "remedy.schedule": {
+        "en": "profile with a schedule and one net call per step",
+        "zh": "使用 schedule 采集，并且每步调用一次网络",
+    },
+    # --- diagnosis/readers/cpu.py
+    "cpu.no-config": {
+        "en": "MindSpore CPU profiling records no profiler configuration (no profiler_info json)",
+        "zh": "MindSpore CPU 采集不记录采集配置（没有 profiler_info json）",
+    },
+    "cpu.no-dtypes": {
+        "en": "CPU profiles have no dtype or format columns; precision is judged from Cast ops and AMP scopes",
+        "zh": "CPU 性能数据没有数据类型和格式列；精度根据 Cast 算子和 AMP 作用域判断",
+    },
+    "cpu.no-cores": {
+        "en": "CPU runs have no accelerator cores (AI Core / AI CPU)",
+        "zh": "CPU 运行没有加速器计算单元（AI Core / AI CPU）",
+    },
+    "cpu.no-frequency": {
+        "en": "no device clock or frequency counters on CPU",
+        "zh": "CPU 上没有设备时钟或频率计数器",
+    },
+    "cpu.no-steps": {
+        "en": "CPU profiles record no step boundaries; steps were derived from operator launches and are approximate (operators run a varying number of times per step)",
+        "zh": "CPU 性能数据不记录步边界；步是根据算子调用推断的，只是近似值（每步中算子的运行次数不固定）",
+    },
+    "note.single": {
+        "en": "Only one profile was given (as the {role}): it is diagnosed on its own as the inference run; causes that need a comparison with a fast run cannot be judged.",
+        "zh": "只提供了一份性能数据（作为{role}）：它被单独当作推理运行诊断；需要与快的运行对比才能判断的原因无法判断。",
+    },
+    # --- diagnosis/readers/ascend.py (MindSpore Ascend), torch_npu.py, cann_msprof.py
+    "ms.level1": {
+        "en": "re-profile both runs with _ExperimentalConfig(profiler_level=ProfilerLevel.Level1)",
+        "zh": "用 _ExperimentalConfig(profiler_level=ProfilerLevel.Level1) 重新采集两次运行",
+    },
+    "ms.aic-metrics": {
+        "en": "re-profile with _ExperimentalConfig(profiler_level=ProfilerLevel.Level1, aic_metrics=AicoreMetrics.PipeUtilization)",
+        "zh": "用 _ExperimentalConfig(profiler_level=ProfilerLevel.Level1, aic_metrics=AicoreMetrics.PipeUtilization) 重新采集",
+    },
+    "remedy.op-state": {
+        "en": "profile with CANN 8.x or newer, whose kernel tables carry OP State",
+        "zh": "使用 CANN 8.x 或更新版本采集，其内核表带有 OP State 列",
+    },
+    "ms.scopes": {
+        "en": "profile with activities=[ProfilerActivity.CPU, ProfilerActivity.NPU] so kernel names carry their framework op",
+        "zh": "用 activities=[ProfilerActivity.CPU, ProfilerActivity.NPU] 采集，使内核名带有其框架算子",
+    },
+    "ms.steps": {
+        "en": "profile with schedule=schedule(wait=1, warmup=1, active=5) and call prof.step() once per step",
+        "zh": "用 schedule=schedule(wait=1, warmup=1, active=5) 采集，并在每步调用一次 prof.step()",
+    },
+    "ms.config": {
+        "en": "upload the whole <host>_<pid>_<ts>_ascend_ms folder: profiler_info_<rank>.json sits beside ASCEND_PROFILER_OUTPUT",
+        "zh": "上传整个 <host>_<pid>_<ts>_ascend_ms 文件夹：profiler_info_<rank>.json 位于 ASCEND_PROFILER_OUTPUT 旁边",
+    },
+    "torch.level1": {
+        "en": "re-profile both runs with torch_npu.profiler._ExperimentalConfig(profiler_level=torch_npu.profiler.ProfilerLevel.Level1)",
+        "zh": "用 torch_npu.profiler._ExperimentalConfig(profiler_level=torch_npu.profiler.ProfilerLevel.Level1) 重新采集两次运行",
+    },
+    "torch.aic-metrics": {
+        "en": "re-profile with torch_npu.profiler._ExperimentalConfig(profiler_level=torch_npu.profiler.ProfilerLevel.Level1, aic_metrics=torch_npu.profiler.AiCMetrics.PipeUtilization)",
+        "zh": "用 torch_npu.profiler._ExperimentalConfig(profiler_level=torch_npu.profiler.ProfilerLevel.Level1, aic_metrics=torch_npu.profiler.AiCMetrics.PipeUtilization) 重新采集",
+    },
+    "torch.scopes": {
+        "en": "compare by kernel type and input shapes instead of framework scopes",
+        "zh": "按内核类型和输入形状比较，而不是按框架作用域",
+    },
+    "torch.steps": {
+        "en": "profile with schedule=torch_npu.profiler.schedule(wait=1, warmup=1, active=5) and call prof.step() once per step",
+        "zh": "用 schedule=torch_npu.profiler.schedule(wait=1, warmup=1, active=5) 采集，并在每步调用一次 prof.step()",
+    },
+    "torch.config": {
+        "en": "upload the whole *_ascend_pt folder: profiler_info.json sits beside ASCEND_PROFILER_OUTPUT",
+        "zh": "上传整个 *_ascend_pt 文件夹：profiler_info.json 位于 ASCEND_PROFILER_OUTPUT 旁边",
+    },
+    "cann.level1": {
+        "en": "re-profile with msprof at task-time level l1 (`msprof --task-time=l1 ...`), which writes shapes, dtypes and formats into op_summary",
+        "zh": "用 msprof 的 task-time l1 级别重新采集（`msprof --task-time=l1 ...`），它会把形状、数据类型和格式写入 op_summary",
+    },
+    "cann.aic-metrics": {
+        "en": "re-profile with `msprof --aic-metrics=PipeUtilization ...`",
+        "zh": "用 `msprof --aic-metrics=PipeUtilization ...` 重新采集",
+    },
+    "cann.op-state": {
+        "en": "profile with CANN 8.x or newer, whose op_summary carries OP State",
+        "zh": "使用 CANN 8.x 或更新版本采集，其 op_summary 带有 OP State 列",
+    },
+    "cann.scopes": {
+        "en": "msprof kernel names carry no framework scopes; add the MINDIR for model-level checks",
+        "zh": "msprof 的内核名不带框架作用域；请添加 MINDIR 以进行模型级检查",
+    },
+    "cann.steps": {
+        "en": "profile with step markers (`msprof --training-trace=on` for training, or one model execution per step) so step_trace_*.csv is written",
+        "zh": "带步标记采集（训练用 `msprof --training-trace=on`，或每步执行一次模型），以便写出 step_trace_*.csv",
+    },
+    "cann.config": {
+        "en": "upload the whole PROF_* folder: device_<id>/sample.json records the collection settings",
+        "zh": "上传整个 PROF_* 文件夹：device_<id>/sample.json 记录了采集设置",
+    },
+    "ascend.no-config": {
+        "en": "no profiler_info json in the run folder: the profiler configuration (level, aic_metrics, schedule, activities) is unknown, so configuration differences cannot be checked",
+        "zh": "运行文件夹中没有 profiler_info json：采集配置（level、aic_metrics、schedule、activities）未知，无法检查配置差异",
+    },
+    "ascend.no-steps": {
+        "en": "no step information (no step_trace_time.csv, no ProfilerStep# events, no Step ID column): totals cover the whole profiled window",
+        "zh": "没有步信息（没有 step_trace_time.csv、没有 ProfilerStep# 事件、没有 Step ID 列）：合计值覆盖整个采集窗口",
+    },
+    "ascend.no-op-state": {
+        "en": "no OP State column (older CANN): whether kernels ran static or dynamic shape is unknown; it is not assumed dynamic",
+        "zh": "没有 OP State 列（较旧的 CANN）：不知道内核以静态还是动态形状运行；不假定为动态",
+    },
+    "ascend.no-counters": {
+        "en": "no AI Core pipe-utilisation counters (aic_metrics other than PipeUtilization, or Level0): bound analysis is not possible",
+        "zh": "没有 AI Core 流水线利用率计数器（aic_metrics 不是 PipeUtilization，或为 Level0）：无法进行瓶颈分析",
+    },
+    "ascend.torch-no-scopes": {
+        "en": "torch_npu kernel names carry no MindSpore scopes",
+        "zh": "torch_npu 的内核名不带 MindSpore 作用域",
+    },
+    "ascend.no-scopes": {
+        "en": "kernel names carry no framework launch op: no scope-level alignment with a MINDIR",
+        "zh": "内核名不带框架下发算子：无法与 MINDIR 做作用域级对齐",
+    },
+    "ascend.no-kernel-details": {
+        "en": "no kernel_details.csv: kernels come from trace_view.json, which has no {header}",
+        "zh": "没有 kernel_details.csv：内核来自 trace_view.json，其中没有 `{header}`",
+    },
+    "ascend.recorded": {"en": "recorded", "zh": "已记录"},
+    "ascend.inferred": {"en": "inferred from the missing columns", "zh": "根据缺失的列推断"},
+    "ascend.level0": {
+        "en": "no {header} column in kernel_details.csv: profiled at Level0 ({how})",
+        "zh": "kernel_details.csv 中没有 `{header}` 列：以 Level0 采集（{how}）",
+    },
+    "ascend.column-missing": {
+        "en": "no {header} column in kernel_details.csv although profiler_level is {level}",
+        "zh": "虽然 profiler_level 为 {level}，kernel_details.csv 中仍没有 `{header}` 列",
+    },
+    # --- diagnosis/readers/legacy_cpu.py (CPU and GPU host-op profiles)
+    "host.no-dtypes": {
+        "en": "CPU and GPU profiles record no dtypes: precision is judged from Cast ops and AMP scopes",
+        "zh": "CPU 和 GPU 性能数据不记录数据类型：精度根据 Cast 算子和 AMP 作用域判断",
+    },
+    "remedy.mindir": {"en": "export the model to MINDIR and add it", "zh": "将模型导出为 MINDIR 并一起上传"},
+    "host.no-formats": {
+        "en": "CPU and GPU profiles record no tensor formats",
+        "zh": "CPU 和 GPU 性能数据不记录张量格式",
+    },
+    "host.no-op-state": {
+        "en": "no static/dynamic shape per kernel in these profiles; not assumed dynamic",
+        "zh": "这些性能数据没有记录每个内核是静态还是动态形状；不假定为动态",
+    },
+    "host.no-counters": {
+        "en": "no AI Core pipeline counters outside Ascend",
+        "zh": "Ascend 之外没有 AI Core 流水线计数器",
+    },
+    "host.no-steps": {
+        "en": "no step boundaries recorded: steps were derived from operator launches and are approximate",
+        "zh": "未记录步边界：步是根据算子调用推断的，只是近似值",
+    },
+    "remedy.one-call": {"en": "profile one net call per step", "zh": "采集时每步调用一次网络"},
+    # --- diagnosis/readers/ascend_legacy.py
+    "legacy.remedy": {
+        "en": "profile with MindSpore 2.5+ (mindspore.profiler.profile), which records its configuration",
+        "zh": "使用 MindSpore 2.5+（mindspore.profiler.profile）采集，它会记录采集配置",
+    },
+    "legacy.no-steps": {
+        "en": "no step_trace_raw file: no step boundaries",
+        "zh": "没有 step_trace_raw 文件：没有步边界",
+    },
+    "legacy.no-timeline": {
+        "en": "no output_timeline_data file: each operator's launches carry its average duration and no start time (from aicore_intermediate detail)",
+        "zh": "没有 output_timeline_data 文件：每个算子的调用只有平均耗时、没有开始时间（来自 aicore_intermediate detail）",
+    },
+    "legacy.include-timeline": {
+        "en": "include output_timeline_data_<rank>.txt in the upload",
+        "zh": "上传时包含 output_timeline_data_<rank>.txt",
+    },
+    "legacy.no-info": {
+        "en": "no profiler_info json: configuration unknown",
+        "zh": "没有 profiler_info json：配置未知",
+    },
+    "legacy.no-options": {
+        "en": "{name} of MindSpore 2.0-2.2 records no profiler options",
+        "zh": "MindSpore 2.0-2.2 的 {name} 不记录采集选项",
+    },
+    "legacy.no-topic": {
+        "en": "no {topic} recorded: framework_raw op_info is missing or empty",
+        "zh": "未记录 {topic}：framework_raw 的 op_info 缺失或为空",
+    },
+    "legacy.include-framework-raw": {
+        "en": "include framework_raw_<rank>.csv in the upload",
+        "zh": "上传时包含 framework_raw_<rank>.csv",
+    },
+    "legacy.no-op-state": {
+        "en": "legacy profiles do not record static/dynamic shape per kernel; not assumed dynamic",
+        "zh": "旧版性能数据不记录每个内核是静态还是动态形状；不假定为动态",
+    },
+    "legacy.no-counters": {
+        "en": "legacy profiles carry no AI Core pipeline counters",
+        "zh": "旧版性能数据没有 AI Core 流水线计数器",
+    },
+    # --- diagnosis/compare.py (why an operator is on one side only)
+    "reason.fused-baseline": {
+        "en": "fused kernel on the baseline; split on the target",
+        "zh": "基线上为融合内核；目标上拆分执行",
+    },
+    "reason.fused-target": {
+        "en": "fused kernel on the target; split on the baseline",
+        "zh": "目标上为融合内核；基线上拆分执行",
+    },
+    "reason.training-only": {
+        "en": "training-only (dropout / batch statistics)",
+        "zh": "仅训练使用（dropout / 批统计）",
+    },
+    "reason.training-mode": {"en": "training-mode kernel in the target", "zh": "目标中的训练模式内核"},
+    "reason.extra-target": {
+        "en": "extra work on the target (cast / layout / copy)",
+        "zh": "目标上的额外工作（类型转换 / 布局 / 拷贝）",
+    },
+    "reason.extra-baseline": {
+        "en": "extra work on the baseline (cast / layout / copy)",
+        "zh": "基线上的额外工作（类型转换 / 布局 / 拷贝）",
+    },
+    "reason.no-counterpart": {"en": "no counterpart on the other side", "zh": "另一侧没有对应算子"},
+    # --- graph/hygiene.py and graph/profile_join.py (the MINDIR and its join with a profile)
+    "mindir.training-bn": {
+        "en": "{n} of {of} BatchNorm with is_training=True",
+        "zh": "{of} 个 BatchNorm 中有 {n} 个 is_training=True",
+    },
+    "mindir.dropout": {"en": "{n} Dropout op(s)", "zh": "{n} 个 Dropout 算子"},
+    "mindir.effect-bn": {
+        "en": "batch statistics are computed and Conv+BN cannot be folded",
+        "zh": "会计算批统计量，且 Conv+BN 无法折叠",
+    },
+    "mindir.effect-dropout": {"en": "Dropout runs", "zh": "Dropout 会执行"},
+    "mindir-train-mode": {
+        "en": "Exported in training mode: {parts}; {effect} (call net.set_train(False) before export)",
+        "zh": "以训练模式导出：{parts}；{effect}（导出前调用 net.set_train(False)）",
+    },
+    "mindir.low-params": {"en": "fp16/bf16 parameters", "zh": "fp16/bf16 参数"},
+    "mindir-low-precision": {
+        "en": "Low-precision graph ({dtypes}): {low} of {of} Conv/MatMul ops output fp16/bf16, {casts} casts to fp16/bf16, {params} fp16/bf16 parameters",
+        "zh": "低精度计算图（{dtypes}）：{of} 个 Conv/MatMul 算子中有 {low} 个输出 fp16/bf16，{casts} 个 Cast 转为 fp16/bf16，{params} 个 fp16/bf16 参数",
+    },
+    "mindir-fp32-compute": {
+        "en": "FP32 graph: all {n} Conv/MatMul ops output float32 and no op casts to fp16/bf16 (exported without AMP)",
+        "zh": "FP32 计算图：全部 {n} 个 Conv/MatMul 算子都输出 float32，且没有算子转换为 fp16/bf16（导出时未使用 AMP）",
+    },
+    "mindir-dynamic-input": {
+        "en": "Dynamic input shape: {names} (-1 = dynamic); dynamic-shape kernels are usually slower",
+        "zh": "动态输入形状：{names}（-1 表示动态）；动态形状内核通常更慢",
+    },
+    "mindir-float64-input": {
+        "en": "float64 graph input(s): {names}; feed float32 (ms.Tensor(arr.astype(np.float32)))",
+        "zh": "float64 类型的计算图输入：{names}；请传入 float32（ms.Tensor(arr.astype(np.float32))）",
+    },
+    "mindir-cast-ops": {
+        "en": "{casts} Cast ops for {compute} Conv/MatMul ops ({ratio:.1f} per op; to {targets})",
+        "zh": "{compute} 个 Conv/MatMul 算子对应 {casts} 个 Cast 算子（每个 {ratio:.1f} 个；目标类型 {targets}）",
+    },
+    "mindir-aicpu-risk": {
+        "en": "{n} op(s) at risk of falling back to the AI CPU on Ascend for their dtypes ({documented} documented, {heuristic} heuristic): {ops}",
+        "zh": "{n} 个算子因其数据类型在 Ascend 上可能回退到 AI CPU（{documented} 个有文档记载，{heuristic} 个为经验判断）：{ops}",
+    },
+    "mindir-fusible-chains": {
+        "en": "{n} fusion chains ({listed}); {fusible} fusible, {blocked} blocked",
+        "zh": "{n} 条融合链（{listed}）；{fusible} 条可融合，{blocked} 条受阻",
+    },
+    "mindir-decomposed": {
+        "en": "{n} decomposed pattern(s) ({listed}) that {fused} each replaces: {ops}",
+        "zh": "{n} 个被拆开的模式（{listed}），每个都可由 {fused} 替代：{ops}",
+    },
+    "mindir-profile-split": {
+        "en": "{split} of {of} fusion chains ran as separate kernels: their BN/activation/add kernels cost {separate_ms:.3f} ms per step, {recoverable_ms:.3f} ms of it in fusible chains{cpu}{approximate}",
+        "zh": "{of} 条融合链中有 {split} 条以单独内核运行：其 BN/激活/加法内核每步耗时 {separate_ms:.3f} ms，其中 {recoverable_ms:.3f} ms 属于可融合的链{cpu}{approximate}",
+    },
+    "mindir.cpu-never-fuses": {
+        "en": "; the CPU backend never fuses Conv+BN, so this is recoverable only on Ascend/GPU",
+        "zh": "；CPU 后端从不融合 Conv+BN，因此只有在 Ascend/GPU 上才能节省",
+    },
+    "mindir.approximate": {
+        "en": "; joined by op type and launch order (no scopes in this profile): approximate",
+        "zh": "；按算子类型和下发顺序关联（此性能数据没有作用域）：结果为近似值",
+    },
+    # --- input errors (diagnosis/sources.py, ingest.py, readers/catalog.py): problem and what was expected
+    "error.known-layouts": {
+        "en": "a MindSpore profiler output: *_ascend_ms/ with ASCEND_PROFILER_OUTPUT/ (Ascend, MindSpore 2.3+), *_ascend_ms/FRAMEWORK/cpu_* (CPU, MindSpore 2.5+), a flat profiler/ folder (MindSpore 2.0-2.4: aicore_intermediate_*, gpu_op_detail_info_*, cpu_op_detail_info_*), a torch_npu *_ascend_pt/ folder, or a CANN msprof PROF_*/ folder with mindstudio_profiler_output/op_summary_*.csv (msprof, ACL, MindSpore Lite), or a SQLite export (ascend_mindspore_profiler[_<rank>].db, msprof_*.db)",
+        "zh": "MindSpore 性能数据输出：带 ASCEND_PROFILER_OUTPUT/ 的 *_ascend_ms/（Ascend，MindSpore 2.3+）、*_ascend_ms/FRAMEWORK/cpu_*（CPU，MindSpore 2.5+）、扁平的 profiler/ 文件夹（MindSpore 2.0-2.4：aicore_intermediate_*、gpu_op_detail_info_*、cpu_op_detail_info_*）、torch_npu 的 *_ascend_pt/ 文件夹、带 mindstudio_profiler_output/op_summary_*.csv 的 CANN msprof PROF_*/ 文件夹（msprof、ACL、MindSpore Lite），或 SQLite 导出（ascend_mindspore_profiler[_<rank>].db、msprof_*.db）",
+    },
+    "error.accepted": {
+        "en": "a profiler output folder, a .zip, .tar or .tar.gz archive of it, or the files of that folder",
+        "zh": "性能数据输出文件夹、它的 .zip、.tar 或 .tar.gz 压缩包，或该文件夹中的文件",
+    },
+    "error.nothing": {"en": "nothing was given", "zh": "没有提供任何输入"},
+    "error.not-found": {"en": "was not found", "zh": "未找到"},
+    "error.no-known-file": {
+        "en": "none of the {n} files is a known profiler file (found {found})",
+        "zh": "{n} 个文件中没有已知的性能数据文件（找到 {found}）",
+    },
+    "error.folder-files": {
+        "en": "the files of a profiler output folder (e.g. kernel_details.csv, trace_view.json, cpu_op_detail_info_0.csv) or a .zip/.tar.gz archive of the folder",
+        "zh": "性能数据输出文件夹中的文件（例如 kernel_details.csv、trace_view.json、cpu_op_detail_info_0.csv），或该文件夹的 .zip/.tar.gz 压缩包",
+    },
+    "error.no-output": {"en": "no profiler output found", "zh": "没有找到性能数据输出"},
+    "error.several": {
+        "en": "several different profiler outputs found: {names}",
+        "zh": "找到多个不同的性能数据输出：{names}",
+    },
+    "error.one-run": {
+        "en": "one run (or the ranks of one run) per input",
+        "zh": "每个输入一次运行（或同一次运行的各卡）",
+    },
+    "error.no-rank": {"en": "rank {rank} does not exist", "zh": "卡号 {rank} 不存在"},
+    "error.ranks": {"en": "one of the ranks {ranks}", "zh": "卡号 {ranks} 之一"},
+    "error.not-profiler": {
+        "en": "this is not profiler output (found: {found})",
+        "zh": "这不是性能数据输出（找到：{found}）",
+    },
+}

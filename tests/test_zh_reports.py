@@ -1,0 +1,186 @@
+"""Chinese reports say everything in Chinese, English ones nothing in Chinese (issue 16).
+
+The zh reports (Markdown and the HTML text) of every profile pair and single run the golden cases pin
+must hold no English sentence (tests/support/language.py says what that is: identifiers, numbers,
+units, file names, code and the titles of cited documents do not count). The message catalog
+(core/messages.py) must give every message in both languages with the same values; the golden English
+reports pin that its English is what the analyzers wrote before.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import string
+from pathlib import Path
+
+import pytest
+
+from core import InputError
+from core.messages import MESSAGES
+from doctor import facade
+from doctor.cases import CaseBook, CaseMeta, SqliteCaseStore
+from doctor.i18n import REPORT_TEXT, UI_TEXT
+from doctor.render import render
+from doctor.text import md_text
+from doctor.triage import view
+from knowledge import catalog_markdown, load_rules
+from tests.support.language import UNITS, chinese, english_sentences, plain_text
+from tests.support.scripts import load_script
+
+ROOT = Path(__file__).resolve().parents[1]
+golden = load_script(ROOT / "tests" / "golden" / "generate.py", "golden_generate")
+PROFILE_CASES = [case for case in golden.cases() if case.baseline or case.target]
+
+
+def _diagnose(case, lang: str):
+    def path(rel: str | None) -> Path | None:
+        return None if rel is None else ROOT / rel
+
+    return facade.diagnose(
+        path(case.baseline),
+        path(case.target),
+        path(case.mindir),
+        rank=case.rank,
+        lang=lang,
+        npu_smi=path(case.npu_smi),
+        isolate=False,
+    )
+
+
+def _without_citations(text: str, report) -> str:
+    """`text` without the titles of the documents the causes cite: a title names an (English) document,
+    like a file name, so it stays as its authors wrote it."""
+    for cause in report.document.causes:
+        for reference in cause.references:
+            for shown in (reference.title, html.escape(reference.title), md_text(reference.title)):
+                text = text.replace(shown, "")
+    return text
+
+
+def test_the_detector_finds_sentences_and_spares_identifiers() -> None:
+    assert english_sentences("目标 The target takes 3.2 ms of wall time per step.") == [
+        "The target takes",
+        "of wall time per",
+    ]
+    spared = (
+        "`re-profile with the Level1 config` Conv2D MatMul-op3 AI_CORE trace_view.json 3.2 ms per step "
+        "https://www.mindspore.cn/docs/en/master/index.html CPU GPU ReLU `a b c d`\n"
+        "```\nnet.set_train(False)\n```"
+    )
+    assert english_sentences(spared) == []
+    assert english_sentences("<script>var a = 'one two three'</script><p>基线 four five six</p>") == [
+        "four five six"
+    ]
+
+
+def test_every_message_has_both_languages_with_the_same_values() -> None:
+    def fields(template: str) -> set[str]:
+        return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+    for key, entry in MESSAGES.items():
+        assert set(entry) == {"en", "zh"}, key
+        assert fields(entry["en"]) == fields(entry["zh"]), key
+        assert not chinese(entry["en"]), key
+        if entry["en"].strip(" ;,."):
+            assert chinese(entry["zh"]), key
+
+
+def test_english_labels_hold_no_chinese() -> None:
+    for table in (REPORT_TEXT["en"], UI_TEXT["en"]):
+        for key, text in table.items():
+            assert not chinese(text), key
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", PROFILE_CASES, ids=[case.name for case in PROFILE_CASES])
+def test_a_chinese_report_has_no_english_sentence(case) -> None:
+    report = _diagnose(case, "zh")
+    for fmt in ("md", "html"):
+        assert english_sentences(_without_citations(render(report, fmt), report)) == [], fmt
+    said = [s.summary for s in report.document.symptoms] + [w.text for w in report.document.warnings]
+    assert said and all(chinese(text) for text in said)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "name", ["cpu:train_fp32_graph->infer_fp32_pynative", "ascend:level0/train->level1/infer"]
+)
+def test_an_english_report_has_no_chinese(name) -> None:
+    (case,) = [case for case in PROFILE_CASES if case.name == name]
+    report = _diagnose(case, "en")
+    for fmt in ("md", "html"):
+        assert chinese(plain_text(render(report, fmt))) == [], fmt  # plotly.js carries its own locales
+
+
+def test_a_reopened_case_follows_the_viewers_language(tmp_path) -> None:
+    """A case keeps its report in both languages; the link opens it in the viewer's, and a case kept
+    before translations were stored opens in the language it was made in."""
+    (case,) = [case for case in PROFILE_CASES if case.name == "cpu:train_fp32_graph->infer_fp32_pynative"]
+    report = _diagnose(case, "en")
+    book = CaseBook(SqliteCaseStore(tmp_path / "cases.sqlite3"))
+    _, link = view.record_case(book, report, [], "http://h")
+    case_id = link.rsplit("=", 1)[1]
+    zh, _, _ = view.reopen_case(book, case_id, "zh", None)
+    en, _, _ = view.reopen_case(book, case_id, "en", None)
+    assert (zh.lang, en.lang) == ("zh", "en")
+    assert zh.verdict == report.in_lang("zh").verdict and chinese(zh.verdict)
+    assert en.document == report.document
+    assert english_sentences(_without_citations(render(zh, "md"), zh)) == []
+    old = book.store.put(report.data, CaseMeta())
+    assert view.reopen_case(book, old, "zh", None)[0].lang == "en"
+
+
+def test_the_rules_page_is_in_one_language() -> None:
+    """The app's rule catalog: no English sentence in zh (cited titles aside), no Chinese in en."""
+    rules = load_rules()
+    zh = catalog_markdown(rules, "zh")
+    for rule in rules:
+        for reference in rule.references:
+            zh = zh.replace(reference.title, "")
+    assert english_sentences(zh) == []
+    assert "| 高 |" in zh and "- 严重程度: 高" in zh
+    assert chinese(catalog_markdown(rules, "en")) == []
+
+
+def _figure_texts(figure) -> list[str]:
+    """What a reader of a figure sees besides the data: title, axis titles, legend and panel names."""
+    layout = figure.layout
+    texts = [layout.title.text, *(a.text for a in layout.annotations or ())]
+    for axis in ("xaxis", "yaxis", "xaxis2", "yaxis2"):
+        if axis in layout and layout[axis].title.text:
+            texts.append(layout[axis].title.text)
+    return [text for text in texts + [trace.name for trace in figure.data] if text]
+
+
+@pytest.mark.slow
+def test_the_plots_of_a_chinese_report_are_in_chinese() -> None:
+    """Every title, axis, panel and legend text with an English word also carries Chinese (a dtype such
+    as float32 or a core such as AI_CORE is data, not a word)."""
+    from doctor.plots import report_figures
+
+    (case,) = [case for case in PROFILE_CASES if case.name == "ascend:level1/train->level1/infer"]
+    figures = report_figures(_diagnose(case, "zh"))
+    assert {"ops", "delta", "steps", "breakdown"} <= set(figures)
+    texts = [text for figure in figures.values() for text in _figure_texts(figure)]
+    assert "基线" in texts and "按计算单元" in texts
+    words = [(text, re.findall(r"\b[A-Za-z][a-z]+\b", text)) for text in texts if not chinese(text)]
+    worded = [text for text, found in words if set(found) - UNITS]
+    assert worded == []
+
+
+@pytest.mark.parametrize("given", ["notes", "empty"])
+def test_an_input_problem_is_said_in_chinese(tmp_path, given) -> None:
+    """The problem lines a zh page shows for a bad upload: a folder of other files, a list of files none
+    of which a profiler writes."""
+    from doctor.problems import problems_markdown
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("not a profile\n", encoding="utf-8")
+    bad = folder if given == "notes" else [str(folder / "notes.txt")]
+    with pytest.raises(InputError) as raised:
+        facade.diagnose(ROOT / "tests/fixtures/cpu/train_fp32_graph", bad, lang="zh", isolate=False)
+    shown = problems_markdown(raised.value, "zh")
+    assert chinese(shown) and english_sentences(shown) == [], shown
+    assert english_sentences(raised.value.message) != []  # the CLI and the API keep English
