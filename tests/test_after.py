@@ -54,6 +54,7 @@ def statuses(report: Report) -> dict[str, str]:
         ("infer_fp32_graph_nowarmup", "infer_fp32_graph", "missing-warmup"),  # warm-up steps first
     ],
 )
+@pytest.mark.slow
 def test_a_real_fix_resolves_its_cause(target, after, cause):
     report = looped(target, after)
     section = report.data["after"]
@@ -77,6 +78,7 @@ def test_a_real_fix_resolves_its_cause(target, after, cause):
     assert not list(SCHEMA.iter_errors(report.data))
 
 
+@pytest.mark.slow
 def test_a_fix_that_did_not_help_leaves_the_cause_remaining():
     # set_train(False) on the head cell only: Dropout (net.dropout) stays in training mode. Both runs were
     # generated together (the same machine state), so the measured gain is the fix's, not the machine's.
@@ -100,6 +102,7 @@ def test_pynative_prediction_and_measurement_are_both_recorded():
     )
 
 
+@pytest.mark.slow
 def test_a_cause_of_the_after_run_alone_is_listed_as_new():
     report = looped("infer_fp32_graph", "infer_fp32_pynative")  # a "fix" that switched to PyNative
     section = report.data["after"]
@@ -109,6 +112,7 @@ def test_a_cause_of_the_after_run_alone_is_listed_as_new():
     assert section["measured_to_predicted"] is None and section["predicted_gain_ms_per_step"] == 0
 
 
+@pytest.mark.slow
 def test_batches_that_differ_are_compared_per_sample():
     report = looped("infer_fp32_graph_nowarmup", "infer_fp32_graph_batch32")
     section = report.data["after"]
@@ -153,6 +157,7 @@ def test_a_broken_after_run_names_the_after_input(tmp_path):
 # ------------------------------------------------------------------------------------ renderers
 
 
+@pytest.mark.slow
 def test_markdown_and_html_show_the_after_section():
     report = looped("infer_fp32_pynative", "infer_fp32_graph")
     md = render(report, "md")
@@ -163,6 +168,7 @@ def test_markdown_and_html_show_the_after_section():
     assert "id='after'" not in render(plain("infer_fp32_pynative"), "html")
 
 
+@pytest.mark.slow
 def test_chinese_report_translates_the_statuses():
     report = diagnose(
         TRAIN, CPU / "infer_fp32_pynative", after=CPU / "infer_fp32_graph", isolate=False, lang="zh"
@@ -215,6 +221,7 @@ def test_status_worse_needs_clearly_more_time():
     assert cause_status(below, below) == "remaining"
 
 
+@pytest.mark.slow
 def test_waterfall_figure_starts_at_the_target_and_stands_the_after_step_beside_it():
     from doctor.plots import report_figures, waterfall_data
 
@@ -268,6 +275,7 @@ def test_cli_bad_after_is_one_line_exit_2(capsys, tmp_path):
 # ------------------------------------------------------------------------------- app's views
 
 
+@pytest.mark.slow
 def test_views_show_the_after_section_and_the_fixes_reprofile_py_can_apply(tmp_path):
     from doctor.files import ReportFiles
     from doctor.views import report_view
@@ -288,6 +296,7 @@ def test_views_show_the_after_section_and_the_fixes_reprofile_py_can_apply(tmp_p
         files.close()
 
 
+@pytest.mark.slow
 def test_wall_time_sees_what_operator_time_misses():
     # new shapes on a static net fixed by set_inputs: the recompiles were idle wall time, not op time
     report = looped("infer_fp32_graph_dynamic_shapes", "infer_fp32_graph_dynamic_set_inputs")

@@ -41,6 +41,7 @@ def zipped(folder: Path, dest: Path) -> Path:
     return archive
 
 
+@pytest.mark.slow
 def test_summary_of_a_report_with_an_after_run_names_resolved_and_remaining():
     facts = summarize(looped().data)
     section = looped().data["after"]
@@ -113,6 +114,7 @@ def test_a_version_1_database_gains_the_after_columns(tmp_path):
     assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 2
 
 
+@pytest.mark.slow
 def test_the_triage_tab_attaches_an_after_run_to_a_case_with_kept_uploads(tmp_path):
     book = CaseBook(SqliteCaseStore(tmp_path / "cases.sqlite3"), keep_uploads=True)
     base, target = zipped(TRAIN, tmp_path), zipped(TARGET, tmp_path)

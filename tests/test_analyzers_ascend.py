@@ -105,6 +105,7 @@ STEADY, SLOW = "ascend_symptoms/serving/steady", "ascend_symptoms/serving/slow"
 
 
 @pytest.mark.parametrize(("baseline", "target"), [(L1_TRAIN, L1_INFER), (STEADY, SLOW), (L0_TRAIN, L0_INFER)])
+@pytest.mark.slow
 def test_symptoms_use_the_vocabulary_and_are_json(baseline, target):
     _, symptoms = pair(baseline, target)
     mine = [s for s in symptoms if s.kind in MINE]
@@ -511,6 +512,7 @@ def test_memory_growth_of_slow_serving():
         ([100, 100.5, 104, 114, 113, 112], True),  # +12.2 %, tau 0.6
     ],
 )
+@pytest.mark.slow
 def test_memory_growth_near_miss(peaks, fires):
     """One sample per step mid-step; growth between the thirds' medians must exceed 10 % and tau 0.5."""
     run = fixture_run(STEADY)
@@ -634,6 +636,7 @@ def test_recorded_deterministic_flag():
     assert s.values["variables"] == {"deterministic": "on"}
 
 
+@pytest.mark.slow
 def test_environment_diff_needs_both_records():
     """A run without profiler_metadata.json (here: recorded as empty) gives no differences."""
     symptoms = pair_of(with_meta(fixture_run(STEADY), environment={}), fixture_run(SLOW))

@@ -34,6 +34,7 @@ def test_precision_change_from_casts_fires_for_amp_training_vs_fp32_inference():
     ("baseline", "target"),
     [("train_fp32_graph", "infer_fp32_graph"), ("train_amp_o2_graph", "infer_amp_o2_graph")],
 )
+@pytest.mark.slow
 def test_precision_change_quiet_when_both_sides_use_the_same_precision(baseline, target):
     _, symptoms = cpu_pair(baseline, target)
     assert "precision-change" not in kinds(symptoms)
@@ -112,6 +113,7 @@ def test_cast_heavy_on_amp_inference_only():
         ("infer_fp32_graph_repeat2", "infer_fp32_graph"),
     ],
 )
+@pytest.mark.slow
 def test_two_runs_of_the_same_job_show_no_severe_symptom(a, b):
     _, symptoms = cpu_pair(a, b)
     assert not (kinds(symptoms) & SEVERE), [s.summary for s in symptoms]

@@ -51,6 +51,7 @@ def test_two_bad_inputs_give_one_line_each_in_either_language(tmp_path: Path) ->
     assert " | " in caught.value.message, "the CLI and the API get both problems on one line"
 
 
+@pytest.mark.slow
 def test_the_run_summary_and_why_this_run_is_the_baseline() -> None:
     report = diagnose(EXAMPLE / "target", EXAMPLE / "baseline", isolate=False)  # training given second
     view = report_view(report)
@@ -96,6 +97,7 @@ def test_chain_rows_take_the_status_from_the_profile_cross_link() -> None:
     assert all(row["separate_us"] is not None for row in rows)
 
 
+@pytest.mark.slow
 def test_downloads_carry_the_case_id_and_csv_numbers_are_rounded() -> None:
     report = diagnose(EXAMPLE / "baseline", EXAMPLE / "target", isolate=False)
     case = case_id_of("http://127.0.0.1:7860/?case=AbC_123-xyz")
@@ -109,6 +111,7 @@ def test_downloads_carry_the_case_id_and_csv_numbers_are_rounded() -> None:
     assert re.search(r",\d+\.\d{1,3},", table)
 
 
+@pytest.mark.slow
 def test_csv_ranks_are_whole_numbers_and_report_step_ticks_integers() -> None:
     """CSV integer columns read "3", not "3.0"; the step plot's ticks are whole steps in the app's
     figure and in the HTML report (one figure for both)."""

@@ -65,6 +65,7 @@ def test_attention_grads_are_backward_and_dropped_from_a_training_run() -> None:
 
 
 @pytest.mark.parametrize("baseline", [SAMPLE, "ascend_llm/fused_infer"])
+@pytest.mark.slow
 def test_fused_baseline_against_split_target_gives_positions_and_split_time(baseline: str) -> None:
     _, symptoms = pair(baseline, "ascend_llm/split_infer")
     symptom = one(symptoms, "attention-split")
@@ -91,6 +92,7 @@ def test_fused_baseline_against_split_target_gives_positions_and_split_time(base
         ("cpu/infer_fp32_graph", "cpu/infer_fp32_graph_repeat"),  # CPU never fuses
     ],
 )
+@pytest.mark.slow
 def test_attention_split_stays_quiet(baseline: str, target: str) -> None:
     assert "attention-split" not in kinds(pair(baseline, target)[1])
 

@@ -25,6 +25,7 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
+@pytest.mark.slow
 def test_compare_json_prints_exactly_the_report_schema(capsys):
     code, out, err = run(capsys, "compare", TRAIN, INFER, "--mindir", str(RESNET), "--format", "json")
     assert code == 0 and err == ""
@@ -99,6 +100,7 @@ def test_missing_output_folder_exits_2(capsys, tmp_path):
     assert code == 2 and "does not exist" in err
 
 
+@pytest.mark.slow
 def test_output_naming_a_folder_exits_2_and_writes_nothing(capsys, tmp_path):
     code, out, err = run(capsys, "inspect", str(RESNET), "-o", str(tmp_path))
     assert (code, out) == (2, "")
@@ -107,6 +109,7 @@ def test_output_naming_a_folder_exits_2_and_writes_nothing(capsys, tmp_path):
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs Linux /dev/full")
+@pytest.mark.slow
 def test_output_to_a_full_device_exits_2_with_one_line(capsys):
     code, out, err = run(capsys, "inspect", str(RESNET), "-o", "/dev/full")
     assert (code, out) == (2, "")

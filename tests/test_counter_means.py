@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,6 +19,7 @@ cell = st.one_of(st.none(), st.floats(-1e6, 1e6, allow_nan=False))
     rows=st.lists(st.tuples(st.integers(0, 6), cell, cell), min_size=1, max_size=60),
     text_column=st.booleans(),
 )
+@pytest.mark.slow
 def test_counter_means_equal_a_pandas_group_by(rows, text_column):
     codes = np.array([code for code, _, _ in rows], dtype="int64")
     counters = pd.DataFrame(

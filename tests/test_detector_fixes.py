@@ -92,6 +92,7 @@ def cause_ids(diagnosis: knowledge.Diagnosis) -> list[str]:
 # ------------------------------------------------------------------- a. partial precision fallback
 
 
+@pytest.mark.slow
 def test_partial_fp32_fallback_is_reported(generated):
     """16 of 54 convolutions fall back to FP32 (41 % of the compute time): below the whole-network
     threshold, yet precision-mismatch is a cause with the fallback's lost time."""
@@ -222,6 +223,7 @@ def jitter(run: Run) -> list[Symptom]:
     return kinds(symptoms_of(run, run), "step-jitter", "target")
 
 
+@pytest.mark.slow
 def test_bimodal_steps_are_jitter_with_the_tail_recoverable(generated):
     train, infer = generated("train"), generated("split")
     n = int(infer.steps["duration_us"].notna().sum())
@@ -483,6 +485,7 @@ def test_settings_that_skew_times_or_columns_support_the_mismatch(tmp_path, para
     assert "profiler-config-mismatch" in cause_ids(diagnosis)
 
 
+@pytest.mark.slow
 def test_a_different_schedule_is_a_note_not_a_mismatch(tmp_path):
     """A longer window (10 active steps after 5 skipped, against 3 after 2) changes which steps are
     recorded, not what a step costs: no symptom, no cause, a comparison note."""

@@ -52,6 +52,7 @@ FAST_LAYOUTS = frozenset({"ascend-level1"})
 @pytest.mark.parametrize("layout", known(sorted(LAYOUTS), KNOWN_BUGS, FAST_LAYOUTS))
 @FUZZ
 @given(data=st.data())
+@pytest.mark.slow
 def test_a_damaged_file_reads_or_raises_one_input_error(layout: str, copies: dict[str, Path], data) -> None:
     root = copies[layout]
     path = data.draw(st.sampled_from(files_below(root)), label="file")

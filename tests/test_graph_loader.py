@@ -38,6 +38,7 @@ def only(model: MindirModel, op: str) -> dict:
 # ---------------------------------------------------------------- protobuf backend, no MindSpore
 
 
+@pytest.mark.slow
 def test_fast_backend_is_used_and_mindspore_is_never_imported():
     code = (
         "import sys; import graph; "
@@ -53,6 +54,7 @@ def test_fast_backend_is_used_and_mindspore_is_never_imported():
     assert out.stdout.strip().endswith("[]")  # no "slow protobuf backend" warning
 
 
+@pytest.mark.slow
 def test_slow_backend_is_reported_as_a_warning():
     code = (
         "import graph; "

@@ -117,6 +117,7 @@ def test_node_name_that_is_not_utf8():
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.binary(max_size=2048))
+@pytest.mark.slow
 def test_arbitrary_bytes_raise_nothing_but_input_error(data):
     try:
         model = load_bytes(data)
@@ -158,6 +159,7 @@ SMALL_BUDGET = 5_000  # nodes plus expanded calls: explosions are refused within
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 @given(data=st.binary(min_size=1, max_size=400))
+@pytest.mark.slow
 def test_generated_call_graphs_build_or_are_refused_with_one_input_error(data, monkeypatch):
     """The fuzz target `mindir-calls` (tests/bad_inputs/atheris_fuzz.py) as a derandomized property."""
     monkeypatch.setenv("PERF_DOCTOR_MAX_GRAPH_NODES", str(SMALL_BUDGET))
@@ -216,6 +218,7 @@ def acyclic_call_graphs(draw: st.DrawFn) -> bytes:
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
 @given(data=acyclic_call_graphs())
+@pytest.mark.slow
 def test_the_call_count_never_exceeds_what_the_walk_spends(data, monkeypatch):
     """The count before the walk is a lower bound: with it switched off, the walk itself refuses a budget
     one below the count (for the budget or another reason), so the count never refuses a model the walk

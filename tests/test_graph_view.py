@@ -66,6 +66,7 @@ def test_hover_shows_scope_dtype_shape_and_escapes_file_text():
         model.graph.nodes[conv]["scope"] = "Default/conv-Conv2d/Conv2D-op0"
 
 
+@pytest.mark.slow
 def test_big_graph_is_summarised_under_the_marker_limit():
     model = synthetic(1200)  # 3,601 shown nodes
     chains = graph.find_chains(model)

@@ -59,6 +59,7 @@ def test_isolated_model_equals_the_in_process_one(name: str) -> None:
         assert getattr(there, field) == getattr(here, field), field
 
 
+@pytest.mark.slow
 def test_input_errors_cross_the_process_boundary_unchanged() -> None:
     with pytest.raises(InputError) as here:
         graph.load_mindir(GARBAGE)

@@ -486,6 +486,7 @@ def test_cause_exposes_fix_code_and_references() -> None:
     assert cause.references and all(r.url.startswith("https://") for r in cause.references)
 
 
+@pytest.mark.slow
 def test_the_engine_never_imports_mindspore() -> None:
     """Only the fix-verification subprocess may import MindSpore (it costs seconds per process)."""
     code = (

@@ -103,6 +103,7 @@ def all_cases() -> list[Case]:
 CASES = all_cases()
 
 
+@pytest.mark.slow
 def test_every_rule_has_fire_and_quiet_cases() -> None:
     rule_ids = {rule.id for rule in load_rules()}
     fixture_ids = {path.stem for path in FIXTURES.glob("*.yaml")}

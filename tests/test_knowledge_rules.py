@@ -102,6 +102,7 @@ def test_catalog_entry_point_writes_and_checks(tmp_path: Path) -> None:
     assert main(["--check", "--output", str(out)]) == 0
 
 
+@pytest.mark.slow
 def test_python_dash_m_entry_point_runs_cleanly() -> None:
     proc = subprocess.run(
         [sys.executable, "-W", "error", "-m", "knowledge.catalog", "--check"],

@@ -22,6 +22,7 @@ def as_rows(frame: pd.DataFrame, count: str | int) -> list[tuple]:
 
 
 @given(st.lists(st.tuples(cell, cell), max_size=60))
+@pytest.mark.slow
 def test_name_pairs_equals_groupby_in_first_launch_order(rows):
     kernels = pd.DataFrame(
         {

@@ -19,6 +19,7 @@ def _kinds(report) -> set[str]:
     return {s["kind"] for s in report.data["symptoms"]}
 
 
+@pytest.mark.slow
 def test_throttled_npu_smi_reading_gives_a_frequency_drop():
     assert "frequency-drop" not in _kinds(diagnose(SERVING / "steady", SERVING / "slow"))
     report = diagnose(SERVING / "steady", SERVING / "slow", npu_smi=SMI / "common_throttled.txt")
@@ -27,6 +28,7 @@ def test_throttled_npu_smi_reading_gives_a_frequency_drop():
     assert drop["values"]["temperature_c"] > 80
 
 
+@pytest.mark.slow
 def test_idle_chip_reading_is_not_a_frequency_drop():
     idle = diagnose(SERVING / "steady", SERVING / "slow", npu_smi=SMI / "common_idle.txt")
     assert "frequency-drop" not in _kinds(idle)

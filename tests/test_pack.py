@@ -59,6 +59,7 @@ def pack(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
 
 
 @pytest.mark.parametrize("layout", sorted(PACKED_RUNS))
+@pytest.mark.slow
 def test_the_packed_archive_diagnoses_like_the_folder(layout, capsys, tmp_path) -> None:
     folder = PACKED_RUNS[layout]
     out = tmp_path / "packed.zip"
@@ -92,6 +93,7 @@ def raw_run(tmp_path: Path) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_pack_keeps_the_files_read_and_says_what_it_left_out(capsys, tmp_path) -> None:
     folder = raw_run(tmp_path)
     out = tmp_path / "small.zip"
@@ -139,6 +141,7 @@ def big_zip(tmp_path: Path, raw: int = RAW_FILES) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_a_run_with_25000_raw_files_diagnoses_as_a_zip_and_says_what_was_skipped(tmp_path) -> None:
     archive = big_zip(tmp_path)
     assert len(zipfile.ZipFile(archive).namelist()) > 20_000  # over the default member limit

@@ -45,11 +45,13 @@ def test_parsing_a_model_loads_neither_pandas_nor_pydantic() -> None:
     assert not {"pandas", "pydantic", "mindspore"} & loaded
 
 
+@pytest.mark.slow
 def test_the_run_model_is_loaded_when_asked_for() -> None:
     loaded = _modules_after("from core import Run")
     assert "pandas" in loaded
 
 
+@pytest.mark.slow
 def test_the_cli_starts_without_the_report_model() -> None:
     """pydantic and the report model load in a thread while the profiles are read (doctor.facade)."""
     loaded = _modules_after("import doctor.cli, doctor")
@@ -57,6 +59,7 @@ def test_the_cli_starts_without_the_report_model() -> None:
     assert not {"pydantic", "doctor.model", "doctor.build"} & loaded
 
 
+@pytest.mark.slow
 def test_a_diagnosis_loads_the_report_model_it_needs() -> None:
     statement = (
         "from doctor import diagnose; from tests.support.inputs import CPU; "

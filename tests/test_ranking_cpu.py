@@ -28,6 +28,7 @@ def _diagnose(baseline: str, target: str) -> knowledge.Diagnosis:
         ("train_fp32_graph", "infer_fp32_graph_batch32", "shape-mismatch"),
     ],
 )
+@pytest.mark.slow
 def test_injected_cause_ranks_first(baseline, target, cause):
     ids = [c.id for c in _diagnose(baseline, target).causes]
     assert cause in ids[:3], ids

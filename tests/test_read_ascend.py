@@ -593,6 +593,7 @@ def test_aic_metrics_spellings() -> None:
 
 
 @pytest.mark.parametrize("folder", sorted(p.name for p in FIX.iterdir() if p.is_dir()))
+@pytest.mark.slow
 def test_every_fixture_run_conforms_to_the_schema(folder: str) -> None:
     for reader in MY_READERS:
         for cand in reader.candidates(FIX / folder):
@@ -607,6 +608,7 @@ def test_every_fixture_run_conforms_to_the_schema(folder: str) -> None:
 
 
 @pytest.mark.parametrize("folder", sorted(p.name for p in FIX.iterdir() if p.is_dir()))
+@pytest.mark.slow
 def test_traits_on_distinct_names_equal_traits_on_every_launch(folder: str) -> None:
     for reader in MY_READERS:
         for cand in reader.candidates(FIX / folder):

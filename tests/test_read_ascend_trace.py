@@ -38,6 +38,7 @@ def test_iter_events_matches_json_load(sample_events: list[dict]) -> None:
 
 
 @pytest.mark.parametrize("chunk", [13, 100, 4096])
+@pytest.mark.slow
 def test_iter_events_across_chunk_boundaries(monkeypatch, sample_events: list[dict], chunk: int) -> None:
     monkeypatch.setattr(trace, "TEXT_CHUNK", chunk)
     monkeypatch.setattr(trace, "SYNTAX_MARGIN", 1 << 20)
@@ -65,6 +66,7 @@ event = st.fixed_dictionaries(
 
 @settings(max_examples=60, deadline=None)
 @given(events=st.lists(event, max_size=25), chunk=st.integers(1, 64), indent=st.sampled_from([None, 1]))
+@pytest.mark.slow
 def test_iter_events_property(tmp_path_factory, events: list[dict], chunk: int, indent: int | None) -> None:
     path = tmp_path_factory.mktemp("trace") / "trace_view.json"
     path.write_text(json.dumps(events, indent=indent, ensure_ascii=False), encoding="utf-8")

@@ -154,6 +154,7 @@ def test_training_on_mindspore_against_lite_inference_compares_on_the_cli(capsys
     assert [c["id"] for c in report["causes"][:2]] == ["precision-mismatch", "ai-cpu-fallback"]
 
 
+@pytest.mark.slow
 def test_an_ai_cpu_fallback_fires_alone_and_stays_quiet_when_both_runs_share_it(capsys) -> None:
     """Fires on the Lite run diagnosed alone; the shared-trait case (the same fallback in both runs)
     reports nothing."""

@@ -101,6 +101,7 @@ def test_text_exports_win_over_a_database_beside_them(tmp_path: Path) -> None:
     assert [c.layout for c in find_runs(root)] == ["ascend-ms"]
 
 
+@pytest.mark.slow
 def test_training_text_against_db_only_inference_compares_on_the_cli(capsys) -> None:
     code = cli.main(["compare", str(ASCEND / "level1" / "train"), str(MS_DB), "--format", "json"])
     out, err = capsys.readouterr()

@@ -55,6 +55,7 @@ def fixture_run(request: pytest.FixtureRequest) -> Run:
     return ingest.read_folder(FIXTURE_RUNS[request.param])
 
 
+@pytest.mark.slow
 def test_importing_the_readers_has_no_side_effects() -> None:
     """No environment variable and no Arrow memory pool is set by an import (the facade chooses the pool)."""
     probe = textwrap.dedent(
@@ -97,6 +98,7 @@ def test_a_template_names_and_matches_per_rank_files(template: str) -> None:
     assert catalog.rank_regex(template).match(name).group(1) == "3"
 
 
+@pytest.mark.slow
 def test_every_file_a_reader_opens_has_an_upload_place(fixture_run: Run) -> None:
     """A folder upload keeps every file the readers read (the catalogue is the one list of names)."""
     unplaced = [f for f in fixture_run.meta.files if catalog.place_of(Path(f).name) is None]
@@ -124,6 +126,7 @@ def test_every_canonical_table_has_its_schema(fixture_run: Run) -> None:
         ]
 
 
+@pytest.mark.slow
 def test_the_fixtures_fill_every_optional_table() -> None:
     """The canonical tables are not only empty defaults: real fixture runs fill each of them."""
     runs = [ingest.read_folder(path) for path in FIXTURE_RUNS.values()]

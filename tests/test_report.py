@@ -90,6 +90,7 @@ def test_verdict_states_the_measured_gap_and_the_top_cause():
         ("infer_fp32_graph", "infer_fp32_pynative", "wall"),
     ],
 )
+@pytest.mark.slow
 def test_one_ratio_everywhere_or_two_labelled_ones(baseline: str, target: str, basis: str):
     """The verdict states compared operator time (Timing.ratio) and says so; the step-time-gap evidence
     states the same ratio on the operator basis, and on the wall basis a ratio labelled "wall time"."""
@@ -241,6 +242,7 @@ def test_progress_is_reported_in_order_up_to_done():
 
 
 @pytest.mark.parametrize("index", range(5))
+@pytest.mark.slow
 def test_every_report_validates_against_the_published_schema(index):
     report = all_reports()[index]
     data = json.loads(json.dumps(report.to_dict(), allow_nan=False))
@@ -261,6 +263,7 @@ def test_the_committed_schema_and_field_reference_are_the_ones_the_model_generat
     assert schema.main(["--check"]) == 0
 
 
+@pytest.mark.slow
 def test_the_staleness_check_fails_on_a_changed_schema_or_page(tmp_path):
     files = {"--schema": tmp_path / "report.schema.json", "--doc": tmp_path / "report-schema.md"}
     args = [part for flag, path in files.items() for part in (flag, str(path))]
@@ -326,6 +329,7 @@ MUST_FAIL = {
 
 
 @pytest.mark.parametrize("case", list(MUST_FAIL), ids=list(MUST_FAIL))
+@pytest.mark.slow
 def test_a_broken_document_is_rejected_by_the_schema_and_the_model(case):
     mutate, message = MUST_FAIL[case]
     data = amp_pair().to_dict()
@@ -457,6 +461,7 @@ def test_ascend_operator_rows_carry_counters_block_dim_and_bound():
     assert conv["baseline_input_dtypes"] != conv["target_input_dtypes"]  # FP16 training, FP32 inference
 
 
+@pytest.mark.slow
 def test_crosslink_rows_say_how_each_chain_of_the_profiled_net_ran():
     """The fixture net's own MINDIR beside its CPU profile: the CPU backend fuses nothing, so each of
     its three Conv-BN-ReLU chains and its MatMul-BiasAdd ran split, every node after the anchor a kernel

@@ -64,6 +64,7 @@ def test_json_is_exactly_the_report_document():
     assert json.loads(render(report, "json")) == report.to_dict()
 
 
+@pytest.mark.slow
 def test_every_format_renders_and_writes(tmp_path):
     for fmt in RENDERERS:
         path = write(pair(), fmt, tmp_path / f"report.{fmt}")

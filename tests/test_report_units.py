@@ -247,6 +247,7 @@ def test_parse_users_skips_empty_entries():
 # ------------------------------------------------------------------------------------- report files
 
 
+@pytest.mark.slow
 def test_report_files_are_private_pruned_and_removed():
     files = ReportFiles(max_age_s=60)
     try:

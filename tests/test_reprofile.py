@@ -51,6 +51,7 @@ def constants(script: str) -> dict[str, object]:
     return values
 
 
+@pytest.mark.slow
 def test_settings_are_exactly_the_baselines_recorded_profiler_info():
     info = json.loads(next((LEVEL1 / "train").rglob("profiler_info_*.json")).read_text())[
         "profiler_parameters"
@@ -66,6 +67,7 @@ def test_settings_are_exactly_the_baselines_recorded_profiler_info():
     assert "profile(" in script and "_ExperimentalConfig(" in script and "schedule(**SCHEDULE)" in script
 
 
+@pytest.mark.slow
 def test_a_baseline_without_recorded_settings_gets_the_defaults_and_says_so():
     script = reprofile_script(pynative_pair())
     got = constants(script)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -15,6 +16,7 @@ launch = st.tuples(st.integers(0, 9), st.integers(0, 400), st.floats(0, 1e5, all
 
 @settings(max_examples=200, deadline=None)
 @given(launches=st.lists(launch, min_size=1, max_size=80))
+@pytest.mark.slow
 def test_step_matrix_equals_a_two_key_group_by(launches):
     codes = np.array([c for c, _, _ in launches], dtype="int64") * 3  # codes with gaps
     steps = np.array([s for _, s, _ in launches], dtype="int64") * 5 + 1000  # sparse step numbers

@@ -6,6 +6,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 TESTS = Path(__file__).resolve().parent
 
 
@@ -20,6 +22,7 @@ def imported_modules(path: Path) -> set[str]:
     return names
 
 
+@pytest.mark.slow
 def test_no_module_of_the_suite_imports_a_test_module_or_conftest() -> None:
     offenders = {
         f"{path.relative_to(TESTS)} imports {name}"

@@ -227,6 +227,7 @@ def test_every_kind_is_declared_by_exactly_one_emitter() -> None:
         assert len(declared_by(kind)) == 1, f"{kind} is declared by {declared_by(kind)}"
 
 
+@pytest.mark.slow
 def test_every_module_that_builds_symptoms_declares_them() -> None:
     """A module constructing `Symptom(...)` without EMITS would emit kinds nobody declared."""
     builders = set()
@@ -256,6 +257,7 @@ def test_every_declared_kind_has_its_cases() -> None:
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.kind}:{c.group}:{c.name}"[:90])
+@pytest.mark.slow
 def test_emitted_kinds_are_declared_by_their_emitter(case: Case) -> None:
     for module, symptom in emitted(case):
         assert module in EMITTERS, f"{module} emits {symptom.kind} and declares nothing"

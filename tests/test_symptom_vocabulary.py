@@ -34,6 +34,7 @@ def _graph_symptoms():
             yield from graph.crosslink(model, chains, cpu_run(scenario))[1]
 
 
+@pytest.mark.slow
 def test_graph_symptoms_use_registered_kinds_and_values():
     seen = set()
     for symptom in _graph_symptoms():

@@ -64,6 +64,7 @@ def test_triage_table_has_the_columns_with_text_and_number_types_only(book):
     assert pair["when"].endswith("Z") and len(pair["when"]) == len("2026-01-31 14:05:09Z")
 
 
+@pytest.mark.slow
 def test_groups_count_cases_per_top_cause_by_status(book):
     _fill(book)
     _, groups = view.list_cases(book, None, None, None, None)

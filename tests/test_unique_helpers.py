@@ -7,6 +7,7 @@ import gc
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -21,6 +22,7 @@ def test_sorted_unique_equals_numpy_unique(values):
 
 
 @given(st.lists(st.one_of(st.none(), st.sampled_from(["Conv2D", "ReLU", "", "a;b"])), max_size=80))
+@pytest.mark.slow
 def test_factorize_equals_pandas_and_repeats_are_remembered(values):
     series = pd.Series(pd.array(values, dtype="string[pyarrow]"))
     codes, uniques = factorize(series)

@@ -113,6 +113,7 @@ def test_an_english_report_has_no_chinese(name) -> None:
         assert chinese(plain_text(render(report, fmt))) == [], fmt  # plotly.js carries its own locales
 
 
+@pytest.mark.slow
 def test_a_reopened_case_follows_the_viewers_language(tmp_path) -> None:
     """A case keeps its report in both languages; the link opens it in the viewer's, and a case kept
     before translations were stored opens in the language it was made in."""
@@ -131,6 +132,7 @@ def test_a_reopened_case_follows_the_viewers_language(tmp_path) -> None:
     assert view.reopen_case(book, old, "zh", None)[0].lang == "en"
 
 
+@pytest.mark.slow
 def test_a_report_without_translations_is_the_same_document(tmp_path) -> None:
     """`translate=False` (the CLI's one-language report) skips the other language's document and
     changes nothing in the report's own: the same JSON, and no other language to switch to."""
