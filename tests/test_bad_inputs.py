@@ -368,7 +368,6 @@ FAST_API_CASES = ("ops_html",)
 @pytest.mark.parametrize(
     "name", [n if n in FAST_API_CASES else pytest.param(n, marks=pytest.mark.slow) for n in BY_NAME]
 )
-@pytest.mark.slow
 def test_api(name: str, sandbox: Sandbox, runtime_inputs, tmp_path_factory, monkeypatch) -> None:
     case = BY_NAME[name]
     path = case_input(case, runtime_inputs, tmp_path_factory)
