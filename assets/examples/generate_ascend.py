@@ -46,9 +46,7 @@ if str(FIXTURES) not in sys.path:  # the shared schema writers of the Ascend fix
 from ascend_schema import (  # noqa: E402
     APO,
     CRLF,
-    KD_IDS,
-    KD_TENSORS,
-    KD_TIMING,
+    KERNEL_DETAILS_LEVEL1,
     MODEL_ID,
     PIPE_COLUMNS,
     STEP_TRACE_HEADER,
@@ -84,18 +82,7 @@ GAP_CAP_US = 1.0
 STEP_GAP_US = 400.0  # host time between two steps' kernels
 FREQ_MHZ = 1800
 CUBE_TYPES = ("Conv2D", "MatMulV2")
-HEADER = (
-    "Step ID",
-    *KD_IDS,
-    "OP State",
-    *KD_TIMING,
-    "Block Num",
-    "Mix Block Num",
-    "HF32 Eligible",
-    *KD_TENSORS,
-    "Context ID",
-    *PIPE_COLUMNS,
-)
+HEADER = (*KERNEL_DETAILS_LEVEL1, *PIPE_COLUMNS)  # MindSpore 2.10 Level1 with PipeUtilization
 # LeNet-5 tensors at batch 64 (assumed: the sample records no shapes), by framework op.
 SHAPES = {
     "conv1": ("64,1,32,32,16;6,1,5,5,16", "64,1,28,28,16"),
