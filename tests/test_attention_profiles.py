@@ -4,17 +4,15 @@
 from __future__ import annotations
 
 import csv
-from functools import cache
 from pathlib import Path
 
 import pytest
 
 import knowledge
 from core.symptoms import Symptom
-from diagnosis.analyzers import analyze_pair
-from diagnosis.compare import Comparison, compare_runs
+from diagnosis.compare import Comparison
 from diagnosis.forward import forward_kernels
-from tests.support.runs import fixture_run, kinds, one
+from tests.support.runs import fixture_pair, fixture_run, kinds, one
 from tests.support.scripts import load_script
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -23,10 +21,8 @@ SAMPLE = "../../../shared/samples/ascend/kernel_details_2025_bf16_llm"
 generate = load_script(LLM / "generate.py", "ascend_llm_generate")
 
 
-@cache
 def pair(baseline: str, target: str) -> tuple[Comparison, tuple[Symptom, ...]]:
-    comparison = compare_runs(fixture_run(baseline), fixture_run(target))
-    return comparison, tuple(analyze_pair(comparison))
+    return fixture_pair(baseline, target)
 
 
 def _kernels(path: Path) -> list[dict[str, str]]:

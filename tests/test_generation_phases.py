@@ -14,12 +14,11 @@ from pathlib import Path
 import pytest
 
 from core.symptoms import Symptom
-from diagnosis.analyzers import analyze_pair
 from diagnosis.analyzers.timing import DECODE_HOST_BUSY, generation_phases
-from diagnosis.compare import Comparison, compare_runs, prepare
+from diagnosis.compare import Comparison, prepare
 from doctor import diagnose
 from doctor.render import render
-from tests.support.runs import fixture_run, kinds, one
+from tests.support.runs import fixture_pair, fixture_run, kinds, one
 from tests.support.scripts import load_script
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -28,10 +27,8 @@ PROFILES = "transformer/profiles"
 generate = load_script(LLM / "generate.py", "ascend_llm_generate_phases")
 
 
-@cache
 def pair(baseline: str, target: str) -> tuple[Comparison, tuple[Symptom, ...]]:
-    comparison = compare_runs(fixture_run(baseline), fixture_run(target), baseline="first")
-    return comparison, tuple(analyze_pair(comparison))
+    return fixture_pair(baseline, target, "first")
 
 
 @cache

@@ -37,6 +37,16 @@ def cpu_pair(baseline: str, target: str) -> tuple[Comparison, tuple[Symptom, ...
 
 
 @cache
+def fixture_pair(
+    baseline: str, target: str, baseline_role: str | None = None
+) -> tuple[Comparison, tuple[Symptom, ...]]:
+    """Comparison and symptoms of two fixture folders below tests/fixtures (cached); `baseline_role`
+    as in compare_runs ("first" keeps the given order)."""
+    comparison = compare_runs(fixture_run(baseline), fixture_run(target), baseline=baseline_role)
+    return comparison, tuple(analyze_pair(comparison))
+
+
+@cache
 def cpu_single(scenario: str) -> tuple[Symptom, ...]:
     """Run symptoms of one CPU scenario on its own."""
     return tuple(analyze_run(prepare(cpu_run(scenario)), "target"))
