@@ -826,6 +826,20 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "JSON 无效或被截断，位于第 {line} 行第 {column} 列（{error}）",
     },
     "io.json-holds": {"en": "JSON holds {what}", "zh": "JSON 包含 {what}"},
+    "io.digits": {
+        "en": "a number with {digits:,} digits, over the limit of {limit}",
+        "zh": "一个 {digits:,} 位的数字，超过上限 {limit}",
+    },
+    "chain.graph-output": {"en": "graph output", "zh": "图输出"},
+    "chain.consumers": {
+        "en": "{op} output has {uses} consumers ({users})",
+        "zh": "{op} 的输出有 {uses} 个使用者（{users}）",
+    },
+    "chain.training-bn": {
+        "en": "{op} runs in training mode (is_training=True): cannot be folded",
+        "zh": "{op} 以训练模式运行（is_training=True）：无法折叠",
+    },
+    "chain.also-read": {"en": "{op} output also read by {users}", "zh": "{op} 的输出也被 {users} 读取"},
     "io.json-too-deep": {"en": "JSON nested too deeply", "zh": "JSON 嵌套过深"},
     # --- graph/loader.py and graph/build.py (MINDIR input errors and model warnings)
     "mindir.expected": {
@@ -1171,4 +1185,100 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "nothing to do; `perf-doctor pack RUN_FOLDER` makes a small archive of only the files read",
         "zh": "无需处理；`perf-doctor pack RUN_FOLDER` 可以只把读取的文件打成一个小压缩包",
     },
+    # --- diagnosis/analyzers/timing.py (generation pairs compared phase by phase)
+    "sentence.end": {"en": ".", "zh": "。"},
+    "phase-step-gap": {
+        "en": "Compared phase by phase, the target is slower in {slower} ({parts}); {mix:.2f}x at the target's phase mix, where the average steps give {mixed:.2f}x{tail}",
+        "zh": "按阶段比较，目标在 {slower} 阶段更慢（{parts}）；按目标的阶段构成为 {mix:.2f} 倍，而按平均步计算为 {mixed:.2f} 倍{tail}",
+    },
+    "phase-step-gap.part": {
+        "en": "{phase}: {target:.3f} ms against {baseline:.3f} ms ({ratio:.2f}x over {target_steps} and {baseline_steps} steps)",
+        "zh": "{phase}：{target:.3f} ms 对比 {baseline:.3f} ms（{ratio:.2f} 倍，分别为 {target_steps} 步和 {baseline_steps} 步）",
+    },
+    "phase-step-gap.unmatched": {
+        "en": "; the target's {phases} steps have no counterpart in the baseline.",
+        "zh": "；目标的 {phases} 步在基线中没有对应。",
+    },
+    # --- diagnosis/explain.py (which layouts and versions write a file, and what to do)
+    "explain.kernel-details": {
+        "en": "MindSpore 2.3+ and torch_npu write it in ASCEND_PROFILER_OUTPUT/ (Name, Type, Accelerator Core, Start Time(us), Duration(us), ...)",
+        "zh": "MindSpore 2.3+ 和 torch_npu 把它写在 ASCEND_PROFILER_OUTPUT/ 中（Name, Type, Accelerator Core, Start Time(us), Duration(us), ...）",
+    },
+    "explain.op-summary": {
+        "en": "CANN msprof writes it in PROF_*/mindstudio_profiler_output/ (Device_id, Op Name, OP Type, Task Type, Task Start Time(us), Task Duration(us), ...)",
+        "zh": "CANN msprof 把它写在 PROF_*/mindstudio_profiler_output/ 中（Device_id, Op Name, OP Type, Task Type, Task Start Time(us), Task Duration(us), ...）",
+    },
+    "explain.step-trace-time": {
+        "en": "MindSpore 2.3+ and torch_npu (Step, Computing, ..., Free)",
+        "zh": "MindSpore 2.3+ 和 torch_npu（Step, Computing, ..., Free）",
+    },
+    "explain.step-trace-cann": {
+        "en": "CANN msprof (Device_id, Iteration ID, FP Start(us), BP End(us), Iteration End(us), Iteration Time(us))",
+        "zh": "CANN msprof（Device_id, Iteration ID, FP Start(us), BP End(us), Iteration End(us), Iteration Time(us)）",
+    },
+    "explain.framework-raw": {
+        "en": "MindSpore 2.0-2.4 (task_id, stream_id, block_dim, full_op_name, op_name, op_type, subgraph, op_info) and 1.x (..., full_kernel_name, op_name, kernel_name, kernel_type, subgraph, op_info)",
+        "zh": "MindSpore 2.0-2.4（task_id, stream_id, block_dim, full_op_name, op_name, op_type, subgraph, op_info）和 1.x（..., full_kernel_name, op_name, kernel_name, kernel_type, subgraph, op_info）",
+    },
+    "explain.aicore": {
+        "en": "MindSpore 1.x/2.0 (full_op_name, execution_time[, execution_frequency]), 2.1-2.2 (full_op_name, task_duration, execution_frequency, task_type), 2.3/2.4 (full_kernel_name, ...)",
+        "zh": "MindSpore 1.x/2.0（full_op_name, execution_time[, execution_frequency]）、2.1-2.2（full_op_name, task_duration, execution_frequency, task_type）、2.3/2.4（full_kernel_name, ...）",
+    },
+    "explain.timeline": {
+        "en": "MindSpore 1.x-2.2 (op_name, stream_id, start_time(ms|us), duration(ms)); 2.0 also space-separated",
+        "zh": "MindSpore 1.x-2.2（op_name, stream_id, start_time(ms|us), duration(ms)）；2.0 也有空格分隔的",
+    },
+    "explain.step-trace-raw": {
+        "en": "MindSpore 1.x-2.4 (step_num, start_point, end_point, total, fp_point, bp_point, ...)",
+        "zh": "MindSpore 1.x-2.4（step_num, start_point, end_point, total, fp_point, bp_point, ...）",
+    },
+    "explain.profiler-info": {
+        "en": "MindSpore 2.0+ and torch_npu write a JSON object",
+        "zh": "MindSpore 2.0+ 和 torch_npu 写出一个 JSON 对象",
+    },
+    "explain.sample": {
+        "en": "CANN msprof writes a JSON object in PROF_*/device_<id>/",
+        "zh": "CANN msprof 在 PROF_*/device_<id>/ 中写出一个 JSON 对象",
+    },
+    "explain.trace-view": {
+        "en": "MindSpore 2.3+ and torch_npu write a Chrome-trace list of events",
+        "zh": "MindSpore 2.3+ 和 torch_npu 写出 Chrome trace 事件列表",
+    },
+    "explain.todo": {
+        "en": "copy the file again from the run folder (large files are often truncated), or make a fresh archive with `perf-doctor pack RUN_FOLDER`",
+        "zh": "从运行文件夹重新复制该文件（大文件常被截断），或用 `perf-doctor pack RUN_FOLDER` 重新打一个压缩包",
+    },
+    "explain.known": {"en": "known: {known}; what to do: {todo}", "zh": "已知：{known}；处理方法：{todo}"},
+    "explain.expected-known": {
+        "en": "{expected}; known: {known}; what to do: {todo}",
+        "zh": "{expected}；已知：{known}；处理方法：{todo}",
+    },
+    # --- graph/view.py (the fusion-chain figure)
+    "view.by-scope": {"en": "scope prefix", "zh": "作用域前缀"},
+    "view.by-order": {"en": "runs of topological order", "zh": "拓扑顺序的连续段"},
+    "view.collapsed": {
+        "en": "{total:,} nodes collapsed into {groups:,} groups by {how}",
+        "zh": "{total:,} 个节点按{how}合并为 {groups:,} 组",
+    },
+    "view.group-ops": {"en": "{n:,} ops: {top}", "zh": "{n:,} 个算子：{top}"},
+    "view.in-chains": {"en": "in chains: {n:,}", "zh": "在融合链中：{n:,}"},
+    "view.scope": {"en": "scope: {scope}", "zh": "作用域：{scope}"},
+    "view.chain": {"en": "chain: {pattern}", "zh": "融合链：{pattern}"},
+    "view.blocked-paren": {"en": " (blocked: {reason})", "zh": "（受阻：{reason}）"},
+    "view.chain-note": {
+        "en": "{pattern}: {ops} ops, {casts} casts",
+        "zh": "{pattern}：{ops} 个算子，{casts} 个 Cast",
+    },
+    "view.block-note": {
+        "en": "{ops:,} ops in {units:,} units ({chains} chains, {blocked} blocked), {blocks} blocks by scope",
+        "zh": "{ops:,} 个算子分为 {units:,} 个单元（{chains} 条融合链，{blocked} 条受阻），按作用域分为 {blocks} 个块",
+    },
+    "view.input": {"en": "input", "zh": "输入"},
+    "view.ops": {"en": "ops: {ops}", "zh": "算子：{ops}"},
+    "view.replaced-by": {"en": "replaced by: {op}", "zh": "替换为：{op}"},
+    "view.casts-inside": {"en": "casts inside: {n}", "zh": "内部 Cast：{n}"},
+    "view.blocked-label": {"en": "{pattern} ✗ blocked", "zh": "{pattern} ✗ 受阻"},
+    "view.title": {"en": "{name}: {n} fusion chains", "zh": "{name}：{n} 条融合链"},
+    "view.fusible": {"en": "fusible", "zh": "可融合"},
+    "view.blocked": {"en": "blocked: {reason}", "zh": "受阻：{reason}"},
 }

@@ -367,7 +367,7 @@ class JsonLimitError(ValueError):
 def bounded_int(digits: str) -> int:
     """parse_int for json: refuses integers longer than MAX_JSON_DIGITS before converting them."""
     if len(digits.lstrip("-")) > MAX_JSON_DIGITS:
-        raise JsonLimitError(f"a number with {len(digits):,} digits, over the limit of {MAX_JSON_DIGITS}")
+        raise JsonLimitError(say("io.digits", digits=len(digits), limit=MAX_JSON_DIGITS))
     return int(digits)
 
 
@@ -417,7 +417,9 @@ def load_json(path: Path, expected: str = "a JSON document", duplicates: list[st
         problem = say("io.bad-json", line=exc.lineno, column=exc.colno, error=exc.msg)
         raise InputError(problem, path=display(path), expected=expected) from None
     except JsonLimitError as exc:
-        raise InputError(say("io.json-holds", what=str(exc)), path=display(path), expected=expected) from None
+        raise InputError(
+            say("io.json-holds", what=exc.args[0]), path=display(path), expected=expected
+        ) from None
     except RecursionError:
         raise InputError(say("io.json-too-deep"), path=display(path), expected=expected) from None
 
