@@ -183,11 +183,12 @@ def _run(args: argparse.Namespace) -> int:
             baseline_role=args.baseline_role,
             lang=args.lang,
             after=args.after,
+            translate=bool(args.case),  # only a stored case keeps the other languages
         )
         if args.case:
             _attach_after(args, report)
     else:
-        report = inspect_model(args.model, lang=args.lang)
+        report = inspect_model(args.model, lang=args.lang, translate=False)
     _emit(report, args.format, args.output)
     return EXIT_OK
 

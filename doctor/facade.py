@@ -104,6 +104,7 @@ def diagnose(
     npu_smi: str | os.PathLike[str] | None = None,
     isolate: bool = True,
     after: Source | None = None,
+    translate: bool = True,
 ) -> Report:
     """Diagnose a pair of profiles (or one profile), optionally with the model's MINDIR.
 
@@ -114,8 +115,10 @@ def diagnose(
     unpacked and the MINDIR decoded in a child process under memory and time limits (doctor.isolation);
     False runs them in this process (benchmarks, tests). `after` is the target profiled again after the
     fixes: the report then gains an `after` section (each cause resolved / remaining / worse, the
-    measured gain beside the predicted one). Bad input raises core.errors.InputError with one line for
-    the user.
+    measured gain beside the predicted one). With `translate` (the default) the document is also built in
+    each other language (Report.translations: a stored case and the page's language switch show the
+    viewer's); a caller that writes one report in one language (the CLI) passes False and saves that work.
+    Bad input raises core.errors.InputError with one line for the user.
     """
     check_lang(lang)
     if baseline_role not in BASELINE_CHOICES:
@@ -132,9 +135,11 @@ def diagnose(
     if not given:
         if not _given(mindir):
             raise InputError("nothing to diagnose", expected=NOTHING_GIVEN)
-        return inspect_model(mindir, progress=progress, lang=lang, isolate=isolate)  # type: ignore[arg-type]
+        return inspect_model(  # type: ignore[arg-type]
+            mindir, progress=progress, lang=lang, isolate=isolate, translate=translate
+        )
     try:
-        return _diagnose(given, mindir, rank, baseline_role, progress, lang, npu_smi, isolate)
+        return _diagnose(given, mindir, rank, baseline_role, progress, lang, npu_smi, isolate, translate)
     finally:  # the analysis's tables are gone now: give their memory back (docs/security.md)
         release_memory()
 
@@ -154,6 +159,7 @@ def _diagnose(
     lang: str,
     npu_smi: str | os.PathLike[str] | None,
     isolate: bool,
+    translate: bool,
 ) -> Report:
     """diagnose() once its arguments are checked: read, compare, analyse, assemble."""
     step = _stepper(progress, lang)
@@ -175,7 +181,7 @@ def _diagnose(
             _add_model(analysis, model)
             if analysis.after is not None:  # the same model, cross-linked with the after run
                 _add_model(analysis.after, model)
-        return _finish(analysis, step)
+        return _finish(analysis, step, translate)
 
 
 def inspect_model(
@@ -184,10 +190,12 @@ def inspect_model(
     progress: Progress | None = None,
     lang: str = "en",
     isolate: bool = True,
+    translate: bool = True,
 ) -> Report:
     """Check one MINDIR on its own: export hygiene and fusion chains, ranked like a diagnosis.
 
-    `isolate` as in `diagnose`: decode the model in a child process under limits (default)."""
+    `isolate` and `translate` as in `diagnose`: decode the model in a child process under limits
+    (default); build the document in the other languages too (default)."""
     check_lang(lang)
     if mindir is None or not str(mindir).strip():
         raise InputError("no model was given", expected="a .mindir file")
@@ -195,7 +203,7 @@ def inspect_model(
     model = _load_model(mindir, step, isolate)
     analysis = _Analysis(kind="mindir", lang=lang)
     _add_model(analysis, model)
-    return _finish(analysis, step)
+    return _finish(analysis, step, translate)
 
 
 def reprofile_script(report: Report, fixes: Sequence[str] | None = None) -> str:
@@ -400,9 +408,10 @@ def _input_kinds(analysis: _Analysis) -> set[str]:
     return kinds
 
 
-def _finish(analysis: _Analysis, step: _Step) -> Report:
-    """Evaluate the knowledge base and assemble the document in the report language, and in each other
-    language beside it (Report.translations: a reopened case or a switched page shows the viewer's)."""
+def _finish(analysis: _Analysis, step: _Step, translate: bool) -> Report:
+    """Evaluate the knowledge base and assemble the document in the report language and, when
+    `translate`, in each other language beside it (Report.translations: a reopened case or a switched
+    page shows the viewer's)."""
     from doctor import build
 
     step(0.85, "p_rules")
@@ -415,7 +424,9 @@ def _finish(analysis: _Analysis, step: _Step) -> Report:
         section = build.graph_section(model.model, model.chains, model.name, analysis.links)
     document = _document(analysis, found, kinds, section, analysis.lang)
     others = {
-        lang: _document(analysis, found, kinds, section, lang) for lang in LANGS if lang != analysis.lang
+        lang: _document(analysis, found, kinds, section, lang)
+        for lang in LANGS
+        if translate and lang != analysis.lang
     }
     figure = _chain_figure(model)
     step(1.0, "p_done")

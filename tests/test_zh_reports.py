@@ -176,6 +176,18 @@ def test_a_reopened_case_follows_the_viewers_language(tmp_path) -> None:
     assert view.reopen_case(book, old, "zh", None)[0].lang == "en"
 
 
+def test_a_report_without_translations_is_the_same_document(tmp_path) -> None:
+    """`translate=False` (the CLI's one-language report) skips the other language's document and
+    changes nothing in the report's own: the same JSON, and no other language to switch to."""
+    (case,) = [case for case in PROFILE_CASES if case.name == "cpu:train_fp32_graph->infer_fp32_pynative"]
+    both = _diagnose(case, "en")
+    one = facade.diagnose(ROOT / case.baseline, ROOT / case.target, lang="en", isolate=False, translate=False)
+    assert set(both.translations) == {"zh"} and dict(one.translations) == {}
+    created = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")  # when each was made
+    assert created.sub("", render(one, "json")) == created.sub("", render(both, "json"))
+    assert one.in_lang("zh").lang == "en"  # nothing to switch to: the report stays as it is
+
+
 def test_the_rules_page_is_in_one_language() -> None:
     """The app's rule catalog: no English sentence in zh (cited titles aside), no Chinese in en."""
     rules = load_rules()

@@ -3,6 +3,7 @@ from Cast ops and AMP scope markers where a layout has no dtypes), and Cast-heav
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from core.symptoms import Emits, Symptom
@@ -18,7 +19,7 @@ from diagnosis.analyzers.common import (
     rnd,
     rows,
 )
-from diagnosis.analyzers.kernels import layout_mask
+from diagnosis.analyzers.kernels import side_layout_mask
 from diagnosis.compare import Comparison, Side
 
 # The symptom kinds this module emits (see diagnosis/analyzers/__init__.py).
@@ -145,13 +146,14 @@ def cast_heavy(side: Side, role: str) -> list[Symptom]:
     counted by format-conversion only, so no kernel is reported by two rules."""
     k = side.kernels
     total = float(side.ops["us_per_step"].sum())
-    casts = k.loc[((k["op_type"] == "Cast").fillna(False) & ~layout_mask(k)).to_numpy(dtype=bool)]
-    if casts.empty or total <= 0:
+    is_cast = (k["op_type"] == "Cast").fillna(False).to_numpy(dtype=bool) & ~side_layout_mask(side)
+    count = int(is_cast.sum())
+    if not count or total <= 0:
         return []
     steps = max(side.steps, 1)
-    cast_us = float(casts["duration_us"].astype("float64").sum()) / steps
+    cast_us = float(k["duration_us"].astype("float64").to_numpy()[is_cast].sum()) / steps
     share = cast_us / total
-    per_step = len(casts) / steps
+    per_step = count / steps
     compute = float(side.ops.loc[side.ops["op_type"].isin(COMPUTE_OPS), "launches_per_step"].sum())
     if share < CAST_MIN_SHARE and per_step <= CASTS_PER_COMPUTE * max(compute, 1.0):
         return []
@@ -174,15 +176,15 @@ def cast_heavy(side: Side, role: str) -> list[Symptom]:
                 "compute_ops_per_step": rnd(compute),
                 "cast_ms_per_step": rnd(cast_us / 1000),
             },
-            evidence=_cast_evidence(side, casts),
+            evidence=_cast_evidence(side, k["key"].to_numpy()[is_cast]),
             recoverable_ms_per_step=rnd(cast_us / 1000),
         )
     ]
 
 
-def _cast_evidence(side: Side, casts: pd.DataFrame) -> tuple[dict, ...]:
-    """The Cast operators, slowest first."""
-    keys = pd.Index(casts["key"].astype(str).unique())
+def _cast_evidence(side: Side, cast_keys: np.ndarray) -> tuple[dict, ...]:
+    """The Cast operators (the operator keys of the Cast kernels), slowest first."""
+    keys = pd.Index(pd.unique(cast_keys)).astype(str)
     ops = side.ops.loc[side.ops.index.isin(keys)]
     top = ops.sort_values("us_per_step", ascending=False).reset_index(names="operator")
     return rows(top, ["operator", "op_type", "us_per_step", "launches_per_step"])
