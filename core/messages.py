@@ -819,7 +819,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "comma-separated rows with as many fields as the header",
         "zh": "以逗号分隔、字段数与表头相同的行",
     },
-    "io.json-deep": {"en": "JSON {problem}", "zh": "JSON {problem}"},
+    "io.json-deep": {"en": "JSON {problem}", "zh": "JSON 数据{problem}"},
     "io.nested": {"en": "nested more than {limit} levels deep", "zh": "嵌套超过 {limit} 层"},
     "io.bad-json": {
         "en": "invalid or truncated JSON at line {line} column {column} ({error})",
