@@ -840,6 +840,25 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{op} 以训练模式运行（is_training=True）：无法折叠",
     },
     "chain.also-read": {"en": "{op} output also read by {users}", "zh": "{op} 的输出也被 {users} 读取"},
+    "isolation.cancelled": {"en": "the request was cancelled", "zh": "请求已取消"},
+    "isolation.within-wall": {"en": "within {s:g} s", "zh": "在 {s:g} 秒内"},
+    "isolation.within-memory": {"en": "within {mb:g} MB of memory", "zh": "在 {mb:g} MB 内存内"},
+    "isolation.within-cpu": {"en": "within {s:g} s of CPU time", "zh": "在 {s:g} 秒 CPU 时间内"},
+    "isolation.overrun": {"en": "{failure} {within}", "zh": "{within}仍{failure}"},
+    "isolation.smaller": {
+        "en": "a smaller input (the operator can raise {variable})",
+        "zh": "更小的输入（运维人员可以调高 {variable}）",
+    },
+    "isolation.stopped": {
+        "en": "{failure}: the decoder stopped ({name}), perhaps for lack of memory (limit {mb:g} MB)",
+        "zh": "{failure}：解码器已停止（{name}），可能是内存不足（上限 {mb:g} MB）",
+    },
+    "isolation.model-failed": {"en": "the model could not be decoded", "zh": "无法解码模型"},
+    "isolation.unpack-failed": {"en": "the upload could not be unpacked", "zh": "无法解压上传的文件"},
+    "uploads.gone": {
+        "en": "this upload is no longer on the server (it was cleared or expired); upload the file again",
+        "zh": "此上传已不在服务器上（已被清除或已过期）；请重新上传该文件",
+    },
     "io.json-too-deep": {"en": "JSON nested too deeply", "zh": "JSON 嵌套过深"},
     # --- graph/loader.py and graph/build.py (MINDIR input errors and model warnings)
     "mindir.expected": {
