@@ -26,3 +26,13 @@ class InputError(Exception):
         if self.expected:
             parts.append(f"expected {self.expected}")
         return _CONTROL.sub("", _BREAKS.sub(" ", "; ".join(parts)))
+
+
+def error_line(error: InputError) -> str:
+    """The error's one line (`message`) as a `core.text` message, so a report says it in its language;
+    the plain line when the cleanup of control characters changed it."""
+    from core.text import say
+
+    problem = say("error.at", path=error.path, problem=error.problem) if error.path else error.problem
+    made = say("error.with-expected", head=problem, expected=error.expected) if error.expected else problem
+    return made if str(made) == error.message else error.message

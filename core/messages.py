@@ -441,18 +441,18 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "内核名不带框架下发算子：无法与 MINDIR 做作用域级对齐",
     },
     "ascend.no-kernel-details": {
-        "en": "no kernel_details.csv: kernels come from trace_view.json, which has no {header}",
-        "zh": "没有 kernel_details.csv：内核来自 trace_view.json，其中没有 `{header}`",
+        "en": "no {table}: kernels come from trace_view.json, which has no {header}",
+        "zh": "没有 {table}：内核来自 trace_view.json，其中没有 `{header}`",
     },
     "ascend.recorded": {"en": "recorded", "zh": "已记录"},
     "ascend.inferred": {"en": "inferred from the missing columns", "zh": "根据缺失的列推断"},
     "ascend.level0": {
-        "en": "no {header} column in kernel_details.csv: profiled at Level0 ({how})",
-        "zh": "kernel_details.csv 中没有 `{header}` 列：以 Level0 采集（{how}）",
+        "en": "no {header} column in {table}: profiled at Level0 ({how})",
+        "zh": "{table} 中没有 `{header}` 列：以 Level0 采集（{how}）",
     },
     "ascend.column-missing": {
-        "en": "no {header} column in kernel_details.csv although profiler_level is {level}",
-        "zh": "虽然 profiler_level 为 {level}，kernel_details.csv 中仍没有 `{header}` 列",
+        "en": "no {header} column in {table} although profiler_level is {level}",
+        "zh": "虽然 profiler_level 为 {level}，{table} 中仍没有 `{header}` 列",
     },
     # --- diagnosis/readers/legacy_cpu.py (CPU and GPU host-op profiles)
     "host.no-dtypes": {
@@ -635,4 +635,669 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "this is not profiler output (found: {found})",
         "zh": "这不是性能数据输出（找到：{found}）",
     },
+    # --- diagnosis/archives.py (refused archives and members)
+    "archive.expected": {
+        "en": "a .zip, .tar or .tar.gz archive of a profiler output folder",
+        "zh": "性能数据输出文件夹的 .zip、.tar 或 .tar.gz 压缩包",
+    },
+    "archive.pack-hint": {
+        "en": "a smaller archive: `perf-doctor pack RUN_FOLDER` keeps only the files Perf Doctor reads",
+        "zh": "更小的压缩包：`perf-doctor pack RUN_FOLDER` 只保留 Perf Doctor 读取的文件",
+    },
+    "archive.pack-override": {
+        "en": "{pack} (the operator can raise {variable})",
+        "zh": "{pack}（运维人员可以调高 {variable}）",
+    },
+    "archive.smaller-override": {
+        "en": "a smaller upload (the operator can raise {variable})",
+        "zh": "更小的上传（运维人员可以调高 {variable}）",
+    },
+    "archive.members-over": {
+        "en": "holds more than {limit} files and folders (stopped at {label!r})",
+        "zh": "包含超过 {limit} 个文件和文件夹（停在 {label!r}）",
+    },
+    "archive.damaged": {
+        "en": "member {label!r} is damaged ({error})",
+        "zh": "成员 {label!r} 已损坏（{error}）",
+    },
+    "archive.cannot-write": {"en": "cannot write {label!r} ({why})", "zh": "无法写入 {label!r}（{why}）"},
+    "archive.total-over": {
+        "en": "unpacking {label!r} goes over the limit of {size} in total (stopped while streaming)",
+        "zh": "解压 {label!r} 时超出总计 {size} 的上限（在流式解压时停止）",
+    },
+    "archive.file-over": {
+        "en": "member {label!r} unpacks to more than {size}, the limit for one profile file ({how})",
+        "zh": "成员 {label!r} 解压后超过 {size}，即单个性能数据文件的上限（{how}）",
+    },
+    "archive.how-streaming": {"en": "stopped while streaming", "zh": "在流式解压时停止"},
+    "archive.how-header": {"en": "as its header says", "zh": "据其头部声明"},
+    "archive.rows-over": {
+        "en": "member {label!r} has more than {rows:,} rows, the limit for one profile table (stopped while streaming)",
+        "zh": "成员 {label!r} 超过 {rows:,} 行，即单个性能数据表的上限（在流式解压时停止）",
+    },
+    "archive.ratio-over": {
+        "en": "member {label!r} expands more than {ratio:g}:1 (looks like a decompression bomb; stopped while streaming)",
+        "zh": "成员 {label!r} 的解压比超过 {ratio:g}:1（像是解压炸弹；在流式解压时停止）",
+    },
+    "archive.member": {"en": "member {label!r} {problem}", "zh": "成员 {label!r} {problem}"},
+    "archive.nul": {"en": "has a NUL character in its name", "zh": "的名称中含有 NUL 字符"},
+    "archive.ordinary-names": {"en": "ordinary file names", "zh": "普通文件名"},
+    "archive.absolute": {"en": "has an absolute path", "zh": "是绝对路径"},
+    "archive.relative-paths": {"en": "paths relative to the archive", "zh": "相对于压缩包的路径"},
+    "archive.drive": {"en": "starts with a drive letter", "zh": "以盘符开头"},
+    "archive.dotdot": {"en": "points outside the archive ('..')", "zh": "指向压缩包之外（'..'）"},
+    "archive.no-dotdot": {"en": "paths without '..'", "zh": "不含 '..' 的路径"},
+    "archive.deep": {"en": "is nested {levels} levels deep", "zh": "嵌套了 {levels} 层"},
+    "archive.long-name": {"en": "has a name part longer than 255 bytes", "zh": "的某段名称超过 255 字节"},
+    "archive.file-and-folder": {"en": "is both a file and a folder", "zh": "既是文件又是文件夹"},
+    "archive.distinct-names": {"en": "distinct member names", "zh": "互不相同的成员名"},
+    "archive.cannot-create": {"en": "cannot be created ({why})", "zh": "无法创建（{why}）"},
+    "archive.empty-name": {"en": "has an empty name", "zh": "的名称为空"},
+    "archive.a-file-name": {"en": "a file name", "zh": "一个文件名"},
+    "archive.twice": {"en": "appears more than once", "zh": "出现了不止一次"},
+    "archive.each-once": {"en": "each member once", "zh": "每个成员只出现一次"},
+    "archive.resolves-outside": {
+        "en": "resolves outside the extraction folder",
+        "zh": "解析到解压文件夹之外",
+    },
+    "archive.inside-paths": {"en": "paths inside the archive", "zh": "压缩包内的路径"},
+    "archive.unsupported": {"en": "is compressed in an unsupported format", "zh": "使用了不支持的压缩格式"},
+    "archive.not-claimed": {
+        "en": "is not a {claimed} archive (its first bytes are not a {claimed} signature)",
+        "zh": "不是 {claimed} 压缩包（开头字节不是 {claimed} 签名）",
+    },
+    "archive.cannot-read": {"en": "cannot be read ({why})", "zh": "无法读取（{why}）"},
+    "archive.no-files": {"en": "holds no files", "zh": "不包含任何文件"},
+    "archive.bad-utf8-names": {
+        "en": "has member names flagged as UTF-8 that are not UTF-8",
+        "zh": "有标记为 UTF-8 但实际不是 UTF-8 的成员名",
+    },
+    "archive.bad-zip": {
+        "en": "is not a readable zip archive ({error})",
+        "zh": "不是可读取的 zip 压缩包（{error}）",
+    },
+    "archive.members-way-over": {
+        "en": "holds {n} members, over {times} times the limit of {limit}",
+        "zh": "包含 {n} 个成员，超过上限 {limit} 的 {times} 倍",
+    },
+    "archive.members-count-over": {
+        "en": "holds {n} members, over the limit of {limit}",
+        "zh": "包含 {n} 个成员，超过上限 {limit}",
+    },
+    "archive.members-over-skipped": {
+        "en": "holds {n} members, over the limit of {limit} (besides {skipped} raw-data members, which are skipped)",
+        "zh": "包含 {n} 个成员，超过上限 {limit}（另有 {skipped} 个原始数据成员已跳过）",
+    },
+    "archive.symlink": {"en": "is a symbolic link", "zh": "是符号链接"},
+    "archive.hard-link": {"en": "is a hard link", "zh": "是硬链接"},
+    "archive.device": {"en": "is a device or special file", "zh": "是设备文件或特殊文件"},
+    "archive.regular-only": {"en": "only regular files and folders", "zh": "只含普通文件和文件夹"},
+    "archive.encrypted": {"en": "is encrypted", "zh": "已加密"},
+    "archive.no-password": {"en": "an archive without a password", "zh": "没有密码的压缩包"},
+    "archive.method": {"en": "uses compression method {method}", "zh": "使用了压缩方法 {method}"},
+    "archive.stored-deflated": {
+        "en": "stored or deflated members",
+        "zh": "存储（stored）或 deflate 压缩的成员",
+    },
+    "archive.member-unreadable": {"en": "cannot be read ({error})", "zh": "无法读取（{error}）"},
+    "archive.big-header": {
+        "en": "has an extended header of {size} bytes",
+        "zh": "有一个 {size} 字节的扩展头",
+    },
+    "archive.sparse": {"en": "member {label!r} is a sparse file", "zh": "成员 {label!r} 是稀疏文件"},
+    "archive.sparse-member": {"en": "is a sparse file", "zh": "是稀疏文件"},
+    "archive.gnu-sparse": {
+        "en": "holds a sparse file (GNU sparse 1.0)",
+        "zh": "包含稀疏文件（GNU sparse 1.0）",
+    },
+    "archive.bad-tar": {
+        "en": "is not a readable tar archive ({error})",
+        "zh": "不是可读取的 tar 压缩包（{error}）",
+    },
+    "archive.raw-over": {
+        "en": "holds more than {times} times {size} of raw profiler data (a tar must be read through to skip it)",
+        "zh": "包含超过 {size} 的 {times} 倍的原始性能数据（tar 必须完整读一遍才能跳过这些数据）",
+    },
+    "archive.filtered": {
+        "en": "is refused by the tar data filter ({error})",
+        "zh": "被 tar 数据过滤器拒绝（{error}）",
+    },
+    "archive.plain-files": {"en": "plain files", "zh": "普通文件"},
+    "sources.files-over": {
+        "en": "{n} files were given, over the limit of {limit}",
+        "zh": "提供了 {n} 个文件，超过上限 {limit}",
+    },
+    "sources.profiler-files-over": {
+        "en": "{n} profiler files were given, over the limit of {limit}",
+        "zh": "提供了 {n} 个性能数据文件，超过上限 {limit}",
+    },
+    # --- diagnosis/readers/io.py (files a reader cannot read)
+    "io.cannot-open": {"en": "cannot open ({why})", "zh": "无法打开（{why}）"},
+    "io.not-regular": {"en": "is not a regular file", "zh": "不是普通文件"},
+    "io.a-profile-file": {"en": "a file of profiler output", "zh": "性能数据输出中的文件"},
+    "io.file-over": {
+        "en": "is {size:,.0f} MiB, over the {limit:,.0f} MiB limit for one profile file",
+        "zh": "大小为 {size:,.0f} MiB，超过单个性能数据文件 {limit:,.0f} MiB 的上限",
+    },
+    "io.shorter-profile": {
+        "en": "a shorter profile (the operator can raise {variable})",
+        "zh": "更短的性能数据（运维人员可以调高 {variable}）",
+    },
+    "io.rows-over": {
+        "en": "has more than {limit:,} {what}, the limit for one profile table",
+        "zh": "超过 {limit:,} {what}，即单个性能数据表的上限",
+    },
+    "io.fewer-steps": {
+        "en": "a profile of fewer steps (the operator can raise {variable})",
+        "zh": "步数更少的性能数据（运维人员可以调高 {variable}）",
+    },
+    "io.what-rows": {"en": "rows", "zh": "行"},
+    "io.what-launches": {"en": "launches", "zh": "次算子调用"},
+    "io.what-events": {"en": "kernel, step and frequency events", "zh": "个算子、步和频率事件"},
+    "io.empty": {"en": "empty file", "zh": "文件为空"},
+    "io.csv-header-rows": {"en": "a CSV header line and rows", "zh": "一行 CSV 表头和数据行"},
+    "io.binary": {"en": "binary data, not CSV text", "zh": "是二进制数据，不是 CSV 文本"},
+    "io.utf8-csv": {"en": "a UTF-8 CSV file", "zh": "UTF-8 编码的 CSV 文件"},
+    "io.bad-header": {"en": "unreadable header line ({error})", "zh": "表头行无法读取（{error}）"},
+    "io.csv-header": {"en": "a CSV header", "zh": "CSV 表头"},
+    "io.not-utf8": {"en": "not UTF-8 text (byte {byte})", "zh": "不是 UTF-8 文本（第 {byte} 字节）"},
+    "io.not-utf8-detail": {"en": "not UTF-8 text ({detail})", "zh": "不是 UTF-8 文本（{detail}）"},
+    "io.missing-column": {"en": "missing column {column!r}", "zh": "缺少列 {column!r}"},
+    "io.header-with": {"en": "a header with {spellings}", "zh": "含有 {spellings} 的表头"},
+    "io.long-row": {
+        "en": "a row is longer than the CSV reader's {mib} MiB block (a damaged file or not a table)",
+        "zh": "有一行超过 CSV 读取器 {mib} MiB 的块大小（文件已损坏或不是表格）",
+    },
+    "io.long-header": {
+        "en": "the header line is longer than the CSV reader's {mib} MiB block (a damaged file or not a table)",
+        "zh": "表头行超过 CSV 读取器 {mib} MiB 的块大小（文件已损坏或不是表格）",
+    },
+    "io.bad-row": {"en": "malformed or truncated row ({detail})", "zh": "某行格式错误或被截断（{detail}）"},
+    "io.kind-values": {"en": "{kind} values (or N/A) in that column", "zh": "该列为 {kind} 值（或 N/A）"},
+    "io.utf8-text": {"en": "UTF-8 text", "zh": "UTF-8 文本"},
+    "io.as-many-fields": {
+        "en": "comma-separated rows with as many fields as the header",
+        "zh": "以逗号分隔、字段数与表头相同的行",
+    },
+    "io.json-deep": {"en": "JSON {problem}", "zh": "JSON 数据{problem}"},
+    "io.nested": {"en": "nested more than {limit} levels deep", "zh": "嵌套超过 {limit} 层"},
+    "io.bad-json": {
+        "en": "invalid or truncated JSON at line {line} column {column} ({error})",
+        "zh": "JSON 无效或被截断，位于第 {line} 行第 {column} 列（{error}）",
+    },
+    "io.json-holds": {"en": "JSON holds {what}", "zh": "JSON 包含 {what}"},
+    "io.digits": {
+        "en": "a number with {digits:,} digits, over the limit of {limit}",
+        "zh": "一个 {digits:,} 位的数字，超过上限 {limit}",
+    },
+    "chain.graph-output": {"en": "graph output", "zh": "图输出"},
+    "chain.consumers": {
+        "en": "{op} output has {uses} consumers ({users})",
+        "zh": "{op} 的输出有 {uses} 个使用者（{users}）",
+    },
+    "chain.training-bn": {
+        "en": "{op} runs in training mode (is_training=True): cannot be folded",
+        "zh": "{op} 以训练模式运行（is_training=True）：无法折叠",
+    },
+    "chain.also-read": {"en": "{op} output also read by {users}", "zh": "{op} 的输出也被 {users} 读取"},
+    "isolation.cancelled": {"en": "the request was cancelled", "zh": "请求已取消"},
+    "isolation.within-wall": {"en": "within {s:g} s", "zh": "在 {s:g} 秒内"},
+    "isolation.within-memory": {"en": "within {mb:g} MB of memory", "zh": "在 {mb:g} MB 内存内"},
+    "isolation.within-cpu": {"en": "within {s:g} s of CPU time", "zh": "在 {s:g} 秒 CPU 时间内"},
+    "isolation.overrun": {"en": "{failure} {within}", "zh": "{within}仍{failure}"},
+    "isolation.smaller": {
+        "en": "a smaller input (the operator can raise {variable})",
+        "zh": "更小的输入（运维人员可以调高 {variable}）",
+    },
+    "isolation.stopped": {
+        "en": "{failure}: the decoder stopped ({name}), perhaps for lack of memory (limit {mb:g} MB)",
+        "zh": "{failure}：解码器已停止（{name}），可能是内存不足（上限 {mb:g} MB）",
+    },
+    "isolation.model-failed": {"en": "the model could not be decoded", "zh": "无法解码模型"},
+    "isolation.unpack-failed": {"en": "the upload could not be unpacked", "zh": "无法解压上传的文件"},
+    "uploads.gone": {
+        "en": "this upload is no longer on the server (it was cleared or expired); upload the file again",
+        "zh": "此上传已不在服务器上（已被清除或已过期）；请重新上传该文件",
+    },
+    "io.json-too-deep": {"en": "JSON nested too deeply", "zh": "JSON 嵌套过深"},
+    # --- graph/loader.py and graph/build.py (MINDIR input errors and model warnings)
+    "mindir.expected": {
+        "en": "a .mindir file written by mindspore.export(..., file_format='MINDIR')",
+        "zh": "由 mindspore.export(..., file_format='MINDIR') 写出的 .mindir 文件",
+    },
+    "mindir.smaller": {
+        "en": "a smaller model (the operator can raise {variable})",
+        "zh": "更小的模型（运维人员可以调高 {variable}）",
+    },
+    "mindir.cannot-analyse": {"en": "cannot be analysed: {error}", "zh": "无法分析：{error}"},
+    "mindir.nesting": {
+        "en": "tuples, partial applications or branch results nested more than {limit} deep",
+        "zh": "元组、偏函数应用或分支结果的嵌套超过 {limit} 层",
+    },
+    "mindir.node-budget": {
+        "en": "with every call expanded the graph has over {limit:,} nodes and calls, the decoder's budget",
+        "zh": "展开所有调用后，图中的节点和调用超过 {limit:,} 个，即解码器的上限",
+    },
+    "mindir.bad-utf8": {"en": "{field} is not valid UTF-8 text", "zh": "{field} 不是有效的 UTF-8 文本"},
+    "mindir.not-found": {"en": "file not found", "zh": "未找到文件"},
+    "mindir.cannot-read": {"en": "cannot be read ({why})", "zh": "无法读取（{why}）"},
+    "mindir.folder": {"en": "is a folder, not a file", "zh": "是文件夹，不是文件"},
+    "mindir.not-regular": {"en": "is not a regular file (a {kind})", "zh": "不是普通文件（是 {kind}）"},
+    "mindir.too-big": {
+        "en": "is {size:,} bytes, over the {limit:,}-byte limit of a protobuf message",
+        "zh": "大小为 {size:,} 字节，超过 protobuf 消息 {limit:,} 字节的上限",
+    },
+    "mindir.under-2gib": {
+        "en": "a MINDIR graph file under 2 GiB (MindSpore writes larger weights to <name>_variables/)",
+        "zh": "小于 2 GiB 的 MINDIR 图文件（MindSpore 会把更大的权重写到 <name>_variables/）",
+    },
+    "mindir.undecodable": {
+        "en": "not a MINDIR file: protobuf decoding failed ({reason})",
+        "zh": "不是 MINDIR 文件：protobuf 解码失败（{reason}）",
+    },
+    "mindir.producer": {
+        "en": "was produced by {producer!r}, not MindSpore",
+        "zh": "由 {producer!r} 生成，而不是 MindSpore",
+    },
+    "mindir.no-producer": {"en": "has no producer name", "zh": "没有生成者名称"},
+    "mindir.not-mindir": {"en": "not a MINDIR file: {problem}", "zh": "不是 MINDIR 文件：{problem}"},
+    "mindir.no-nodes": {"en": "MINDIR file contains no graph nodes", "zh": "MINDIR 文件中没有图节点"},
+    "mindir.slow-backend": {
+        "en": "protobuf uses its {backend!r} backend (about 200x slower on graphs); set PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION=upb before anything imports MindSpore",
+        "zh": "protobuf 使用的是 {backend!r} 后端（处理图时约慢 200 倍）；请在导入 MindSpore 之前设置 PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION=upb",
+    },
+    "mindir.version-1": {
+        "en": "file written by MindSpore 2.0-2.2 (mind_ir_version 1): operator arguments are also read from primitive attributes; this layout is inferred, not verified on real files",
+        "zh": "文件由 MindSpore 2.0-2.2 写出（mind_ir_version 1）：算子参数也从原语属性中读取；这种布局是推断的，未在真实文件上验证",
+    },
+    "mindir.untested-version": {
+        "en": "mind_ir_version {version} is not one this reader was tested with (1-3)",
+        "zh": "mind_ir_version {version} 不在本读取器测试过的版本（1-3）之内",
+    },
+    "mindir.big-endian": {
+        "en": "file is big-endian: small constant tensors are decoded as little-endian",
+        "zh": "文件为大端序：小的常量张量按小端序解码",
+    },
+    "mindir.external-missing": {
+        "en": "weights live in external data files not found next to the model ({missing}); the graph is analysed without them",
+        "zh": "权重位于外部数据文件中，但在模型旁未找到（{missing}）；图在没有权重的情况下分析",
+    },
+    "mindir.stripped": {
+        "en": "{n} parameters carry no weight data (stripped): shapes and dtypes only",
+        "zh": "{n} 个参数不含权重数据（已剥离）：只有形状和数据类型",
+    },
+    "mindir.unknown-names": {
+        "en": "{n} referenced names were not found in the file (e.g. {listed}); their edges are missing",
+        "zh": "文件中找不到 {n} 个被引用的名称（例如 {listed}）；它们的边缺失",
+    },
+    "mindir.not-inlined": {
+        "en": "{n} calls were not inlined (calls nested over {depth} deep); they appear as opaque call nodes",
+        "zh": "{n} 个调用未内联（调用嵌套超过 {depth} 层）；它们显示为不透明的调用节点",
+    },
+    # --- reader format errors shared by the readers (cpu.py, trace.py, host.py, ascend*.py, sqlite_db.py …)
+    "reader.file-missing": {"en": "file missing", "zh": "缺少文件"},
+    "reader.missing-columns": {"en": "missing columns {missing}", "zh": "缺少列 {missing}"},
+    "reader.header-only": {"en": "no operators recorded (header only)", "zh": "没有记录任何算子（只有表头）"},
+    "reader.row-per-op": {"en": "one row per operator", "zh": "每个算子一行"},
+    "reader.column-not-utf8": {
+        "en": "column {column} is not UTF-8 text",
+        "zh": "列 {column} 不是 UTF-8 文本",
+    },
+    "reader.unreadable-csv": {"en": "unreadable CSV ({error})", "zh": "CSV 无法读取（{error}）"},
+    "reader.a-csv": {"en": "a CSV file", "zh": "CSV 文件"},
+    "reader.no-launches-line": {"en": "line {line} has no launches", "zh": "第 {line} 行没有算子调用"},
+    "reader.no-launches": {"en": "no operator launches recorded", "zh": "没有记录任何算子调用"},
+    "reader.one-launch": {"en": "at least one launch", "zh": "至少一次算子调用"},
+    "reader.bad-launch-list": {"en": "malformed launch list", "zh": "算子调用列表格式错误"},
+    "reader.launch-entries": {
+        "en": "<start_ns>,<duration_ms>,0 entries",
+        "zh": "<start_ns>,<duration_ms>,0 形式的条目",
+    },
+    "reader.bad-launch": {"en": "malformed launch entry ({error})", "zh": "算子调用条目格式错误（{error}）"},
+    # --- diagnosis/readers/trace.py (Chrome-trace JSON) and host.py (host-op timestamp lists)
+    "trace.expected": {
+        "en": "a JSON list of Chrome-trace events ([{{...}}, {{...}}])",
+        "zh": "Chrome trace 事件的 JSON 列表（[{{...}}, {{...}}]）",
+    },
+    "trace.not-utf8": {
+        "en": "not UTF-8 text (near byte {byte})",
+        "zh": "不是 UTF-8 文本（第 {byte} 字节附近）",
+    },
+    "trace.at-char": {"en": "{problem} (character {where})", "zh": "{problem}（第 {where} 个字符）"},
+    "trace.event-at-char": {
+        "en": "JSON event {problem} (character {where})",
+        "zh": "JSON 事件{problem}（第 {where} 个字符）",
+    },
+    "trace.not-list": {"en": "not a JSON list", "zh": "不是 JSON 列表"},
+    "trace.data-after": {"en": "data after the end of the event list", "zh": "事件列表结束后还有数据"},
+    "trace.truncated": {"en": "truncated file", "zh": "文件被截断"},
+    "trace.found": {"en": "expected ',' or ']', found {char!r}", "zh": "应为 ',' 或 ']'，实际为 {char!r}"},
+    "trace.not-closed": {
+        "en": "truncated file: the event list is not closed",
+        "zh": "文件被截断：事件列表没有闭合",
+    },
+    "trace.bad-json": {"en": "invalid or truncated JSON ({error})", "zh": "JSON 无效或被截断（{error}）"},
+    "trace.too-deep": {"en": "nested too deeply", "zh": "嵌套过深"},
+    "trace.too-many-digits": {"en": "holds a number with too many digits", "zh": "包含位数过多的数字"},
+    "trace.cannot-read": {"en": "cannot read ({why})", "zh": "无法读取（{why}）"},
+    "trace.bad-json-at": {"en": "invalid JSON around byte {byte}", "zh": "第 {byte} 字节附近的 JSON 无效"},
+    "host.entries": {
+        "en": "<start_ns>,<duration>[,<tid>] entries separated by spaces",
+        "zh": "以空格分隔的 <start_ns>,<duration>[,<tid>] 条目",
+    },
+    "host.no-duration": {
+        "en": "launch entry {entry!r} has no duration",
+        "zh": "算子调用条目 {entry!r} 没有耗时",
+    },
+    "host.no-list": {"en": "line {line} has no launch list", "zh": "第 {line} 行没有算子调用列表"},
+    "host.per-line": {
+        "en": "<op name>;<type>;<start_ns>,<duration>,... per line",
+        "zh": "每行 <op name>;<type>;<start_ns>,<duration>,...",
+    },
+    "host.one-line": {"en": "at least one line", "zh": "至少一行"},
+    # --- diagnosis/ingest.py (value checks of a freshly read run)
+    "ingest.rank-twice": {
+        "en": "rank {rank} appears more than once ({roots})",
+        "zh": "卡号 {rank} 出现了不止一次（{roots}）",
+    },
+    "ingest.folder-per-rank": {
+        "en": "one run folder per rank (upload each run separately)",
+        "zh": "每张卡一个运行文件夹（每次运行分别上传）",
+    },
+    "ingest.dur-nan": {"en": "missing or NaN (not a number)", "zh": "缺失或为 NaN（非数字）"},
+    "ingest.dur-negative": {"en": "negative", "zh": "为负数"},
+    "ingest.dur-infinite": {"en": "infinite", "zh": "为无穷大"},
+    "ingest.dur-implausible": {"en": "implausible (longer than an hour)", "zh": "不合理（超过一小时）"},
+    "ingest.count": {"en": "{n} {what}", "zh": "{n} 个{what}"},
+    "ingest.no-valid-duration": {
+        "en": "no valid launch duration (every value is missing, negative, infinite or too large)",
+        "zh": "没有有效的算子调用耗时（每个值都缺失、为负、无穷大或过大）",
+    },
+    "ingest.finite-durations": {
+        "en": "durations as finite, non-negative numbers",
+        "zh": "有限且非负的耗时数值",
+    },
+    "ingest.dropped-durations": {
+        "en": "{n} launches with invalid durations were dropped from {where} ({counts})",
+        "zh": "已从 {where} 中丢弃 {n} 次耗时无效的算子调用（{counts}）",
+    },
+    "ingest.reexport-durations": {
+        "en": "re-export the profile; invalid durations usually mean a truncated or edited file",
+        "zh": "重新导出性能数据；无效的耗时通常说明文件被截断或编辑过",
+    },
+    "ingest.all-zero": {
+        "en": "every launch lasts 0 µs: all {n} durations are zero, so there is no time to analyse",
+        "zh": "每次算子调用都是 0 µs：全部 {n} 个耗时都为零，没有可分析的时间",
+    },
+    "ingest.measured-durations": {
+        "en": "a profile whose launches have measured durations",
+        "zh": "算子调用带有实测耗时的性能数据",
+    },
+    "ingest.dropped-starts": {
+        "en": "{n} launches with a non-finite start time (inf) were dropped from {where}",
+        "zh": "已从 {where} 中丢弃 {n} 次开始时间非有限值（inf）的算子调用",
+    },
+    "ingest.reexport-starts": {
+        "en": "re-export the profile; a non-finite start time means an edited or corrupt file",
+        "zh": "重新导出性能数据；非有限的开始时间说明文件被编辑过或已损坏",
+    },
+    "ingest.no-finite-start": {
+        "en": "no finite launch start time (every value is infinite)",
+        "zh": "没有有限的算子调用开始时间（每个值都是无穷大）",
+    },
+    "ingest.finite-starts": {"en": "start times as finite numbers", "zh": "有限数值的开始时间"},
+    "ingest.all-negative-steps": {
+        "en": "every launch has a negative step id",
+        "zh": "每次算子调用的步编号都是负数",
+    },
+    "ingest.step-ids": {"en": "step ids of 0 or more", "zh": "0 或更大的步编号"},
+    "ingest.dropped-steps": {
+        "en": "{n} launches with a negative step id were dropped from {where}",
+        "zh": "已从 {where} 中丢弃 {n} 次步编号为负的算子调用",
+    },
+    "ingest.reexport-steps": {
+        "en": "re-export the profile; step ids are never negative in a real one",
+        "zh": "重新导出性能数据；真实的性能数据中步编号从不为负",
+    },
+    # --- diagnosis/sources.py, upload_tree.py and the readers' other format errors
+    "sources.not-a-path": {
+        "en": "an entry of the file list is not a path: {item!r}",
+        "zh": "文件列表中的某项不是路径：{item!r}",
+    },
+    "sources.empty-list": {"en": "the file list is empty", "zh": "文件列表为空"},
+    "sources.folder-in-list": {"en": "is a folder inside a list of files", "zh": "是文件列表中的一个文件夹"},
+    "sources.files-only": {"en": "files only", "zh": "只能是文件"},
+    "upload.same-name": {
+        "en": "{n} different files have this name (one per rank or per run?); a folder upload loses sub-folders, so they cannot be told apart",
+        "zh": "有 {n} 个不同的文件同名（每张卡或每次运行一个？）；上传文件夹会丢失子文件夹，因此无法区分它们",
+    },
+    "upload.archive-instead": {
+        "en": "a .zip or .tar.gz archive of the profiler output folder instead",
+        "zh": "改为上传性能数据输出文件夹的 .zip 或 .tar.gz 压缩包",
+    },
+    "sqlite.schema": {
+        "en": "the msprof DB schema (tables TASK, COMPUTE_TASK_INFO and STRING_IDS), as written by MindSpore's export_type=db or `msprof --type=db`; re-export, or upload the text export (kernel_details.csv, op_summary_*.csv) instead",
+        "zh": "msprof 数据库结构（表 TASK、COMPUTE_TASK_INFO 和 STRING_IDS），由 MindSpore 的 export_type=db 或 `msprof --type=db` 写出；请重新导出，或改为上传文本导出（kernel_details.csv、op_summary_*.csv）",
+    },
+    "sqlite.cannot-open": {
+        "en": "cannot be opened as SQLite ({error})",
+        "zh": "无法作为 SQLite 打开（{error}）",
+    },
+    "sqlite.cannot-read": {
+        "en": "cannot be read as SQLite ({error})",
+        "zh": "无法作为 SQLite 读取（{error}）",
+    },
+    "sqlite.no-tasks": {
+        "en": "holds no compute tasks (COMPUTE_TASK_INFO joined with TASK is empty)",
+        "zh": "不含计算任务（COMPUTE_TASK_INFO 与 TASK 关联后为空）",
+    },
+    "sqlite.more": {"en": "{listed} and {n} more", "zh": "{listed} 等（另有 {n} 个）"},
+    "sqlite.no-tables": {"en": "no tables", "zh": "没有表"},
+    "sqlite.other-schema": {
+        "en": "is a SQLite database of another schema (missing {missing}; holds {held})",
+        "zh": "是其他结构的 SQLite 数据库（缺少 {missing}；包含 {held}）",
+    },
+    "sqlite.no-column": {"en": "table {table} has no column {column}", "zh": "表 {table} 没有列 {column}"},
+    "ascend.no-files": {
+        "en": "no kernel_details.csv or trace_view.json",
+        "zh": "没有 kernel_details.csv 或 trace_view.json",
+    },
+    "ascend.expected-apo": {
+        "en": "ASCEND_PROFILER_OUTPUT with kernel_details.csv (profiler_level Level0 or higher, export_type text)",
+        "zh": "含 kernel_details.csv 的 ASCEND_PROFILER_OUTPUT（profiler_level 为 Level0 或更高，export_type 为 text）",
+    },
+    "ascend.no-kernels": {
+        "en": "no Ascend Hardware kernels in trace_view.json and no kernel_details.csv",
+        "zh": "trace_view.json 中没有 Ascend Hardware 算子，也没有 kernel_details.csv",
+    },
+    "ascend.an-ascend-profile": {
+        "en": "an Ascend profile (a CPU-only trace is read by the CPU reader)",
+        "zh": "Ascend 性能数据（只有 CPU 的 trace 由 CPU 读取器读取）",
+    },
+    "legacy.no-files": {"en": "no {timeline} or {detail}", "zh": "没有 {timeline} 或 {detail}"},
+    "legacy.expected-folder": {
+        "en": "the MindSpore 2.0-2.4 profiler/ folder with its per-rank operator files",
+        "zh": "MindSpore 2.0-2.4 的 profiler/ 文件夹及其每张卡的算子文件",
+    },
+    "legacy.bad-row": {"en": "malformed row ({error})", "zh": "某行格式错误（{error}）"},
+    "legacy.row-format": {
+        "en": "op_name stream_id start_time duration per line",
+        "zh": "每行 op_name stream_id start_time duration",
+    },
+    "legacy.bad-op-info": {"en": "op_info is not valid JSON", "zh": "op_info 不是有效的 JSON"},
+    "legacy.op-info-like": {
+        "en": 'op_info like {{"Input_0": {{...}}}}',
+        "zh": 'op_info 形如 {{"Input_0": {{...}}}}',
+    },
+    "legacy-cpu.no-stamps": {"en": "no {name}", "zh": "没有 {name}"},
+    "npu-smi.too-big": {"en": "file is larger than 1 MiB", "zh": "文件大于 1 MiB"},
+    "npu-smi.printed": {"en": "the text printed by npu-smi info", "zh": "npu-smi info 打印的文本"},
+    "npu-smi.none": {"en": "no npu-smi readings found", "zh": "没有找到 npu-smi 读数"},
+    "npu-smi.output": {
+        "en": "the output of `npu-smi info`, `npu-smi info -t common` or `npu-smi info watch`",
+        "zh": "`npu-smi info`、`npu-smi info -t common` 或 `npu-smi info watch` 的输出",
+    },
+    "msprof.sample-object": {"en": "the msprof sample.json object", "zh": "msprof 的 sample.json 对象"},
+    "json.not-object-is": {"en": "is not a JSON object", "zh": "不是 JSON 对象"},
+    "json.not-object": {"en": "not a JSON object", "zh": "不是 JSON 对象"},
+    "profiler-info.object": {"en": "a profiler_info JSON object", "zh": "profiler_info 的 JSON 对象"},
+    "discover.loop": {
+        "en": "cannot be followed ({why}): a symbolic link loop or a broken entry",
+        "zh": "无法跟随（{why}）：符号链接循环或损坏的条目",
+    },
+    "discover.regular": {
+        "en": "a folder of regular files and folders (remove or fix the link)",
+        "zh": "只含普通文件和文件夹的文件夹（删除或修复该链接）",
+    },
+    # --- limitations of the readers built from a lost file or a missing record
+    "error.at": {"en": "{path}: {problem}", "zh": "{path}：{problem}"},
+    "error.with-expected": {"en": "{head}; expected {expected}", "zh": "{head}；应为{expected}"},
+    "error.ignored": {"en": "ignored: {line}", "zh": "已忽略：{line}"},
+    "remedy.reexport": {"en": "re-export the profile", "zh": "重新导出性能数据"},
+    "ascend.frequency-lost": {
+        "en": "AI Core frequency not read: {line}",
+        "zh": "未读取到 AI Core 频率：{line}",
+    },
+    "ascend.recopy-trace": {
+        "en": "re-copy trace_view.json (it is often truncated by interrupted copies of large folders)",
+        "zh": "重新复制 trace_view.json（大文件夹的复制被中断时它常被截断）",
+    },
+    "cann.no-sample": {
+        "en": "no device_<id>/sample.json: the collection settings (task-time level, aic_metrics) are unknown",
+        "zh": "没有 device_<id>/sample.json：采集设置（task-time 级别、aic_metrics）未知",
+    },
+    "cann.no-step-trace": {
+        "en": "no step_trace_*.csv in mindstudio_profiler_output: the whole profiled window counts as one step",
+        "zh": "mindstudio_profiler_output 中没有 step_trace_*.csv：整个采集窗口算作一步",
+    },
+    "sqlite.no-steps": {
+        "en": "{name} records no step boundaries: the whole profiled window counts as one step",
+        "zh": "{name} 没有记录步边界：整个采集窗口算作一步",
+    },
+    "sqlite.export-text": {
+        "en": "export the text tables too (export_type=['text', 'db']) so step_trace_time.csv is written",
+        "zh": "同时导出文本表（export_type=['text', 'db']），以便写出 step_trace_time.csv",
+    },
+    "sqlite.no-config": {"en": "no profiler configuration record", "zh": "没有性能分析器配置记录"},
+    "gpu.no-step-trace": {
+        "en": "no step_trace_raw file: no step boundaries",
+        "zh": "没有 step_trace_raw 文件：没有步边界",
+    },
+    "gpu.include-step-trace": {
+        "en": "include step_trace_raw_<id>_detail_time.csv in the upload",
+        "zh": "上传时包含 step_trace_raw_<id>_detail_time.csv",
+    },
+    "profiler-info.and-more": {"en": "{named} and more", "zh": "{named} 等"},
+    "profiler-info.twice": {
+        "en": "{path}: {named} given twice in one object; the last value was used",
+        "zh": "{path}：{named} 在同一个对象中出现两次；使用了最后一个值",
+    },
+    "profiler-info.check": {
+        "en": "check the file: a key written twice means an edited or merged file",
+        "zh": "检查该文件：键被写了两次说明文件经过编辑或合并",
+    },
+    "ingest.skipped": {
+        "en": "{files} files ({mib:.1f} MiB) no reader uses were skipped unread (raw profiler data such as PROF_*/device_*/data, logs, FRAMEWORK binaries)",
+        "zh": "跳过了 {files} 个没有读取器使用的文件（{mib:.1f} MiB），未读取（原始性能数据，如 PROF_*/device_*/data、日志、FRAMEWORK 二进制文件）",
+    },
+    "ingest.skipped-remedy": {
+        "en": "nothing to do; `perf-doctor pack RUN_FOLDER` makes a small archive of only the files read",
+        "zh": "无需处理；`perf-doctor pack RUN_FOLDER` 可以只把读取的文件打成一个小压缩包",
+    },
+    # --- diagnosis/analyzers/timing.py (generation pairs compared phase by phase)
+    "sentence.end": {"en": ".", "zh": "。"},
+    "phase-step-gap": {
+        "en": "Compared phase by phase, the target is slower in {slower} ({parts}); {mix:.2f}x at the target's phase mix, where the average steps give {mixed:.2f}x{tail}",
+        "zh": "按阶段比较，目标在 {slower} 阶段更慢（{parts}）；按目标的阶段构成为 {mix:.2f} 倍，而按平均步计算为 {mixed:.2f} 倍{tail}",
+    },
+    "phase-step-gap.part": {
+        "en": "{phase}: {target:.3f} ms against {baseline:.3f} ms ({ratio:.2f}x over {target_steps} and {baseline_steps} steps)",
+        "zh": "{phase}：{target:.3f} ms 对比 {baseline:.3f} ms（{ratio:.2f} 倍，分别为 {target_steps} 步和 {baseline_steps} 步）",
+    },
+    "phase-step-gap.unmatched": {
+        "en": "; the target's {phases} steps have no counterpart in the baseline.",
+        "zh": "；目标的 {phases} 步在基线中没有对应。",
+    },
+    # --- diagnosis/explain.py (which layouts and versions write a file, and what to do)
+    "explain.kernel-details": {
+        "en": "MindSpore 2.3+ and torch_npu write it in ASCEND_PROFILER_OUTPUT/ (Name, Type, Accelerator Core, Start Time(us), Duration(us), ...)",
+        "zh": "MindSpore 2.3+ 和 torch_npu 把它写在 ASCEND_PROFILER_OUTPUT/ 中（Name, Type, Accelerator Core, Start Time(us), Duration(us), ...）",
+    },
+    "explain.op-summary": {
+        "en": "CANN msprof writes it in PROF_*/mindstudio_profiler_output/ (Device_id, Op Name, OP Type, Task Type, Task Start Time(us), Task Duration(us), ...)",
+        "zh": "CANN msprof 把它写在 PROF_*/mindstudio_profiler_output/ 中（Device_id, Op Name, OP Type, Task Type, Task Start Time(us), Task Duration(us), ...）",
+    },
+    "explain.step-trace-time": {
+        "en": "MindSpore 2.3+ and torch_npu (Step, Computing, ..., Free)",
+        "zh": "MindSpore 2.3+ 和 torch_npu（Step, Computing, ..., Free）",
+    },
+    "explain.step-trace-cann": {
+        "en": "CANN msprof (Device_id, Iteration ID, FP Start(us), BP End(us), Iteration End(us), Iteration Time(us))",
+        "zh": "CANN msprof（Device_id, Iteration ID, FP Start(us), BP End(us), Iteration End(us), Iteration Time(us)）",
+    },
+    "explain.framework-raw": {
+        "en": "MindSpore 2.0-2.4 (task_id, stream_id, block_dim, full_op_name, op_name, op_type, subgraph, op_info) and 1.x (..., full_kernel_name, op_name, kernel_name, kernel_type, subgraph, op_info)",
+        "zh": "MindSpore 2.0-2.4（task_id, stream_id, block_dim, full_op_name, op_name, op_type, subgraph, op_info）和 1.x（..., full_kernel_name, op_name, kernel_name, kernel_type, subgraph, op_info）",
+    },
+    "explain.aicore": {
+        "en": "MindSpore 1.x/2.0 (full_op_name, execution_time[, execution_frequency]), 2.1-2.2 (full_op_name, task_duration, execution_frequency, task_type), 2.3/2.4 (full_kernel_name, ...)",
+        "zh": "MindSpore 1.x/2.0（full_op_name, execution_time[, execution_frequency]）、2.1-2.2（full_op_name, task_duration, execution_frequency, task_type）、2.3/2.4（full_kernel_name, ...）",
+    },
+    "explain.timeline": {
+        "en": "MindSpore 1.x-2.2 (op_name, stream_id, start_time(ms|us), duration(ms)); 2.0 also space-separated",
+        "zh": "MindSpore 1.x-2.2（op_name, stream_id, start_time(ms|us), duration(ms)）；2.0 也有空格分隔的",
+    },
+    "explain.step-trace-raw": {
+        "en": "MindSpore 1.x-2.4 (step_num, start_point, end_point, total, fp_point, bp_point, ...)",
+        "zh": "MindSpore 1.x-2.4（step_num, start_point, end_point, total, fp_point, bp_point, ...）",
+    },
+    "explain.profiler-info": {
+        "en": "MindSpore 2.0+ and torch_npu write a JSON object",
+        "zh": "MindSpore 2.0+ 和 torch_npu 写出一个 JSON 对象",
+    },
+    "explain.sample": {
+        "en": "CANN msprof writes a JSON object in PROF_*/device_<id>/",
+        "zh": "CANN msprof 在 PROF_*/device_<id>/ 中写出一个 JSON 对象",
+    },
+    "explain.trace-view": {
+        "en": "MindSpore 2.3+ and torch_npu write a Chrome-trace list of events",
+        "zh": "MindSpore 2.3+ 和 torch_npu 写出 Chrome trace 事件列表",
+    },
+    "explain.todo": {
+        "en": "copy the file again from the run folder (large files are often truncated), or make a fresh archive with `perf-doctor pack RUN_FOLDER`",
+        "zh": "从运行文件夹重新复制该文件（大文件常被截断），或用 `perf-doctor pack RUN_FOLDER` 重新打一个压缩包",
+    },
+    "explain.known": {"en": "known: {known}; what to do: {todo}", "zh": "已知：{known}；处理方法：{todo}"},
+    "explain.expected-known": {
+        "en": "{expected}; known: {known}; what to do: {todo}",
+        "zh": "{expected}；已知：{known}；处理方法：{todo}",
+    },
+    # --- graph/view.py (the fusion-chain figure)
+    "view.by-scope": {"en": "scope prefix", "zh": "作用域前缀"},
+    "view.by-order": {"en": "runs of topological order", "zh": "拓扑顺序的连续段"},
+    "view.collapsed": {
+        "en": "{total:,} nodes collapsed into {groups:,} groups by {how}",
+        "zh": "{total:,} 个节点按{how}合并为 {groups:,} 组",
+    },
+    "view.group-ops": {"en": "{n:,} ops: {top}", "zh": "{n:,} 个算子：{top}"},
+    "view.in-chains": {"en": "in chains: {n:,}", "zh": "在融合链中：{n:,}"},
+    "view.scope": {"en": "scope: {scope}", "zh": "作用域：{scope}"},
+    "view.chain": {"en": "chain: {pattern}", "zh": "融合链：{pattern}"},
+    "view.blocked-paren": {"en": " (blocked: {reason})", "zh": "（受阻：{reason}）"},
+    "view.chain-note": {
+        "en": "{pattern}: {ops} ops, {casts} casts",
+        "zh": "{pattern}：{ops} 个算子，{casts} 个 Cast",
+    },
+    "view.block-note": {
+        "en": "{ops:,} ops in {units:,} units ({chains} chains, {blocked} blocked), {blocks} blocks by scope",
+        "zh": "{ops:,} 个算子分为 {units:,} 个单元（{chains} 条融合链，{blocked} 条受阻），按作用域分为 {blocks} 个块",
+    },
+    "view.input": {"en": "input", "zh": "输入"},
+    "view.ops": {"en": "ops: {ops}", "zh": "算子：{ops}"},
+    "view.replaced-by": {"en": "replaced by: {op}", "zh": "替换为：{op}"},
+    "view.casts-inside": {"en": "casts inside: {n}", "zh": "内部 Cast：{n}"},
+    "view.blocked-label": {"en": "{pattern} ✗ blocked", "zh": "{pattern} ✗ 受阻"},
+    "view.title": {"en": "{name}: {n} fusion chains", "zh": "{name}：{n} 条融合链"},
+    "view.fusible": {"en": "fusible", "zh": "可融合"},
+    "view.blocked": {"en": "blocked: {reason}", "zh": "受阻：{reason}"},
 }

@@ -24,12 +24,13 @@ from pathlib import Path
 from typing import BinaryIO
 
 from core.errors import InputError
+from core.text import Text, say
 from diagnosis.limits import Limits, LineCounter, env_name, is_table
 from diagnosis.readers.catalog import unread_member
 
 CHUNK = 16 * 1024  # bytes per streamed read; also the slack allowed for read-ahead in the ratio check
-ARCHIVE_EXPECTED = "a .zip, .tar or .tar.gz archive of a profiler output folder"
-PACK_HINT = "a smaller archive: `perf-doctor pack RUN_FOLDER` keeps only the files Perf Doctor reads"
+ARCHIVE_EXPECTED = say("archive.expected")
+PACK_HINT = say("archive.pack-hint")
 SKIP_BUDGET = 8  # a tar's skipped raw data is still decompressed: at most this many total budgets of it
 
 # Exceptions the standard library raises on damaged or hostile archive data (never our own InputError).
@@ -76,7 +77,7 @@ class Meter:
         self.members += 1
         if self.members > self.limits.max_members:
             raise InputError(
-                f"holds more than {self.limits.max_members} files and folders (stopped at {label!r})",
+                say("archive.members-over", limit=self.limits.max_members, label=label),
                 path=source,
                 expected=limit_hint("max_members"),
             )
@@ -99,7 +100,7 @@ class Meter:
             try:
                 chunk = stream.read(CHUNK)
             except _READ_ERRORS as error:
-                raise InputError(f"member {label!r} is damaged ({error})", path=source) from None
+                raise InputError(say("archive.damaged", label=label, error=str(error)), path=source) from None
             if not chunk:
                 return produced
             produced += len(chunk)
@@ -112,27 +113,30 @@ class Meter:
             try:
                 out.write(chunk)
             except OSError as error:
-                raise InputError(f"cannot write {label!r} ({error.strerror})", path=source) from None
+                raise InputError(
+                    say("archive.cannot-write", label=label, why=error.strerror), path=source
+                ) from None
 
     def _add_bytes(self, size: int, source: str, label: str) -> None:
         self.total_bytes += size
         if self.total_bytes > self.limits.max_total_bytes:
             raise InputError(
-                f"unpacking {label!r} goes over the limit of {_size(self.limits.max_total_bytes)} in total "
-                "(stopped while streaming)",
+                say("archive.total-over", label=label, size=_size(self.limits.max_total_bytes)),
                 path=source,
                 expected=limit_hint("max_total_bytes"),
             )
 
-    def _check_file_size(
-        self, produced: int, source: str, label: str, how: str = "stopped while streaming"
-    ) -> None:
+    def _check_file_size(self, produced: int, source: str, label: str, how: Text | None = None) -> None:
         """One member may not unpack to more than the per-file budget (the readers refuse larger files
         anyway; stopping here also spares the disk)."""
         if produced > self.limits.max_profile_file_bytes:
             raise InputError(
-                f"member {label!r} unpacks to more than {_size(self.limits.max_profile_file_bytes)}, "
-                f"the limit for one profile file ({how})",
+                say(
+                    "archive.file-over",
+                    label=label,
+                    size=_size(self.limits.max_profile_file_bytes),
+                    how=how or say("archive.how-streaming"),
+                ),
                 path=source,
                 expected=limit_hint("max_profile_file_bytes"),
             )
@@ -142,15 +146,14 @@ class Meter:
         grows with rows, however short each one is."""
         if breaks - 1 > self.limits.max_profile_rows:
             raise InputError(
-                f"member {label!r} has more than {self.limits.max_profile_rows:,} rows, the limit for one "
-                "profile table (stopped while streaming)",
+                say("archive.rows-over", label=label, rows=self.limits.max_profile_rows),
                 path=source,
                 expected=limit_hint("max_profile_rows"),
             )
 
     def check_declared_size(self, declared: int, source: str, label: str) -> None:
         """Refuse at once a member whose header already says it is over the per-file budget."""
-        self._check_file_size(declared, source, label, "as its header says")
+        self._check_file_size(declared, source, label, say("archive.how-header"))
 
     def _check_ratio(self, produced: int, compressed: int, source: str, label: str) -> None:
         """Judge decompressed/compressed once past the grace size; one read of slack covers read-ahead."""
@@ -159,19 +162,17 @@ class Meter:
         ratio = produced / (compressed + CHUNK)
         if ratio > self.limits.max_ratio:
             raise InputError(
-                f"member {label!r} expands more than {self.limits.max_ratio:g}:1 "
-                "(looks like a decompression bomb; stopped while streaming)",
+                say("archive.ratio-over", label=label, ratio=self.limits.max_ratio),
                 path=source,
                 expected=limit_hint("max_ratio"),
             )
 
 
-def limit_hint(field: str) -> str:
+def limit_hint(field: str) -> Text:
     """What to do about a limit: a smaller input (`perf-doctor pack` for a big run folder), or an override."""
-    override = f"the operator can raise {env_name(field)}"
     if field in ("max_members", "max_total_bytes"):
-        return f"{PACK_HINT} ({override})"
-    return f"a smaller upload ({override})"
+        return say("archive.pack-override", pack=PACK_HINT, variable=env_name(field))
+    return say("archive.smaller-override", variable=env_name(field))
 
 
 def _size(n: int) -> str:
@@ -235,18 +236,18 @@ class SafeTree:
         """The safe relative path components of a member name; refuses anything that could escape."""
         text = name.replace("\\", "/")
         if "\x00" in text:
-            raise self.refuse(name, "has a NUL character in its name", "ordinary file names")
+            raise self.refuse(name, say("archive.nul"), say("archive.ordinary-names"))
         if text.startswith("/"):
-            raise self.refuse(name, "has an absolute path", "paths relative to the archive")
+            raise self.refuse(name, say("archive.absolute"), say("archive.relative-paths"))
         if _DRIVE.match(text):
-            raise self.refuse(name, "starts with a drive letter", "paths relative to the archive")
+            raise self.refuse(name, say("archive.drive"), say("archive.relative-paths"))
         parts = tuple(part for part in text.split("/") if part not in ("", "."))
         if ".." in parts:
-            raise self.refuse(name, "points outside the archive ('..')", "paths without '..'")
+            raise self.refuse(name, say("archive.dotdot"), say("archive.no-dotdot"))
         if len(parts) > self.limits.max_depth:
-            raise self.refuse(name, f"is nested {len(parts)} levels deep", limit_hint("max_depth"))
+            raise self.refuse(name, say("archive.deep", levels=len(parts)), limit_hint("max_depth"))
         if any(len(part.encode("utf-8", "surrogateescape")) > 255 for part in parts):
-            raise self.refuse(name, "has a name part longer than 255 bytes", "ordinary file names")
+            raise self.refuse(name, say("archive.long-name"), say("archive.ordinary-names"))
         return parts
 
     def make_dir(self, parts: tuple[str, ...], label: str) -> None:
@@ -254,7 +255,7 @@ class SafeTree:
         for depth in range(1, len(parts) + 1):
             prefix = parts[:depth]
             if prefix in self._files:
-                raise self.refuse(label, "is both a file and a folder", "distinct member names")
+                raise self.refuse(label, say("archive.file-and-folder"), say("archive.distinct-names"))
             if prefix in self._dirs:
                 continue
             path = self._checked(prefix, label)
@@ -262,18 +263,18 @@ class SafeTree:
                 os.mkdir(path, 0o700)
             except OSError as error:
                 raise self.refuse(
-                    label, f"cannot be created ({error.strerror})", "ordinary file names"
+                    label, say("archive.cannot-create", why=error.strerror), say("archive.ordinary-names")
                 ) from None
             self._dirs.add(prefix)
 
     def create(self, parts: tuple[str, ...], label: str) -> BinaryIO:
         """A new, exclusively created regular file (mode 0600) opened for writing."""
         if not parts:
-            raise self.refuse(label, "has an empty name", "a file name")
+            raise self.refuse(label, say("archive.empty-name"), say("archive.a-file-name"))
         if parts in self._files:
-            raise self.refuse(label, "appears more than once", "each member once")
+            raise self.refuse(label, say("archive.twice"), say("archive.each-once"))
         if parts in self._dirs:
-            raise self.refuse(label, "is both a file and a folder", "distinct member names")
+            raise self.refuse(label, say("archive.file-and-folder"), say("archive.distinct-names"))
         self.make_dir(parts[:-1], label)
         path = self._checked(parts, label)
         flags = (
@@ -282,7 +283,9 @@ class SafeTree:
         try:
             handle = os.fdopen(os.open(path, flags, 0o600), "wb")
         except OSError as error:
-            raise self.refuse(label, f"cannot be created ({error.strerror})", "ordinary file names") from None
+            raise self.refuse(
+                label, say("archive.cannot-create", why=error.strerror), say("archive.ordinary-names")
+            ) from None
         self._files.add(parts)
         return handle
 
@@ -290,12 +293,14 @@ class SafeTree:
         """The path for `parts`, after confirming it resolves inside the root (belt and braces)."""
         path = os.path.join(self._real_root, *parts)
         if os.path.commonpath([self._real_root, os.path.realpath(path)]) != self._real_root:
-            raise self.refuse(label, "resolves outside the extraction folder", "paths inside the archive")
+            raise self.refuse(label, say("archive.resolves-outside"), say("archive.inside-paths"))
         return path
 
-    def refuse(self, label: str, problem: str, expected: str) -> InputError:
+    def refuse(self, label: str, problem: Text, expected: Text) -> InputError:
         """An InputError naming the archive, the member and what was expected."""
-        return InputError(f"member {label!r} {problem}", path=self.source, expected=expected)
+        return InputError(
+            say("archive.member", label=label, problem=problem), path=self.source, expected=expected
+        )
 
 
 # --------------------------------------------------------------------------------------------------
@@ -320,11 +325,11 @@ def archive_kind(path: Path) -> str | None:
         return kind
     lower = path.name.lower()
     if lower.endswith(_UNSUPPORTED):
-        raise InputError("is compressed in an unsupported format", path=path.name, expected=ARCHIVE_EXPECTED)
+        raise InputError(say("archive.unsupported"), path=path.name, expected=ARCHIVE_EXPECTED)
     for suffix, claimed in ARCHIVE_SUFFIXES:
         if lower.endswith(suffix):
             raise InputError(
-                f"is not a {claimed} archive (its first bytes are not a {claimed} signature)",
+                say("archive.not-claimed", claimed=claimed),
                 path=path.name,
                 expected=ARCHIVE_EXPECTED,
             )
@@ -337,7 +342,7 @@ def _sniff(path: Path) -> str | None:
         with path.open("rb") as handle:
             head = handle.read(512)
     except OSError as error:
-        raise InputError(f"cannot be read ({error.strerror})", path=path.name) from None
+        raise InputError(say("archive.cannot-read", why=error.strerror), path=path.name) from None
     if head.startswith((b"PK\x03\x04", b"PK\x05\x06")):
         return "zip"
     if head.startswith(b"\x1f\x8b"):
@@ -357,7 +362,7 @@ def extract(archive: Path, kind: str, dest: Path, meter: Meter) -> int:
         else:
             _untar(counter, kind, tree, meter)
     if tree.file_count == 0:
-        raise InputError("holds no files", path=archive.name, expected=ARCHIVE_EXPECTED)
+        raise InputError(say("archive.no-files"), path=archive.name, expected=ARCHIVE_EXPECTED)
     return tree.file_count
 
 
@@ -367,27 +372,33 @@ def _unzip(counter: _CountingReader, tree: SafeTree, meter: Meter) -> None:
         archive = zipfile.ZipFile(counter)  # type: ignore[arg-type]
     except UnicodeDecodeError:
         raise InputError(
-            "has member names flagged as UTF-8 that are not UTF-8",
+            say("archive.bad-utf8-names"),
             path=tree.source,
             expected=ARCHIVE_EXPECTED,
         ) from None
     except _READ_ERRORS as error:
-        raise InputError(f"is not a readable zip archive ({error})", path=tree.source) from None
+        raise InputError(say("archive.bad-zip", error=str(error)), path=tree.source) from None
     with archive:
         every = archive.infolist()
         if len(every) > SKIP_BUDGET * meter.limits.max_members:  # even raw data costs a look at each name
             raise InputError(
-                f"holds {len(every)} members, over {SKIP_BUDGET} times the limit of "
-                f"{meter.limits.max_members}",
+                say(
+                    "archive.members-way-over",
+                    n=len(every),
+                    times=SKIP_BUDGET,
+                    limit=meter.limits.max_members,
+                ),
                 path=tree.source,
                 expected=limit_hint("max_members"),
             )
         infos = [info for info in every if not meter.skips(info.filename, info.file_size)]
         if len(infos) > meter.limits.max_members:
             raise InputError(
-                f"holds {len(infos)} members, over the limit of {meter.limits.max_members}"
-                + (
-                    f" (besides {meter.skipped} raw-data members, which are skipped)" if meter.skipped else ""
+                say(
+                    "archive.members-over-skipped" if meter.skipped else "archive.members-count-over",
+                    n=len(infos),
+                    limit=meter.limits.max_members,
+                    skipped=meter.skipped,
                 ),
                 path=tree.source,
                 expected=limit_hint("max_members"),
@@ -404,24 +415,26 @@ def _unzip_member(
     label = info.filename
     file_type = stat.S_IFMT(info.external_attr >> 16)
     if file_type == stat.S_IFLNK:
-        raise tree.refuse(label, "is a symbolic link", "only regular files and folders")
+        raise tree.refuse(label, say("archive.symlink"), say("archive.regular-only"))
     if file_type not in (0, stat.S_IFREG, stat.S_IFDIR):
-        raise tree.refuse(label, "is a device or special file", "only regular files and folders")
+        raise tree.refuse(label, say("archive.device"), say("archive.regular-only"))
     parts = tree.parts(label)
     if label.endswith("/") or file_type == stat.S_IFDIR or info.external_attr & 0x10:  # is_dir() fails on ''
         tree.make_dir(parts, label)
         return
     if info.flag_bits & 0x1:
-        raise tree.refuse(label, "is encrypted", "an archive without a password")
+        raise tree.refuse(label, say("archive.encrypted"), say("archive.no-password"))
     if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
         raise tree.refuse(
-            label, f"uses compression method {info.compress_type}", "stored or deflated members"
+            label, say("archive.method", method=info.compress_type), say("archive.stored-deflated")
         )
     meter.check_declared_size(info.file_size, tree.source, label)  # a lying header is caught while pumping
     try:
         stream = archive.open(info)
     except _READ_ERRORS as error:
-        raise tree.refuse(label, f"cannot be read ({error})", ARCHIVE_EXPECTED) from None
+        raise tree.refuse(
+            label, say("archive.member-unreadable", error=str(error)), ARCHIVE_EXPECTED
+        ) from None
     with stream, tree.create(parts, label) as out:
         meter.pump(stream, out, source=tree.source, label=label, consumed=lambda: counter.consumed)
 
@@ -439,20 +452,20 @@ def _guarded_tarinfo(source: str, limits: Limits) -> type[tarfile.TarInfo]:
     """A TarInfo that refuses oversized extended headers and sparse members before tarfile reads them
     into memory (tarfile reads a header's whole declared size at once, which a .tar.gz can inflate)."""
 
-    def refuse(problem: str, expected: str) -> InputError:
+    def refuse(problem: Text, expected: Text) -> InputError:
         return InputError(problem, path=source, expected=expected)
 
     class GuardedTarInfo(tarfile.TarInfo):
         def _proc_member(self, tar: tarfile.TarFile) -> tarfile.TarInfo:
             # tarfile documents _proc_member as the hook subclasses override.
             if self.type in _TAR_META_TYPES and self.size > limits.max_header_bytes:
-                raise refuse(f"has an extended header of {self.size} bytes", limit_hint("max_header_bytes"))
+                raise refuse(say("archive.big-header", size=self.size), limit_hint("max_header_bytes"))
             if self.type == tarfile.GNUTYPE_SPARSE:
-                raise refuse(f"member {self.name!r} is a sparse file", "only regular files and folders")
+                raise refuse(say("archive.sparse", label=self.name), say("archive.regular-only"))
             return super()._proc_member(tar)  # type: ignore[misc]
 
         def _proc_gnusparse_10(self, *args: object) -> None:
-            raise refuse("holds a sparse file (GNU sparse 1.0)", "only regular files and folders")
+            raise refuse(say("archive.gnu-sparse"), say("archive.regular-only"))
 
     return GuardedTarInfo
 
@@ -474,7 +487,7 @@ def _untar(counter: _CountingReader, kind: str, tree: SafeTree, meter: Meter) ->
             for member in archive:
                 _untar_member(archive, member, counter, tree, meter)
     except _READ_ERRORS as error:
-        raise InputError(f"is not a readable tar archive ({error})", path=tree.source) from None
+        raise InputError(say("archive.bad-tar", error=str(error)), path=tree.source) from None
 
 
 def _untar_member(
@@ -485,28 +498,29 @@ def _untar_member(
     if meter.skips(label, member.size if member.isreg() else 0):
         if meter.skipped_bytes > SKIP_BUDGET * meter.limits.max_total_bytes:
             raise InputError(
-                f"holds more than {SKIP_BUDGET} times {_size(meter.limits.max_total_bytes)} of raw profiler "
-                "data (a tar must be read through to skip it)",
+                say("archive.raw-over", times=SKIP_BUDGET, size=_size(meter.limits.max_total_bytes)),
                 path=tree.source,
                 expected=PACK_HINT,
             )
         return
     meter.count_member(tree.source, label)
     if member.issym():
-        raise tree.refuse(label, "is a symbolic link", "only regular files and folders")
+        raise tree.refuse(label, say("archive.symlink"), say("archive.regular-only"))
     if member.islnk():
-        raise tree.refuse(label, "is a hard link", "only regular files and folders")
+        raise tree.refuse(label, say("archive.hard-link"), say("archive.regular-only"))
     if member.ischr() or member.isblk() or member.isfifo():
-        raise tree.refuse(label, "is a device or special file", "only regular files and folders")
+        raise tree.refuse(label, say("archive.device"), say("archive.regular-only"))
     if member.sparse is not None:
-        raise tree.refuse(label, "is a sparse file", "only regular files and folders")
+        raise tree.refuse(label, say("archive.sparse-member"), say("archive.regular-only"))
     if not (member.isreg() or member.isdir()):
         raise tree.refuse(label, "has an unsupported member type", "only regular files and folders")
     parts = tree.parts(label)
     try:
         tarfile.data_filter(member, str(tree.root))
     except tarfile.FilterError as error:
-        raise tree.refuse(label, f"is refused by the tar data filter ({error})", "plain files") from None
+        raise tree.refuse(
+            label, say("archive.filtered", error=str(error)), say("archive.plain-files")
+        ) from None
     if member.isdir():
         tree.make_dir(parts, label)
         return

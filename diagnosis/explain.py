@@ -7,58 +7,29 @@ import re
 from pathlib import Path
 
 from core.errors import InputError
+from core.text import Text, say
 
 # Which profiler layouts and versions write each file a reader opens, as shown to users (headers abridged).
-KNOWN_FILES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern), text)
-    for pattern, text in (
-        (
-            r"kernel_details\.csv",
-            "MindSpore 2.3+ and torch_npu write it in ASCEND_PROFILER_OUTPUT/ (Name, Type, Accelerator Core, "
-            "Start Time(us), Duration(us), ...)",
-        ),
-        (
-            r"op_summary_[\w.-]*\.csv",
-            "CANN msprof writes it in PROF_*/mindstudio_profiler_output/ (Device_id, Op Name, OP Type, "
-            "Task Type, Task Start Time(us), Task Duration(us), ...)",
-        ),
-        (r"step_trace_time\.csv", "MindSpore 2.3+ and torch_npu (Step, Computing, ..., Free)"),
-        (
-            r"step_trace_[\d_]+\.csv",
-            "CANN msprof (Device_id, Iteration ID, FP Start(us), BP End(us), Iteration End(us), "
-            "Iteration Time(us))",
-        ),
-        (
-            r"framework_raw_\d+\.csv",
-            "MindSpore 2.0-2.4 (task_id, stream_id, block_dim, full_op_name, op_name, op_type, subgraph, "
-            "op_info) and 1.x (..., full_kernel_name, op_name, kernel_name, kernel_type, subgraph, op_info)",
-        ),
-        (
-            r"aicore_intermediate_\d+_detail\.csv",
-            "MindSpore 1.x/2.0 (full_op_name, execution_time[, execution_frequency]), 2.1-2.2 (full_op_name, "
-            "task_duration, execution_frequency, task_type), 2.3/2.4 (full_kernel_name, ...)",
-        ),
-        (
-            r"output_timeline_data_\d+\.txt",
-            "MindSpore 1.x-2.2 (op_name, stream_id, start_time(ms|us), duration(ms)); 2.0 also "
-            "space-separated",
-        ),
-        (
-            r"step_trace_raw_\d+_detail_time\.csv",
-            "MindSpore 1.x-2.4 (step_num, start_point, end_point, total, fp_point, bp_point, ...)",
-        ),
-        (r"profiler_info(_\d+)?\.json", "MindSpore 2.0+ and torch_npu write a JSON object"),
-        (r"sample\.json", "CANN msprof writes a JSON object in PROF_*/device_<id>/"),
-        (r"trace_view\.json", "MindSpore 2.3+ and torch_npu write a Chrome-trace list of events"),
+KNOWN_FILES: tuple[tuple[re.Pattern[str], Text], ...] = tuple(
+    (re.compile(pattern), say(key))
+    for pattern, key in (
+        ("kernel_details\\.csv", "explain.kernel-details"),
+        ("op_summary_[\\w.-]*\\.csv", "explain.op-summary"),
+        ("step_trace_time\\.csv", "explain.step-trace-time"),
+        ("step_trace_[\\d_]+\\.csv", "explain.step-trace-cann"),
+        ("framework_raw_\\d+\\.csv", "explain.framework-raw"),
+        ("aicore_intermediate_\\d+_detail\\.csv", "explain.aicore"),
+        ("output_timeline_data_\\d+\\.txt", "explain.timeline"),
+        ("step_trace_raw_\\d+_detail_time\\.csv", "explain.step-trace-raw"),
+        ("profiler_info(_\\d+)?\\.json", "explain.profiler-info"),
+        ("sample\\.json", "explain.sample"),
+        ("trace_view\\.json", "explain.trace-view"),
     )
 )
-TODO = (
-    "copy the file again from the run folder (large files are often truncated), or make a fresh archive "
-    "with `perf-doctor pack RUN_FOLDER`"
-)
+TODO = say("explain.todo")
 
 
-def known_versions(name: str) -> str | None:
+def known_versions(name: str) -> Text | None:
     """Which layouts and versions write a file of this name, or None for a name no reader opens."""
     return next((text for pattern, text in KNOWN_FILES if pattern.fullmatch(name)), None)
 
@@ -71,7 +42,10 @@ def in_user_terms(error: InputError, folder: Path, display: str) -> InputError:
     known = known_versions(name)
     expected = error.expected
     if known and (expected is None or "known:" not in expected):
-        expected = f"{expected + '; ' if expected else ''}known: {known}; what to do: {TODO}"
+        if expected:
+            expected = say("explain.expected-known", expected=expected, known=known, todo=TODO)
+        else:
+            expected = say("explain.known", known=known, todo=TODO)
     if path == error.path and expected == error.expected:
         return error
     return InputError(error.problem, path=path, expected=expected)

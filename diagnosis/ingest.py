@@ -15,7 +15,7 @@ import numpy as np
 
 from core.errors import InputError
 from core.model import Limitation, Run
-from core.text import say
+from core.text import join, say
 from diagnosis.readers import (
     Candidate,
     ascend,
@@ -95,9 +95,9 @@ def _refuse_duplicate_ranks(candidates: Sequence[Candidate], source: str) -> Non
     for rank, roots in sorted(by_rank.items()):
         if len(roots) > 1:
             raise InputError(
-                f"rank {rank} appears more than once ({', '.join(sorted(roots))})",
+                say("ingest.rank-twice", rank=rank, roots=", ".join(sorted(roots))),
                 path=source,
-                expected="one run folder per rank (upload each run separately)",
+                expected=say("ingest.folder-per-rank"),
             )
 
 
@@ -109,10 +109,10 @@ def sanitize_durations(run: Run) -> Run:
     as a limitation; a run with no valid duration left is an InputError naming the file."""
     dur = run.kernels["duration_us"].astype("float64").to_numpy(na_value=np.nan)
     problems = {
-        "missing or NaN (not a number)": np.isnan(dur),
-        "negative": dur < 0,
-        "infinite": np.isinf(dur),
-        "implausible (longer than an hour)": np.isfinite(dur) & (dur > MAX_PLAUSIBLE_US),
+        "ingest.dur-nan": np.isnan(dur),
+        "ingest.dur-negative": dur < 0,
+        "ingest.dur-infinite": np.isinf(dur),
+        "ingest.dur-implausible": np.isfinite(dur) & (dur > MAX_PLAUSIBLE_US),
     }
     bad = np.logical_or.reduce(list(problems.values()))
     if not bad.any():
@@ -121,17 +121,20 @@ def sanitize_durations(run: Run) -> Run:
     where = BY_NAME[run.meta.layout].durations.replace("<r>", str(rank))
     if bad.all():
         raise InputError(
-            "no valid launch duration (every value is missing, negative, infinite or too large)",
+            say("ingest.no-valid-duration"),
             path=where,
-            expected="durations as finite, non-negative numbers",
+            expected=say("ingest.finite-durations"),
         )
-    counts = ", ".join(f"{int(m.sum())} {label}" for label, m in problems.items() if m.any())
+    counts = join(
+        [say("ingest.count", n=int(m.sum()), what=say(key)) for key, m in problems.items() if m.any()],
+        "sep.comma",
+    )
     run.kernels = run.kernels.loc[~bad].reset_index(drop=True)
     run.limitations.append(
         Limitation(
             "durations",
-            f"{int(bad.sum())} launches with invalid durations were dropped from {where} ({counts})",
-            "re-export the profile; invalid durations usually mean a truncated or edited file",
+            say("ingest.dropped-durations", n=int(bad.sum()), where=where, counts=counts),
+            say("ingest.reexport-durations"),
         )
     )
     return run
@@ -149,9 +152,9 @@ def refuse_zero_durations(run: Run) -> Run:
     dur = run.kernels["duration_us"].astype("float64").to_numpy(na_value=np.nan)
     if len(dur) and not np.any(dur != 0):
         raise InputError(
-            f"every launch lasts 0 µs: all {len(dur)} durations are zero, so there is no time to analyse",
+            say("ingest.all-zero", n=len(dur)),
             path=_durations_file(run),
-            expected="a profile whose launches have measured durations",
+            expected=say("ingest.measured-durations"),
         )
     return run
 
@@ -168,16 +171,15 @@ def drop_bad_starts(run: Run) -> Run:
         run.limitations.append(
             Limitation(
                 "start-times",
-                f"{int(bad.sum())} launches with a non-finite start time (inf) were dropped "
-                f"from {_durations_file(run)}",
-                "re-export the profile; a non-finite start time means an edited or corrupt file",
+                say("ingest.dropped-starts", n=int(bad.sum()), where=_durations_file(run)),
+                say("ingest.reexport-starts"),
             )
         )
     elif bad.all():
         raise InputError(
-            "no finite launch start time (every value is infinite)",
+            say("ingest.no-finite-start"),
             path=_durations_file(run),
-            expected="start times as finite numbers",
+            expected=say("ingest.finite-starts"),
         )
     return run
 
@@ -197,14 +199,14 @@ def drop_negative_steps(run: Run) -> Run:
             dropped += int(negative.sum()) if name == "kernels" else 0
     if dropped and not len(run.kernels):
         raise InputError(
-            "every launch has a negative step id", path=_durations_file(run), expected="step ids of 0 or more"
+            say("ingest.all-negative-steps"), path=_durations_file(run), expected=say("ingest.step-ids")
         )
     if dropped:
         run.limitations.append(
             Limitation(
                 "steps",
-                f"{dropped} launches with a negative step id were dropped from {_durations_file(run)}",
-                "re-export the profile; step ids are never negative in a real one",
+                say("ingest.dropped-steps", n=dropped, where=_durations_file(run)),
+                say("ingest.reexport-steps"),
             )
         )
     return run
@@ -245,10 +247,8 @@ def skipped_limitation(folder: Path) -> list[Limitation]:
     return [
         Limitation(
             "skipped",
-            f"{files} files ({size / 2**20:.1f} MiB) no reader uses were skipped unread (raw profiler data "
-            "such as "
-            "PROF_*/device_*/data, logs, FRAMEWORK binaries)",
-            "nothing to do; `perf-doctor pack RUN_FOLDER` makes a small archive of only the files read",
+            say("ingest.skipped", files=files, mib=size / 2**20),
+            say("ingest.skipped-remedy"),
         )
     ]
 

@@ -111,10 +111,10 @@ def _input_paths(source: Source | None) -> list[Path]:
     paths: dict[str, Path] = {}
     for item in items:
         if not isinstance(item, (str, os.PathLike)) or not str(item).strip():
-            raise InputError(f"an entry of the file list is not a path: {item!r}", expected=ACCEPTED)
+            raise InputError(say("sources.not-a-path", item=item), expected=ACCEPTED)
         paths.setdefault(os.path.realpath(item), Path(item))
     if not paths:
-        raise InputError("the file list is empty", expected=ACCEPTED)
+        raise InputError(say("sources.empty-list"), expected=ACCEPTED)
     return list(paths.values())
 
 
@@ -123,9 +123,9 @@ def _require_file(path: Path) -> None:
     if not path.exists():
         raise InputError(say("error.not-found"), path=path.name, expected=ACCEPTED)
     if path.is_dir():
-        raise InputError("is a folder inside a list of files", path=path.name, expected="files only")
+        raise InputError(say("sources.folder-in-list"), path=path.name, expected=say("sources.files-only"))
     if not path.is_file():
-        raise InputError("is not a regular file", path=path.name, expected=ACCEPTED)
+        raise InputError(say("io.not-regular"), path=path.name, expected=ACCEPTED)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -137,7 +137,7 @@ def _fill_from_files(paths: list[Path], dest: Path, meter: Meter) -> None:
     folder upload that no reader opens (raw data, logs) are skipped and do not count against the limits."""
     if len(paths) > SKIP_BUDGET * meter.limits.max_members:
         raise InputError(
-            f"{len(paths)} files were given, over the limit of {meter.limits.max_members}",
+            say("sources.files-over", n=len(paths), limit=meter.limits.max_members),
             expected=limit_hint("max_members"),
         )
     archives: list[tuple[Path, str]] = []
@@ -151,8 +151,7 @@ def _fill_from_files(paths: list[Path], dest: Path, meter: Meter) -> None:
             (loose if place_of(path.name) else skipped).append(path)
     if len(loose) + len(archives) > meter.limits.max_members:
         raise InputError(
-            f"{len(loose) + len(archives)} profiler files were given, over the limit of "
-            f"{meter.limits.max_members}",
+            say("sources.profiler-files-over", n=len(loose) + len(archives), limit=meter.limits.max_members),
             expected=limit_hint("max_members"),
         )
     if loose or archives:

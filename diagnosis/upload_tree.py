@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from core.errors import InputError
+from core.text import say
 from diagnosis.archives import Meter, SafeTree
 from diagnosis.readers.catalog import APO, FRAMEWORK, MSPROF_OUTPUT, place_of
 
@@ -84,10 +85,9 @@ def _refuse_ambiguous(name: str, paths: list[Path]) -> None:
     if len({path.stat().st_size for path in paths}) == 1 and len({_digest(path) for path in paths}) == 1:
         return
     raise InputError(
-        f"{len(paths)} different files have this name (one per rank or per run?); a folder upload loses "
-        "sub-folders, so they cannot be told apart",
+        say("upload.same-name", n=len(paths)),
         path=name,
-        expected="a .zip or .tar.gz archive of the profiler output folder instead",
+        expected=say("upload.archive-instead"),
     )
 
 

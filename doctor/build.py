@@ -347,7 +347,9 @@ def warning_records(
             merged[key] = _warning("limitation", in_lang(lim.reason, lang), remedy, lim.topic, None, [role])
     out.extend(merged.values())
     out.extend(_warning("note", in_lang(note, lang), None, None, None, []) for note in notes)
-    out.extend(_warning("model", text, None, None, None, ["mindir"]) for text in model_warnings)
+    out.extend(
+        _warning("model", in_lang(text, lang), None, None, None, ["mindir"]) for text in model_warnings
+    )
     return [ReportWarning.model_validate(jsonable(w)) for w in out]
 
 
@@ -360,8 +362,11 @@ def _warning(
 # --------------------------------------------------------------------------------------------- graph
 
 
-def graph_section(model: Any, chains: Sequence[Any], name: str, links: pd.DataFrame | None) -> Graph:
-    """What the MINDIR is, its fusion chains by pattern, and (with a profile) how each chain ran."""
+def graph_section(
+    model: Any, chains: Sequence[Any], name: str, links: pd.DataFrame | None, lang: str = "en"
+) -> Graph:
+    """What the MINDIR is, its fusion chains by pattern (why one is blocked said in `lang`), and (with a
+    profile) how each chain ran."""
     by_pattern: dict[str, dict[str, Any]] = {}
     for chain in chains:
         row = by_pattern.setdefault(chain.pattern, {"pattern": chain.pattern, "count": 0, "fusible": 0})
@@ -397,7 +402,10 @@ def graph_section(model: Any, chains: Sequence[Any], name: str, links: pd.DataFr
                     "fusible": fusible,
                     "blocked": len(chains) - fusible,
                     "by_pattern": patterns,
-                    "items": [c.to_dict() for c in list(chains)[:MAX_CHAIN_ITEMS]],
+                    "items": [
+                        {**c.to_dict(), "blocked_reason": in_lang(c.blocked_reason, lang)}
+                        for c in list(chains)[:MAX_CHAIN_ITEMS]
+                    ],
                 },
                 "crosslink": None if links is None else links.to_dict("records"),
             }

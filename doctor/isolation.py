@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
-from core import InputError
+from core import InputError, say
 from diagnosis import MIB, Limits, Source, Workspace, check_positive, env_name, settings_from_env
 
 T = TypeVar("T")
@@ -101,9 +101,9 @@ def run_isolated(
     request = _request(limits, task, func, args, kwargs)
     status, stdout, stderr = _spawn(request, limits.wall_s)
     if status == "timeout":
-        raise _overrun(task, f"within {limits.wall_s:g} s", "wall_s")
+        raise _overrun(task, say("isolation.within-wall", s=limits.wall_s), "wall_s")
     if status == "cancelled":
-        raise InputError("the request was cancelled", path=task.subject)
+        raise InputError(say("isolation.cancelled"), path=task.subject)
     return _answer(task, limits, status, stdout, stderr)
 
 
@@ -250,21 +250,21 @@ def _answer(task: Task, limits: IsolationLimits, code: int | str, stdout: bytes,
         if kind == "input_error":
             raise InputError(reply[1], path=reply[2], expected=reply[3])
         if kind == "memory":
-            raise _overrun(task, f"within {limits.memory_mb:g} MB of memory", "memory_mb")
+            raise _overrun(task, say("isolation.within-memory", mb=limits.memory_mb), "memory_mb")
         raise IsolationError(f"{task.failure}: {reply[1]}: {reply[2]}\n{_tail(stderr)}")
     if code == -signal.SIGXCPU:
-        raise _overrun(task, f"within {limits.cpu_s:g} s of CPU time", "cpu_s")
+        raise _overrun(task, say("isolation.within-cpu", s=limits.cpu_s), "cpu_s")
     if isinstance(code, int) and code < 0:
         raise _crash(task, code, limits)
     raise IsolationError(f"{task.failure}: the isolated process exited with {code}: {_last_line(stderr)}")
 
 
-def _overrun(task: Task, within: str, field: str) -> InputError:
+def _overrun(task: Task, within: Any, field: str) -> InputError:
     """A limit was reached: say which, and which variable the operator can raise."""
     return InputError(
-        f"{task.failure} {within}",
+        say("isolation.overrun", failure=task.failure, within=within),
         path=task.subject,
-        expected=f"a smaller input (the operator can raise {env_name(ISOLATION_PREFIX + field)})",
+        expected=say("isolation.smaller", variable=env_name(ISOLATION_PREFIX + field)),
     )
 
 
@@ -277,10 +277,9 @@ def _crash(task: Task, code: int, limits: IsolationLimits) -> InputError:
     except ValueError:
         name = f"signal {-code}"
     return InputError(
-        f"{task.failure}: the decoder stopped ({name}), perhaps for lack of memory "
-        f"(limit {limits.memory_mb:g} MB)",
+        say("isolation.stopped", failure=task.failure, name=name, mb=limits.memory_mb),
         path=task.subject,
-        expected=f"a smaller input (the operator can raise {env_name(ISOLATION_PREFIX + 'memory_mb')})",
+        expected=say("isolation.smaller", variable=env_name(ISOLATION_PREFIX + "memory_mb")),
     )
 
 
@@ -383,7 +382,7 @@ def _apply_limits(rlimits: dict[str, int | None]) -> None:
 
 def load_mindir(path: str | os.PathLike[str], *, limits: IsolationLimits | None = None) -> Any:
     """graph.load_mindir in a child under the limits; returns the MindirModel."""
-    task = Task(subject=Path(path).name, failure="the model could not be decoded")
+    task = Task(subject=Path(path).name, failure=say("isolation.model-failed"))
     return run_isolated(task, _load_mindir_child, _plain(path), limits=limits)
 
 
@@ -411,7 +410,7 @@ def materialize(
     if not source or (isinstance(source, (str, os.PathLike)) and os.path.isdir(source)):
         return materialize_here(source, workspace, budget=budget)
     budget = budget if budget is not None else Limits.from_env()
-    task = Task(subject=_subject(source), failure="the upload could not be unpacked", writes_files=True)
+    task = Task(subject=_subject(source), failure=say("isolation.unpack-failed"), writes_files=True)
     plain: Source = _plain(source) if isinstance(source, (str, os.PathLike)) else [_plain(p) for p in source]
     folder = run_isolated(task, _materialize_child, plain, str(workspace.path), budget, limits=limits)
     result = Path(folder)

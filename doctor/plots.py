@@ -265,11 +265,12 @@ def breakdown_figure(dtype: pd.DataFrame, core: pd.DataFrame, title: str, lang: 
 # ------------------------------------------------------------------------------------ chain graph
 
 
-def chain_graph_figure(model: Any, chains: list[Any]) -> go.Figure:
-    """The model graph with fusion chains highlighted (graph.view does the layout and escaping)."""
+def chain_graph_figure(model: Any, chains: list[Any], lang: str = "en") -> go.Figure:
+    """The model graph with fusion chains highlighted, its texts in `lang` (graph.view does the layout
+    and escaping)."""
     from graph import overview_figure
 
-    return overview_figure(model, chains)
+    return overview_figure(model, chains, lang=lang)
 
 
 # -------------------------------------------------------------------------------------- waterfall

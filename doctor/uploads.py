@@ -25,12 +25,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from core import InputError
+from core import InputError, say
 
 LOG = logging.getLogger("perf_doctor.uploads")
 UPLOAD_ROUTE = "/gradio_api/upload"  # gradio.routes: APIRouter(prefix=API_PREFIX).post("/upload")
 MAX_ANSWER_BYTES = 4 << 20  # the upload route answers a JSON list of at most 1,000 paths
-GONE = "this upload is no longer on the server (it was cleared or expired); upload the file again"
+GONE = say("uploads.gone")
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]

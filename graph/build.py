@@ -24,6 +24,7 @@ from typing import Any
 
 import networkx as nx
 
+from core.text import say
 from graph.dtypes import type_id_name
 from graph.values import IOMONAD, MONAD, UMONAD, attribute_value, output_types, text
 
@@ -114,6 +115,7 @@ class GraphBudgetError(Exception):
 
     def __init__(self, problem: str, *, node_budget: bool = False) -> None:
         super().__init__(problem)
+        self.problem = problem  # a core.text message, said in the report's language
         self.node_budget = node_budget
 
 
@@ -163,9 +165,7 @@ def _nesting(items: list[Any]) -> int:
     the recursive walks over refs (_connect, _collect_ids, _call_value) could exhaust the stack."""
     depth = 1 + max((getattr(item, "depth", 0) for item in items), default=0)
     if depth > MAX_VALUE_NESTING:
-        raise GraphBudgetError(
-            f"tuples, partial applications or branch results nested more than {MAX_VALUE_NESTING} deep"
-        )
+        raise GraphBudgetError(say("mindir.nesting", limit=MAX_VALUE_NESTING))
     return depth
 
 
@@ -298,15 +298,9 @@ class GraphBuilder:
     def _report(self) -> None:
         if self._unknown:
             listed = ", ".join(text(name) for name in list(self._unknown)[:MAX_LISTED_UNKNOWN])
-            self.warnings.append(
-                f"{len(self._unknown)} referenced names were not found in the file (e.g. {listed}); "
-                "their edges are missing"
-            )
+            self.warnings.append(say("mindir.unknown-names", n=len(self._unknown), listed=listed))
         if self._truncated:
-            self.warnings.append(
-                f"{self._truncated} calls were not inlined (calls nested over {MAX_CALL_DEPTH} deep); "
-                "they appear as opaque call nodes"
-            )
+            self.warnings.append(say("mindir.not-inlined", n=self._truncated, depth=MAX_CALL_DEPTH))
 
     # ------------------------------------------------------------------ graph walking
 
@@ -417,8 +411,7 @@ class GraphBuilder:
 
     def _refuse_over_budget(self) -> None:
         raise GraphBudgetError(
-            f"with every call expanded the graph has over {self.max_nodes:,} nodes and calls, "
-            "the decoder's budget",
+            say("mindir.node-budget", limit=self.max_nodes),
             node_budget=True,
         )
 

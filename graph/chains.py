@@ -26,6 +26,7 @@ from typing import Any
 
 import networkx as nx
 
+from core.text import join, say
 from graph.model import Chain, MindirModel
 from graph.patterns import DAG_PATTERNS, DagPattern, find_dag_chains
 
@@ -214,15 +215,15 @@ def _blocked_reason(g: nx.DiGraph, nodes: list[str], casts: list[str], outputs: 
         if uses > 1:
             users = sorted(
                 {g.nodes[s].get("op", "?") for s in g.succ[node]}
-                | ({"graph output"} if node in outputs else set())
+                | ({say("chain.graph-output")} if node in outputs else set())
             )
-            reasons.append(f"{g.nodes[node]['op']} output has {uses} consumers ({', '.join(users)})")
+            reasons.append(
+                say("chain.consumers", op=g.nodes[node]["op"], uses=uses, users=join(users, "sep.comma"))
+            )
     for node in nodes:
         if _training_bn(g.nodes[node]):
-            reasons.append(
-                f"{g.nodes[node]['op']} runs in training mode (is_training=True): cannot be folded"
-            )
-    return "; ".join(reasons)
+            reasons.append(say("chain.training-bn", op=g.nodes[node]["op"]))
+    return join(reasons) if reasons else ""
 
 
 def _training_bn(data: dict[str, Any]) -> bool:

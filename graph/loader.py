@@ -20,6 +20,7 @@ from typing import Any
 from google.protobuf.message import DecodeError
 
 from core.errors import InputError
+from core.text import say
 from graph import schema
 from graph.build import MAX_GRAPH_NODES, GraphBudgetError, GraphBuilder, function_role
 from graph.dtypes import itemsize, tensor_dtype
@@ -28,7 +29,7 @@ from graph.values import IOMONAD, MONAD, UMONAD, text
 
 MAX_FILE_BYTES = 2 * 1024**3  # a protobuf message cannot be larger (format guide §1, §9)
 TESTED_MIND_IR_VERSIONS = (1, 2, 3)
-EXPECTED = "a .mindir file written by mindspore.export(..., file_format='MINDIR')"
+EXPECTED = say("mindir.expected")
 NODE_BUDGET_ENV = "PERF_DOCTOR_MAX_GRAPH_NODES"
 
 
@@ -86,12 +87,14 @@ def _build(builder: GraphBuilder, env: dict[str, Any], proto: Any, file: Path) -
     try:
         return builder.build(env)
     except GraphBudgetError as err:
-        hint = f"a smaller model (the operator can raise {NODE_BUDGET_ENV})" if err.node_budget else EXPECTED
-        raise InputError(f"cannot be analysed: {err}", path=str(file), expected=hint) from None
+        hint = say("mindir.smaller", variable=NODE_BUDGET_ENV) if err.node_budget else EXPECTED
+        raise InputError(
+            say("mindir.cannot-analyse", error=err.problem), path=str(file), expected=hint
+        ) from None
     except TypeError:
         field = _undecodable_text(proto)
         if field:
-            raise InputError(f"{field} is not valid UTF-8 text", path=str(file), expected=EXPECTED) from None
+            raise InputError(say("mindir.bad-utf8", field=field), path=str(file), expected=EXPECTED) from None
         raise
 
 
@@ -111,20 +114,22 @@ def _check_file(file: Path, max_bytes: int) -> int:
     try:
         info = file.stat()
     except FileNotFoundError:
-        raise InputError("file not found", path=str(file), expected=EXPECTED) from None
+        raise InputError(say("mindir.not-found"), path=str(file), expected=EXPECTED) from None
     except OSError as err:
-        raise InputError(f"cannot be read ({err.strerror})", path=str(file), expected=EXPECTED) from None
+        raise InputError(
+            say("mindir.cannot-read", why=err.strerror), path=str(file), expected=EXPECTED
+        ) from None
     if file.is_dir():
-        raise InputError("is a folder, not a file", path=str(file), expected=EXPECTED)
+        raise InputError(say("mindir.folder"), path=str(file), expected=EXPECTED)
     if not stat.S_ISREG(info.st_mode):  # a FIFO or device would block or never end: never opened
         raise InputError(
-            f"is not a regular file (a {_file_kind(info.st_mode)})", path=str(file), expected=EXPECTED
+            say("mindir.not-regular", kind=_file_kind(info.st_mode)), path=str(file), expected=EXPECTED
         )
     if info.st_size > max_bytes:
         raise InputError(
-            f"is {info.st_size:,} bytes, over the {max_bytes:,}-byte limit of a protobuf message",
+            say("mindir.too-big", size=info.st_size, limit=max_bytes),
             path=str(file),
-            expected="a MINDIR graph file under 2 GiB (MindSpore writes larger weights to <name>_variables/)",
+            expected=say("mindir.under-2gib"),
         )
     return info.st_size
 
@@ -144,7 +149,9 @@ def _read(file: Path) -> bytes:
     try:
         return file.read_bytes()
     except OSError as err:
-        raise InputError(f"cannot be read ({err.strerror})", path=str(file), expected=EXPECTED) from None
+        raise InputError(
+            say("mindir.cannot-read", why=err.strerror), path=str(file), expected=EXPECTED
+        ) from None
 
 
 def decode(data: bytes, file: Path | str = "<bytes>") -> Any:
@@ -154,7 +161,7 @@ def decode(data: bytes, file: Path | str = "<bytes>") -> Any:
     except (DecodeError, RecursionError, ValueError) as err:
         reason = str(err) or type(err).__name__
         raise InputError(
-            f"not a MINDIR file: protobuf decoding failed ({reason})", path=str(file), expected=EXPECTED
+            say("mindir.undecodable", reason=reason), path=str(file), expected=EXPECTED
         ) from None
 
 
@@ -162,29 +169,23 @@ def validate(proto: Any, file: Path | str) -> None:
     """Refuse messages that decode but are not MindSpore graphs (wrong producer, no graph)."""
     producer = text(proto.producer_name)
     if producer != "MindSpore":
-        problem = f"was produced by {producer!r}, not MindSpore" if producer else "has no producer name"
-        raise InputError(f"not a MINDIR file: {problem}", path=str(file), expected=EXPECTED)
+        problem = say("mindir.producer", producer=producer) if producer else say("mindir.no-producer")
+        raise InputError(say("mindir.not-mindir", problem=problem), path=str(file), expected=EXPECTED)
     if not proto.HasField("graph") or not len(proto.graph.node):
-        raise InputError("MINDIR file contains no graph nodes", path=str(file), expected=EXPECTED)
+        raise InputError(say("mindir.no-nodes"), path=str(file), expected=EXPECTED)
 
 
 def _format_warnings(proto: Any) -> list[str]:
     warnings = []
     if schema.backend() != "upb":
-        warnings.append(
-            f"protobuf uses its {schema.backend()!r} backend (about 200x slower on graphs); "
-            "set PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION=upb before anything imports MindSpore"
-        )
+        warnings.append(say("mindir.slow-backend", backend=schema.backend()))
     version = int(proto.mind_ir_version)
     if version == 1:
-        warnings.append(
-            "file written by MindSpore 2.0-2.2 (mind_ir_version 1): operator arguments are also read from "
-            "primitive attributes; this layout is inferred, not verified on real files"
-        )
+        warnings.append(say("mindir.version-1"))
     elif version not in TESTED_MIND_IR_VERSIONS:
-        warnings.append(f"mind_ir_version {version} is not one this reader was tested with (1-3)")
+        warnings.append(say("mindir.untested-version", version=version))
     if proto.HasField("little_endian") and not proto.little_endian:
-        warnings.append("file is big-endian: small constant tensors are decoded as little-endian")
+        warnings.append(say("mindir.big-endian"))
     return warnings
 
 
@@ -232,12 +233,9 @@ def _parameters(
             env.setdefault(f"{prefix}:{short}", full)
     missing = tuple(loc for loc in locations if not (file.parent / loc).is_file())
     if missing:
-        warnings.append(
-            f"weights live in external data files not found next to the model ({', '.join(missing)}); "
-            "the graph is analysed without them"
-        )
+        warnings.append(say("mindir.external-missing", missing=", ".join(missing)))
     if absent:
-        warnings.append(f"{absent} parameters carry no weight data (stripped): shapes and dtypes only")
+        warnings.append(say("mindir.stripped", n=absent))
     summary = ParameterSummary(
         count=len(items),
         total_bytes=sum(i.nbytes for i in items),

@@ -23,6 +23,7 @@ from typing import Any
 
 import networkx as nx
 
+from core.text import join, say
 from graph.model import Chain
 
 GROUPS: dict[str, frozenset[str]] = {
@@ -549,10 +550,10 @@ def _shared_outputs(g: nx.DiGraph, nodes: list[str], outputs: set[str]) -> str:
             continue  # an output of the pattern
         outside = sorted({g.nodes[u].get("op", "?") for u in users - inside})
         if node in outputs:
-            outside.append("graph output")
+            outside.append(say("chain.graph-output"))
         if outside:
-            notes.append(f"{g.nodes[node].get('op')} output also read by {', '.join(outside)}")
-    return "; ".join(notes)
+            notes.append(say("chain.also-read", op=g.nodes[node].get("op"), users=join(outside, "sep.comma")))
+    return join(notes) if notes else ""
 
 
 def _fused_op(g: nx.DiGraph, pattern: DagPattern, members: dict[str, str]) -> str:

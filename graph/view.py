@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import networkx as nx
 import plotly.graph_objects as go
 
+from core.text import in_lang, say
 from graph.model import Chain, MindirModel
 
 MAX_NODES = 2000
@@ -92,27 +93,35 @@ def chain_membership(chains: list[Chain]) -> dict[str, Chain]:
     return {n: c for c in chains for n in (*c.nodes, *c.casts)}
 
 
-def overview_layout(model: MindirModel, chains: list[Chain], max_nodes: int = MAX_NODES) -> GraphLayout:
+def _said(key: str, lang: str, **values: object) -> str:
+    """The message `key` with `values` in `lang` (core/messages.py has both languages)."""
+    return in_lang(say(key, **values), lang)
+
+
+def overview_layout(
+    model: MindirModel, chains: list[Chain], max_nodes: int = MAX_NODES, lang: str = "en"
+) -> GraphLayout:
     """Layered layout of the whole graph, summarised to at most `max_nodes` markers."""
     g = model.graph
     nodes = [n for n, d in g.nodes(data=True) if d.get("kind") in SHOWN_KINDS]
     depth = depths(g, nodes)
     in_chain = chain_membership(chains)
     if len(nodes) <= max_nodes:
-        return _full_layout(g, nodes, depth, in_chain)
+        return _full_layout(g, nodes, depth, in_chain, lang)
     groups, how = _groups(g, nodes, depth, max_nodes)
-    return _group_layout(g, groups, depth, in_chain, how, len(nodes))
+    return _group_layout(g, groups, depth, in_chain, _said(how, lang), len(nodes), lang)
 
 
 def _full_layout(
-    g: nx.DiGraph, nodes: list[str], depth: dict[str, int], in_chain: dict[str, Chain]
+    g: nx.DiGraph, nodes: list[str], depth: dict[str, int], in_chain: dict[str, Chain], lang: str
 ) -> GraphLayout:
     layout = GraphLayout()
     index = {}
     for node in nodes:
         data = g.nodes[node]
         chain = in_chain.get(node)
-        index[node] = layout.add(node, node_hover(g, node, chain), _category(data, chain), 9 if chain else 7)
+        hover = node_hover(g, node, chain, lang)
+        index[node] = layout.add(node, hover, _category(data, chain), 9 if chain else 7)
     # sorted: a subgraph view iterates its node set in hash order, which changes from process to process
     layout.edges = sorted(
         (index[a], index[b]) for a, b in g.subgraph(nodes).edges() if a in index and b in index
@@ -142,14 +151,14 @@ def _groups(
             best = grouped
             break
     if best is not None and len(best) >= MIN_GROUPS:
-        return dict(best), "scope prefix"
+        return dict(best), "view.by-scope"
     ordered = sorted(nodes, key=lambda n: depth[n])
     per_group = -(-len(ordered) // max_nodes)
     runs: dict[str, list[str]] = {}
     for start in range(0, len(ordered), per_group):
         members = ordered[start : start + per_group]
         runs[f"{_common_prefix([scopes[m] for m in members])} [{start}:{start + len(members)}]"] = members
-    return runs, "runs of topological order"
+    return runs, "view.by-order"
 
 
 def _common_prefix(scopes: list[str]) -> str:
@@ -169,8 +178,9 @@ def _group_layout(
     in_chain: dict[str, Chain],
     how: str,
     total: int,
+    lang: str = "en",
 ) -> GraphLayout:
-    layout = GraphLayout(note=f"{total:,} nodes collapsed into {len(groups):,} groups by {how}")
+    layout = GraphLayout(note=_said("view.collapsed", lang, total=total, groups=len(groups), how=how))
     owner: dict[str, int] = {}
     levels = []
     for name, members in groups.items():
@@ -178,8 +188,8 @@ def _group_layout(
         patterns = Counter(in_chain[m].pattern for m in members if m in in_chain)
         top = ", ".join(f"{html.escape(str(op))} x{n}" for op, n in ops.most_common(4))
         hover = (
-            f"<b>{html.escape(name)}</b><br>{len(members):,} ops: {top}"
-            f"<br>in chains: {sum(patterns.values()):,}"
+            f"<b>{html.escape(name)}</b><br>{_said('view.group-ops', lang, n=len(members), top=top)}"
+            f"<br>{_said('view.in-chains', lang, n=sum(patterns.values()))}"
         )
         category = patterns.most_common(1)[0][0] if patterns else "group"
         index = layout.add(name, hover, category, 6 + min(14.0, len(members) ** 0.5), len(members))
@@ -211,39 +221,52 @@ def _place(layout: GraphLayout, levels: list[int]) -> None:
             layout.y[i] = -float(row)
 
 
-def node_hover(g: nx.DiGraph, node: str, chain: Chain | None = None) -> str:
+def node_hover(g: nx.DiGraph, node: str, chain: Chain | None = None, lang: str = "en") -> str:
     """Hover text of one node: op, scope, dtype, shape (and its chain), HTML-escaped."""
     data = g.nodes[node]
     shape = data.get("shape")
     lines = [
         f"<b>{html.escape(str(data.get('op', '?')))}</b>",
-        f"scope: {html.escape(data.get('scope') or '-')}",
+        _said("view.scope", lang, scope=html.escape(data.get("scope") or "-")),
         f"dtype: {html.escape(str(data.get('dtype')))}",
         f"shape: {list(shape) if shape is not None else '-'}",
     ]
     if chain is not None:
         lines.append(
-            f"chain: {chain.pattern}"
+            _said("view.chain", lang, pattern=chain.pattern)
             + (f" → {html.escape(chain.replaced_by)}" if chain.replaced_by else "")
-            + ("" if chain.fusible else f" (blocked: {html.escape(chain.blocked_reason)})")
+            + (
+                ""
+                if chain.fusible
+                else _said("view.blocked-paren", lang, reason=_escaped(chain.blocked_reason, lang))
+            )
         )
     return "<br>".join(lines)
 
 
-def chain_layout(model: MindirModel, chain: Chain) -> GraphLayout:
+def _escaped(text: str, lang: str) -> str:
+    """A text said in `lang`, HTML-escaped for a figure."""
+    return html.escape(in_lang(text, lang))
+
+
+def chain_layout(model: MindirModel, chain: Chain, lang: str = "en") -> GraphLayout:
     """The chain's nodes (and Casts inside it) with their direct producers and consumers."""
     g = model.graph
     core = [*chain.nodes, *chain.casts]
     around = {p for n in core for p in g.pred[n]} | {s for n in core for s in g.succ[n]}
     nodes = [n for n in g.nodes if n in set(core) | around]
     depth = depths(g, nodes)
-    layout = GraphLayout(note=f"{chain.pattern}: {len(chain.nodes)} ops, {len(chain.casts)} casts")
+    layout = GraphLayout(
+        note=_said(
+            "view.chain-note", lang, pattern=chain.pattern, ops=len(chain.nodes), casts=len(chain.casts)
+        )
+    )
     index = {}
     for node in nodes:
         data = g.nodes[node]
         mine = chain if node in core else None
         category = _category(data, mine) if data.get("kind") != "parameter" else "parameter"
-        index[node] = layout.add(node, node_hover(g, node, mine), category, 16 if mine else 10)
+        index[node] = layout.add(node, node_hover(g, node, mine, lang), category, 16 if mine else 10)
     layout.edges = sorted((index[a], index[b]) for a, b in g.subgraph(nodes).edges())
     _place(layout, [depth[n] for n in nodes])
     return layout
@@ -319,7 +342,7 @@ def _chunks(items: Sequence[_Unit], size: int) -> list[list[_Unit]]:
     return [list(items[i : i + size]) for i in range(0, len(items), size)]
 
 
-def block_layout(model: MindirModel, chains: list[Chain]) -> GraphLayout:
+def block_layout(model: MindirModel, chains: list[Chain], lang: str = "en") -> GraphLayout:
     """The graph as labelled units in rows: one row per scope block in execution order (a ResNet
     Bottleneck each), left to right in the block; a chain is one unit coloured by its pattern, a blocked
     one orange, labelled "blocked", with its reason in the hover; edges join units that exchange tensors."""
@@ -329,14 +352,21 @@ def block_layout(model: MindirModel, chains: list[Chain]) -> GraphLayout:
     blocks = _blocks(units)
     blocked = sum(not c.fusible for c in chains)
     layout = GraphLayout(
-        note=f"{len(nodes):,} ops in {len(units):,} units ({len(chains)} chains, {blocked} blocked), "
-        f"{len(blocks)} blocks by scope"
+        note=_said(
+            "view.block-note",
+            lang,
+            ops=len(nodes),
+            units=len(units),
+            chains=len(chains),
+            blocked=blocked,
+            blocks=len(blocks),
+        )
     )
     owner: dict[str, int] = {}
     for row, (key, members) in enumerate(blocks):
         layout.headers.append((-0.6, -float(row), html.escape(key.rsplit("/", 1)[-1] or "graph")))
         for position, unit in enumerate(members):
-            index = _add_unit(layout, g, unit)
+            index = _add_unit(layout, g, unit, lang)
             layout.x.append(float(position))
             layout.y.append(-float(row))
             for node in unit.nodes:
@@ -346,24 +376,29 @@ def block_layout(model: MindirModel, chains: list[Chain]) -> GraphLayout:
     return layout
 
 
-def _add_unit(layout: GraphLayout, g: nx.DiGraph, unit: _Unit) -> int:
+def _add_unit(layout: GraphLayout, g: nx.DiGraph, unit: _Unit, lang: str = "en") -> int:
     chain = unit.chain
     if chain is None:
         node = unit.nodes[0]
         data = g.nodes[node]
-        label = "input" if data.get("kind") == "input" else str(data.get("op", "?"))
-        return layout.add(node, node_hover(g, node), _category(data, None), 9, label=html.escape(label))
-    state = "fusible" if chain.fusible else f"blocked: {chain.blocked_reason}"
+        label = _said("view.input", lang) if data.get("kind") == "input" else str(data.get("op", "?"))
+        hover = node_hover(g, node, None, lang)
+        return layout.add(node, hover, _category(data, None), 9, label=html.escape(label))
+    state = _state(chain, lang)
     hover = "<br>".join(
         [
             f"<b>{html.escape(chain.pattern)}</b> ({html.escape(state)})",
-            "ops: " + html.escape(" → ".join(chain.ops)),
-            f"scope: {html.escape(_common_prefix(list(chain.scopes)) if any(chain.scopes) else '-')}",
+            _said("view.ops", lang, ops=html.escape(" → ".join(chain.ops))),
+            _said(
+                "view.scope",
+                lang,
+                scope=html.escape(_common_prefix(list(chain.scopes)) if any(chain.scopes) else "-"),
+            ),
         ]
-        + ([f"replaced by: {html.escape(chain.replaced_by)}"] if chain.replaced_by else [])
-        + ([f"casts inside: {len(chain.casts)}"] if chain.casts else [])
+        + ([_said("view.replaced-by", lang, op=html.escape(chain.replaced_by))] if chain.replaced_by else [])
+        + ([_said("view.casts-inside", lang, n=len(chain.casts))] if chain.casts else [])
     )
-    label = chain.pattern if chain.fusible else f"{chain.pattern} ✗ blocked"
+    label = chain.pattern if chain.fusible else _said("view.blocked-label", lang, pattern=chain.pattern)
     return layout.add(
         chain.anchor, hover, _category({}, chain), 14, members=len(unit.nodes), label=html.escape(label)
     )
@@ -426,17 +461,19 @@ def layout_figure(layout: GraphLayout, title: str) -> go.Figure:
     return figure
 
 
-def overview_figure(model: MindirModel, chains: list[Chain], max_nodes: int = MAX_NODES) -> go.Figure:
+def overview_figure(
+    model: MindirModel, chains: list[Chain], max_nodes: int = MAX_NODES, lang: str = "en"
+) -> go.Figure:
     """The whole model: up to MAX_UNITS units the labelled block view (a column per scope block, each
     chain one unit coloured by pattern, blocked ones orange), beyond that the layered summary."""
     nodes = sum(1 for _, d in model.graph.nodes(data=True) if d.get("kind") in SHOWN_KINDS)
     chained = sum(len(c.nodes) + len(c.casts) for c in chains)
     if nodes - chained + len(chains) <= MAX_UNITS:
-        layout = block_layout(model, chains)
+        layout = block_layout(model, chains, lang)
     else:
-        layout = overview_layout(model, chains, max_nodes)
+        layout = overview_layout(model, chains, max_nodes, lang)
     name = model.path.replace("\\", "/").rsplit("/", 1)[-1]
-    figure = layout_figure(layout, f"{name}: {len(chains)} fusion chains")
+    figure = layout_figure(layout, _said("view.title", lang, name=name, n=len(chains)))
     if layout.headers:  # a row per block: tall enough for all, room on the left for their titles
         rows = 1 - min(layout.y, default=0.0)
         figure.update_layout(
@@ -445,9 +482,16 @@ def overview_figure(model: MindirModel, chains: list[Chain], max_nodes: int = MA
     return figure
 
 
-def chain_figure(model: MindirModel, chain: Chain) -> go.Figure:
+def _state(chain: Chain, lang: str) -> str:
+    """'fusible', or 'blocked: <why>', in `lang` (not yet escaped)."""
+    if chain.fusible:
+        return _said("view.fusible", lang)
+    return _said("view.blocked", lang, reason=in_lang(chain.blocked_reason, lang))
+
+
+def chain_figure(model: MindirModel, chain: Chain, lang: str = "en") -> go.Figure:
     """One chain with its neighbours; the title says whether it is fusible and why not."""
-    state = "fusible" if chain.fusible else f"blocked: {chain.blocked_reason}"
+    state = _state(chain, lang)
     kind = " (depthwise)" if chain.depthwise else ""
     kind += f" → {chain.replaced_by}" if chain.replaced_by else ""
-    return layout_figure(chain_layout(model, chain), f"{chain.pattern}{kind}: {state}")
+    return layout_figure(chain_layout(model, chain, lang), f"{chain.pattern}{kind}: {state}")

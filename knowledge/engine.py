@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 from core.model import Limitation
 from core.symptoms import SYMPTOM_KINDS, Symptom
+from core.text import in_lang
 from knowledge.loader import load_rules
 from knowledge.schema import (
     DEFAULT_SUPPORT_SOURCES,
@@ -197,7 +198,7 @@ class Undecided:
     topics: tuple[str, ...]
     reason: Text
     remedy: Text
-    details: tuple[str, ...] = ()  # the inputs' own Limitation reasons (English, from the readers)
+    details: tuple[str, ...] = ()  # the inputs' own Limitation reasons (core.text messages from the readers)
 
     def text(self, lang: str = "en") -> str:
         """'Cannot decide, because ...' in `lang`."""
@@ -212,7 +213,7 @@ class Undecided:
             "text": self.text(lang),
             "reason": self.reason.get(lang),
             "remedy": self.remedy.get(lang),
-            "details": list(self.details),
+            "details": [in_lang(detail, lang) for detail in self.details],
         }
 
 

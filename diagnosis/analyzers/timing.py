@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from core.symptoms import Emits, Symptom
-from core.text import say
+from core.text import join, say
 from diagnosis.analyzers import pair_analyzer, run_analyzer
 from diagnosis.analyzers.common import OP_COLS, rnd, rows
 from diagnosis.compare import Comparison, Side
@@ -795,21 +795,27 @@ def _phase_symptom(
         "mixed_ratio": rnd(mixed),
         "target_ms_per_step": rnd(float(t_all.mean()) / 1000, 4),
     }
-    parts = "; ".join(
-        f"{p}: {by[p]['target_ms_per_step']:.3f} ms against {by[p]['baseline_ms_per_step']:.3f} ms "
-        f"({by[p]['ratio']:.2f}x over {by[p]['target_steps']} and {by[p]['baseline_steps']} steps)"
-        for p in by
+    parts = join(
+        [
+            say(
+                "phase-step-gap.part",
+                phase=p,
+                target=by[p]["target_ms_per_step"],
+                baseline=by[p]["baseline_ms_per_step"],
+                ratio=by[p]["ratio"],
+                target_steps=by[p]["target_steps"],
+                baseline_steps=by[p]["baseline_steps"],
+            )
+            for p in by
+        ]
     )
     missing = [r["phase"] for r in rows if r["ratio"] is None]
+    tail = (
+        say("phase-step-gap.unmatched", phases=join(missing, "sep.and")) if missing else say("sentence.end")
+    )
     return Symptom(
         "phase-step-gap",
-        f"Compared phase by phase, the target is slower in {' and '.join(slower)} ({parts}); "
-        f"{mix:.2f}x at the target's phase mix, where the average steps give {mixed:.2f}x"
-        + (
-            f"; the target's {' and '.join(missing)} steps have no counterpart in the baseline."
-            if missing
-            else "."
-        ),
+        say("phase-step-gap", slower=join(slower, "sep.and"), parts=parts, mix=mix, mixed=mixed, tail=tail),
         strength=min(1.0, (max(by[p]["ratio"] for p in slower) - 1.0) / 0.5),
         values=values,
         evidence=tuple(rows),

@@ -19,7 +19,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from core.errors import InputError
+from core.errors import InputError, error_line
 from core.model import (
     KERNEL_SCHEMA,
     PIPE_COUNTERS,
@@ -161,7 +161,7 @@ def read_metadata(root: Path, out: Output) -> dict[str, Any]:
     try:
         data = load_json(path, expected="a JSON object", duplicates=duplicates)
     except InputError as exc:
-        out.limitations.append(Limitation("extras", f"ignored: {exc.message}"))
+        out.limitations.append(Limitation("extras", say("error.ignored", line=error_line(exc))))
         return {}
     out.files.append(path)
     out.limitations.extend(duplicate_key_limitations(path, list(dict.fromkeys(duplicates)), "extras"))
@@ -258,10 +258,9 @@ def read_output(apo: Path, rank: int | None, level: str | None, tool: Tool) -> O
         out = Output(tool, kernels_from_trace(timeline, trace_path), no_steps(), frozenset())
     else:
         raise InputError(
-            "no kernel_details.csv or trace_view.json",
+            say("ascend.no-files"),
             path=display(apo),
-            expected="ASCEND_PROFILER_OUTPUT with kernel_details.csv (profiler_level Level0 or higher, "
-            "export_type text)",
+            expected=say("ascend.expected-apo"),
         )
     if trace_path.is_file():
         out.files.append(trace_path)
@@ -302,8 +301,8 @@ def _kernels_and_markers(
 def _frequency_lost(exc: InputError) -> Limitation:
     return Limitation(
         "frequency",
-        f"AI Core frequency not read: {exc.message}",
-        "re-copy trace_view.json (it is often truncated by interrupted copies of large folders)",
+        say("ascend.frequency-lost", line=error_line(exc)),
+        say("ascend.recopy-trace"),
     )
 
 
@@ -388,7 +387,9 @@ def _try_extra(out: Output, key: str, path: Path, reader: Any) -> None:
     try:
         frame = reader(path)
     except InputError as exc:
-        out.limitations.append(Limitation("extras", f"ignored: {exc.message}", "re-export the profile"))
+        out.limitations.append(
+            Limitation("extras", say("error.ignored", line=error_line(exc)), say("remedy.reexport"))
+        )
         return
     out.files.append(path)
     if len(frame):
@@ -440,9 +441,9 @@ def kernels_from_trace(timeline: DeviceTimeline, path: Path) -> pd.DataFrame:
     events = timeline.kernels
     if events.empty:
         raise InputError(
-            "no Ascend Hardware kernels in trace_view.json and no kernel_details.csv",
+            say("ascend.no-kernels"),
             path=display(path),
-            expected="an Ascend profile (a CPU-only trace is read by the CPU reader)",
+            expected=say("ascend.an-ascend-profile"),
         )
     names = pa.array(events["name"].astype(str).to_list(), type=pa.string())
     core = pa.array([None if c is None else str(c) for c in events["core"]], type=pa.string())
@@ -470,13 +471,18 @@ LEVEL1_GROUPS = {
 
 
 def kernel_limitations(
-    kd_columns: frozenset[str], kernels: pd.DataFrame, level: str | None, tool: Tool
+    kd_columns: frozenset[str],
+    kernels: pd.DataFrame,
+    level: str | None,
+    tool: Tool,
+    table: str = "kernel_details.csv",
 ) -> list[Limitation]:
-    """What the kernel table cannot answer: Level0 columns, OP State, counters, framework scopes."""
+    """What the kernel table (`table`, as the user's files name it) cannot answer: Level0 columns,
+    OP State, counters, framework scopes."""
     lims = []
     for topic, (col, header) in LEVEL1_GROUPS.items():
         if col not in kd_columns:
-            lims.append(Limitation(topic, _level_reason(header, kd_columns, level), tool.level1))
+            lims.append(Limitation(topic, _level_reason(header, kd_columns, level, table), tool.level1))
     if kd_columns and "op_state" not in kd_columns:
         lims.append(
             Limitation(
@@ -499,10 +505,10 @@ def kernel_limitations(
     return lims
 
 
-def _level_reason(header: str, kd_columns: frozenset[str], level: str | None) -> str:
+def _level_reason(header: str, kd_columns: frozenset[str], level: str | None, table: str) -> str:
     if not kd_columns:
-        return say("ascend.no-kernel-details", header=header)
+        return say("ascend.no-kernel-details", header=header, table=table)
     if level in (None, "Level0"):
         how = say("ascend.recorded" if level else "ascend.inferred")
-        return say("ascend.level0", header=header, how=how)
-    return say("ascend.column-missing", header=header, level=level)
+        return say("ascend.level0", header=header, how=how, table=table)
+    return say("ascend.column-missing", header=header, level=level, table=table)

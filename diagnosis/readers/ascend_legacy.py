@@ -29,7 +29,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from core.errors import InputError
+from core.errors import InputError, error_line
 from core.model import (
     Limitation,
     ProfilerConfig,
@@ -150,9 +150,9 @@ def legacy_kernels(folder: Path, rank: int, files: list[Path], limitations: list
         )
     else:
         raise InputError(
-            f"no {timeline.name} or {detail.name}",
+            say("legacy.no-files", timeline=timeline.name, detail=detail.name),
             path=display(folder),
-            expected="the MindSpore 2.0-2.4 profiler/ folder with its per-rank operator files",
+            expected=say("legacy.expected-folder"),
         )
     framework = folder / of_rank(catalog.FRAMEWORK_RAW, rank)
     ops = read_framework_raw(framework) if framework.is_file() else None
@@ -202,9 +202,9 @@ def _read_spaced(path: Path) -> tuple[pa.Table, list[str]]:
         )
     except pa.ArrowInvalid as exc:
         raise InputError(
-            f"malformed row ({str(exc).splitlines()[0][:200]})",
+            say("legacy.bad-row", error=str(exc).splitlines()[0][:200]),
             path=display(path),
-            expected="op_name stream_id start_time duration per line",
+            expected=say("legacy.row-format"),
         ) from None
     return table, header
 
@@ -320,7 +320,7 @@ def _op_info(text: Any, path: Path) -> dict[str, str]:
         info = json.loads(text)
     except json.JSONDecodeError:
         raise InputError(
-            "op_info is not valid JSON", path=display(path), expected='op_info like {"Input_0": {...}}'
+            say("legacy.bad-op-info"), path=display(path), expected=say("legacy.op-info-like")
         ) from None
     if not isinstance(info, dict):
         return {}
@@ -513,7 +513,9 @@ def legacy_extras(
         try:
             frame = read_aicore_type(path) if key == "aicore_type" else read_table(path)
         except InputError as exc:
-            limitations.append(Limitation("extras", f"ignored: {exc.message}", "re-export the profile"))
+            limitations.append(
+                Limitation("extras", say("error.ignored", line=error_line(exc)), say("remedy.reexport"))
+            )
             continue
         files.append(path)
         if len(frame):
@@ -569,6 +571,8 @@ def _ms23_minddata(out: Output, profiler_dir: Path, rank: int) -> None:
     try:
         out.extras["minddata_pipeline"] = read_table(path)
     except InputError as exc:
-        out.limitations.append(Limitation("extras", f"ignored: {exc.message}", "re-export the profile"))
+        out.limitations.append(
+            Limitation("extras", say("error.ignored", line=error_line(exc)), say("remedy.reexport"))
+        )
         return
     out.files.append(path)

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from core.errors import InputError
+from core.errors import InputError, error_line
 from core.model import Limitation, ProfilerConfig, Run, RunMeta, conform_steps
 from core.text import say
 from diagnosis.readers import Candidate, catalog
@@ -91,16 +91,13 @@ def read(candidate: Candidate) -> Run:
     kernels, kd_columns = _kernels(summaries, candidate.rank if shared else None)
     config, config_path = read_sample(prof, candidate.rank)
     files: list[Path] = [*([config_path] if config_path else []), *summaries]
-    limitations = [
-        _named(lim, summaries[0].name) for lim in kernel_limitations(kd_columns, kernels, config.level, CANN)
-    ]
+    limitations = kernel_limitations(kd_columns, kernels, config.level, CANN, summaries[0].name)
     if config_path is None:
         limitations.insert(
             0,
             Limitation(
                 "profiler-config",
-                "no device_<id>/sample.json: the collection "
-                "settings (task-time level, aic_metrics) are unknown",
+                say("cann.no-sample"),
                 CANN.config,
             ),
         )
@@ -196,9 +193,9 @@ def read_sample(prof: Path, rank: int | None) -> tuple[ProfilerConfig, Path | No
     if device is None or not (device / catalog.MSPROF_SAMPLE).is_file():
         return ProfilerConfig(), None
     path = device / catalog.MSPROF_SAMPLE
-    record = load_json(path, expected="the msprof sample.json object")
+    record = load_json(path, expected=say("msprof.sample-object"))
     if not isinstance(record, dict):
-        raise InputError("is not a JSON object", path=display(path), expected="the msprof sample.json object")
+        raise InputError(say("json.not-object-is"), path=display(path), expected=say("msprof.sample-object"))
     level = _LEVELS.get(str(record.get("prof_level") or record.get("taskTime") or "").lower())
     metrics = record.get("ai_core_metrics")
     return ProfilerConfig(level=level, aic_metrics=str(metrics) if metrics else None, raw=dict(record)), path
@@ -214,8 +211,7 @@ def _steps(
         lims.append(
             Limitation(
                 "steps",
-                "no step_trace_*.csv in mindstudio_profiler_output: the whole profiled "
-                "window counts as one step",
+                say("cann.no-step-trace"),
                 CANN.steps,
             )
         )
@@ -254,12 +250,7 @@ def _extras(out: Path, files: list[Path], lims: list[Limitation]) -> dict[str, p
     try:
         frame = read_table(found[0])
     except InputError as exc:
-        lims.append(Limitation("extras", f"ignored: {exc.message}", "re-export the profile"))
+        lims.append(Limitation("extras", say("error.ignored", line=error_line(exc)), say("remedy.reexport")))
         return {}
     files.append(found[0])
     return {"op_statistic": frame} if len(frame) else {}
-
-
-def _named(lim: Limitation, summary: str) -> Limitation:
-    """The shared kernel-table wording names kernel_details.csv; here the table is the op_summary."""
-    return Limitation(lim.topic, lim.reason.replace("kernel_details.csv", summary), lim.remedy)

@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 
 from core.errors import InputError
+from core.text import say
 from diagnosis.readers.io import counter_name, display
 
 # ------------------------------------------------------------------------------------------ extras
@@ -18,7 +19,7 @@ def communication_summary(data: Any, path: Path) -> pd.DataFrame:
     """communication.json -> one row per (step, collective|p2p, op): time info and per-link bandwidth."""
     if not isinstance(data, dict):
         raise InputError(
-            "not a JSON object", path=display(path), expected="{step: {collective|p2p: {op: ...}}}"
+            say("json.not-object"), path=display(path), expected="{step: {collective|p2p: {op: ...}}}"
         )
     rows = []
     for step_key, kinds in data.items():

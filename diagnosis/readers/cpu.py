@@ -115,22 +115,24 @@ def read(candidate: Candidate) -> Run:
 def _read_detail(path: Path) -> pd.DataFrame:
     """The per-operator table; gives op types for the launch names."""
     if not path.is_file():
-        raise InputError("file missing", path=str(path.name), expected="FRAMEWORK/cpu_op_detail_info_<r>.csv")
+        raise InputError(
+            say("reader.file-missing"), path=str(path.name), expected="FRAMEWORK/cpu_op_detail_info_<r>.csv"
+        )
     table = _read_csv(path)
     missing = [c for c in DETAIL_COLUMNS if c not in table.column_names]
     if missing:
         raise InputError(
-            f"missing columns {missing}",
+            say("reader.missing-columns", missing=missing),
             path=path.name,
             expected="header op_side,op_type,op_name,full_op_name,op_occurrences,op_total_time(ms),...",
         )
     if table.num_rows == 0:
-        raise InputError(
-            "no operators recorded (header only)", path=path.name, expected="one row per operator"
-        )
+        raise InputError(say("reader.header-only"), path=path.name, expected=say("reader.row-per-op"))
     for name in ("op_type", "full_op_name"):
         if pa.types.is_binary(table.schema.field(name).type):
-            raise InputError(f"column {name} is not UTF-8 text", path=path.name, expected="UTF-8 text")
+            raise InputError(
+                say("reader.column-not-utf8", column=name), path=path.name, expected=say("io.utf8-text")
+            )
     keep = [
         c for c in table.column_names if c in DETAIL_COLUMNS or c.startswith(("op_total", "compute_time"))
     ]
@@ -146,7 +148,9 @@ def _read_csv(path: Path) -> pa.Table:
     except (pa.ArrowInvalid, UnicodeDecodeError) as exc:
         block = arrow_block_problem(str(exc), nonempty=path.stat().st_size > 0)
         raise InputError(
-            block or f"unreadable CSV ({_first_line(exc)})", path=path.name, expected="a CSV file"
+            block or say("reader.unreadable-csv", error=_first_line(exc)),
+            path=path.name,
+            expected=say("reader.a-csv"),
         ) from None
 
 
@@ -158,7 +162,7 @@ def _read_timestamps(path: Path, detail: pd.DataFrame) -> pd.DataFrame:
     """Per-launch rows from ``<name>;HostCpuOps;<start_ns>,<dur_ms>,<x> ...`` lines."""
     if not path.is_file():
         raise InputError(
-            "file missing", path=path.name, expected="FRAMEWORK/cpu_op_execute_timestamp_<r>.txt"
+            say("reader.file-missing"), path=path.name, expected="FRAMEWORK/cpu_op_execute_timestamp_<r>.txt"
         )
     text = _read_text(path)
     names, counts, chunks = [], [], []
@@ -169,7 +173,7 @@ def _read_timestamps(path: Path, detail: pd.DataFrame) -> pd.DataFrame:
         parts = line.split(";", 2)
         if len(parts) < 3:
             raise InputError(
-                f"line {lineno} has no launches",
+                say("reader.no-launches-line", line=lineno),
                 path=path.name,
                 expected="<op name>;HostCpuOps;<start_ns>,<duration_ms>,0 ...",
             )
@@ -180,15 +184,13 @@ def _read_timestamps(path: Path, detail: pd.DataFrame) -> pd.DataFrame:
         counts.append(launches.count(" ") + 1)
         total += counts[-1]
         if limit is not None and total > limit:
-            raise rows_error(path, limit, "launches")
+            raise rows_error(path, limit, say("io.what-launches"))
         chunks.append(launches.replace(" ", "\n"))
     if not names:
-        raise InputError("no operator launches recorded", path=path.name, expected="at least one launch")
+        raise InputError(say("reader.no-launches"), path=path.name, expected=say("reader.one-launch"))
     values = _parse_launches("\n".join(chunks), path.name)
     if len(values) != sum(counts):
-        raise InputError(
-            "malformed launch list", path=path.name, expected="<start_ns>,<duration_ms>,0 entries"
-        )
+        raise InputError(say("reader.bad-launch-list"), path=path.name, expected=say("reader.launch-entries"))
     name_arr = np.repeat(np.array(names, dtype=object), counts)
     type_of = dict(zip(detail["full_op_name"].astype(str), detail["op_type"].astype(str), strict=False))
     kernels = pd.DataFrame(
@@ -214,7 +216,9 @@ def _parse_launches(body: str, fname: str) -> pd.DataFrame:
         table = pacsv.read_csv(io.BytesIO(body.encode()), read_options=opts, convert_options=conv)
     except pa.ArrowInvalid as exc:
         raise InputError(
-            f"malformed launch entry ({_first_line(exc)})", path=fname, expected="<start_ns>,<duration_ms>,0"
+            say("reader.bad-launch", error=_first_line(exc)),
+            path=fname,
+            expected="<start_ns>,<duration_ms>,0",
         ) from None
     return table.to_pandas()
 
@@ -225,7 +229,7 @@ def _read_text(path: Path) -> str:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(
-            f"not UTF-8 text (byte {exc.start})", path=path.name, expected="UTF-8 text"
+            say("io.not-utf8", byte=exc.start), path=path.name, expected=say("io.utf8-text")
         ) from None
 
 

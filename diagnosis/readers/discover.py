@@ -14,6 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from core.errors import InputError
+from core.text import say
 from diagnosis.readers import Candidate
 from diagnosis.readers.catalog import (
     APO,
@@ -90,9 +91,9 @@ def _listing(folder: Path) -> tuple[set[str], set[str]]:
                 dirs.add(entry.name)
         except OSError as exc:  # a symbolic link loop (ELOOP) or an entry removed meanwhile
             raise InputError(
-                f"cannot be followed ({exc.strerror}): a symbolic link loop or a broken entry",
+                say("discover.loop", why=exc.strerror),
                 path="/".join(Path(entry.path).parts[-3:]),
-                expected="a folder of regular files and folders (remove or fix the link)",
+                expected=say("discover.regular"),
             ) from None
     return files, dirs
 

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from core.model import Limitation, Run, conform_kernels
+from core.text import say
 from diagnosis.readers import Candidate, catalog
 from diagnosis.readers.ascend_legacy import (
     SYSCNT_US,
@@ -57,8 +58,8 @@ def read(candidate: Candidate) -> Run:
         limitations.append(
             Limitation(
                 "steps",
-                "no step_trace_raw file: no step boundaries",
-                "include step_trace_raw_<id>_detail_time.csv in the upload",
+                say("gpu.no-step-trace"),
+                say("gpu.include-step-trace"),
             )
         )
     extras = {"op_detail": to_frame(detail)} if detail is not None else {}

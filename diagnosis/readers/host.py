@@ -14,6 +14,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from core.errors import InputError
+from core.text import say
 from diagnosis.readers.io import Col, budget, display, first_line, read_csv, read_text, rows_error
 
 OP_DETAIL_COLS = (
@@ -42,9 +43,9 @@ def read_op_timestamps(path: Path) -> pa.Table:
     body = "\n".join(chunks)
     width = body.split("\n", 1)[0].count(",") + 1
     columns = ["start_ns", "duration", "tid"][:width]
-    expected = "<start_ns>,<duration>[,<tid>] entries separated by spaces"
+    expected = say("host.entries")
     if width < 2:  # a launch without its duration (a file cut after a start time)
-        problem = f"launch entry {chunks[0][:40]!r} has no duration"
+        problem = say("host.no-duration", entry=chunks[0][:40])
         raise InputError(problem, path=display(path), expected=expected)
     try:
         launches = pacsv.read_csv(
@@ -57,12 +58,12 @@ def read_op_timestamps(path: Path) -> pa.Table:
         )
     except pa.ArrowInvalid as exc:
         raise InputError(
-            f"malformed launch entry ({first_line(exc)})",
+            say("reader.bad-launch", error=first_line(exc)),
             path=display(path),
             expected=expected,
         ) from None
     if launches.num_rows != sum(counts):  # e.g. an entry split or merged by a damaged separator
-        raise InputError("malformed launch list", path=display(path), expected=expected)
+        raise InputError(say("reader.bad-launch-list"), path=display(path), expected=expected)
     index = pa.array(np.repeat(np.arange(len(names)), counts))
     return pa.table(
         {
@@ -85,19 +86,19 @@ def _timestamp_lines(path: Path) -> tuple[list[str], list[str], list[int], list[
         launches = parts[-1].split() if len(parts) >= 3 else []
         if not launches:
             raise InputError(
-                f"line {lineno} has no launch list",
+                say("host.no-list", line=lineno),
                 path=display(path),
-                expected="<op name>;<type>;<start_ns>,<duration>,... per line",
+                expected=say("host.per-line"),
             )
         names.append(parts[0])
         kinds.append(parts[1])
         counts.append(len(launches))
         total += counts[-1]
         if limit is not None and total > limit:
-            raise rows_error(path, limit, "launches")
+            raise rows_error(path, limit, say("io.what-launches"))
         chunks.append("\n".join(launches))
     if not names:
-        raise InputError("no operator launches recorded", path=display(path), expected="at least one line")
+        raise InputError(say("reader.no-launches"), path=display(path), expected=say("host.one-line"))
     return names, kinds, counts, chunks
 
 

@@ -25,6 +25,7 @@ import pyarrow.csv as pacsv
 
 from core.errors import InputError
 from core.model import PIPE_COUNTERS
+from core.text import Text, say
 from diagnosis.limits import Limits, LineCounter, env_name, is_table
 
 NULL_VALUES = ["N/A", ""]
@@ -90,9 +91,9 @@ def require_regular(path: Path) -> int:
     try:
         info = os.stat(path)
     except OSError as exc:
-        raise InputError(f"cannot open ({exc.strerror})", path=display(path)) from None
+        raise InputError(say("io.cannot-open", why=exc.strerror), path=display(path)) from None
     if not stat.S_ISREG(info.st_mode):
-        raise InputError("is not a regular file", path=display(path), expected="a file of profiler output")
+        raise InputError(say("io.not-regular"), path=display(path), expected=say("io.a-profile-file"))
     return info.st_size
 
 
@@ -126,22 +127,22 @@ def check_file(path: Path) -> int:
     limit = budget("max_profile_file_bytes")
     if limit is not None and size > limit:
         raise InputError(
-            f"is {size / MIB:,.0f} MiB, over the {limit / MIB:,.0f} MiB limit for one profile file",
+            say("io.file-over", size=size / MIB, limit=limit / MIB),
             path=display(path),
-            expected=f"a shorter profile (the operator can raise {env_name('max_profile_file_bytes')})",
+            expected=say("io.shorter-profile", variable=env_name("max_profile_file_bytes")),
         )
     rows = budget("max_profile_rows")
     if rows is not None and is_table(path.name) and _rows_over(path, rows):
-        raise rows_error(path, rows, "rows")
+        raise rows_error(path, rows, say("io.what-rows"))
     return size
 
 
-def rows_error(path: Path, limit: int, what: str) -> InputError:
+def rows_error(path: Path, limit: int, what: Text) -> InputError:
     """The row budget's refusal, naming the file, the budget and the variable."""
     return InputError(
-        f"has more than {limit:,} {what}, the limit for one profile table",
+        say("io.rows-over", limit=limit, what=what),
         path=display(path),
-        expected=f"a profile of fewer steps (the operator can raise {env_name('max_profile_rows')})",
+        expected=say("io.fewer-steps", variable=env_name("max_profile_rows")),
     )
 
 
@@ -161,7 +162,7 @@ def _count_over(name: str, _size: int, _mtime_ns: int, limit: int) -> bool:
                 if lines.add(chunk) - 1 > limit:
                     return True
     except OSError as exc:
-        raise InputError(f"cannot open ({exc.strerror})", path=display(Path(name))) from None
+        raise InputError(say("io.cannot-open", why=exc.strerror), path=display(Path(name))) from None
     return False
 
 
@@ -184,18 +185,18 @@ def read_header(path: Path) -> list[str]:
         with open(path, "rb") as fh:
             probe = fh.read(_HEADER_PROBE)
     except OSError as exc:
-        raise InputError(f"cannot open ({exc.strerror})", path=display(path)) from None
+        raise InputError(say("io.cannot-open", why=exc.strerror), path=display(path)) from None
     if not probe.strip():
-        raise InputError("empty file", path=display(path), expected="a CSV header line and rows")
+        raise InputError(say("io.empty"), path=display(path), expected=say("io.csv-header-rows"))
     if b"\x00" in probe:
-        raise InputError("binary data, not CSV text", path=display(path), expected="a UTF-8 CSV file")
+        raise InputError(say("io.binary"), path=display(path), expected=say("io.utf8-csv"))
     _check_utf8(probe, path)
     line = re.split(rb"\r\n|\r|\n", probe, maxsplit=1)[0]  # any line ending, old Mac `\r` too
     try:
         return next(csv.reader([line.decode("utf-8-sig")]))
     except csv.Error as exc:  # e.g. a stray quote: the header cannot be read as CSV
-        problem = f"unreadable header line ({exc})"
-        raise InputError(problem, path=display(path), expected="a CSV header") from None
+        problem = say("io.bad-header", error=str(exc))
+        raise InputError(problem, path=display(path), expected=say("io.csv-header")) from None
 
 
 def _check_utf8(probe: bytes, path: Path) -> None:
@@ -206,7 +207,7 @@ def _check_utf8(probe: bytes, path: Path) -> None:
         if exc.reason == "unexpected end of data" and exc.start >= len(probe) - 3:
             return
         raise InputError(
-            f"not UTF-8 text (byte {exc.start})", path=display(path), expected="a UTF-8 CSV file"
+            say("io.not-utf8", byte=exc.start), path=display(path), expected=say("io.utf8-csv")
         ) from None
 
 
@@ -228,9 +229,9 @@ def require(found: dict[str, str], cols: Sequence[Col], required: Iterable[str],
         if name not in found:
             spellings = " or ".join(repr(a) for a in by_name[name].aliases)
             raise InputError(
-                f"missing column {by_name[name].aliases[0]!r}",
+                say("io.missing-column", column=by_name[name].aliases[0]),
                 path=display(path),
-                expected=f"a header with {spellings}",
+                expected=say("io.header-with", spellings=spellings),
             )
 
 
@@ -288,14 +289,14 @@ def _arrow_read(path: Path, header: list[str], types: dict[str, pa.DataType], nu
         ) from None
 
 
-def arrow_block_problem(msg: str, *, nonempty: bool) -> str | None:
+def arrow_block_problem(msg: str, *, nonempty: bool) -> Text | None:
     """Our words for pyarrow's block messages: "straddling object" (a row longer than one read block)
     and "Empty CSV file or block" for a non-empty file (its header line fills the first block)."""
-    block = f"the CSV reader's {ARROW_BLOCK_BYTES // MIB} MiB block"
+    block = ARROW_BLOCK_BYTES // MIB
     if "straddling object" in msg:
-        return f"a row is longer than {block} (a damaged file or not a table)"
+        return say("io.long-row", mib=block)
     if "Empty CSV file or block" in msg and nonempty:
-        return f"the header line is longer than {block} (a damaged file or not a table)"
+        return say("io.long-header", mib=block)
     return None
 
 
@@ -310,9 +311,9 @@ def _explain_arrow(exc: BaseException, header: list[str]) -> str:
         col = header[int(hit.group(1))].strip()
         msg = msg.replace(hit.group(0), f"column {col!r}")
     if "invalid UTF8" in msg or "UTF8" in msg:
-        return f"not UTF-8 text ({msg})"
+        return say("io.not-utf8-detail", detail=msg)
     if "Expected" in msg and "columns" in msg:
-        return f"malformed or truncated row ({msg})"
+        return say("io.bad-row", detail=msg)
     return msg
 
 
@@ -320,10 +321,10 @@ def _expectation(exc: BaseException) -> str:
     msg = str(exc)
     if "conversion error to" in msg:
         kind = msg.split("conversion error to", 1)[1].split(":", 1)[0].strip()
-        return f"{kind} values (or N/A) in that column"
+        return say("io.kind-values", kind=kind)
     if "UTF8" in msg:
-        return "UTF-8 text"
-    return "comma-separated rows with as many fields as the header"
+        return say("io.utf8-text")
+    return say("io.as-many-fields")
 
 
 def read_table(path: Path) -> pd.DataFrame:
@@ -335,7 +336,7 @@ def read_table(path: Path) -> pd.DataFrame:
         raise InputError(
             _explain_arrow(exc, read_header(path)),
             path=display(path),
-            expected="comma-separated rows with as many fields as the header",
+            expected=say("io.as-many-fields"),
         ) from None
     keep = [c for c in table.column_names if c.strip() != "Device_id"]
     return to_frame(table.select(keep))
@@ -366,7 +367,7 @@ class JsonLimitError(ValueError):
 def bounded_int(digits: str) -> int:
     """parse_int for json: refuses integers longer than MAX_JSON_DIGITS before converting them."""
     if len(digits.lstrip("-")) > MAX_JSON_DIGITS:
-        raise JsonLimitError(f"a number with {len(digits):,} digits, over the limit of {MAX_JSON_DIGITS}")
+        raise JsonLimitError(say("io.digits", digits=len(digits), limit=MAX_JSON_DIGITS))
     return int(digits)
 
 
@@ -382,7 +383,7 @@ def json_depth_problem(text: str, limit: int = MAX_JSON_DEPTH) -> str | None:
         if char in "[{":
             depth += 1
             if depth > limit:
-                return f"nested more than {limit} levels deep"
+                return say("io.nested", limit=limit)
         elif char in "]}":
             depth -= 1
     return None
@@ -399,28 +400,28 @@ def load_json(path: Path, expected: str = "a JSON document", duplicates: list[st
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        raise InputError(f"cannot open ({exc.strerror})", path=display(path)) from None
+        raise InputError(say("io.cannot-open", why=exc.strerror), path=display(path)) from None
     if not raw.strip():
-        raise InputError("empty file", path=display(path), expected=expected)
+        raise InputError(say("io.empty"), path=display(path), expected=expected)
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise InputError(
-            f"not UTF-8 text (byte {exc.start})", path=display(path), expected=expected
-        ) from None
+        raise InputError(say("io.not-utf8", byte=exc.start), path=display(path), expected=expected) from None
     deep = json_depth_problem(text)
     if deep:
-        raise InputError(f"JSON {deep}", path=display(path), expected=expected)
+        raise InputError(say("io.json-deep", problem=deep), path=display(path), expected=expected)
     seen = duplicates if duplicates is not None else []
     try:
         return json.loads(text, parse_int=bounded_int, object_pairs_hook=lambda pairs: _object(pairs, seen))
     except json.JSONDecodeError as exc:
-        problem = f"invalid or truncated JSON at line {exc.lineno} column {exc.colno} ({exc.msg})"
+        problem = say("io.bad-json", line=exc.lineno, column=exc.colno, error=exc.msg)
         raise InputError(problem, path=display(path), expected=expected) from None
     except JsonLimitError as exc:
-        raise InputError(f"JSON holds {exc}", path=display(path), expected=expected) from None
+        raise InputError(
+            say("io.json-holds", what=exc.args[0]), path=display(path), expected=expected
+        ) from None
     except RecursionError:
-        raise InputError("JSON nested too deeply", path=display(path), expected=expected) from None
+        raise InputError(say("io.json-too-deep"), path=display(path), expected=expected) from None
 
 
 def _object(pairs: list[tuple[str, Any]], duplicates: list[str]) -> dict[str, Any]:
@@ -441,7 +442,7 @@ def read_text(path: Path) -> str:
         return path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(
-            f"not UTF-8 text (byte {exc.start})", path=display(path), expected="UTF-8 text"
+            say("io.not-utf8", byte=exc.start), path=display(path), expected=say("io.utf8-text")
         ) from None
     except OSError as exc:
-        raise InputError(f"cannot open ({exc.strerror})", path=display(path)) from None
+        raise InputError(say("io.cannot-open", why=exc.strerror), path=display(path)) from None

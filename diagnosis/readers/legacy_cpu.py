@@ -95,7 +95,9 @@ def host_kernels(
     detail_path = folder / host_file(HOST_OP_DETAIL, prefix, rank)
     if not stamps.is_file():
         raise InputError(
-            f"no {stamps.name}", path=display(folder), expected=f"{prefix}_op_execute_timestamp_<id>.txt"
+            say("legacy-cpu.no-stamps", name=stamps.name),
+            path=display(folder),
+            expected=f"{prefix}_op_execute_timestamp_<id>.txt",
         )
     detail = read_op_detail(detail_path) if detail_path.is_file() else None
     files += [p for p in (detail_path, stamps) if p.is_file()]

@@ -18,6 +18,7 @@ import pandas as pd
 
 from core.errors import InputError
 from core.model import NPU_SMI_SCHEMA, Run, empty_table
+from core.text import say
 from diagnosis.readers.tables import canonical
 
 NPU_SMI_MAX_BYTES = 1 << 20
@@ -192,18 +193,16 @@ def read_npu_smi(path: str | os.PathLike[str]) -> pd.DataFrame:
     name = file.name
     try:
         if file.stat().st_size > NPU_SMI_MAX_BYTES:
-            raise InputError(
-                "file is larger than 1 MiB", path=name, expected="the text printed by npu-smi info"
-            )
+            raise InputError(say("npu-smi.too-big"), path=name, expected=say("npu-smi.printed"))
         text = file.read_text(encoding="utf-8", errors="replace")
     except OSError as error:
-        raise InputError(f"cannot be read ({error.strerror})", path=name) from None
+        raise InputError(say("archive.cannot-read", why=error.strerror), path=name) from None
     frame = npu_smi_frame(text)
     if frame.empty:
         raise InputError(
-            "no npu-smi readings found",
+            say("npu-smi.none"),
             path=name,
-            expected="the output of `npu-smi info`, `npu-smi info -t common` or `npu-smi info watch`",
+            expected=say("npu-smi.output"),
         )
     return frame
 

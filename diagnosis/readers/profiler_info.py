@@ -11,6 +11,7 @@ from typing import Any
 
 from core.errors import InputError
 from core.model import Limitation, ProfilerConfig
+from core.text import say
 from diagnosis.readers.io import display, load_json
 
 # --------------------------------------------------------------------------------- profiler_info records
@@ -95,7 +96,7 @@ def _int_or_none(value: Any) -> int | None:
 def read_profiler_info(path: Path) -> InfoRecord:
     """Load and normalise one profiler_info file, noting keys it gives twice."""
     duplicates: list[str] = []
-    data = load_json(path, expected="a profiler_info JSON object", duplicates=duplicates)
+    data = load_json(path, expected=say("profiler-info.object"), duplicates=duplicates)
     return replace(parse_profiler_info(data, path), duplicate_keys=tuple(dict.fromkeys(duplicates)))
 
 
@@ -103,12 +104,13 @@ def duplicate_key_limitations(path: Path, keys: tuple[str, ...] | list[str], top
     """A warning naming the keys a JSON file gives twice: json keeps the last value silently."""
     if not keys:
         return []
-    named = ", ".join(repr(key) for key in list(keys)[:5]) + (" and more" if len(keys) > 5 else "")
+    named = ", ".join(repr(key) for key in list(keys)[:5])
+    listed = say("profiler-info.and-more", named=named) if len(keys) > 5 else named
     return [
         Limitation(
             topic,
-            f"{display(path)}: {named} given twice in one object; the last value was used",
-            "check the file: a key written twice means an edited or merged file",
+            say("profiler-info.twice", path=display(path), named=listed),
+            say("profiler-info.check"),
         )
     ]
 
@@ -117,7 +119,7 @@ def parse_profiler_info(data: Any, path: Path) -> InfoRecord:
     """Normalise any profiler_info record: MindSpore 2.5+ `profiler_parameters`, torch_npu `config`,
     MindSpore 2.3/2.4 `profiling_options`, or MindSpore 2.0-2.2 (no options recorded)."""
     if not isinstance(data, dict):
-        raise InputError("not a JSON object", path=display(path), expected="a profiler_info JSON object")
+        raise InputError(say("json.not-object"), path=display(path), expected=say("profiler-info.object"))
     if isinstance(data.get("profiler_parameters"), dict):
         return _ms_info(data)
     if isinstance(data.get("config"), dict):

@@ -28,6 +28,7 @@ import pyarrow as pa
 
 from core.errors import InputError
 from core.model import Limitation, ProfilerConfig, Run, RunMeta, conform_kernels
+from core.text import say
 from diagnosis.readers import Candidate, catalog
 from diagnosis.readers.ascend import MINDSPORE, complete, kernel_limitations, output_dir, read_info
 from diagnosis.readers.cann_msprof import CANN, devices_of, op_summaries, prof_folders, read_sample
@@ -41,11 +42,7 @@ LAYOUT_MS = "ascend-ms-db"
 LAYOUT_CANN = "cann-msprof-db"
 LAYOUTS = (LAYOUT_MS, LAYOUT_CANN)
 TABLES = ("TASK", "COMPUTE_TASK_INFO", "STRING_IDS")
-SCHEMA = (
-    "the msprof DB schema (tables TASK, COMPUTE_TASK_INFO and STRING_IDS), as written by MindSpore's "
-    "export_type=db or `msprof --type=db`; re-export, or upload the text export (kernel_details.csv, "
-    "op_summary_*.csv) instead"
-)
+SCHEMA = say("sqlite.schema")
 # Canonical kernel column <- COMPUTE_TASK_INFO column (each an id into STRING_IDS), when the table has it.
 _STRING_COLUMNS = {
     "name": "name",
@@ -88,19 +85,16 @@ def read(candidate: Candidate) -> Run:
         config, config_path = read_sample(candidate.root, candidate.rank)
         tool = CANN
     kernels, present = read_db(path, candidate.rank)
-    limitations = [
-        Limitation(lim.topic, lim.reason.replace("kernel_details.csv", path.name), lim.remedy)
-        for lim in kernel_limitations(present, kernels, config.level, tool)
-    ]
+    limitations = kernel_limitations(present, kernels, config.level, tool, path.name)
     limitations.append(
         Limitation(
             "steps",
-            f"{path.name} records no step boundaries: the whole profiled window counts as one step",
-            "export the text tables too (export_type=['text', 'db']) so step_trace_time.csv is written",
+            say("sqlite.no-steps", name=path.name),
+            say("sqlite.export-text"),
         )
     )
     if config_path is None:
-        limitations.insert(0, Limitation("profiler-config", "no profiler configuration record", tool.config))
+        limitations.insert(0, Limitation("profiler-config", say("sqlite.no-config"), tool.config))
     files = [p for p in (config_path, path) if p is not None]
     pairs = name_pairs(kernels)
     scopes = kernels["scope"].dropna()
@@ -148,17 +142,21 @@ def read_db(path: Path, rank: int | None) -> tuple[pd.DataFrame, frozenset[str]]
     try:
         connection = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)
     except sqlite3.Error as exc:
-        raise InputError(f"cannot be opened as SQLite ({exc})", path=display(path), expected=SCHEMA) from None
+        raise InputError(
+            say("sqlite.cannot-open", error=str(exc)), path=display(path), expected=SCHEMA
+        ) from None
     try:
         columns = _schema(connection, path)
         rows = connection.execute(_query(columns, rank, _devices(connection))).fetchall()
     except sqlite3.Error as exc:
-        raise InputError(f"cannot be read as SQLite ({exc})", path=display(path), expected=SCHEMA) from None
+        raise InputError(
+            say("sqlite.cannot-read", error=str(exc)), path=display(path), expected=SCHEMA
+        ) from None
     finally:
         connection.close()
     if not rows:
         raise InputError(
-            "holds no compute tasks (COMPUTE_TASK_INFO joined with TASK is empty)",
+            say("sqlite.no-tasks"),
             path=display(path),
             expected=SCHEMA,
         )
@@ -172,9 +170,11 @@ def _schema(connection: sqlite3.Connection, path: Path) -> dict[str, list[str]]:
     ]
     missing = [t for t in TABLES if t not in names]
     if missing:
-        held = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "") or "no tables"
+        listed = ", ".join(names[:8])
+        more = say("sqlite.more", listed=listed, n=len(names) - 8) if len(names) > 8 else listed
+        held = more or say("sqlite.no-tables")
         raise InputError(
-            f"is a SQLite database of another schema (missing {', '.join(missing)}; holds {held})",
+            say("sqlite.other-schema", missing=", ".join(missing), held=held),
             path=display(path),
             expected=SCHEMA,
         )
@@ -187,7 +187,9 @@ def _schema(connection: sqlite3.Connection, path: Path) -> dict[str, list[str]]:
     for table, wanted in needed.items():
         absent = [c for c in wanted if c not in columns[table]]
         if absent:
-            raise InputError(f"table {table} has no column {absent[0]}", path=display(path), expected=SCHEMA)
+            raise InputError(
+                say("sqlite.no-column", table=table, column=absent[0]), path=display(path), expected=SCHEMA
+            )
     return columns
 
 

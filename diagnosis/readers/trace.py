@@ -23,13 +23,14 @@ import numpy as np
 import pandas as pd
 
 from core.errors import InputError
+from core.text import Text, say
 from diagnosis.readers.io import budget, check_file, display, require_regular, rows_error
 
 TEXT_CHUNK = 1 << 22  # characters decoded per read in iter_events
 SCAN_REGION = 1 << 23  # bytes per find() call (the GIL is held during each) and per page release
 SYNTAX_MARGIN = 1 << 20  # a decode error this far before the buffer end is a syntax error, not truncation
 BACK_CONTEXT = 1 << 16  # bytes kept before a marker to find the start of its event
-EXPECTED = "a JSON list of Chrome-trace events ([{...}, {...}])"
+EXPECTED = say("trace.expected")
 STEP_PREFIX = "ProfilerStep#"
 FREQ_NAME = "AI Core Freq"
 _DECODER = json.JSONDecoder()
@@ -57,7 +58,7 @@ def _open_text(path: Path) -> Any:
     try:
         return open(path, encoding="utf-8", errors="strict")
     except OSError as exc:
-        raise InputError(f"cannot open ({exc.strerror})", path=display(path)) from None
+        raise InputError(say("io.cannot-open", why=exc.strerror), path=display(path)) from None
 
 
 class _ChunkReader:
@@ -79,7 +80,7 @@ class _ChunkReader:
             data = self.fh.read(TEXT_CHUNK)
         except UnicodeDecodeError as exc:
             raise InputError(
-                f"not UTF-8 text (near byte {exc.start})", path=display(self.path), expected=EXPECTED
+                say("trace.not-utf8", byte=exc.start), path=display(self.path), expected=EXPECTED
             ) from None
         if not data:
             self.eof = True
@@ -98,16 +99,18 @@ class _ChunkReader:
             if not self._fill():
                 return ""
 
-    def _fail(self, problem: str) -> InputError:
+    def _fail(self, problem: Text) -> InputError:
         where = self.consumed + self.pos
-        return InputError(f"{problem} (character {where})", path=display(self.path), expected=EXPECTED)
+        return InputError(
+            say("trace.at-char", problem=problem, where=where), path=display(self.path), expected=EXPECTED
+        )
 
     def expect_list_start(self) -> None:
         first = self._skip_space()
         if first == "":
-            raise InputError("empty file", path=display(self.path), expected=EXPECTED)
+            raise InputError(say("io.empty"), path=display(self.path), expected=EXPECTED)
         if first != "[":
-            raise self._fail("not a JSON list")
+            raise self._fail(say("trace.not-list"))
         self.pos += 1
 
     def next_item(self) -> Any:
@@ -116,15 +119,15 @@ class _ChunkReader:
         if char == "]":
             self.pos += 1
             if self._skip_space() != "":
-                raise self._fail("data after the end of the event list")
+                raise self._fail(say("trace.data-after"))
             return None
         if self.after_item:
             if char != ",":
-                raise self._fail("truncated file" if char == "" else f"expected ',' or ']', found {char!r}")
+                raise self._fail(say("trace.truncated") if char == "" else say("trace.found", char=char))
             self.pos += 1
             char = self._skip_space()
         if char == "":
-            raise self._fail("truncated file: the event list is not closed")
+            raise self._fail(say("trace.not-closed"))
         obj = self._decode()
         self.after_item = True
         return obj
@@ -136,7 +139,7 @@ class _ChunkReader:
             except json.JSONDecodeError as exc:
                 if exc.pos < len(self.buf) - SYNTAX_MARGIN or not self._fill():
                     self.pos = exc.pos
-                    raise self._fail(f"invalid or truncated JSON ({exc.msg})") from None
+                    raise self._fail(say("trace.bad-json", error=exc.msg)) from None
                 continue
             except (RecursionError, ValueError) as exc:
                 raise _limit_error(exc, self.consumed + self.pos, self.path) from None
@@ -150,10 +153,10 @@ class _ChunkReader:
 def _limit_error(exc: BaseException, where: int, path: Path) -> InputError:
     """An event json cannot decode for a structural reason: nested past the interpreter's recursion
     limit (RecursionError) or an integer past Python's digit limit (ValueError, 4300 digits)."""
-    problem = (
-        "nested too deeply" if isinstance(exc, RecursionError) else "holds a number with too many digits"
+    problem = say("trace.too-deep") if isinstance(exc, RecursionError) else say("trace.too-many-digits")
+    return InputError(
+        say("trace.event-at-char", problem=problem, where=where), path=display(path), expected=EXPECTED
     )
-    return InputError(f"JSON event {problem} (character {where})", path=display(path), expected=EXPECTED)
 
 
 # ------------------------------------------------------------------------------------------ scan_events
@@ -172,22 +175,20 @@ def scan_events(path: Path, markers: Sequence[bytes]) -> Iterator[dict[str, Any]
             with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
                 yield from _scan(mapped, path, markers)
     except OSError as exc:
-        raise InputError(f"cannot read ({exc.strerror})", path=display(path)) from None
+        raise InputError(say("trace.cannot-read", why=exc.strerror), path=display(path)) from None
 
 
 def _check_list_ends(fh: Any, path: Path) -> None:
     """Cheap structural check before a marker scan: the file opens with '[' and closes with ']'."""
     head = fh.read(4096).lstrip()
     if not head:
-        raise InputError("empty file", path=display(path), expected=EXPECTED)
+        raise InputError(say("io.empty"), path=display(path), expected=EXPECTED)
     if not head.startswith(b"["):
-        raise InputError("not a JSON list", path=display(path), expected=EXPECTED)
+        raise InputError(say("trace.not-list"), path=display(path), expected=EXPECTED)
     fh.seek(0, os.SEEK_END)
     fh.seek(max(0, fh.tell() - 4096))
     if not fh.read().rstrip().endswith(b"]"):
-        raise InputError(
-            "truncated file: the event list is not closed", path=display(path), expected=EXPECTED
-        )
+        raise InputError(say("trace.not-closed"), path=display(path), expected=EXPECTED)
     fh.seek(0)
 
 
@@ -242,7 +243,7 @@ def _enclosing_event(mapped: mmap.mmap, pos: int, path: Path) -> tuple[dict[str,
         obj, end = decoded
         if end > pos and isinstance(obj, dict) and "ph" in obj:
             return obj, end
-    raise InputError(f"invalid JSON around byte {pos}", path=display(path), expected=EXPECTED)
+    raise InputError(say("trace.bad-json-at", byte=pos), path=display(path), expected=EXPECTED)
 
 
 def _decode_at(mapped: mmap.mmap, start: int, path: Path) -> tuple[Any, int] | None:
@@ -380,7 +381,7 @@ def read_device_timeline(path: Path) -> DeviceTimeline:
             continue
         kept += 1
         if limit is not None and kept > limit:
-            raise rows_error(path, limit, "kernel, step and frequency events")
+            raise rows_error(path, limit, say("io.what-events"))
     events = pd.DataFrame(cols)
     hardware = [pid for pid in wanted if processes[pid] == HARDWARE]
     kernels = events[events["pid"].isin(hardware)].drop(columns=["pid"])
