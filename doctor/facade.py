@@ -419,16 +419,16 @@ def _finish(analysis: _Analysis, step: _Step, translate: bool) -> Report:
     found = _evaluate(analysis, kinds)
     step(0.95, "p_report")
     model = analysis.model
-    section = None
-    if model is not None:
-        section = build.graph_section(model.model, model.chains, model.name, analysis.links)
-    document = _document(analysis, found, kinds, section, analysis.lang)
-    others = {
-        lang: _document(analysis, found, kinds, section, lang)
-        for lang in LANGS
-        if translate and lang != analysis.lang
-    }
-    figure = _chain_figure(model)
+    langs = [analysis.lang, *(lang for lang in LANGS if translate and lang != analysis.lang)]
+    documents = {}
+    for lang in langs:  # the graph section says why a chain is blocked, so it is built per language
+        section = None
+        if model is not None:
+            section = build.graph_section(model.model, model.chains, model.name, analysis.links, lang)
+        documents[lang] = _document(analysis, found, kinds, section, lang)
+    document = documents.pop(analysis.lang)
+    others = documents
+    figure = _chain_figure(model, analysis.lang)
     step(1.0, "p_done")
     return Report(document, chain_figure=figure, translations=others)
 
@@ -514,12 +514,14 @@ def _mean_wall(steps: list[Step], role: str) -> float | None:
     return sum(walls) / len(walls) if walls else None
 
 
-def _chain_figure(model: _Model | None) -> Any:
+def _chain_figure(model: _Model | None, lang: str) -> Any:
+    """The fusion-chain figure in the report language (one figure per report: a switched or reopened
+    case in the other language keeps this one's text)."""
     if model is None:
         return None
     from doctor.plots import chain_graph_figure
 
-    return chain_graph_figure(model.model, model.chains)
+    return chain_graph_figure(model.model, model.chains, lang=lang)
 
 
 # ------------------------------------------------------------------------------------------ progress

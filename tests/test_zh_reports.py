@@ -123,16 +123,7 @@ def test_a_chinese_report_has_no_english_sentence(case) -> None:
     assert said and all(chinese(text) for text in said)
 
 
-# The chain table's "why not fused" comes from the graph section, which doctor/facade.py builds once for
-# both languages: until it passes the report language to build.graph_section, a blocked chain's reason
-# is English in zh (the reason itself is a message: tests below say it in Chinese).
-SECTION_ONCE = "facade builds one graph section for both languages (build.graph_section(lang) not wired)"
-WALKED = [
-    pytest.param(case, marks=pytest.mark.xfail(strict=True, reason=SECTION_ONCE))
-    if case.name == "mindir:conv_bn_relu_train.mindir"
-    else case
-    for case in [*MINDIR_CASES, GENERATION]
-]
+WALKED = [*MINDIR_CASES, GENERATION]
 
 
 @pytest.mark.slow
