@@ -33,6 +33,7 @@ _EXPORTS: dict[str, str] = {
     "SYMPTOM_KINDS": "core.symptoms",
     "Symptom": "core.symptoms",
     "SymptomKind": "core.symptoms",
+    "error_line": "core.errors",
     "Text": "core.text",
     "join": "core.text",
     "in_lang": "core.text",
@@ -40,7 +41,7 @@ _EXPORTS: dict[str, str] = {
 }
 
 if TYPE_CHECKING:
-    from core.errors import InputError
+    from core.errors import InputError, error_line
     from core.model import (
         KERNEL_SCHEMA,
         PIPE_COUNTERS,
@@ -79,6 +80,7 @@ __all__ = [
     "conform_steps",
     "empty_kernels",
     "empty_steps",
+    "error_line",
     "in_lang",
     "join",
     "say",

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from core.errors import InputError
+from core.text import say
 
 ENV_PREFIX = "PERF_DOCTOR_"
 MIB = 1024 * 1024
@@ -80,13 +81,13 @@ def env_name(field_name: str) -> str:
 
 def parse_setting(name: str, raw: str, kind: type) -> int | float:
     """One positive number from an environment variable; a bad value is reported by variable name."""
-    expected = "a positive whole number" if kind is int else "a positive number"
+    expected = say("limits.positive-whole" if kind is int else "limits.positive")
     try:
         value = kind(raw.strip())
     except ValueError:
-        raise InputError(f"{raw!r} is not a number", path=name, expected=expected) from None
+        raise InputError(say("limits.not-number", raw=repr(raw)), path=name, expected=expected) from None
     if not value > 0:
-        raise InputError(f"{raw!r} is not positive", path=name, expected=expected)
+        raise InputError(say("limits.not-positive", raw=repr(raw)), path=name, expected=expected)
     return value
 
 

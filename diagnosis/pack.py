@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.errors import InputError
+from core.text import say
 from diagnosis.ingest import choose_run, find_runs, read_folder, reader_of
 
 
@@ -37,14 +38,16 @@ def pack_run(folder: Path, out: Path | None = None, *, rank: int | None = None) 
     (default: ``<folder name>.perf-doctor.zip`` in the current folder)."""
     folder = Path(folder)
     if not folder.is_dir():
-        raise InputError("is not a folder", path=folder.name or str(folder), expected="a profiler run folder")
+        raise InputError(
+            say("pack.not-folder"), path=folder.name or str(folder), expected=say("pack.run-folder")
+        )
     files = _files_read(folder, rank)
     base = Path(os.path.commonpath([folder.resolve(), *files])).parent
     target = Path(out) if out is not None else Path.cwd() / f"{folder.resolve().name}.perf-doctor.zip"
     if not target.parent.is_dir():
-        raise InputError("the folder to write the archive to does not exist", path=str(target))
+        raise InputError(say("pack.no-folder"), path=str(target))
     if target.resolve().is_relative_to(folder.resolve()):
-        raise InputError("is inside the run folder being packed", path=str(target), expected="-o elsewhere")
+        raise InputError(say("pack.inside"), path=str(target), expected=say("pack.elsewhere"))
     kept = _write_zip(target, files, base)
     total_files, total_bytes = _tally(folder)
     kept_bytes = sum(size for _, size in kept)
@@ -77,7 +80,7 @@ def _write_zip(target: Path, files: list[Path], base: Path) -> tuple[tuple[str, 
                 archive.write(path, name)
                 kept.append((name, path.stat().st_size))
     except OSError as error:
-        raise InputError(f"cannot be written ({error.strerror})", path=str(target)) from None
+        raise InputError(say("pack.cannot-write", reason=error.strerror), path=str(target)) from None
     return tuple(kept)
 
 

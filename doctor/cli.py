@@ -15,9 +15,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from core import InputError
+from core import InputError, error_line, in_lang, join, say
+from core.messages import MESSAGES
 from doctor.config import AppConfig
 from doctor.facade import diagnose, inspect_model
+from doctor.problems import SideError, problems_of
 from doctor.render import RENDERERS, render
 from doctor.report import Report
 
@@ -135,7 +137,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _run(args)
     except InputError as error:
-        print(f"{PROG}: error: {error.message}", file=sys.stderr)
+        print(f"{PROG}: error: {_said(error, getattr(args, 'lang', 'en'))}", file=sys.stderr)
         return EXIT_INPUT
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
@@ -149,6 +151,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_INTERNAL
+
+
+def _said(error: InputError, lang: str) -> str:
+    """The error's one line in the language the command was asked for (`--lang`; English without it):
+    each problem of the inputs, its side (baseline, target) said in that language too."""
+    if lang == "en":
+        return error.message
+    return " | ".join(_problem_line(problem, lang) for problem in problems_of(error))
+
+
+def _problem_line(problem: InputError, lang: str) -> str:
+    if isinstance(problem, SideError) and f"role.{problem.side}" in MESSAGES:
+        side = say(f"role.{problem.side}")
+        where = join([side, problem.file], "sep.space") if problem.file else side
+        problem = InputError(problem.problem, path=in_lang(where, lang), expected=problem.expected)
+    return str(in_lang(error_line(problem), lang))
 
 
 def app_command(port: int | None, example: bool) -> list[str]:
@@ -196,9 +214,9 @@ def _run(args: argparse.Namespace) -> int:
 def _attach_after(args: argparse.Namespace, report: Report) -> None:
     """`compare ... --after A --case ID`: the case receives this diagnosis with its after run."""
     if not args.after:
-        raise InputError("--case needs --after", expected="the after-the-fix profile")
+        raise InputError(say("cli.case-needs-after"), expected=say("cli.after-profile"))
     if not (args.db or AppConfig.from_env().case_db):
-        raise InputError("no case database", expected="--db FILE or PERF_DOCTOR_CASE_DB")
+        raise InputError(say("cli.no-case-db"), expected=say("cli.db-file-or-env"))
     from doctor.cases import CaseBook
 
     summary = CaseBook.from_config(AppConfig.from_env(), args.db).attach_after(args.case, report)
@@ -215,13 +233,13 @@ def _triage(args: argparse.Namespace) -> int:
     from doctor.triage.output import output_format, render_rows
 
     if args.jobs < 1 or not args.timeout > 0:
-        raise InputError("--jobs and --timeout must be positive")
+        raise InputError(say("cli.jobs-positive"))
     out = Path(args.out) if args.out else None
     fmt = output_format(out) if out is not None else "csv"
     if out is not None and not out.parent.is_dir():
-        raise InputError("the folder to write the rows to does not exist", path=args.out)
+        raise InputError(say("cli.no-folder-for", what=say("cli.what-rows")), path=args.out)
     if out is not None and out.is_dir():
-        raise InputError("is a folder; give a file name to write the rows to", path=args.out)
+        raise InputError(say("cli.is-folder-for", what=say("cli.what-rows")), path=args.out)
     book = _case_book(args.db) if args.store or args.db else None
     inbox, progress = Path(args.inbox), not args.quiet
     rows = triage_inbox(
@@ -231,7 +249,7 @@ def _triage(args: argparse.Namespace) -> int:
     if out is None:
         sys.stdout.write(text)
     else:
-        write_output(out, text, "the rows")
+        write_output(out, text, say("cli.what-rows"))
     print(f"{PROG}: {_tally(rows)}", file=sys.stderr)
     return EXIT_OK
 
@@ -268,7 +286,7 @@ def _case_book(db: str | None) -> CaseBook:
 
     config = AppConfig.from_env()
     if db is None and config.case_db is None:
-        raise InputError("no case database is configured", expected="PERF_DOCTOR_CASE_DB or --db PATH")
+        raise InputError(say("cli.no-case-db-configured"), expected=say("cli.env-or-db-path"))
     return CaseBook.from_config(config, path=db)
 
 
@@ -288,20 +306,22 @@ def _emit(report: Report, fmt: str, output: str | None) -> None:
     if output is None:
         sys.stdout.write(text)
         return
-    write_output(Path(output), text, "the report")
+    write_output(Path(output), text, say("cli.what-report"))
 
 
-def write_output(target: Path, text: str, what: str) -> None:
+def write_output(target: Path, text: str, what: object) -> None:
     """Write `text` to the file the user named; a folder, a missing folder or a failed write (a full
     disk, /dev/full, no permission) is an InputError naming the path, never a traceback."""
     if target.is_dir():
-        raise InputError(f"is a folder; give a file name to write {what} to", path=str(target))
+        raise InputError(say("cli.is-folder-for", what=what), path=str(target))
     if not target.parent.is_dir():
-        raise InputError(f"the folder to write {what} to does not exist", path=str(target))
+        raise InputError(say("cli.no-folder-for", what=what), path=str(target))
     try:
         target.write_text(text, encoding="utf-8")
     except OSError as error:
-        raise InputError(f"cannot write {what} ({error.strerror or error})", path=str(target)) from None
+        raise InputError(
+            say("cli.cannot-write", what=what, reason=error.strerror or error), path=str(target)
+        ) from None
 
 
 if __name__ == "__main__":  # pragma: no cover - `python -m doctor.cli`

@@ -28,7 +28,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from core import InputError
+from core import InputError, say
 
 SIZE_PATTERN = re.compile(r"^(\d+)\s*(b|kb|mb|gb|tb)?$", re.IGNORECASE)
 SIZE_UNITS = {"b": 1, "kb": 1024, "mb": 1024**2, "gb": 1024**3, "tb": 1024**4}
@@ -94,7 +94,7 @@ def parse_users(raw: str) -> tuple[tuple[str, str], ...]:
         name, sep, password = item.partition(":")
         if not sep or not name.strip() or not password:
             raise InputError(
-                "an entry is not 'user:password'",
+                say("config.not-user-password"),
                 path="PERF_DOCTOR_USERS",
                 expected="user:password,user2:password2",
             )
@@ -104,7 +104,9 @@ def parse_users(raw: str) -> tuple[tuple[str, str], ...]:
 
 def _size(raw: str, name: str = "PERF_DOCTOR_MAX_FILE_SIZE") -> str:
     if not SIZE_PATTERN.match(raw):
-        raise InputError(f"{raw!r} is not a size", path=name, expected="e.g. 500mb or 2gb")
+        raise InputError(
+            say("config.not-size", raw=repr(raw)), path=name, expected=say("config.size-example")
+        )
     return raw.replace(" ", "").lower()
 
 
@@ -134,16 +136,18 @@ def _case_settings(env: Mapping[str, str]) -> dict[str, object]:
     triage = env.get("PERF_DOCTOR_TRIAGE", "").strip().lower() or "auto"
     if triage not in TRIAGE_MODES:
         raise InputError(
-            f"{triage!r} is not a triage mode", path="PERF_DOCTOR_TRIAGE", expected="auto, on or off"
+            say("config.not-triage-mode", raw=repr(triage)),
+            path="PERF_DOCTOR_TRIAGE",
+            expected=say("config.auto-on-off"),
         )
     if staff and not env.get("PERF_DOCTOR_USERS", "").strip():
         raise InputError(
-            "staff names need a login", path="PERF_DOCTOR_STAFF", expected="PERF_DOCTOR_USERS set as well"
+            say("config.staff-login"), path="PERF_DOCTOR_STAFF", expected=say("config.users-too")
         )
     upload_max = env.get("PERF_DOCTOR_CASE_UPLOAD_MAX", "").strip()
     public_url = env.get("PERF_DOCTOR_PUBLIC_URL", "").strip() or None
     if public_url is not None and not re.match(r"^https?://[^\s/?#]+[^\s?#]*$", public_url):
-        raise InputError("is not an http(s) URL", path="PERF_DOCTOR_PUBLIC_URL", expected="https://host/path")
+        raise InputError(say("config.not-url"), path="PERF_DOCTOR_PUBLIC_URL", expected="https://host/path")
     return {
         "case_db": env.get("PERF_DOCTOR_CASE_DB", "").strip() or default_case_db(env),
         "case_retention_days": _whole(env, "PERF_DOCTOR_CASE_RETENTION_DAYS", AppConfig.case_retention_days),
@@ -163,7 +167,7 @@ def _whole(env: Mapping[str, str], name: str, default: int) -> int:
         return default
     if not raw.isdigit():
         raise InputError(
-            f"{raw!r} is not a whole number of days", path=name, expected="e.g. 30, or 0 for no limit"
+            say("config.not-days", raw=repr(raw)), path=name, expected=say("config.days-example")
         )
     return int(raw)
 
@@ -173,7 +177,7 @@ def _switch(env: Mapping[str, str], name: str, default: bool) -> bool:
     if not raw:
         return default
     if raw not in TRUE_WORDS + FALSE_WORDS:
-        raise InputError(f"{raw!r} is not on or off", path=name, expected="on or off")
+        raise InputError(say("config.not-on-off", raw=repr(raw)), path=name, expected=say("config.on-off"))
     return raw in TRUE_WORDS
 
 
@@ -182,5 +186,7 @@ def _positive(env: Mapping[str, str], name: str, default: int) -> int:
     if not raw:
         return default
     if not raw.isdigit() or int(raw) < 1:
-        raise InputError(f"{raw!r} is not a positive whole number", path=name, expected="e.g. 2")
+        raise InputError(
+            say("config.not-positive-whole", raw=repr(raw)), path=name, expected=say("config.two-example")
+        )
     return int(raw)

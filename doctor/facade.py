@@ -55,8 +55,8 @@ Progress = Callable[[float, str], None]  # (fraction done, what is happening)
 _Step = Callable[[float, str], None]  # (fraction done, REPORT_TEXT key)
 BASELINE_CHOICES = (None, "first", "second")
 READ_PROGRESS = {"baseline": 0.05, "target": 0.25, "after": 0.3}
-NOTHING_GIVEN = "a baseline and a target profile (or one profile), and/or a .mindir model"
-AFTER_NEEDS = "the baseline and target of the first diagnosis, and the target profiled again after the fixes"
+NOTHING_GIVEN = say("facade.nothing-given")
+AFTER_NEEDS = say("facade.after-needs")
 
 
 @dataclass
@@ -122,19 +122,22 @@ def diagnose(
     """
     check_lang(lang)
     if baseline_role not in BASELINE_CHOICES:
-        raise InputError(f"unknown baseline choice {baseline_role!r}", expected="first, second or none")
+        raise InputError(
+            say("facade.unknown-baseline", choice=repr(baseline_role)),
+            expected=say("facade.baseline-choices"),
+        )
     given = [(role, src) for role, src in (("baseline", baseline), ("target", target)) if _given(src)]
     if _given(after):
         if len(given) != 2:
             raise InputError(
-                "an after-the-fix run was given without both a baseline and a target",
+                say("facade.after-alone"),
                 path="after",
                 expected=AFTER_NEEDS,
             )
         given.append(("after", after))  # type: ignore[arg-type]
     if not given:
         if not _given(mindir):
-            raise InputError("nothing to diagnose", expected=NOTHING_GIVEN)
+            raise InputError(say("facade.nothing"), expected=NOTHING_GIVEN)
         return inspect_model(  # type: ignore[arg-type]
             mindir, progress=progress, lang=lang, isolate=isolate, translate=translate
         )
@@ -198,7 +201,7 @@ def inspect_model(
     (default); build the document in the other languages too (default)."""
     check_lang(lang)
     if mindir is None or not str(mindir).strip():
-        raise InputError("no model was given", expected="a .mindir file")
+        raise InputError(say("facade.no-model"), expected=say("facade.mindir-file"))
     step = _stepper(progress, lang)
     model = _load_model(mindir, step, isolate)
     analysis = _Analysis(kind="mindir", lang=lang)

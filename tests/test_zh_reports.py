@@ -17,10 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from core import InputError
+from core import InputError, error_line, in_lang
 from core.messages import MESSAGES
-from doctor import facade
+from doctor import cli, facade
 from doctor.cases import CaseBook, CaseMeta, SqliteCaseStore
+from doctor.cases.model import parse_case_id
+from doctor.config import AppConfig
 from doctor.i18n import REPORT_TEXT, UI_TEXT
 from doctor.render import render
 from doctor.text import md_text
@@ -286,3 +288,43 @@ def test_the_chain_figure_and_a_blocked_reason_are_said_in_chinese() -> None:
     section = build.graph_section(model, chains, "m.mindir", None, "zh")
     reasons = [item.blocked_reason for item in section.chains.items if item.blocked_reason]
     assert reasons and all(chinese(reason) and english_sentences(reason) == [] for reason in reasons)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["compare", "/nonexistent/a", "/nonexistent/b"],
+        ["inspect", "/nonexistent/m.mindir"],
+        ["triage", "--jobs", "0", "/nonexistent"],
+    ],
+    ids=["two-missing-profiles", "missing-model", "bad-jobs"],
+)
+def test_the_cli_says_its_errors_in_the_language_asked_for(argv, capsys) -> None:
+    """`--lang zh` says a bad input's line in Chinese, its sides too; without it the line stays English."""
+    assert cli.main([*argv, "--lang", "zh"]) == cli.EXIT_INPUT
+    zh = capsys.readouterr().err
+    assert cli.main(argv) == cli.EXIT_INPUT
+    en = capsys.readouterr().err
+    assert chinese(zh) and english_sentences(zh) == [], zh
+    assert chinese(en) == [] and english_sentences(en), en
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: AppConfig.from_env({"PERF_DOCTOR_USERS": "nobody"}),
+        lambda: AppConfig.from_env({"PERF_DOCTOR_TRIAGE": "sometimes"}),
+        lambda: AppConfig.from_env({"PERF_DOCTOR_CASE_RETENTION_DAYS": "soon"}),
+        lambda: parse_case_id("not-a-case"),
+        lambda: facade.diagnose(),
+        lambda: facade.inspect_model(""),
+    ],
+    ids=["users", "triage-mode", "retention", "case-id", "nothing", "no-model"],
+)
+def test_settings_case_and_facade_errors_have_chinese(make) -> None:
+    """The server's settings, the case store's and the facade's own errors are messages with zh."""
+    with pytest.raises(InputError) as caught:
+        make()
+    said = str(in_lang(error_line(caught.value), "zh"))
+    assert chinese(said) and english_sentences(said) == [], said
+    assert str(error_line(caught.value)) == caught.value.message  # English unchanged

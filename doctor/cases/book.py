@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from core import InputError
+from core import InputError, say
 from diagnosis import archive_kind
 from doctor.cases.model import (
     Case,
@@ -111,12 +111,9 @@ class CaseBook:
         after section or is a diagnosis of other inputs."""
         case = self.open(raw_id)
         if report.document.after is None:
-            raise InputError("this diagnosis has no after-the-fix run", expected="a diagnosis with --after")
+            raise InputError(say("case.no-after"), expected=say("case.with-after"))
         if case.report is None or _profiles(case.report) != _profiles(report.data):
-            raise InputError(
-                "this diagnosis is not of the case's baseline and target",
-                expected="the same two profiles as the case, and the after run",
-            )
+            raise InputError(say("case.other-profiles"), expected=say("case.same-profiles"))
         return self.store.replace_report(case.summary.case_id, report.data, report.translation_data())
 
     def delete(self, raw_id: object) -> None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
-from core import InputError
+from core import InputError, say
 from doctor.text import one_line
 
 Documents = Mapping[str, Mapping[str, Any]]  # report documents by language
@@ -49,26 +49,26 @@ def parse_case_id(raw: object) -> str:
     never echoed back, since it may be anything a visitor typed."""
     text = raw.strip() if isinstance(raw, str) else ""
     if not text:
-        raise InputError("no case id was given", expected="the 22-character id of a case link")
+        raise InputError(say("case.no-id"), expected=say("case.id-expected"))
     if not CASE_ID.fullmatch(text):
-        raise InputError("this is not a case id", expected="the 22-character id of a case link")
+        raise InputError(say("case.not-id"), expected=say("case.id-expected"))
     return text
 
 
 def clean_note(note: object) -> str:
     """A staff note as stored: text without control characters (line breaks kept), at most MAX_NOTE_CHARS."""
     if not isinstance(note, str):
-        raise InputError("the note must be text")
+        raise InputError(say("case.note-text"))
     text = _NOTE_CONTROL.sub("", note.replace("\r\n", "\n")).strip()
     if len(text) > MAX_NOTE_CHARS:
-        raise InputError(f"the note is {len(text)} characters long", expected=f"at most {MAX_NOTE_CHARS}")
+        raise InputError(say("case.note-long", n=len(text)), expected=say("case.at-most", n=MAX_NOTE_CHARS))
     return text
 
 
 def check_status(status: object) -> str:
     """`status` if it is one of STATUSES, else InputError listing them."""
     if status not in STATUSES:
-        raise InputError("unknown case status", expected=" / ".join(STATUSES))
+        raise InputError(say("case.unknown-status"), expected=" / ".join(STATUSES))
     return str(status)
 
 

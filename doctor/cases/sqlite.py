@@ -20,7 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from core import InputError
+from core import InputError, say
 from doctor.cases.model import (
     MAX_MESSAGE_CHARS,
     NO_CAUSE,
@@ -110,14 +110,14 @@ class SqliteCaseStore:
         try:
             conn = sqlite3.connect(self.path, timeout=self.busy_timeout_s, isolation_level=None)
         except sqlite3.Error as error:
-            raise InputError(f"cannot open the case database ({error})", path=DB_HINT) from None
+            raise InputError(say("case.db-open", reason=error), path=DB_HINT) from None
         try:
             conn.execute("PRAGMA foreign_keys = ON")
             conn.execute("PRAGMA secure_delete = ON")
             conn.execute("PRAGMA synchronous = NORMAL")  # with WAL: durable at checkpoints, never corrupt
             yield conn
         except sqlite3.DatabaseError as error:
-            raise InputError(f"the case database failed ({error})", path=DB_HINT) from None
+            raise InputError(say("case.db-failed", reason=error), path=DB_HINT) from None
         finally:
             conn.close()
 
@@ -140,10 +140,7 @@ class SqliteCaseStore:
         with self._write() as conn:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
-                raise InputError(
-                    f"the case database has schema {version}, newer than this perf-doctor ({SCHEMA_VERSION})",
-                    path=DB_HINT,
-                )
+                raise InputError(say("case.db-newer", version=version, ours=SCHEMA_VERSION), path=DB_HINT)
             for statement in filter(str.strip, SCHEMA.split(";")):
                 conn.execute(statement)
             present = {row[1] for row in conn.execute("PRAGMA table_info(cases)")}
@@ -299,12 +296,14 @@ class SqliteCaseStore:
 def _create_file(path: Path) -> None:
     """Create the database file (mode 0600) and its folder (0700) if missing; a folder is refused."""
     if path.is_dir():
-        raise InputError("is a folder", path=f"{DB_HINT} ({path.name})", expected="a database file path")
+        raise InputError(
+            say("case.db-is-folder"), path=f"{DB_HINT} ({path.name})", expected=say("case.db-path")
+        )
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
     except OSError as error:
-        raise InputError(f"cannot create the case database ({error.strerror})", path=DB_HINT) from None
+        raise InputError(say("case.db-create", reason=error.strerror), path=DB_HINT) from None
 
 
 def _pack(report: Mapping[str, Any]) -> bytes:

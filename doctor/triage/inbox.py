@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from core import InputError
+from core import InputError, say
 from diagnosis import Candidate, Workspace, archive_kind, describe, find_runs
 from doctor.isolation import materialize
 
@@ -55,7 +55,7 @@ class Plan:
 def submissions(inbox: Path) -> list[Path]:
     """Every submission in an inbox folder: its entries, hidden ones left out, sorted by name."""
     if not inbox.is_dir():
-        raise InputError("is not a folder", path=str(inbox), expected="a folder of submissions")
+        raise InputError(say("triage.not-folder"), path=str(inbox), expected=say("triage.inbox"))
     return sorted((p for p in inbox.iterdir() if not p.name.startswith(".")), key=lambda p: p.name)
 
 
@@ -63,7 +63,7 @@ def plan_submission(path: Path, workspace: Workspace) -> Plan:
     """Decide what a submission is; archives are extracted into `workspace`. Raises Ambiguous when it is
     unclear and InputError when it is broken (e.g. a damaged archive)."""
     if not path.exists():
-        raise InputError("was not found", path=path.name)
+        raise InputError(say("triage.not-found"), path=path.name)
     if path.is_file() and path.name.lower().endswith(MODEL_SUFFIX):
         return Plan(kind="model", mindir=path)
     root = _open(path, workspace)

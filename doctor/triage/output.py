@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from core import InputError
+from core import InputError, say
 from doctor.render.csv import safe_frame
 from doctor.triage.view import COLUMN_NAMES, rows_frame
 from doctor.version import VERSION
@@ -23,7 +23,7 @@ def output_format(path: Path) -> str:
     """'csv' or 'json' from the output file's suffix; InputError for anything else."""
     fmt = FORMATS.get(path.suffix.lower())
     if fmt is None:
-        raise InputError("has an unknown suffix", path=path.name, expected="a .csv or .json file")
+        raise InputError(say("triage.unknown-suffix"), path=path.name, expected=say("triage.csv-or-json"))
     return fmt
 
 

@@ -18,7 +18,7 @@ import pandas as pd
 import plotly.io
 from pydantic import ValidationError
 
-from core import InputError
+from core import InputError, say
 from diagnosis import Source
 from doctor.cases import NO_CAUSE, STATUSES, Case, CaseBook, CaseFilter, CaseSummary
 from doctor.cases.book import Given
@@ -151,11 +151,11 @@ def read_filters(cause: str | None, severity: str | None, status: str | None) ->
     """A CaseFilter from the tab's (or an API client's) values; unknown values are an InputError."""
     cause, severity, status = (value or ANY for value in (cause, severity, status))
     if cause not in cause_choices():
-        raise InputError("unknown cause to filter by", expected="a rule id of the Rules tab or (none)")
+        raise InputError(say("triage.unknown-cause"), expected=say("triage.rule-id"))
     if severity and severity not in SEVERITIES:
-        raise InputError("unknown severity to filter by", expected=", ".join(SEVERITIES))
+        raise InputError(say("triage.unknown-severity"), expected=", ".join(SEVERITIES))
     if status and status not in STATUSES:
-        raise InputError("unknown status to filter by", expected=" / ".join(STATUSES))
+        raise InputError(say("triage.unknown-status"), expected=" / ".join(STATUSES))
     return CaseFilter(top_cause=cause or None, severity=severity or None, status=status or None)
 
 
@@ -164,7 +164,7 @@ def read_limit(limit: float | None, default: int = 200) -> int:
     if limit is None:
         return default
     if limit != limit or limit < 1 or int(limit) != limit:
-        raise InputError("the number of cases to show must be a positive whole number")
+        raise InputError(say("triage.limit-positive"))
     return int(limit)
 
 
@@ -184,20 +184,17 @@ def case_report(case: Case) -> Report:
     """The stored report with its chain figure, ready for the app's result views. A submission that was
     not diagnosed, or a report of another schema version, is an InputError saying so."""
     if case.report is None:
-        reason = case.summary.message or "no reason was recorded"
-        raise InputError(f"this submission was not diagnosed ({case.summary.kind}: {reason})")
+        reason = case.summary.message or say("triage.no-reason")
+        raise InputError(say("triage.not-diagnosed", kind=case.summary.kind, reason=reason))
     version = case.report.get("schema_version")
     if version != SCHEMA_VERSION:
-        raise InputError(
-            f"this case was stored with report schema {version}; this version shows schema {SCHEMA_VERSION}"
-        )
+        raise InputError(say("triage.other-schema", version=version, ours=SCHEMA_VERSION))
     figure = None if case.figure is None else plotly.io.from_json(case.figure)
     try:
         return Report.from_dict(case.report, chain_figure=figure, translations=case.translations)
     except ValidationError as error:
         raise InputError(
-            f"this case's stored report does not match report schema {SCHEMA_VERSION} "
-            f"({error.error_count()} problem(s), first at {_location(error)})"
+            say("triage.bad-stored", ours=SCHEMA_VERSION, n=error.error_count(), at=_location(error))
         ) from None
 
 
@@ -274,18 +271,14 @@ def attach_after(book: CaseBook, raw_id: object, after: Source, lang: str) -> st
     case = book.open(raw_id)
     kept = {role: name for role, name, _ in case.uploads}
     if not {"baseline", "target"} <= set(kept):
-        raise InputError(
-            "this case kept no copy of its baseline and target archives",
-            expected="a case made with PERF_DOCTOR_CASE_KEEP_UPLOADS=on, or "
-            "perf-doctor compare B T --after A --case ID",
-        )
+        raise InputError(say("triage.no-kept"), expected=say("triage.kept-expected"))
     case_id = case.summary.case_id
     with tempfile.TemporaryDirectory(prefix="perf-doctor-after-") as tmp:
         paths = {}
         for role, name in kept.items():
             data = book.store.read_upload(case_id, role, name)
             if data is None:
-                raise InputError(f"the kept {role} upload of this case is gone")
+                raise InputError(say("triage.kept-gone", role=say(f"role.{role}")))
             (Path(tmp) / role).mkdir(mode=0o700)
             paths[role] = Path(tmp) / role / Path(name).name
             paths[role].write_bytes(data)
