@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from core import InputError, error_line, in_lang, join, say
-from core.messages import MESSAGES
 from doctor.config import AppConfig
 from doctor.facade import diagnose, inspect_model
 from doctor.problems import SideError, problems_of
@@ -153,6 +152,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERNAL
 
 
+SIDES = ("baseline", "target", "after", "mindir")  # the inputs an error can be about (role.* messages)
+
+
 def _said(error: InputError, lang: str) -> str:
     """The error's one line in the language the command was asked for (`--lang`; English without it):
     each problem of the inputs, its side (baseline, target) said in that language too."""
@@ -162,7 +164,7 @@ def _said(error: InputError, lang: str) -> str:
 
 
 def _problem_line(problem: InputError, lang: str) -> str:
-    if isinstance(problem, SideError) and f"role.{problem.side}" in MESSAGES:
+    if isinstance(problem, SideError) and problem.side in SIDES:
         side = say(f"role.{problem.side}")
         where = join([side, problem.file], "sep.space") if problem.file else side
         problem = InputError(problem.problem, path=in_lang(where, lang), expected=problem.expected)
