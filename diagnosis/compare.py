@@ -4,7 +4,9 @@ the symptoms. Pure functions over DataFrames; `compare_runs` is the facade.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
@@ -15,6 +17,8 @@ from core.text import say
 from diagnosis.align import Alignment, align, operator_aggregates, per_step_times
 from diagnosis.forward import forward_kernels
 from diagnosis.stats import MIN_RELATIVE_EFFECT, Z_THRESHOLD, median_shift_z, row_medians_mads
+
+T = TypeVar("T")
 
 # Operator types whose first input's leading dimension is the batch size.
 BATCH_OPS = ("Conv2D", "Conv3D", "Conv2DFusion", "MatMul", "BatchMatMul", "MatMulV2", "Dense", "Conv")
@@ -35,6 +39,14 @@ class Side:
     @property
     def ms_per_step(self) -> float:
         return float(self.ops["us_per_step"].sum()) / 1000.0
+
+    def memo(self, key: str, compute: Callable[[Side], T]) -> T:
+        """`compute(self)`, computed once per Side and kept on it under `key`: several analyzers ask the
+        same question of one prepared run, and a Side is not changed after preparation."""
+        cache = self.__dict__.setdefault("_memo", {})
+        if key not in cache:
+            cache[key] = compute(self)
+        return cache[key]
 
 
 @dataclass

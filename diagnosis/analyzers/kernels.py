@@ -289,12 +289,7 @@ def side_layout_mask(side: Side) -> np.ndarray:
     """layout_mask of a prepared run's kernels as a boolean array, computed once per Side and kept on
     it: three analyzers ask, and on 1M kernels each mask costs ~15 ms (a Side is not changed after
     preparation)."""
-    if _LAYOUT_KEY not in side.__dict__:
-        side.__dict__[_LAYOUT_KEY] = layout_mask(side.kernels).to_numpy(dtype=bool)
-    return side.__dict__[_LAYOUT_KEY]
-
-
-_LAYOUT_KEY = "_layout_mask"
+    return side.memo("layout_mask", lambda s: layout_mask(s.kernels).to_numpy(dtype=bool))
 
 
 def layout_stats(side: Side) -> tuple[float, float, float]:

@@ -534,12 +534,7 @@ def generation_steps(side: Side) -> tuple[list[int], list[int]] | None:
     kernels, and steps that split into a large-shape group (prefill) and a small one (decode, at least
     two steps) at least PHASE_RATIO apart. Asked by several analyzers and the report about one prepared
     run, so it is computed once per Side and kept on it (a Side is not changed after preparation)."""
-    if _PHASES_KEY not in side.__dict__:
-        side.__dict__[_PHASES_KEY] = _generation_steps(side)
-    return side.__dict__[_PHASES_KEY]
-
-
-_PHASES_KEY = "_generation_steps"
+    return side.memo("generation_steps", _generation_steps)
 
 
 def _generation_steps(side: Side) -> tuple[list[int], list[int]] | None:
