@@ -14,11 +14,9 @@ MESSAGES: dict[str, dict[str, str]] = {
     "role.baseline": {"en": "baseline", "zh": "基线"},
     "role.target": {"en": "target", "zh": "目标"},
     "role.after": {"en": "after", "zh": "修复后运行"},
-    "role.mindir": {"en": "mindir", "zh": "模型"},
     "sep.semicolon": {"en": "; ", "zh": "；"},
     "sep.comma": {"en": ", ", "zh": "，"},
     "sep.and": {"en": " and ", "zh": "和"},
-    "sep.space": {"en": " ", "zh": " "},
     # --- diagnosis/analyzers/timing.py
     "timing.wall": {"en": "wall time", "zh": "墙钟时间"},
     "timing.operator": {"en": "operator time", "zh": "算子时间"},

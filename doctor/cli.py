@@ -15,10 +15,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from core import InputError, error_line, in_lang, join, say
+from core import InputError, error_line, in_lang, say
 from doctor.config import AppConfig
 from doctor.facade import diagnose, inspect_model
-from doctor.problems import SideError, problems_of
+from doctor.i18n import t
+from doctor.problems import SIDES, SideError, problems_of
 from doctor.render import RENDERERS, render
 from doctor.report import Report
 
@@ -152,9 +153,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERNAL
 
 
-SIDES = ("baseline", "target", "after", "mindir")  # the inputs an error can be about (role.* messages)
-
-
 def _said(error: InputError, lang: str) -> str:
     """The error's one line in the language the command was asked for (`--lang`; English without it):
     each problem of the inputs, its side (baseline, target) said in that language too."""
@@ -165,9 +163,9 @@ def _said(error: InputError, lang: str) -> str:
 
 def _problem_line(problem: InputError, lang: str) -> str:
     if isinstance(problem, SideError) and problem.side in SIDES:
-        side = say(f"role.{problem.side}")
-        where = join([side, problem.file], "sep.space") if problem.file else side
-        problem = InputError(problem.problem, path=in_lang(where, lang), expected=problem.expected)
+        side = t(f"side_{problem.side}", lang)  # the words the page's problem lines use
+        where = f"{side} {problem.file}" if problem.file else side
+        problem = InputError(problem.problem, path=where, expected=problem.expected)
     return str(in_lang(error_line(problem), lang))
 
 
