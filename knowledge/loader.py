@@ -8,8 +8,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from core.symptoms import SOURCES, SYMPTOM_KINDS
 from knowledge.conditions import parse_condition
 from knowledge.errors import RuleError
@@ -58,10 +56,6 @@ FIX_KEYS = {"code": True, "language": True, "verify": True, "notes": True}
 REFERENCE_KEYS = {"title": True, "url": True}
 
 
-# libyaml's C parser when PyYAML was built with it (6x faster on the 28 rules), the same safe semantics.
-_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
 def load_rules(directory: Path | None = None) -> list[Rule]:
     """All rules, sorted by id; the packaged rules are read and validated once per process."""
     if directory is None:
@@ -88,12 +82,15 @@ def _load_dir(directory: Path) -> tuple[Rule, ...]:
 
 
 def load_rule_file(path: Path) -> Rule:
-    """Read one YAML rule file and validate it; the id must equal the file name without .yaml."""
+    """Read one YAML rule file and validate it; the id must equal the file name without .yaml.
+    A file whose bytes the snapshot holds is taken from it, parsed already (knowledge.snapshot)."""
+    from knowledge.snapshot import cached_raw  # here, so that `python -m knowledge.snapshot` runs clean
+
     source = _display(path)
-    try:
-        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_SAFE_LOADER)
-    except yaml.YAMLError as exc:
-        raise RuleError(f"not valid YAML: {exc}", source=source) from None
+    data = path.read_bytes()
+    raw = cached_raw(path.parent, path.name, data)
+    if raw is None:
+        raw = _parse_yaml(data, source)
     try:
         rule = parse_rule(raw, source=source)
     except RuleError as exc:
@@ -103,6 +100,19 @@ def load_rule_file(path: Path) -> Rule:
     if rule.id != path.stem:
         raise RuleError(f"id {rule.id!r} differs from the file name {path.stem!r}", source=source, field="id")
     return rule
+
+
+def _parse_yaml(data: bytes, source: str) -> Any:
+    import yaml
+
+    from knowledge.snapshot import parse_yaml
+
+    try:
+        return parse_yaml(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise RuleError(f"not UTF-8 text: {exc.reason} at byte {exc.start}", source=source) from None
+    except yaml.YAMLError as exc:
+        raise RuleError(f"not valid YAML: {exc}", source=source) from None
 
 
 def parse_rule(raw: Any, source: str = "") -> Rule:
