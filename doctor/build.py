@@ -1,7 +1,10 @@
-"""Turn analysis objects (runs, comparison, symptoms, model, diagnosis) into report models (doctor.model).
+"""Turn analysis objects (runs, comparison, symptoms, model, diagnosis) into the report document's parts.
 
-`jsonable` first converts numpy/pandas scalars and drops NaN/inf, so every model holds native JSON
-values and the document is valid JSON everywhere; the models then check each part's types.
+Each part is plain JSON data in the shape of its report model (doctor.model): the model's keys, in its
+field order, every one present except those the model leaves out when null. `jsonable` converts
+numpy/pandas scalars and drops NaN/inf, so the document is valid JSON everywhere. No pydantic here: the
+model validates the finished document when something reads it typed (`Report.document`), and the
+golden test checks on every pinned case that validating and dumping gives these parts back unchanged.
 """
 
 from __future__ import annotations
@@ -12,27 +15,22 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from pydantic import TypeAdapter
 
 from core import Limitation, Run, Symptom, in_lang
 from diagnosis import Comparison, Side, leaderboard, phase_timing
-from doctor.model import (
+from doctor.shape import (
+    CAUSE_KEYS,
+    CHAIN_KEYS,
+    CROSSLINK_KEYS,
+    EVIDENCE_KEYS,
     OPERATOR_COLUMNS,
-    BoardRow,
-    Cause,
-    Graph,
-    Input,
-    Leaderboards,
-    OperatorRow,
-    ReportWarning,
-    RunInfo,
-    Step,
-    SymptomRecord,
-    Timing,
+    PHASE_KEYS,
+    SYMPTOM_KEYS,
 )
+from doctor.shape import in_order as _in_order
 from doctor.text import is_missing
 
-_OPERATOR_ROWS = TypeAdapter(list[OperatorRow])
+Part = dict[str, Any]  # one part of the report document, as JSON data in its model's shape
 MAX_EVIDENCE_ROWS = 25  # rows kept per piece of evidence (the operator table has them all)
 MAX_CHAIN_ITEMS = 500
 LEADERBOARD_SIZE = 10
@@ -60,52 +58,50 @@ def jsonable(value: Any) -> Any:
 # ---------------------------------------------------------------------------------------------- runs
 
 
-def run_meta(run: Run, side: Side, role: str) -> RunInfo:
+def run_meta(run: Run, side: Side, role: str) -> Part:
     """What a run is (layout, device, mode, phase, profiler settings) and its headline numbers."""
     meta, cfg = run.meta, run.meta.config
-    return RunInfo.model_validate(
-        jsonable(
-            {
-                "role": role,
-                "source": meta.source,
-                "layout": meta.layout,
-                "device": meta.device,
-                "framework": meta.framework,
-                "framework_version": meta.framework_version,
-                "rank": meta.rank,
-                "ranks_available": list(meta.ranks_available),
-                "execution_mode": meta.execution_mode,
-                "phase": meta.phase,
-                "jit_level": meta.jit_level,
-                "amp": dict(meta.amp),
-                "profiler_config": {
-                    "recorded": cfg.recorded,
-                    "level": cfg.level,
-                    "aic_metrics": cfg.aic_metrics,
-                    "activities": list(cfg.activities) if cfg.activities is not None else None,
-                    "with_stack": cfg.with_stack,
-                    "profile_memory": cfg.profile_memory,
-                    "data_process": cfg.data_process,
-                    "record_shapes": cfg.record_shapes,
-                    "schedule": cfg.schedule,
-                },
-                "steps": side.steps,
-                "batch": side.batch,
-                "ms_per_step": round(side.ms_per_step, 4),
-                "kernel_launches": len(run.kernels),
-                "operators": len(side.ops),
-                "files": list(meta.files),
-            }
-        )
+    return jsonable(
+        {
+            "role": role,
+            "source": meta.source,
+            "layout": meta.layout,
+            "device": meta.device,
+            "framework": meta.framework,
+            "framework_version": meta.framework_version,
+            "rank": meta.rank,
+            "ranks_available": list(meta.ranks_available),
+            "execution_mode": meta.execution_mode,
+            "phase": meta.phase,
+            "jit_level": meta.jit_level,
+            "amp": dict(meta.amp),
+            "profiler_config": {
+                "recorded": cfg.recorded,
+                "level": cfg.level,
+                "aic_metrics": cfg.aic_metrics,
+                "activities": list(cfg.activities) if cfg.activities is not None else None,
+                "with_stack": cfg.with_stack,
+                "profile_memory": cfg.profile_memory,
+                "data_process": cfg.data_process,
+                "record_shapes": cfg.record_shapes,
+                "schedule": cfg.schedule,
+            },
+            "steps": side.steps,
+            "batch": side.batch,
+            "ms_per_step": round(side.ms_per_step, 4),
+            "kernel_launches": len(run.kernels),
+            "operators": len(side.ops),
+            "files": list(meta.files),
+        }
     )
 
 
-def input_entry(role: str, name: str, kind: str, layout: str | None) -> Input:
+def input_entry(role: str, name: str, kind: str, layout: str | None) -> Part:
     """One user input: its role, display name, kind (profile / mindir) and detected layout."""
-    return Input(role=role, name=name, kind=kind, layout=layout)
+    return {"role": role, "name": name, "kind": kind, "layout": layout}
 
 
-def pair_timing(comparison: Comparison) -> Timing:
+def pair_timing(comparison: Comparison) -> Part:
     """Per-step operator time of both sides, their ratio (and per sample) and how well they aligned."""
     base, target = comparison.baseline, comparison.target
     ratio = target.ms_per_step / base.ms_per_step if base.ms_per_step > 0 else None
@@ -133,14 +129,18 @@ def pair_timing(comparison: Comparison) -> Timing:
 
 
 def _phase_fields(phases: tuple[list[dict[str, Any]], float | None] | None) -> dict[str, Any]:
-    """The timing's phase-by-phase comparison of a generation pair; nothing for other pairs."""
+    """The timing's phase-by-phase comparison of a generation pair; nothing for other pairs (and no
+    `phase_ratio` without a phase in common: the model leaves both out when null)."""
     if phases is None:
         return {}
     rows, ratio = phases
-    return {"phases": rows, "phase_ratio": None if ratio is None else round(ratio, 4)}
+    fields: dict[str, Any] = {"phases": [_in_order(row, PHASE_KEYS) for row in rows]}
+    if ratio is not None:
+        fields["phase_ratio"] = round(ratio, 4)
+    return fields
 
 
-def single_timing(side: Side) -> Timing:
+def single_timing(side: Side) -> Part:
     """Timing of a lone run (the target); comparison fields are null."""
     return _timing(
         {
@@ -159,22 +159,22 @@ def single_timing(side: Side) -> Timing:
     )
 
 
-def _timing(fields: dict[str, Any]) -> Timing:
-    return Timing.model_validate(jsonable(fields))
+def _timing(fields: dict[str, Any]) -> Part:
+    return jsonable(fields)
 
 
 # ----------------------------------------------------------------------------------------- operators
 
 
-def operator_records(table: pd.DataFrame, lang: str = "en") -> list[OperatorRow]:
+def operator_records(table: pd.DataFrame, lang: str = "en") -> list[Part]:
     """The comparison table reduced to the report's columns, in its order (largest |delta| first), with
     the one-side reasons in `lang`."""
     if lang != "en" and "one_side_reason" in table:
         table = table.assign(one_side_reason=table["one_side_reason"].map(lambda text: in_lang(text, lang)))
-    return _OPERATOR_ROWS.validate_python(_records(table))
+    return _records(table)
 
 
-def single_operator_records(side: Side) -> list[OperatorRow]:
+def single_operator_records(side: Side) -> list[Part]:
     """A lone run's operators as target-only rows of the report table, slowest first."""
     ops = side.ops.sort_values("us_per_step", ascending=False, kind="stable")
     total = float(ops["us_per_step"].sum())
@@ -193,7 +193,7 @@ def single_operator_records(side: Side) -> list[OperatorRow]:
             "target_core": ops["core"].astype("object"),
         }
     ).reset_index(drop=True)
-    return _OPERATOR_ROWS.validate_python(_records(frame))
+    return _records(frame)
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
@@ -220,11 +220,9 @@ def _column(frame: pd.DataFrame, name: str, kind: str) -> list[Any]:
     return [str(v) if keep else None for v, keep in zip(col.astype(object).tolist(), present, strict=True)]
 
 
-def leaderboards(
-    table: pd.DataFrame | None, sides: Iterable[str], single: Side | None = None
-) -> Leaderboards:
+def leaderboards(table: pd.DataFrame | None, sides: Iterable[str], single: Side | None = None) -> Part:
     """Top operators of each side by time per step (single-run reports fill only the target)."""
-    out: dict[str, list[BoardRow]] = {"baseline": [], "target": []}
+    out: dict[str, list[Part]] = {"baseline": [], "target": []}
     if single is not None:
         ops = single.ops.nlargest(LEADERBOARD_SIZE, "us_per_step")
         total = float(single.ops["us_per_step"].sum()) or 1.0
@@ -232,32 +230,30 @@ def leaderboards(
             _board_row(i, str(key), row["op_type"], row["us_per_step"], row["us_per_step"] / total)
             for i, (key, row) in enumerate(ops.iterrows(), start=1)
         ]
-        return Leaderboards(**out)
+        return out
     for side in sides:
         board = leaderboard(table, side, LEADERBOARD_SIZE)  # type: ignore[arg-type]
         columns = (board[c].tolist() for c in ("operator", "op_type", f"{side}_us_per_step", f"{side}_share"))
         out[side] = [_board_row(i, *row) for i, row in enumerate(zip(*columns, strict=True), start=1)]
-    return Leaderboards(**out)
+    return out
 
 
-def _board_row(rank: int, operator: str, op_type: Any, us: Any, share: Any) -> BoardRow:
-    return BoardRow.model_validate(
-        jsonable(
-            {"rank": rank, "operator": str(operator), "op_type": op_type, "us_per_step": us, "share": share}
-        )
+def _board_row(rank: int, operator: str, op_type: Any, us: Any, share: Any) -> Part:
+    return jsonable(
+        {"rank": rank, "operator": str(operator), "op_type": op_type, "us_per_step": us, "share": share}
     )
 
 
 # --------------------------------------------------------------------------------------------- steps
 
 
-def step_records(side: Side, role: str) -> list[Step]:
+def step_records(side: Side, role: str) -> list[Part]:
     """Per step: wall time, busy and idle time from the profile, and the compared operators' time."""
     op_ms = (side.step_samples.sum(axis=0) / 1000.0) if not side.step_samples.empty else pd.Series()
     steps = side.run.steps
     if not len(steps):
         return [
-            Step(role=role, step=int(step), wall_ms=None, busy_ms=None, free_ms=None, op_ms=ms)
+            _step(role, int(step), None, None, None, ms)
             for step, ms in zip(op_ms.index.tolist(), _ms_list(op_ms, 1.0), strict=True)
         ]
     by_step = dict(zip(op_ms.index.tolist(), _ms_list(op_ms, 1.0), strict=True))
@@ -267,9 +263,13 @@ def step_records(side: Side, role: str) -> list[Step]:
         for name in ("duration_us", "busy_us", "free_us")
     )
     return [
-        Step(role=role, step=step, wall_ms=w, busy_ms=b, free_ms=f, op_ms=by_step.get(step))
+        _step(role, step, w, b, f, by_step.get(step))
         for step, w, b, f in zip(ids, wall, busy, free, strict=True)
     ]
+
+
+def _step(role: str, step: int, wall: float | None, busy: float | None, free: float | None, op: Any) -> Part:
+    return {"role": role, "step": step, "wall_ms": wall, "busy_ms": busy, "free_ms": free, "op_ms": op}
 
 
 def _ms_list(values: pd.Series, divisor: float) -> list[float | None]:
@@ -281,7 +281,7 @@ def _ms_list(values: pd.Series, divisor: float) -> list[float | None]:
 # -------------------------------------------------------------------------------------------- causes
 
 
-def cause_records(causes: Sequence[Any], lang: str) -> list[Cause]:
+def cause_records(causes: Sequence[Any], lang: str) -> list[Part]:
     """Ranked causes in `lang`, numbered from 1, with evidence rows capped."""
     out = []
     for rank, cause in enumerate(causes, start=1):
@@ -289,9 +289,13 @@ def cause_records(causes: Sequence[Any], lang: str) -> list[Cause]:
         del item["default_severity"]  # the rule's own severity: the knowledge base's, not the report's
         evidence = [_capped(_said_piece(piece, lang), "rows", "rows_total") for piece in item["evidence"]]
         section = "ranked" if item["significant"] else "below-threshold"
-        out.append(
-            Cause.model_validate(jsonable({**item, "rank": rank, "section": section, "evidence": evidence}))
-        )
+        fields = {
+            **item,
+            "rank": rank,
+            "section": section,
+            "evidence": [_in_order(e, EVIDENCE_KEYS) for e in evidence],
+        }
+        out.append(jsonable(_in_order(fields, CAUSE_KEYS)))
     return out
 
 
@@ -304,12 +308,13 @@ def _said_piece(piece: dict[str, Any], lang: str) -> dict[str, Any]:
     }
 
 
-def symptom_records(symptoms: Sequence[Symptom], lang: str = "en") -> list[SymptomRecord]:
+def symptom_records(symptoms: Sequence[Symptom], lang: str = "en") -> list[Part]:
     """Every symptom found, its summary in `lang`, evidence rows capped."""
     return [
-        SymptomRecord.model_validate(
-            jsonable(
-                _capped({**s.to_dict(), "summary": in_lang(s.summary, lang)}, "evidence", "evidence_total")
+        jsonable(
+            _in_order(
+                _capped({**s.to_dict(), "summary": in_lang(s.summary, lang)}, "evidence", "evidence_total"),
+                SYMPTOM_KEYS,
             )
         )
         for s in symptoms
@@ -331,7 +336,7 @@ def warning_records(
     notes: Sequence[str],
     model_warnings: Sequence[str],
     lang: str,
-) -> list[ReportWarning]:
+) -> list[Part]:
     """'Cannot decide' questions first, then input limitations (merged across runs), notes, model notes."""
     out: list[dict[str, Any]] = []
     for item in undecided:
@@ -350,7 +355,7 @@ def warning_records(
     out.extend(
         _warning("model", in_lang(text, lang), None, None, None, ["mindir"]) for text in model_warnings
     )
-    return [ReportWarning.model_validate(jsonable(w)) for w in out]
+    return [jsonable(w) for w in out]
 
 
 def _warning(
@@ -364,7 +369,7 @@ def _warning(
 
 def graph_section(
     model: Any, chains: Sequence[Any], name: str, links: pd.DataFrame | None, lang: str = "en"
-) -> Graph:
+) -> Part:
     """What the MINDIR is, its fusion chains by pattern (why one is blocked said in `lang`), and (with a
     profile) how each chain ran."""
     by_pattern: dict[str, dict[str, Any]] = {}
@@ -380,37 +385,42 @@ def graph_section(
             row["replaced_by"] = ", ".join(fused)
     fusible = sum(int(c.fusible) for c in chains)
     ops = model.op_nodes()
-    return Graph.model_validate(
-        jsonable(
-            {
-                "file": name,
-                "producer": model.producer,
-                "model_version": model.model_version,
-                "mind_ir_version": model.mind_ir_version,
-                "training": model.training,
-                "inputs": [_tensor(t) for t in model.inputs],
-                "outputs": [_tensor(t) for t in model.outputs],
-                "op_nodes": len(ops),
-                "op_counts": dict(sorted(model.op_counts.items(), key=lambda kv: (-kv[1], kv[0]))),
-                "parameters": {
-                    "count": model.parameters.count,
-                    "total_bytes": model.parameters.total_bytes,
-                    "absent": model.parameters.absent,
-                },
-                "chains": {
-                    "total": len(chains),
-                    "fusible": fusible,
-                    "blocked": len(chains) - fusible,
-                    "by_pattern": patterns,
-                    "items": [
-                        {**c.to_dict(), "blocked_reason": in_lang(c.blocked_reason, lang)}
-                        for c in list(chains)[:MAX_CHAIN_ITEMS]
-                    ],
-                },
-                "crosslink": None if links is None else links.to_dict("records"),
-            }
-        )
+    return jsonable(
+        {
+            "file": name,
+            "producer": model.producer,
+            "model_version": model.model_version,
+            "mind_ir_version": model.mind_ir_version,
+            "training": model.training,
+            "inputs": [_tensor(t) for t in model.inputs],
+            "outputs": [_tensor(t) for t in model.outputs],
+            "op_nodes": len(ops),
+            "op_counts": dict(sorted(model.op_counts.items(), key=lambda kv: (-kv[1], kv[0]))),
+            "parameters": {
+                "count": model.parameters.count,
+                "total_bytes": model.parameters.total_bytes,
+                "absent": model.parameters.absent,
+            },
+            "chains": {
+                "total": len(chains),
+                "fusible": fusible,
+                "blocked": len(chains) - fusible,
+                "by_pattern": patterns,
+                "items": [_chain_item(c, lang) for c in list(chains)[:MAX_CHAIN_ITEMS]],
+            },
+            "crosslink": None
+            if links is None
+            else [_in_order(r, CROSSLINK_KEYS) for r in links.to_dict("records")],
+        }
     )
+
+
+def _chain_item(chain: Any, lang: str) -> Part:
+    """One chain of the graph section, why it is blocked said in `lang` (no `replaced_by` when null)."""
+    item = _in_order({**chain.to_dict(), "blocked_reason": in_lang(chain.blocked_reason, lang)}, CHAIN_KEYS)
+    if item.get("replaced_by") is None:
+        item.pop("replaced_by", None)
+    return item
 
 
 def _tensor(info: Any) -> dict[str, Any]:

@@ -7,16 +7,13 @@ MINDIR graph, asks the knowledge base for ranked causes and assembles the report
 
 from __future__ import annotations
 
-import importlib
 import os
-import sys
-import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from core import InputError, Limitation, Symptom, say
 from diagnosis import (
@@ -44,12 +41,7 @@ from doctor.uploads import public_folders
 from doctor.version import VERSION
 from knowledge import evaluate
 
-if TYPE_CHECKING:
-    from doctor.model import Input, Leaderboards, OperatorRow, RunInfo, Step, Timing
-
-# The report model (pydantic and 26 model classes, 0.21-0.27 s to import) is loaded in a thread while the
-# profiles are read, whose parsing releases the GIL: imported at the top it added that time to every run.
-MODEL_MODULES = ("doctor.build", "doctor.verdict")
+Part = dict[str, Any]  # a part of the report document as JSON data (doctor.build)
 
 Progress = Callable[[float, str], None]  # (fraction done, what is happening)
 _Step = Callable[[float, str], None]  # (fraction done, REPORT_TEXT key)
@@ -75,15 +67,15 @@ class _Analysis:
 
     kind: str
     lang: str
-    inputs: list[Input] = field(default_factory=list)
-    runs: list[RunInfo] = field(default_factory=list)
-    timing: Timing | None = None
+    inputs: list[Part] = field(default_factory=list)
+    runs: list[Part] = field(default_factory=list)
+    timing: Part | None = None
     symptoms: list[Symptom] = field(default_factory=list)
     limitations: list[tuple[str, Limitation]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    operators: list[OperatorRow] = field(default_factory=list)
-    boards: Leaderboards | None = None
-    steps: list[Step] = field(default_factory=list)
+    operators: list[Part] = field(default_factory=list)
+    boards: Part | None = None
+    steps: list[Part] = field(default_factory=list)
     target: Side | None = None  # the run a MINDIR is cross-linked with
     baseline: Side | None = None  # a pair's baseline (the after run is compared with it)
     after: _Analysis | None = None  # baseline vs the run after the fixes
@@ -167,7 +159,6 @@ def _diagnose(
     """diagnose() once its arguments are checked: read, compare, analyse, assemble."""
     step = _stepper(progress, lang)
     prefer_jemalloc()
-    _load_report_model_in_background()
     with Workspace(forbidden=public_folders()) as workspace:
         sides = _read_all(given, workspace, rank, step, isolate)
         if npu_smi is not None:
@@ -303,18 +294,6 @@ def _user_file(path: str | None, source: Source) -> str:
     return f"{', '.join(names[:2])} and {len(names) - 2} more files"
 
 
-def _load_report_model_in_background() -> None:
-    """Start importing the report model; the first `from doctor import build` waits for it to finish."""
-    if all(name in sys.modules for name in MODEL_MODULES):
-        return
-    threading.Thread(target=_import_all, args=(MODEL_MODULES,), name="perf-doctor-model", daemon=True).start()
-
-
-def _import_all(names: tuple[str, ...]) -> None:
-    for name in names:
-        importlib.import_module(name)
-
-
 def _load_model(path: str | os.PathLike[str], step: _Step, isolate: bool) -> _Model:
     """Decode the MINDIR (in a limited child process when `isolate`), then find chains and hygiene."""
     import graph  # imported on first use: networkx and protobuf are not needed to compare profiles
@@ -354,7 +333,7 @@ def _pair(first: Side, second: Side, baseline_role: str | None, step: _Step, lan
     return analysis
 
 
-def _after_input(side: Side) -> Input:
+def _after_input(side: Side) -> Part:
     from doctor import build
 
     return build.input_entry("after", side.run.meta.source, "profile", side.run.meta.layout)
@@ -436,18 +415,13 @@ def _finish(analysis: _Analysis, step: _Step, translate: bool) -> Report:
     return Report(document, chain_figure=figure, translations=others)
 
 
-def _document(analysis: _Analysis, found: Any, kinds: set[str], section: Any, lang: str) -> Any:
-    """The report document of one analysis in `lang`."""
+def _document(analysis: _Analysis, found: Any, kinds: set[str], section: Any, lang: str) -> Part:
+    """The report document of one analysis in `lang`, as JSON data in the model's key order (doctor.build);
+    `after` only when an after run was given."""
     from doctor import build
-    from doctor.model import (
-        OPERATOR_COLUMN_NAMES,
-        SCHEMA_VERSION,
-        Generator,
-        Leaderboards,
-        Operators,
-        ReportDocument,
-    )
+    from doctor.shape import OPERATOR_COLUMN_NAMES
     from doctor.verdict import verdict
+    from doctor.version import SCHEMA_VERSION
 
     timing = analysis.timing
     causes = build.cause_records(found.causes, lang)
@@ -455,45 +429,50 @@ def _document(analysis: _Analysis, found: Any, kinds: set[str], section: Any, la
     operators = analysis.operators
     if analysis.table is not None and lang != analysis.lang:
         operators = build.operator_records(analysis.table, lang)
-    return ReportDocument(
-        schema_version=SCHEMA_VERSION,
-        generator=Generator(name="perf-doctor", version=VERSION),
-        created_utc=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        lang=lang,
-        kind=analysis.kind,
-        input_kinds=sorted(kinds),
-        inputs=analysis.inputs,
-        runs=analysis.runs,
-        timing=timing,
-        verdict=verdict(analysis.kind, timing, causes, found.status, len(found.undecided), lang, section),
-        causes=causes,
-        symptoms=build.symptom_records(analysis.symptoms, lang),
-        operators=Operators(columns=list(OPERATOR_COLUMN_NAMES), total=len(operators), records=operators),
-        leaderboards=analysis.boards or Leaderboards(baseline=[], target=[]),
-        steps=analysis.steps,
-        graph=section,
-        warnings=build.warning_records(
+    document = {
+        "schema_version": SCHEMA_VERSION,
+        "generator": {"name": "perf-doctor", "version": VERSION},
+        "created_utc": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "lang": lang,
+        "kind": analysis.kind,
+        "input_kinds": sorted(kinds),
+        "inputs": analysis.inputs,
+        "runs": analysis.runs,
+        "timing": timing,
+        "verdict": verdict(analysis.kind, timing, causes, found.status, len(found.undecided), lang, section),
+        "causes": causes,
+        "symptoms": build.symptom_records(analysis.symptoms, lang),
+        "operators": {"columns": list(OPERATOR_COLUMN_NAMES), "total": len(operators), "records": operators},
+        "leaderboards": analysis.boards or {"baseline": [], "target": []},
+        "steps": analysis.steps,
+        "graph": section,
+        "warnings": build.warning_records(
             found.undecided,
             analysis.limitations,
             analysis.notes,
             model.model.warnings if model is not None else [],
             lang,
         ),
-        after=None if analysis.after is None else _after_section(causes, analysis, lang),
-    )
+    }
+    if analysis.after is not None:
+        document["after"] = _after_section(causes, analysis, lang)
+    return document
 
 
 def _evaluate(analysis: _Analysis, kinds: set[str]) -> Any:
     """The knowledge base's ranked causes for one analysis, weighed against its target step time."""
     timing = analysis.timing
-    step_ms = None if timing is None else timing.target_ms_per_step
+    step_ms = None if timing is None else timing["target_ms_per_step"]
     return evaluate(analysis.symptoms, [lim for _, lim in analysis.limitations], kinds, step_ms)
 
 
-def _after_section(causes: list[Any], analysis: _Analysis, lang: str) -> Any:
-    """Diagnose baseline vs after like any pair, then judge the first diagnosis's causes on it."""
+def _after_section(causes: list[Part], analysis: _Analysis, lang: str) -> Part:
+    """Diagnose baseline vs after like any pair, then judge the first diagnosis's causes on it.
+
+    doctor.followup works on the typed causes, so a three-run diagnosis loads the report model here."""
     from doctor import build
     from doctor.followup import Measured, after_section
+    from doctor.model import Cause, RunInfo
 
     second = analysis.after
     found = _evaluate(second, _input_kinds(second))  # type: ignore[arg-type]
@@ -507,13 +486,14 @@ def _after_section(causes: list[Any], analysis: _Analysis, lang: str) -> Any:
         _mean_wall(analysis.steps, "target"),
         _mean_wall(second.steps, "target"),  # type: ignore[union-attr]
     )
-    run = build.run_meta(fixed.run, fixed, "after")  # type: ignore[union-attr]
-    return after_section(causes, after_causes, measured, run)
+    run = RunInfo.model_validate(build.run_meta(fixed.run, fixed, "after"))  # type: ignore[union-attr]
+    typed = [Cause.model_validate(c) for c in causes], [Cause.model_validate(c) for c in after_causes]
+    return after_section(*typed, measured, run).model_dump()
 
 
-def _mean_wall(steps: list[Step], role: str) -> float | None:
+def _mean_wall(steps: list[Part], role: str) -> float | None:
     """Mean recorded wall time per step of one role's steps, or None when none records it."""
-    walls = [s.wall_ms for s in steps if s.role == role and s.wall_ms is not None]
+    walls = [s["wall_ms"] for s in steps if s["role"] == role and s["wall_ms"] is not None]
     return sum(walls) / len(walls) if walls else None
 
 

@@ -2,30 +2,33 @@
 
 Example: "Inference is 1.79x slower per step in operator time than the training forward pass; most likely
 cause: precision mismatch, about 3.24 ms/step recoverable". The ratio is compared operator time
-(Timing.ratio), named in the sentence, so it never reads like the wall step time some evidence states.
-When no cause is significant it says so plainly.
+(the timing's `ratio`), named in the sentence, so it never reads like the wall step time some evidence states.
+When no cause is significant it says so plainly. It reads and returns document parts as JSON data
+(doctor.build), so a command-line report needs no report model.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from doctor.i18n import t
-from doctor.model import Cause, Graph, Timing, Verdict
 from doctor.text import fmt_number
+
+Part = dict[str, Any]  # a part of the report document as JSON data: timing, a cause, the graph section
 
 SAME_BAND = 0.05  # ratios within 5% of 1 read as "about as long"
 
 
 def verdict(
     kind: str,
-    timing: Timing | None,
-    causes: Sequence[Cause],
+    timing: Part | None,
+    causes: Sequence[Part],
     status: str,
     undecided: int,
     lang: str,
-    graph: Graph | None = None,
-) -> Verdict:
+    graph: Part | None = None,
+) -> Part:
     """The verdict section of the report: text, status, slowdown ratio, top cause and its recoverable time.
 
     `status` is the engine's: "problem" (a material cause), "findings" (significant findings of one
@@ -38,54 +41,54 @@ def verdict(
         if undecided:
             text += t("v_undecided", lang, n=undecided)
     elif status == "findings":
-        text = base + t("v_findings", lang, title=top.title)
+        text = base + t("v_findings", lang, title=top["title"])
     elif kind == "pair" and (_slowdown(timing) or 1.0) <= 1.0 + SAME_BAND:
         # Not slower: a "most likely cause" of a slowdown that is not there would read wrongly.
-        text = base + t("v_finding", lang, title=top.title)
+        text = base + t("v_finding", lang, title=top["title"])
     else:
         text = base + _cause(top, lang)
-    return Verdict(
-        text=text,
-        status=status,
-        slowdown=_slowdown(timing),
-        top_cause=None if top is None else top.id,
-        recoverable_ms_per_step=None if top is None else top.recoverable_ms_per_step,
-    )
+    return {
+        "text": text,
+        "status": status,
+        "slowdown": _slowdown(timing),
+        "top_cause": None if top is None else top["id"],
+        "recoverable_ms_per_step": None if top is None else top["recoverable_ms_per_step"],
+    }
 
 
-def _top(causes: Sequence[Cause], status: str) -> Cause | None:
+def _top(causes: Sequence[Part], status: str) -> Part | None:
     """The cause the verdict names: the first material one for a problem, else the first significant."""
     if status == "nothing-found":
         return None
     wanted = "material" if status == "problem" else "significant"
-    return next((c for c in causes if getattr(c, wanted)), None)
+    return next((c for c in causes if c[wanted]), None)
 
 
-def _slowdown(timing: Timing | None) -> float | None:
+def _slowdown(timing: Part | None) -> float | None:
     """For a generation pair the ratio at the target's phase mix (phase against phase; None without a
     phase in common), else the per-sample ratio when batches differ, else the per-step ratio."""
     if timing is None:
         return None
-    if timing.phases is not None:
-        return timing.phase_ratio
-    return timing.per_sample_ratio or timing.ratio
+    if timing.get("phases") is not None:
+        return timing.get("phase_ratio")
+    return timing["per_sample_ratio"] or timing["ratio"]
 
 
-def _subject(kind: str, timing: Timing | None, graph: Graph | None, lang: str) -> str:
+def _subject(kind: str, timing: Part | None, graph: Part | None, lang: str) -> str:
     """The first half of the sentence: the measured gap, the single run's time, or the model summary."""
     if kind == "mindir" and graph is not None:
-        chains = graph.chains
-        return t("v_mindir", lang, name=graph.file, chains=chains.total, fusible=chains.fusible)
-    if kind == "single" or timing is None or timing.ratio is None:
-        return t("v_single", lang, ms=fmt_number(None if timing is None else timing.target_ms_per_step))
-    train_vs_infer = timing.baseline_phase == "train" and timing.target_phase != "train"
+        chains = graph["chains"]
+        return t("v_mindir", lang, name=graph["file"], chains=chains["total"], fusible=chains["fusible"])
+    if kind == "single" or timing is None or timing["ratio"] is None:
+        return t("v_single", lang, ms=fmt_number(None if timing is None else timing["target_ms_per_step"]))
+    train_vs_infer = timing["baseline_phase"] == "train" and timing["target_phase"] != "train"
     subject = t("v_infer_vs_train" if train_vs_infer else "v_target", lang)
     ref = t("v_ref_train" if train_vs_infer else "v_ref_baseline", lang)
-    if timing.phases is not None:
+    if timing.get("phases") is not None:
         return _phases(timing, subject, ref, lang)
-    per_sample = timing.per_sample_ratio
+    per_sample = timing["per_sample_ratio"]
     unit = t("v_unit_sample" if per_sample else "v_unit_step", lang)
-    ratio = float(per_sample or timing.ratio)
+    ratio = float(per_sample or timing["ratio"])
     if abs(ratio - 1.0) <= SAME_BAND:
         return t("v_same", lang, subject=subject, ratio=f"{ratio:.2f}", unit=unit, ref=ref)
     if ratio > 1.0:
@@ -93,36 +96,35 @@ def _subject(kind: str, timing: Timing | None, graph: Graph | None, lang: str) -
     return t("v_faster", lang, subject=subject, ratio=f"{1.0 / ratio:.2f}", unit=unit, ref=ref)
 
 
-def _phases(timing: Timing, subject: str, ref: str, lang: str) -> str:
+def _phases(timing: Part, subject: str, ref: str, lang: str) -> str:
     """A generation pair: each phase's ratio against the same phase of the other run, the ratio at the
     target's phase mix, and the target's phases the other run lacks (never one phase-blind ratio)."""
+    phases = timing.get("phases") or ()
     parts = [
-        t("v_phase_part", lang, phase=t(f"v_phase_{p.phase}", lang), ratio=f"{p.ratio:.2f}")
-        for p in timing.phases or ()
-        if p.ratio is not None
+        t("v_phase_part", lang, phase=t(f"v_phase_{p['phase']}", lang), ratio=f"{p['ratio']:.2f}")
+        for p in phases
+        if p["ratio"] is not None
     ]
     missing = "".join(
-        t("v_phase_missing", lang, steps=p.target_steps, phase=t(f"v_phase_{p.phase}", lang), ref=ref)
-        for p in timing.phases or ()
-        if p.ratio is None and p.target_steps
+        t("v_phase_missing", lang, steps=p["target_steps"], phase=t(f"v_phase_{p['phase']}", lang), ref=ref)
+        for p in phases
+        if p["ratio"] is None and p["target_steps"]
     )
-    if not parts or timing.phase_ratio is None:
+    phase_ratio = timing.get("phase_ratio")
+    if not parts or phase_ratio is None:
         return t("v_phases_none", lang, subject=subject, ref=ref) + missing
     joined = t("v_phase_join", lang).join(parts)
-    return (
-        t("v_phases", lang, subject=subject, ref=ref, parts=joined, ratio=f"{timing.phase_ratio:.2f}")
-        + missing
-    )
+    return t("v_phases", lang, subject=subject, ref=ref, parts=joined, ratio=f"{phase_ratio:.2f}") + missing
 
 
-def _cause(top: Cause, lang: str) -> str:
-    recoverable = top.recoverable_ms_per_step
+def _cause(top: Part, lang: str) -> str:
+    recoverable = top["recoverable_ms_per_step"]
     if recoverable:
-        return t("v_cause_ms", lang, title=top.title, ms=fmt_number(recoverable))
-    return t("v_cause", lang, title=top.title)
+        return t("v_cause_ms", lang, title=top["title"], ms=fmt_number(recoverable))
+    return t("v_cause", lang, title=top["title"])
 
 
-def _no_cause(base: str, timing: Timing | None, kind: str, lang: str) -> str:
+def _no_cause(base: str, timing: Part | None, kind: str, lang: str) -> str:
     """Plain 'nothing significant' wording; a measured slowdown without a cause is stated as such."""
     if kind != "pair":
         return t("v_nothing_after", lang, base=base)

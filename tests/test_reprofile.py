@@ -195,7 +195,7 @@ def test_the_script_runs_on_cpu_and_perf_doctor_reads_and_judges_its_output(tmp_
         r.model_copy(update={"profiler_config": recorded}) if r.role == "baseline" else r
         for r in report.document.runs
     ]
-    report = Report(report.document.model_copy(update={"runs": runs}))
+    report = Report.of(report.document.model_copy(update={"runs": runs}))
     script = filled(reprofile_script(report, ["execution-mode-mismatch"]))
     path = tmp_path / "reprofile.py"
     path.write_text(script, encoding="utf-8")

@@ -20,14 +20,13 @@ from doctor.model.findings import (
 from doctor.model.graph import Chain, Chains, Graph, Parameters, PatternCount, Tensor
 from doctor.model.runs import Input, PhaseTiming, ProfilerConfig, RunInfo, Timing
 from doctor.model.tables import (
-    OPERATOR_COLUMN_NAMES,
-    OPERATOR_COLUMNS,
     BoardRow,
     Leaderboards,
     OperatorRow,
     Operators,
     Step,
 )
+from doctor.shape import OPERATOR_COLUMN_NAMES, OPERATOR_COLUMNS
 from doctor.version import SCHEMA_VERSION
 
 __all__ = [

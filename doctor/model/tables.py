@@ -1,7 +1,8 @@
 """The report's tables: operators compared side by side, the ten slowest per side, and step times.
 
-OperatorRow's fields are the operator table's columns, in order: the CSV download, the app's table and
-the DataFrame of `Report.operators()` all take their columns from it (OPERATOR_COLUMNS).
+OperatorRow's fields are the operator table's columns, in order; doctor.shape lists them with their
+JSON types for the CSV download, the app's table and `Report.operators()`, and a test checks the two
+agree (`model_columns`).
 """
 
 from __future__ import annotations
@@ -107,6 +108,13 @@ class Step(Record):
     op_ms: Number | None = Field(description="The compared operators' time (training: forward only).")
 
 
+def model_columns() -> tuple[tuple[str, str], ...]:
+    """OperatorRow's fields with their JSON types, read from its JSON schema (doctor.shape must equal it)."""
+    return tuple(
+        (name, _json_kind(schema)) for name, schema in OperatorRow.model_json_schema()["properties"].items()
+    )
+
+
 def _json_kind(schema: dict) -> str:
     """The JSON type of one column's schema: its non-null type, "string" for an enum."""
     if "enum" in schema:
@@ -114,10 +122,3 @@ def _json_kind(schema: dict) -> str:
     if "anyOf" in schema:
         return next(_json_kind(s) for s in schema["anyOf"] if s.get("type") != "null")
     return str(schema["type"])
-
-
-# The operator table's columns with their JSON types ("string", "number", "integer", "boolean").
-OPERATOR_COLUMNS: tuple[tuple[str, str], ...] = tuple(
-    (name, _json_kind(schema)) for name, schema in OperatorRow.model_json_schema()["properties"].items()
-)
-OPERATOR_COLUMN_NAMES: tuple[str, ...] = tuple(name for name, _ in OPERATOR_COLUMNS)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pandas as pd
 
 from doctor.report import Report
+from doctor.shape import OPERATOR_COLUMNS
 from doctor.text import csv_safe
 
 CSV_DIGITS = 3
@@ -18,8 +19,6 @@ CSV_DIGITS = 3
 
 def render_csv(report: Report) -> str:
     """Every operator row with the report's columns; empty cells for missing values."""
-    from doctor.model import OPERATOR_COLUMNS  # on use: the model loads in the background
-
     frame = report.operators()
     integers = [name for name, kind in OPERATOR_COLUMNS if kind == "integer" and name in frame]
     frame[integers] = frame[integers].round().astype("Int64")
@@ -30,8 +29,6 @@ def render_csv(report: Report) -> str:
 
 def safe_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """A copy whose text columns are formula-safe; number and boolean columns are left as they are."""
-    from doctor.model import OPERATOR_COLUMNS  # on use: the model loads in the background
-
     kinds = dict(OPERATOR_COLUMNS)
     out = frame.copy()
     for column in out.columns:

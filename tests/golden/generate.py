@@ -15,6 +15,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 CPU = ROOT / "tests" / "fixtures" / "cpu"
@@ -117,15 +118,14 @@ def cases() -> Iterator[Case]:
         yield Case(f"mindir:{model}", mindir=f"tests/fixtures/mindir/{model}")
 
 
-def render(case: Case) -> dict[str, str]:
-    """The case's report as JSON, Markdown and HTML text (what the CLI and the app hand out)."""
+def report(case: Case) -> Any:
+    """The case's diagnosis (a doctor.Report, with its translations)."""
     from doctor import facade
-    from doctor.render import render
 
     def path(rel: str | None) -> Path | None:
         return None if rel is None else ROOT / rel
 
-    report = facade.diagnose(
+    return facade.diagnose(
         path(case.baseline),
         path(case.target),
         path(case.mindir),
@@ -134,7 +134,14 @@ def render(case: Case) -> dict[str, str]:
         npu_smi=path(case.npu_smi),
         isolate=False,
     )
-    return {fmt: normalized(render(report, fmt), fmt) for fmt in FORMATS}
+
+
+def render(case: Case, diagnosed: Any = None) -> dict[str, str]:
+    """The case's report as JSON, Markdown and HTML text (what the CLI and the app hand out)."""
+    from doctor.render import render
+
+    diagnosed = report(case) if diagnosed is None else diagnosed
+    return {fmt: normalized(render(diagnosed, fmt), fmt) for fmt in FORMATS}
 
 
 def normalized(text: str, fmt: str) -> str:
@@ -151,9 +158,9 @@ def digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def digests(case: Case) -> dict[str, str]:
-    """One case's digest per format."""
-    return {fmt: digest(text) for fmt, text in render(case).items()}
+def digests(case: Case, diagnosed: Any = None) -> dict[str, str]:
+    """One case's digest per format (of `diagnosed`, its report, when given)."""
+    return {fmt: digest(text) for fmt, text in render(case, diagnosed).items()}
 
 
 def main() -> int:
