@@ -5,10 +5,13 @@ commit took 1.26 s and 2.2 s at 100k rows on two days), so a ratio against an ol
 change with the machine's. This script measures the reference commit and the working tree side by side
 instead: the reference is checked out into a private temporary git worktree, both are byte-compiled, the
 page cache is warmed, and fresh `python -m doctor.cli compare BASE TARGET --format json` processes of the
-two alternate (`--repeat` each). Wall time (best and median) and CPU time (user + system, best) are printed
-per size with the ratio current / reference, and the goal (within 5 %) marked met or not.
+two alternate (`--repeat` each). Wall time (best and median), CPU time (user + system, best) and peak RSS
+(median) are printed per size with the ratio current / reference, and the goal (within 5 % on best wall
+time, CPU time and peak memory) marked met or not.
 
-    .venv/bin/python bench/regress.py --ref 25bdd0e --rows 100000 1000000 [--repeat 7]
+    .venv/bin/python bench/regress.py --ref 25bdd0e --rows 100000 1000000 [--repeat 7] [--out FILE]
+
+With --out the table is also written to that file, with the date, the machine's load and both commits.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from datetime import datetime, timezone
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -72,8 +76,8 @@ def measure(rows: int, trees: dict[str, Path], repeat: int) -> dict[str, list[Sa
             for name, tree in trees.items():
                 sample = run_tree(tree, pair, Path(tmp))
                 print(
-                    f"  {rows:,} rows, {name} run {i + 1}: {sample.wall:.2f} s, cpu {sample.cpu:.2f} s"
-                    + ("" if sample.ok else f" FAILED: {sample.note}"),
+                    f"  {rows:,} rows, {name} run {i + 1}: {sample.wall:.2f} s, cpu {sample.cpu:.2f} s, "
+                    f"peak {sample.rss_mb:,.0f} MiB" + ("" if sample.ok else f" FAILED: {sample.note}"),
                     flush=True,
                 )
                 if sample.ok:
@@ -84,8 +88,9 @@ def measure(rows: int, trees: dict[str, Path], repeat: int) -> dict[str, list[Sa
 def table(results: dict[int, dict[str, list[Sample]]], ref: str) -> str:
     head = (
         "| rows / run | reference best s | current best s | best ratio | reference median s "
-        "| current median s | median ratio | reference CPU s | current CPU s | CPU ratio | goal (≤ 1.05) |\n"
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+        "| current median s | median ratio | reference CPU s | current CPU s | CPU ratio "
+        "| reference peak MiB | current peak MiB | memory ratio | goal (≤ 1.05) |\n"
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
     )
     lines = [head]
     for rows, samples in results.items():
@@ -93,11 +98,13 @@ def table(results: dict[int, dict[str, list[Sample]]], ref: str) -> str:
         best = [min(s.wall for s in side) for side in (ref_s, cur_s)]
         median = [statistics.median(s.wall for s in side) for side in (ref_s, cur_s)]
         cpu = [min(s.cpu for s in side) for side in (ref_s, cur_s)]
-        ratios = [cur / base for base, cur in (best, median, cpu)]
-        met = "met" if ratios[0] <= GOAL and ratios[2] <= GOAL else "NOT met"
+        peak = [statistics.median(s.rss_mb for s in side) for side in (ref_s, cur_s)]
+        ratios = [cur / base for base, cur in (best, median, cpu, peak)]
+        met = "met" if all(ratios[i] <= GOAL for i in (0, 2, 3)) else "NOT met"
         lines.append(
             f"| {rows:,} | {best[0]:.2f} | {best[1]:.2f} | {ratios[0]:.3f} | {median[0]:.2f} "
-            f"| {median[1]:.2f} | {ratios[1]:.3f} | {cpu[0]:.2f} | {cpu[1]:.2f} | {ratios[2]:.3f} | {met} |"
+            f"| {median[1]:.2f} | {ratios[1]:.3f} | {cpu[0]:.2f} | {cpu[1]:.2f} | {ratios[2]:.3f} "
+            f"| {peak[0]:,.0f} | {peak[1]:,.0f} | {ratios[3]:.3f} | {met} |"
         )
     load = os.getloadavg()[0]
     title = f"Reference {ref}, current working tree; load average {load:.2f} at the end."
@@ -111,6 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ref", required=True, help="reference commit (e.g. the one RESULTS.md measured)")
     parser.add_argument("--rows", type=int, nargs="+", default=[100_000, 1_000_000])
     parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--out", type=Path, help="also write the table to this Markdown file")
     args = parser.parse_args(argv)
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     with tempfile.TemporaryDirectory(prefix="bench-regress-tree-") as tmp:
@@ -122,8 +130,40 @@ def main(argv: list[str] | None = None) -> int:
             results = {rows: measure(rows, trees, args.repeat) for rows in args.rows}
         finally:
             remove_checkout(ref_tree)
-    print(table(results, args.ref))
+    text = table(results, args.ref)
+    print(text)
+    if args.out is not None:
+        args.out.write_text(record(text, args), encoding="utf-8")
     return 0
+
+
+def record(text: str, args: argparse.Namespace) -> str:
+    """The Markdown file --out writes: what was compared, when, on what, and the table."""
+    head = _git("rev-parse", "--short", "HEAD")
+    state = "clean" if not _git("status", "--porcelain") else "with uncommitted changes"
+    when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    rows = " ".join(str(r) for r in args.rows)
+    lines = [
+        "# Regression check against the reference commit",
+        "",
+        "Written by `bench/regress.py` (nothing edited by hand): fresh `python -m doctor.cli compare BASE "
+        "TARGET --format json` processes of the reference commit and of the current tree, alternating, "
+        f"{args.repeat} runs each per size, on the generated Ascend pairs of bench/gen_ascend.py.",
+        "",
+        f"- date: {when}",
+        f"- current: {head}, {state}",
+        f"- reference: {args.ref}",
+        f"- command: `python bench/regress.py --ref {args.ref} --rows {rows} --repeat {args.repeat}`",
+        "",
+        text,
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _git(*args: str) -> str:
+    done = subprocess.run(["git", "-C", str(REPO), *args], capture_output=True, text=True, check=False)
+    return done.stdout.strip()
 
 
 if __name__ == "__main__":
