@@ -3,7 +3,7 @@
 The document is built as plain JSON data in the model's shape (doctor.build) and the typed model
 (doctor.model, pydantic) is that data validated: `Report.document`, made on first use, is what the
 Markdown, HTML and CSV renderers and the app read. The JSON renderer writes the data itself, so a
-command-line JSON report never loads pydantic (0.58 G instructions, a tenth of a 100k-row compare).
+command-line JSON report never loads pydantic (0.58 G instructions, about 8 % of a 100k-row compare).
 The two are the same document: `tests/test_golden_reports.py` checks, on every pinned case, that
 validating the data and dumping it again gives it back key for key. docs/report.schema.json is generated
 from the model. The only thing kept outside the document is the fusion-chain figure, which needs the
