@@ -133,11 +133,20 @@ def table(results: dict[int, dict[str, list[Sample]]], ref: str) -> str:
     load = os.getloadavg()[0]
     title = (
         f"Reference {ref}, current working tree; load average {load:.2f} at the end. The goal is read on the "
-        "median wall time and the median peak memory (CPU time is a median too): on this shared machine one "
-        "process of the same code took from 2.0 to 3.4 s (its CPU time varies as much), so the best of a few "
-        "runs says more about luck than about the code."
+        "median wall time and the median peak memory (CPU time is a median too), since on a shared machine "
+        f"the best of a few runs says more about luck than about the code. Spread of one process here: "
+        f"{_spread(results)}."
     )
     return title + "\n\n" + "\n".join(lines)
+
+
+def _spread(results: dict[int, dict[str, list[Sample]]]) -> str:
+    """Fastest to slowest wall time of each tree at each size, from this run's samples."""
+    return "; ".join(
+        f"{rows:,} rows {name} {min(s.wall for s in side):.2f}-{max(s.wall for s in side):.2f} s"
+        for rows, samples in results.items()
+        for name, side in samples.items()
+    )
 
 
 def instruction_table(counts: dict[int, dict[str, int]]) -> str:

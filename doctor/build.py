@@ -26,11 +26,11 @@ from doctor.shape import (
     OPERATOR_COLUMNS,
     PHASE_KEYS,
     SYMPTOM_KEYS,
+    Part,
 )
 from doctor.shape import in_order as _in_order
 from doctor.text import is_missing
 
-Part = dict[str, Any]  # one part of the report document, as JSON data in its model's shape
 MAX_EVIDENCE_ROWS = 25  # rows kept per piece of evidence (the operator table has them all)
 MAX_CHAIN_ITEMS = 500
 LEADERBOARD_SIZE = 10

@@ -37,11 +37,10 @@ from doctor import isolation
 from doctor.i18n import LANGS, check_lang, t
 from doctor.problems import InputProblems, SideError, user_file
 from doctor.report import Report
+from doctor.shape import Part
 from doctor.uploads import public_folders
 from doctor.version import VERSION
 from knowledge import evaluate
-
-Part = dict[str, Any]  # a part of the report document as JSON data (doctor.build)
 
 Progress = Callable[[float, str], None]  # (fraction done, what is happening)
 _Step = Callable[[float, str], None]  # (fraction done, REPORT_TEXT key)
@@ -487,8 +486,9 @@ def _after_section(causes: list[Part], analysis: _Analysis, lang: str) -> Part:
         _mean_wall(second.steps, "target"),  # type: ignore[union-attr]
     )
     run = RunInfo.model_validate(build.run_meta(fixed.run, fixed, "after"))  # type: ignore[union-attr]
-    typed = [Cause.model_validate(c) for c in causes], [Cause.model_validate(c) for c in after_causes]
-    return after_section(*typed, measured, run).model_dump()
+    before = [Cause.model_validate(c) for c in causes]
+    after = [Cause.model_validate(c) for c in after_causes]
+    return after_section(before, after, measured, run).model_dump()
 
 
 def _mean_wall(steps: list[Part], role: str) -> float | None:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from doctor.shape import Part
 from doctor.version import SCHEMA_VERSION
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = ["SCHEMA_VERSION", "Report"]
 
-Document = dict[str, Any]  # the report document as JSON data (docs/report.schema.json)
+Document = Part  # the whole report document as JSON data (docs/report.schema.json)
 
 
 @dataclass(frozen=True)
@@ -40,9 +41,15 @@ class Report:
     translations: Mapping[str, Document] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
-    def of(cls, document: ReportDocument, chain_figure: Any = None) -> Report:
-        """A report of a typed document (a changed copy of another report's, in tests and tools)."""
-        report = cls(document.model_dump(), chain_figure)
+    def of(
+        cls,
+        document: ReportDocument,
+        chain_figure: Any = None,
+        translations: Mapping[str, Document] | None = None,
+    ) -> Report:
+        """A report of a typed document (a stored case once validated, a changed copy in tests and tools);
+        its data is the document dumped, and the typed document is kept (not validated again)."""
+        report = cls(document.model_dump(), chain_figure, dict(translations or {}))
         report.__dict__["document"] = document
         return report
 
@@ -75,10 +82,7 @@ class Report:
 
         stored = translations or {}
         others = {lang: ReportDocument.model_validate(doc).model_dump() for lang, doc in stored.items()}
-        document = ReportDocument.model_validate(data)
-        report = cls(document.model_dump(), chain_figure, others)
-        report.__dict__["document"] = document
-        return report
+        return cls.of(ReportDocument.model_validate(data), chain_figure, others)
 
     def to_dict(self) -> Document:
         """A fresh copy of the document, exactly as docs/report.schema.json describes it."""

@@ -8,6 +8,10 @@ a report loads no pydantic. The models (doctor.model) declare the same fields in
 
 from __future__ import annotations
 
+from typing import Any
+
+Part = dict[str, Any]  # a part of the report document (or the whole) as JSON data in its model's shape
+
 # (column, JSON type: "string", "number", "integer" or "boolean"), in the table's order.
 OPERATOR_COLUMNS: tuple[tuple[str, str], ...] = (
     ("operator", "string"),

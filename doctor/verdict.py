@@ -10,12 +10,10 @@ When no cause is significant it says so plainly. It reads and returns document p
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from doctor.i18n import t
+from doctor.shape import Part
 from doctor.text import fmt_number
-
-Part = dict[str, Any]  # a part of the report document as JSON data: timing, a cause, the graph section
 
 SAME_BAND = 0.05  # ratios within 5% of 1 read as "about as long"
 

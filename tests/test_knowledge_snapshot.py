@@ -67,8 +67,8 @@ def test_an_edited_rule_file_is_read_from_its_yaml_not_the_stale_entry(tmp_path:
 
 
 def test_a_snapshot_entry_is_used_only_for_the_exact_bytes(tmp_path: Path) -> None:
-    """An entry whose data was altered but whose hash still matches is taken as is: the hash is the key.
-    Any other hash (or a broken snapshot file) falls back to the YAML."""
+    """Other bytes than the entry's (one byte more), a file the snapshot lacks and a broken snapshot file
+    all fall back to the YAML."""
     copy = _copy_with_snapshot(tmp_path)
     data = (copy / "host-bound.yaml").read_bytes()
     assert snapshot.cached_raw(copy, "host-bound.yaml", data + b" ") is None
