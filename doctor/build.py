@@ -110,7 +110,7 @@ def pair_timing(comparison: Comparison) -> Part:
         per_sample = ratio * base.batch / target.batch  # type: ignore[operator]
     align = comparison.alignment
     phases = phase_timing(comparison)
-    return _timing(
+    return jsonable(
         {
             "baseline_ms_per_step": round(base.ms_per_step, 4),
             "target_ms_per_step": round(target.ms_per_step, 4),
@@ -142,7 +142,7 @@ def _phase_fields(phases: tuple[list[dict[str, Any]], float | None] | None) -> d
 
 def single_timing(side: Side) -> Part:
     """Timing of a lone run (the target); comparison fields are null."""
-    return _timing(
+    return jsonable(
         {
             "baseline_ms_per_step": None,
             "target_ms_per_step": round(side.ms_per_step, 4),
@@ -157,10 +157,6 @@ def single_timing(side: Side) -> Part:
             "matched_share_target": None,
         }
     )
-
-
-def _timing(fields: dict[str, Any]) -> Part:
-    return jsonable(fields)
 
 
 # ----------------------------------------------------------------------------------------- operators

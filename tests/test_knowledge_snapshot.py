@@ -100,3 +100,15 @@ def test_values_json_cannot_keep_stop_the_build(tmp_path: Path) -> None:
 def test_the_snapshot_is_packaged() -> None:
     pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
     assert '"rules/snapshot.json"' in pyproject
+
+
+def test_a_rule_file_that_is_not_utf8_is_a_rule_error(tmp_path: Path) -> None:
+    """Bytes the snapshot does not hold are decoded first: a clear RuleError naming the file, not a
+    UnicodeDecodeError traceback."""
+    from knowledge.errors import RuleError
+
+    path = tmp_path / "latin.yaml"
+    path.write_bytes("id: latin\ntitle: {en: caf\u00e9}\n".encode("latin-1"))
+    with pytest.raises(RuleError, match="not UTF-8 text") as caught:
+        load_rule_file(path)
+    assert "latin.yaml" in str(caught.value)
