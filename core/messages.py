@@ -855,6 +855,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "isolation.model-failed": {"en": "the model could not be decoded", "zh": "无法解码模型"},
     "isolation.unpack-failed": {"en": "the upload could not be unpacked", "zh": "无法解压上传的文件"},
+    "isolation.database-failed": {"en": "the database could not be read", "zh": "无法读取数据库"},
     "uploads.gone": {
         "en": "this upload is no longer on the server (it was cleared or expired); upload the file again",
         "zh": "此上传已不在服务器上（已被清除或已过期）；请重新上传该文件",
@@ -1148,6 +1149,26 @@ MESSAGES: dict[str, dict[str, str]] = {
     "discover.regular": {
         "en": "a folder of regular files and folders (remove or fix the link)",
         "zh": "只含普通文件和文件夹的文件夹（删除或修复该链接）",
+    },
+    "sqlite.rows-over": {
+        "en": "table {table} has {rows:,} rows, more than the {limit:,} allowed for one profile table",
+        "zh": "表 {table} 有 {rows:,} 行，超过单个性能数据表允许的 {limit:,} 行",
+    },
+    "sqlite.duplicate-key": {
+        "en": "table {table} repeats {column}, which the schema makes unique ({n:,} repeated rows); a join over it would multiply rows",
+        "zh": "表 {table} 的 {column} 有重复值（{n:,} 行重复），而数据库结构规定它唯一；按它关联会使行数成倍增长",
+    },
+    "sqlite.too-slow": {
+        "en": "could not be read within {s:g} s (stopped)",
+        "zh": "未能在 {s:g} 秒内读完（已停止）",
+    },
+    "sqlite.value-too-big": {
+        "en": "holds a text or blob value over {mib:g} MiB (names and shapes of a real export are far shorter)",
+        "zh": "含有超过 {mib:g} MiB 的文本或二进制值（真实导出中的名称和形状远短于此）",
+    },
+    "sqlite.text-over": {
+        "en": "its compute tasks name {mib:,.0f} MiB of text, more than the {limit:,.0f} MiB allowed for one profile file",
+        "zh": "其计算任务引用的文本共 {mib:,.0f} MiB，超过单个性能数据文件允许的 {limit:,.0f} MiB",
     },
     # --- limitations of the readers built from a lost file or a missing record
     "error.at": {"en": "{path}: {problem}", "zh": "{path}：{problem}"},

@@ -12,7 +12,8 @@ Public API (what the doctor facade may use; everything else is internal):
 - input limits: Limits, MIB, check_positive, env_name, settings_from_env
 - process setup: prefer_jemalloc (the Arrow memory pool; called by the facade, never at import),
   release_memory (freed memory back to the system after an analysis) and hold_to_budgets (every profile
-  file read is held to the per-file byte and row budgets: the web app's server)
+  file read is held to the per-file byte and row budgets: the web app's server); isolated_decoding
+  (SQLite exports are decoded through a runner the caller gives, e.g. an isolated child process)
 
 Names are imported on first use (PEP 562), so a child process that only unpacks an archive does not
 load pandas. A regular package (not a namespace one), so that no stray `diagnosis.py` on the import
@@ -55,6 +56,7 @@ _EXPORTS: dict[str, str] = {
     "release_memory": "diagnosis.readers.io",
     "hold_to_budgets": "diagnosis.readers.io",
     "kept_names": "diagnosis.readers.catalog",
+    "isolated_decoding": "diagnosis.readers.sqlite_guard",
 }
 
 if TYPE_CHECKING:
@@ -70,6 +72,7 @@ if TYPE_CHECKING:
     from diagnosis.readers.catalog import kept_names
     from diagnosis.readers.io import hold_to_budgets, prefer_jemalloc, release_memory
     from diagnosis.readers.npu_smi import attach_npu_smi
+    from diagnosis.readers.sqlite_guard import isolated_decoding
     from diagnosis.sources import Source, describe, materialize
     from diagnosis.workspace import Workspace
 
@@ -97,6 +100,7 @@ __all__ = [
     "find_runs",
     "hold_to_budgets",
     "in_user_terms",
+    "isolated_decoding",
     "kept_names",
     "leaderboard",
     "materialize",

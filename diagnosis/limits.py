@@ -38,6 +38,8 @@ class Limits:
     # Rows (lines after the header) of one profile table (.csv/.txt), or events kept from one trace:
     # memory grows with rows even when each row is short.
     max_profile_rows: int = 400_000
+    # Wall-clock seconds one SQLite export may take to query (a progress handler interrupts it).
+    max_query_seconds: float = 60.0
 
     def __post_init__(self) -> None:
         check_positive(self)

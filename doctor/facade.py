@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -27,6 +28,7 @@ from diagnosis import (
     compare_sides,
     hold_to_budgets,
     in_user_terms,
+    isolated_decoding,
     materialize,
     prefer_jemalloc,
     prepare,
@@ -267,7 +269,8 @@ def _read(role: str, source: Source, workspace: Workspace, rank: int | None, iso
     folder: Path | None = None
     try:
         folder = unpack(source, workspace)
-        run = read_folder(folder, rank=rank, source=name)
+        with isolated_decoding(isolation.decode_database) if isolate else nullcontext():
+            run = read_folder(folder, rank=rank, source=name)
     except InputError as error:
         uploaded_path = error.path
         if folder is not None:  # relative to the upload, with the file versions known to write it

@@ -377,7 +377,7 @@ def _apply_limits(rlimits: dict[str, int | None]) -> None:
 
 
 # --------------------------------------------------------------------------------------------------
-# The two isolated tasks
+# The isolated tasks
 
 
 def load_mindir(path: str | os.PathLike[str], *, limits: IsolationLimits | None = None) -> Any:
@@ -417,6 +417,15 @@ def materialize(
     if not result.resolve().is_relative_to(workspace.path.resolve()):
         raise IsolationError(f"the isolated extraction answered a folder outside the workspace: {folder}")
     return result
+
+
+def decode_database(subject: str, func: Callable[..., T], args: tuple[Any, ...]) -> T:
+    """A reader's SQLite decoding function (diagnosis.isolated_decoding's runner) in a child under the
+    limits: a database that stalls or balloons costs the child, which a cancelled request kills. The
+    child writes no file (RLIMIT_FSIZE=0): SQLite's temporary files could not grow outside the
+    workspace even if a reader forgot ``temp_store=MEMORY``."""
+    task = Task(subject=subject, failure=say("isolation.database-failed"))
+    return run_isolated(task, func, *args)
 
 
 def _plain(item: Any) -> Any:

@@ -9,6 +9,8 @@ import os
 import shutil
 import sqlite3
 import stat
+import time
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,9 @@ import pytest
 import doctor.cli as cli
 from core import InputError
 from diagnosis import find_runs, read_folder
+from diagnosis.readers import sqlite_guard
+from doctor import diagnose, isolation
+from tests.bad_inputs import generate
 from tests.support.inputs import ASCEND
 
 DB = ASCEND / "db"
@@ -109,3 +114,128 @@ def test_training_text_against_db_only_inference_compares_on_the_cli(capsys) -> 
     report = json.loads(out)
     assert [i["layout"] for i in report["inputs"]] == ["ascend-ms", "ascend-ms-db"]
     assert report["causes"][0]["id"] == "precision-mismatch"
+
+
+# ------------------------------------------------------------------------------------------ hostile databases
+
+
+def _damaged(tmp_path: Path, edit) -> Path:
+    """A copy of the real db-only export with `edit(connection)` applied to its database."""
+    root = Path(shutil.copytree(MS_DB, tmp_path / "run"))
+    with closing(sqlite3.connect(root / MS_FILE)) as connection:
+        edit(connection)
+        connection.commit()
+    return root
+
+
+def _refusal(root: Path, seconds: float = 10.0) -> InputError:
+    """The InputError reading `root` raises, within `seconds` (a join bomb would run for hours)."""
+    started = time.monotonic()
+    with pytest.raises(InputError) as caught:
+        read_folder(root)
+    assert time.monotonic() - started < seconds
+    assert caught.value.path.endswith("ASCEND_PROFILER_OUTPUT/ascend_mindspore_profiler.db")
+    return caught.value
+
+
+def test_repeated_string_ids_are_refused_before_the_join(tmp_path: Path) -> None:
+    error = _refusal(_damaged(tmp_path, generate._repeat_string_ids))
+    assert error.problem == (
+        "table STRING_IDS repeats id, which the schema makes unique (324 repeated rows); "
+        "a join over it would multiply rows"
+    )
+
+
+def test_tasks_sharing_one_global_task_id_are_refused(tmp_path: Path) -> None:
+    error = _refusal(_damaged(tmp_path, generate._share_task_id))
+    assert "table COMPUTE_TASK_INFO repeats globalTaskId" in error.problem
+
+
+def test_tasks_sharing_a_global_task_id_in_task_only_stay_one_row_each(tmp_path: Path) -> None:
+    """TASK's globalTaskId is not declared unique: two launches of one task id join one compute row each."""
+    root = _damaged(tmp_path, lambda c: c.execute("UPDATE TASK SET globalTaskId = 0 WHERE globalTaskId < 3"))
+    kernels = read_folder(root).kernels
+    assert len(kernels) == 24  # tasks 1 and 2 now name task 0's compute row: one row each, none multiplied
+    first = kernels["name"].iloc[0]
+    assert (kernels["name"] == first).sum() == (read_folder(MS_DB).kernels["name"] == first).sum() + 2
+
+
+def test_one_huge_string_shared_by_many_tasks_is_refused(tmp_path: Path) -> None:
+    error = _refusal(_damaged(tmp_path, generate._shared_big_string))
+    assert error.problem.startswith("holds a text or blob value over 1 MiB")
+
+
+def test_the_text_tasks_name_is_budgeted(tmp_path: Path, monkeypatch) -> None:
+    """300 KiB under the value limit, named by 24 tasks: 7 MiB of text once copied per task."""
+    big = generate.pseudo_text(300 * 1024)
+
+    def edit(connection: sqlite3.Connection) -> None:
+        connection.execute("UPDATE STRING_IDS SET value = ? WHERE id = 1", (big,))
+        connection.execute("UPDATE COMPUTE_TASK_INFO SET name = 1")
+
+    root = _damaged(tmp_path, edit)
+    assert len(read_folder(root).kernels) == 24
+    monkeypatch.setenv("PERF_DOCTOR_MAX_PROFILE_FILE_BYTES", str(4 * 1024 * 1024))
+    error = _refusal(root)
+    assert error.problem.startswith("its compute tasks name 7 MiB of text, more than the 4 MiB allowed")
+    assert "PERF_DOCTOR_MAX_PROFILE_FILE_BYTES" in error.expected
+
+
+def test_rows_are_counted_against_the_budget_before_reading(monkeypatch) -> None:
+    monkeypatch.setenv("PERF_DOCTOR_MAX_PROFILE_ROWS", "30")
+    error = _refusal(MS_DB)
+    assert error.problem == "table STRING_IDS has 36 rows, more than the 30 allowed for one profile table"
+    assert "PERF_DOCTOR_MAX_PROFILE_ROWS" in error.expected
+
+
+def test_text_in_number_columns_is_a_report_not_a_crash(tmp_path: Path) -> None:
+    """A text start time drops its task; a text block dim is a missing value (no ArrowInvalid)."""
+
+    def edit(connection: sqlite3.Connection) -> None:
+        connection.execute("UPDATE TASK SET startNs = 'soon' WHERE globalTaskId = 0")
+        connection.execute("UPDATE COMPUTE_TASK_INFO SET blockNum = 'many' WHERE globalTaskId = 1")
+        connection.execute("UPDATE COMPUTE_TASK_INFO SET name = 'text id' WHERE globalTaskId = 2")
+
+    kernels = read_folder(_damaged(tmp_path, edit)).kernels
+    assert len(kernels) == 23
+    assert kernels["block_dim"].isna().sum() == 1 and kernels["name"].isna().sum() == 1
+
+
+def test_a_query_past_its_deadline_is_interrupted(monkeypatch) -> None:
+    monkeypatch.setenv("PERF_DOCTOR_MAX_QUERY_SECONDS", "0.5")
+    database = MS_DB / MS_FILE
+    endless = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT COUNT(*) FROM n"
+    started = time.monotonic()
+    with sqlite_guard.guarded(database) as db, pytest.raises(InputError) as caught:
+        db.scalar(endless)
+    assert time.monotonic() - started < 5
+    assert caught.value.problem == "could not be read within 0.5 s (stopped)"
+    assert "PERF_DOCTOR_MAX_QUERY_SECONDS" in caught.value.expected
+
+
+def test_sqlite_keeps_its_temporary_data_in_memory() -> None:
+    with sqlite_guard.guarded(MS_DB / MS_FILE) as db:
+        assert [db.scalar(f"PRAGMA {p}") for p in ("temp_store", "query_only", "trusted_schema")] == [2, 1, 0]
+        assert db.scalar("PRAGMA cache_size") == -sqlite_guard.CACHE_KIB
+
+
+def test_the_facade_decodes_a_database_in_the_isolated_child(monkeypatch) -> None:
+    """With isolation (the default) the facade sends the decoding to a child process."""
+    real = isolation.decode_database
+    calls: list[tuple[str, int]] = []
+
+    def recording(subject: str, func, args):
+        calls.append((subject, real(subject, os.getpid, ())))
+        return real(subject, func, args)
+
+    monkeypatch.setattr(isolation, "decode_database", recording)
+    report = diagnose(ASCEND / "level1" / "train", MS_DB)
+    assert [i.layout for i in report.document.inputs] == ["ascend-ms", "ascend-ms-db"]
+    assert calls and calls[0][0] == "ascend_mindspore_profiler.db" and calls[0][1] != os.getpid()
+
+
+def test_an_isolated_decoding_error_names_the_database(tmp_path: Path) -> None:
+    root = _damaged(tmp_path, generate._repeat_string_ids)
+    with sqlite_guard.isolated_decoding(isolation.decode_database):
+        error = _refusal(root)
+    assert "table STRING_IDS repeats id" in error.problem

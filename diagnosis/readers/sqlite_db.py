@@ -19,21 +19,23 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Iterable
 from pathlib import Path
-from urllib.parse import quote
+from typing import Any
 
-import numpy as np
 import pandas as pd
 import pyarrow as pa
 
 from core.errors import InputError
 from core.model import Limitation, ProfilerConfig, Run, RunMeta, conform_kernels
 from core.text import say
+from diagnosis.limits import MIB, Limits, env_name
 from diagnosis.readers import Candidate, catalog
 from diagnosis.readers.ascend import MINDSPORE, complete, kernel_limitations, output_dir, read_info
 from diagnosis.readers.cann_msprof import CANN, devices_of, op_summaries, prof_folders, read_sample
 from diagnosis.readers.discover import classify, discover
 from diagnosis.readers.io import display, to_frame
+from diagnosis.readers.sqlite_guard import Guarded, guarded, run_decoder
 from diagnosis.readers.steps import no_steps
 from diagnosis.readers.traits import amp_of, infer_execution_mode, name_pairs, phase_of
 from diagnosis.readers.values import map_unique, normalise_columns, op_type_of_kernel, scope_of
@@ -138,29 +140,43 @@ def _msprof_dbs(prof: Path) -> list[Path]:
 
 
 def read_db(path: Path, rank: int | None) -> tuple[pd.DataFrame, frozenset[str]]:
-    """Canonical kernels of the compute tasks (of device `rank` when the database holds several)."""
-    try:
-        connection = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=ro", uri=True)
-    except sqlite3.Error as exc:
-        raise InputError(
-            say("sqlite.cannot-open", error=str(exc)), path=display(path), expected=SCHEMA
-        ) from None
-    try:
-        columns = _schema(connection, path)
-        rows = connection.execute(_query(columns, rank, _devices(connection))).fetchall()
-    except sqlite3.Error as exc:
-        raise InputError(
-            say("sqlite.cannot-read", error=str(exc)), path=display(path), expected=SCHEMA
-        ) from None
-    finally:
-        connection.close()
-    if not rows:
-        raise InputError(
-            say("sqlite.no-tasks"),
-            path=display(path),
-            expected=SCHEMA,
-        )
-    return _kernels(rows, columns)
+    """Canonical kernels of the compute tasks (of device `rank` when the database holds several),
+    decoded under the SQLite budgets (sqlite_guard), in the isolated child when the caller installed it.
+
+    The row and text budgets always apply, also to a local file: unlike a text table, a database's rows
+    cannot be counted while an archive is unpacked, and a row of a 2 KB database can stand for any
+    number of joined rows."""
+    limits = Limits.from_env()
+    rows, text = limits.max_profile_rows, limits.max_profile_file_bytes
+    data = run_decoder(path.name, decode_db, str(path), rank, rows, text)
+    return _kernels(pa.ipc.open_stream(data).read_all())
+
+
+def decode_db(name: str, rank: int | None, row_limit: int | None, text_limit: int | None) -> bytes:
+    """The compute tasks as an Arrow IPC stream (plain bytes: safe to return from a child process).
+
+    Every table is counted against the row budget before a row is read and the keys the schema makes
+    unique (COMPUTE_TASK_INFO.globalTaskId, STRING_IDS.id) are checked, so the join yields at most one
+    row per TASK row; strings are read once and shared, and the text they add up to is budgeted."""
+    path = Path(name)
+    with guarded(path, expected=SCHEMA) as db:
+        try:
+            columns = _schema(db.connection, path)
+        except sqlite3.Error as exc:
+            raise db.translate(exc) from None
+        for table in TABLES:
+            db.check_rows(table, row_limit)
+        db.refuse_duplicates("COMPUTE_TASK_INFO", "globalTaskId")
+        db.refuse_duplicates("STRING_IDS", "id")
+        found = _task_columns(db.rows(_query(columns, rank, _devices(db)), row_limit), columns)
+        if not found["start_ns"]:
+            raise db.error(say("sqlite.no-tasks"))
+        strings = dict(db.rows("SELECT id, value FROM STRING_IDS", row_limit))
+        table = _task_table(found, strings, text_limit, db)
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue().to_pybytes()
 
 
 def _schema(connection: sqlite3.Connection, path: Path) -> dict[str, list[str]]:
@@ -193,45 +209,89 @@ def _schema(connection: sqlite3.Connection, path: Path) -> dict[str, list[str]]:
     return columns
 
 
-def _devices(connection: sqlite3.Connection) -> int:
+def _devices(db: Guarded) -> int:
+    """Distinct devices of TASK (1 when the column is missing)."""
     try:
-        return int(connection.execute("SELECT COUNT(DISTINCT deviceId) FROM TASK").fetchone()[0])
-    except sqlite3.Error:
+        return int(db.connection.execute("SELECT COUNT(DISTINCT deviceId) FROM TASK").fetchone()[0])
+    except sqlite3.Error as exc:
+        if db.timed_out:
+            raise db.translate(exc) from None
         return 1
 
 
 def _query(columns: dict[str, list[str]], rank: int | None, devices: int) -> str:
-    """One SELECT joining TASK, COMPUTE_TASK_INFO and STRING_IDS (table and column names are the
-    documented ones, checked against the database, never user text)."""
+    """One SELECT of TASK joined with COMPUTE_TASK_INFO on its unique key: times, the string ids and the
+    block dim, never the strings themselves (table and column names are the documented ones, checked
+    against the database, never user text)."""
     info = columns["COMPUTE_TASK_INFO"]
-    select, joins = ["T.startNs", "T.endNs"], []
-    for i, (canonical, column) in enumerate(_STRING_COLUMNS.items()):
-        if column in info:
-            select.append(f"S{i}.value AS {canonical}")
-            joins.append(f"LEFT JOIN STRING_IDS S{i} ON S{i}.id = C.{column}")
+    select = ["T.startNs", "T.endNs"]
+    select += [f"C.{column}" for column in _STRING_COLUMNS.values() if column in info]
     block = next((c for c in _BLOCK if c in info), None)
     if block:
-        select.append(f"C.{block} AS block_dim")
+        select.append(f"C.{block}")
     where = ""
     if rank is not None and devices > 1 and "deviceId" in columns["TASK"]:
         where = f" WHERE T.deviceId = {int(rank)}"
     return (
-        f"SELECT {', '.join(select)} FROM COMPUTE_TASK_INFO C JOIN TASK T ON T.globalTaskId = C.globalTaskId "
-        f"{' '.join(joins)}{where} ORDER BY T.startNs"
+        f"SELECT {', '.join(select)} FROM COMPUTE_TASK_INFO C JOIN TASK T ON T.globalTaskId = C.globalTaskId"
+        f"{where} ORDER BY T.startNs"
     )
 
 
-def _kernels(rows: list[tuple], columns: dict[str, list[str]]) -> tuple[pd.DataFrame, frozenset[str]]:
-    """Rows -> canonical kernels (µs, exact to the ns: the integer part is divided before the float),
-    and the canonical columns the table had. Tasks without a start or end time are dropped."""
+def _task_columns(rows: Iterable[tuple[Any, ...]], columns: dict[str, list[str]]) -> dict[str, list[Any]]:
+    """The query's rows as columns: tasks whose start or end is not a whole number are dropped, a block
+    dim that is not one is missing (a database may hold text in a number column)."""
     info = columns["COMPUTE_TASK_INFO"]
     names = [c for c, col in _STRING_COLUMNS.items() if col in info]
     names += ["block_dim"] if any(c in info for c in _BLOCK) else []
-    rows = [r for r in rows if isinstance(r[0], int) and isinstance(r[1], int)]
-    data = list(zip(*rows, strict=True)) if rows else [()] * (len(names) + 2)
-    start = np.asarray(data[0], dtype="int64")
-    end = np.asarray(data[1], dtype="int64")
-    table = pa.table({name: pa.array(values) for name, values in zip(names, data[2:], strict=True)})
+    found: dict[str, list[Any]] = {name: [] for name in ["start_ns", "end_ns", *names]}
+    lists = list(found.values())
+    for row in rows:
+        if type(row[0]) is int and type(row[1]) is int:
+            for values, value in zip(lists, row, strict=True):
+                values.append(value)
+    if "block_dim" in found:
+        found["block_dim"] = [b if type(b) is int else None for b in found["block_dim"]]
+    return found
+
+
+def _task_table(
+    found: dict[str, list[Any]], strings: dict[Any, Any], text_limit: int | None, db: Guarded
+) -> pa.Table:
+    """Columns with each string id replaced by its STRING_IDS value (missing, or not text: null). The
+    text this adds up to (a value is copied once per task that names it) is held to `text_limit`."""
+    texts = {key: value for key, value in strings.items() if isinstance(value, str)}
+    string_names = [c for c in _STRING_COLUMNS if c in found]
+    if text_limit is not None:
+        sizes = {key: len(value.encode("utf-8", "replace")) for key, value in texts.items()}
+        total = sum(sizes.get(key, 0) for name in string_names for key in found[name] if _hashable(key))
+        if total > text_limit:
+            raise db.error(
+                say("sqlite.text-over", mib=total / MIB, limit=text_limit / MIB),
+                say("archive.smaller-override", variable=env_name("max_profile_file_bytes")),
+            )
+    data = {
+        "start_ns": pa.array(found["start_ns"], pa.int64()),
+        "end_ns": pa.array(found["end_ns"], pa.int64()),
+    }
+    for name in string_names:
+        data[name] = pa.array([texts.get(k) if _hashable(k) else None for k in found[name]], pa.string())
+    if "block_dim" in found:
+        data["block_dim"] = pa.array(found["block_dim"], pa.int64())
+    return pa.table(data)
+
+
+def _hashable(key: Any) -> bool:
+    """A value SQLite can return (int, float, str, bytes, None) that can be looked up in a dict."""
+    return not isinstance(key, (list, dict, set))
+
+
+def _kernels(table: pa.Table) -> tuple[pd.DataFrame, frozenset[str]]:
+    """Decoded tasks -> canonical kernels (µs, exact to the ns: the integer part is divided before the
+    float), and the canonical columns the table had."""
+    start = table.column("start_ns").to_numpy()
+    end = table.column("end_ns").to_numpy()
+    table = table.drop_columns(["start_ns", "end_ns"])
     table = table.append_column(
         "start_us", pa.array((start // 1000).astype("float64") + (start % 1000) / 1000.0)
     )

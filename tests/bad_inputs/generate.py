@@ -28,6 +28,7 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import stat
 import sys
 import tarfile
@@ -976,6 +977,134 @@ def _zip_duplicates(dest: Path) -> Path:
     with warnings.catch_warnings():  # zipfile warns about the duplicate it is asked to write
         warnings.simplefilter("ignore", UserWarning)
         return write_zip(dest.with_suffix(".zip"), [*good_members(), (first[0], b"other", 0o100644)])
+
+
+# --------------------------------------------------------------------------------------------------
+# SQLite exports (the real db-only MindSpore export, damaged, zipped: a folder upload loses sub-folders)
+
+DB_RUN = ASCEND / "db" / "ms_infer"
+DB_ARCHIVE = {"kind": "archive", "call": "compare", "baseline": ASCEND_BASELINE}
+DB_FILE = r"ascend_mindspore_profiler\.db"
+DB_TABLES = ("TASK", "COMPUTE_TASK_INFO", "STRING_IDS")
+
+
+def db_archive(dest: Path, edit: Callable[[sqlite3.Connection], None], stored: bool = False) -> Path:
+    """The real db-only export with `edit` applied to its database, as a deterministic zip."""
+    folder = dest.with_name(dest.name + ".build")
+    shutil.copytree(DB_RUN, folder)
+    database = next(folder.rglob("ascend_mindspore_profiler.db"))
+    connection = sqlite3.connect(database)
+    edit(connection)
+    connection.commit()
+    connection.execute("VACUUM")
+    connection.close()
+    method = zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED
+    path = write_zip(dest.with_suffix(".zip"), folder_members(folder, DB_RUN.name), method)
+    shutil.rmtree(folder)
+    return path
+
+
+def drop_key(connection: sqlite3.Connection, table: str) -> None:
+    """Rebuild `table` with the same columns but no PRIMARY KEY (a hand-made or damaged export)."""
+    columns = [row[1] for row in connection.execute(f"PRAGMA table_info({table})")]
+    connection.execute(f"ALTER TABLE {table} RENAME TO old_{table}")
+    connection.execute(f"CREATE TABLE {table} ({', '.join(columns)})")
+    connection.execute(f"INSERT INTO {table} SELECT * FROM old_{table}")
+    connection.execute(f"DROP TABLE old_{table}")
+
+
+def _repeat_string_ids(connection: sqlite3.Connection) -> None:
+    drop_key(connection, "STRING_IDS")
+    for _ in range(9):  # every string 10 times: each of the 10 string joins would multiply rows by 10
+        connection.execute("INSERT INTO STRING_IDS SELECT id, value FROM STRING_IDS WHERE rowid <= 36")
+
+
+@case(
+    name="sqlite_string_ids_repeated",
+    outcome="error",
+    match=DB_FILE + r": table STRING_IDS repeats id, which the schema makes unique \(324 repeated rows\)",
+    **DB_ARCHIVE,
+    note="join bomb: 24 tasks x 10 string columns joined with ids repeated 10 times = 2.4e11 rows",
+)
+def _string_ids_repeated(dest: Path) -> Path:
+    return db_archive(dest, _repeat_string_ids)
+
+
+def _share_task_id(connection: sqlite3.Connection) -> None:
+    drop_key(connection, "COMPUTE_TASK_INFO")
+    for _ in range(7):  # 128 copies of every compute task, all with one globalTaskId
+        connection.execute("INSERT INTO COMPUTE_TASK_INFO SELECT * FROM COMPUTE_TASK_INFO")
+    connection.execute("UPDATE COMPUTE_TASK_INFO SET globalTaskId = 0")
+    connection.execute("UPDATE TASK SET globalTaskId = 0")
+
+
+@case(
+    name="sqlite_tasks_share_global_task_id",
+    outcome="error",
+    match=DB_FILE + r": table COMPUTE_TASK_INFO repeats globalTaskId, which the schema makes unique",
+    **DB_ARCHIVE,
+    note="join bomb: 24 tasks and 3,072 compute-task rows share one globalTaskId (73,728 joined rows)",
+)
+def _tasks_share_global_task_id(dest: Path) -> Path:
+    return db_archive(dest, _share_task_id)
+
+
+def pseudo_text(size: int) -> str:
+    """`size` letters that do not compress (an archive's ratio check would refuse zeros first)."""
+    state, letters = 12345, []
+    for _ in range(size // 8):
+        state = (state * 6364136223846793005 + 1442695040888963407) % 2**64
+        letters.append(format(state, "016x")[:8])
+    return "".join(letters)
+
+
+def _shared_big_string(connection: sqlite3.Connection) -> None:
+    connection.execute("INSERT INTO STRING_IDS VALUES (9999, ?)", (pseudo_text(8 * 1024 * 1024),))
+    for copy in range(1, 13):  # 24 * 13 = 312 tasks, each named by the one 8 MiB string
+        connection.execute(
+            "INSERT INTO TASK SELECT startNs + ?1, endNs + ?1, deviceId, connectionId, globalTaskId + ?2, "
+            "globalPid, taskType, contextId, streamId, taskId, modelId FROM TASK WHERE globalTaskId < 24",
+            (copy * 10**9, copy * 100),
+        )
+        connection.execute(
+            "INSERT INTO COMPUTE_TASK_INFO SELECT name, globalTaskId + ?1, blockNum, mixBlockNum, taskType, "
+            "opType, inputFormats, inputDataTypes, inputShapes, outputFormats, outputDataTypes, "
+            "outputShapes, attrInfo, opState, hf32Eligible FROM COMPUTE_TASK_INFO WHERE globalTaskId < 24",
+            (copy * 100,),
+        )
+    connection.execute("UPDATE COMPUTE_TASK_INFO SET name = 9999")
+
+
+@case(
+    name="sqlite_shared_8mb_string",
+    outcome="error",
+    match=DB_FILE + r": holds a text or blob value over 1 MiB",
+    runtime=True,
+    **DB_ARCHIVE,
+    note="one 8 MiB name referenced by 312 tasks: 2.5 GB once copied per task",
+)
+def _shared_8mb_string(dest: Path) -> Path:
+    return db_archive(dest, _shared_big_string, stored=True)
+
+
+def _many_tasks(connection: sqlite3.Connection) -> None:
+    connection.execute(
+        "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 1999999) "
+        "INSERT INTO TASK SELECT 1764493300000000000 + i * 1000, 1764493300000000500 + i * 1000, 0, 0, "
+        "1000 + i, 4101, 0, 0, 2, 1000, 1 FROM n"
+    )
+
+
+@case(
+    name="sqlite_tasks_over_row_budget",
+    outcome="error",
+    match=DB_FILE + r": table TASK has 2,000,024 rows, more than the 400,000 allowed for one profile table",
+    runtime=True,
+    **DB_ARCHIVE,
+    note="2,000,024 tasks (an 85 MB database, stored): counted before a row is read",
+)
+def _tasks_over_row_budget(dest: Path) -> Path:
+    return db_archive(dest, _many_tasks, stored=True)
 
 
 # --------------------------------------------------------------------------------------------------
