@@ -427,7 +427,7 @@ def compare(
                     baseline or None,
                     target or None,
                     mindir or None,
-                    rank=None if rank is None else int(rank),
+                    rank=rank,  # checked by diagnose: a whole number in range (NaN, inf, 1e400 refused)
                     baseline_role=ROLE_CHOICES.get(role),
                     progress=_progress(progress),
                     lang=lang,
@@ -802,7 +802,7 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
                 gr.File(label=I18N("mindir"), file_types=[".mindir"], elem_id="mindir-file", height=140)
             )
             with gr.Accordion(I18N("options"), open=False):
-                rank = gr.Number(label=I18N("rank"), precision=0, value=None, minimum=0)
+                rank = gr.Number(label=I18N("rank"), precision=None, value=None, minimum=0)  # see diagnose
                 role = gr.Radio(
                     [
                         (I18N("role_auto"), "auto"),
@@ -1069,7 +1069,7 @@ def _triage_filters() -> tuple[list[gr.components.Component], gr.Button]:
                 ("triage_status", STATUSES),
             )
         ]
-        limit = gr.Number(value=200, precision=0, minimum=1, maximum=5000, label=I18N("triage_limit"))
+        limit = gr.Number(value=200, precision=None, minimum=1, maximum=5000, label=I18N("triage_limit"))
         refresh = gr.Button(I18N("triage_refresh"), elem_id="triage-refresh", scale=0)
     return [*controls, limit], refresh
 

@@ -1043,8 +1043,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "重新导出性能数据；非有限的开始时间说明文件被编辑过或已损坏",
     },
     "ingest.no-finite-start": {
-        "en": "no finite launch start time (every value is infinite)",
-        "zh": "没有有限的算子调用开始时间（每个值都是无穷大）",
+        "en": "no finite launch start time (every value is infinite, or too large once converted to microseconds)",
+        "zh": "没有有限的算子调用开始时间（每个值都是无穷大，或换算为微秒后超出范围）",
     },
     "ingest.finite-starts": {"en": "start times as finite numbers", "zh": "有限数值的开始时间"},
     "ingest.all-negative-steps": {
@@ -1466,4 +1466,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "limits.positive": {"en": "a positive number", "zh": "正数"},
     "limits.not-number": {"en": "{raw} is not a number", "zh": "{raw} 不是数字"},
     "limits.not-positive": {"en": "{raw} is not positive", "zh": "{raw} 不是正数"},
+    "facade.bad-rank": {
+        "en": "the rank must be a whole number from 0 to {max:,}, not {shown}",
+        "zh": "卡号必须是 0 到 {max:,} 之间的整数，而不是 {shown}",
+    },
 }

@@ -7,6 +7,7 @@ MINDIR graph, asks the knowledge base for ranked causes and assembles the report
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -47,6 +48,7 @@ from knowledge import evaluate
 Progress = Callable[[float, str], None]  # (fraction done, what is happening)
 _Step = Callable[[float, str], None]  # (fraction done, REPORT_TEXT key)
 BASELINE_CHOICES = (None, "first", "second")
+MAX_RANK = 65_535  # device ranks of one job are far fewer
 READ_PROGRESS = {"baseline": 0.05, "target": 0.25, "after": 0.3}
 NOTHING_GIVEN = say("facade.nothing-given")
 AFTER_NEEDS = say("facade.after-needs")
@@ -114,6 +116,7 @@ def diagnose(
     Bad input raises core.errors.InputError with one line for the user.
     """
     check_lang(lang)
+    rank = check_rank(rank)
     if baseline_role not in BASELINE_CHOICES:
         raise InputError(
             say("facade.unknown-baseline", choice=repr(baseline_role)),
@@ -138,6 +141,20 @@ def diagnose(
         return _diagnose(given, mindir, rank, baseline_role, progress, lang, npu_smi, isolate, translate)
     finally:  # the analysis's tables are gone now: give their memory back (docs/security.md)
         release_memory()
+
+
+def check_rank(rank: float | None) -> int | None:
+    """The rank asked for as an int: a whole number from 0 to MAX_RANK (an API client may send NaN,
+    Infinity or 1e400; the error shows at most a short prefix of what was given, never 309 digits)."""
+    if rank is None:
+        return None
+    whole = isinstance(rank, int) and not isinstance(rank, bool)
+    if not whole and isinstance(rank, float) and math.isfinite(rank) and rank.is_integer():
+        whole, rank = True, int(rank)
+    if not whole or not 0 <= rank <= MAX_RANK:  # type: ignore[operator]
+        shown = repr(rank) if len(repr(rank)) <= 24 else repr(rank)[:20] + "…"
+        raise InputError(say("facade.bad-rank", shown=shown, max=MAX_RANK), path="rank")
+    return int(rank)  # type: ignore[arg-type]
 
 
 def serve_uploads() -> None:

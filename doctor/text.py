@@ -19,9 +19,12 @@ _MD_INLINE = re.compile(r"([\\`*_\[\]|~$])")
 # marker ">" cannot occur because html.escape has turned it into "&gt;".
 _MD_BLOCK_START = re.compile(r"^(\s*)([#+\-=])")
 _MD_ORDERED_LIST = re.compile(r"^(\s*\d{1,9})([.)])(?=\s|$)")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-# Control characters no rendered text may carry (NUL, ESC, DEL, C1 ...); tab and line breaks stay.
-_DOCUMENT_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+# Bidirectional controls (ALM, LRM, RLM, LRE..RLO with U+202E, LRI..PDI): a name holding one could
+# show its text reversed or reordered ("Trojan Source"); names never need them.
+_BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_CONTROL = re.compile(f"[\\x00-\\x08\\x0b-\\x1f\\x7f{_BIDI}]")
+# Control characters no rendered text may carry (NUL, ESC, DEL, C1, bidi ...); tab and line breaks stay.
+_DOCUMENT_CONTROL = re.compile(f"[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f{_BIDI}]")
 _LINE_BREAKS = re.compile(r"[\r\n\u2028\u2029]+")
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 

@@ -16,6 +16,7 @@ from doctor.shape import Part
 from doctor.text import fmt_number
 
 SAME_BAND = 0.05  # ratios within 5% of 1 read as "about as long"
+MIN_RATIO = 1e-4  # the smallest ratio the timing can hold (rounded to 4 decimals)
 
 
 def verdict(
@@ -91,7 +92,13 @@ def _subject(kind: str, timing: Part | None, graph: Part | None, lang: str) -> s
         return t("v_same", lang, subject=subject, ratio=f"{ratio:.2f}", unit=unit, ref=ref)
     if ratio > 1.0:
         return t("v_slower", lang, subject=subject, ratio=f"{ratio:.2f}", unit=unit, ref=ref)
-    return t("v_faster", lang, subject=subject, ratio=f"{1.0 / ratio:.2f}", unit=unit, ref=ref)
+    return t("v_faster", lang, subject=subject, ratio=_inverse(ratio), unit=unit, ref=ref)
+
+
+def _inverse(ratio: float) -> str:
+    """1/ratio for "Nx faster"; the timing keeps 4 decimals, so a ratio that rounded to 0 (a target of
+    0.1 ns launches) is "more than 10000x", never a division by zero."""
+    return f"{1.0 / ratio:.2f}" if ratio >= MIN_RATIO else f">{1.0 / MIN_RATIO:.0f}"
 
 
 def _phases(timing: Part, subject: str, ref: str, lang: str) -> str:

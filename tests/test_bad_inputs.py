@@ -330,7 +330,8 @@ def assert_nothing_left(box: Sandbox, server_temp: tuple[Path, set[str]] | None 
     assert escaped == []
 
 
-CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")  # tab, CR and LF are fine
+# Tab, CR and LF are fine; bidirectional controls (U+202E ...) are not.
+CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 SCRIPTS = re.compile(r"<script\b.*?</script>", re.S)  # plotly.js itself holds two control characters
 
 

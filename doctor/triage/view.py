@@ -8,6 +8,7 @@ banners and confirmations) escapes every value.
 from __future__ import annotations
 
 import logging
+import math
 import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
@@ -163,7 +164,7 @@ def read_limit(limit: float | None, default: int = 200) -> int:
     """How many cases to list: a positive whole number (default when empty)."""
     if limit is None:
         return default
-    if limit != limit or limit < 1 or int(limit) != limit:
+    if not math.isfinite(limit) or limit < 1 or int(limit) != limit:  # NaN and inf first: int() raises
         raise InputError(say("triage.limit-positive"))
     return int(limit)
 

@@ -684,6 +684,16 @@ def _start_infinite(dest: Path) -> Path:
 
 
 @case(
+    name="ascend_durations_tenth_of_ns",
+    outcome="report",
+    **ASCEND_PAIR,
+    note="every launch lasts 0.0001 us: the per-step ratio rounds to 0 (was a ZeroDivisionError)",
+)
+def _durations_tenth_ns(dest: Path) -> Path:
+    return _edit_kernel_column(dest, "Duration(us)", "0.0001", rows=10**6)
+
+
+@case(
     name="ascend_step_negative",
     outcome="partial",
     warnings=[r"launches with a negative step id were dropped"],
@@ -741,6 +751,21 @@ CONTROL_NAME = "Default/\x1b[31mred\x07bell\x7fdel\x9bcsi/Conv2D-op0"
 )
 def _ops_control(dest: Path) -> Path:
     return poison_profile(CPU_TARGET, dest, new_name=CONTROL_NAME)
+
+
+# Bidirectional controls (U+202E right-to-left override and the others) could reorder a name on screen.
+BIDI_NAME = "Default/\u202egpj.exe\u202c/\u2066iso\u2069/\u200fConv2D-op0"
+
+
+@case(
+    name="ops_bidi_controls",
+    outcome="report",
+    renders=True,
+    **CPU_PAIR,
+    note="an operator name with U+202E (right-to-left override) and other bidi controls: stripped everywhere",
+)
+def _ops_bidi(dest: Path) -> Path:
+    return poison_profile(CPU_TARGET, dest, new_name=BIDI_NAME)
 
 
 @case(

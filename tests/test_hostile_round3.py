@@ -1,0 +1,65 @@
+"""Hostile values of issue 33 (security round 3) that are not files of the bad-input corpus: a rank or a
+triage limit that is NaN, infinite or enormous, bidirectional controls in names, finite extreme start
+times. Each must be a clear one-line error or a correct result, never a traceback."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from core import InputError
+from core.model import Run
+from diagnosis import read_folder
+from diagnosis.ingest import drop_bad_starts
+from doctor import diagnose
+from doctor.facade import MAX_RANK, check_rank
+from doctor.text import csv_safe, h, md_text, one_line
+from doctor.triage.output import rows_csv
+from doctor.triage.view import read_limit
+from tests.support.inputs import ASCEND
+
+PAIR = (ASCEND / "level1" / "train", ASCEND / "level1" / "infer")
+HUGE = 10**308  # 309 digits
+
+
+@pytest.mark.parametrize("rank", [math.nan, math.inf, -math.inf, float("1e400"), HUGE, -1, 1.5, True])
+def test_a_rank_that_is_no_device_number_is_one_short_line(rank: object) -> None:
+    with pytest.raises(InputError) as caught:
+        diagnose(*PAIR, rank=rank)  # type: ignore[arg-type]
+    message = caught.value.message
+    assert message.startswith(f"rank: the rank must be a whole number from 0 to {MAX_RANK:,}, not ")
+    assert len(message) < 120 and "0" * 30 not in message
+
+
+def test_a_whole_float_rank_is_the_same_rank() -> None:
+    assert check_rank(0.0) == 0 and check_rank(7) == 7 and check_rank(None) is None
+
+
+@pytest.mark.parametrize("limit", [math.nan, math.inf, -math.inf, 0, 2.5])
+def test_a_triage_limit_that_is_no_count_is_refused(limit: float) -> None:
+    with pytest.raises(InputError, match="must be a positive whole number"):
+        read_limit(limit)
+
+
+BIDI = "Conv\u202egpj.exe\u202c\u2066x\u2069\u200f\u200e\u061c2D"
+
+
+def test_bidi_controls_never_reach_rendered_text() -> None:
+    for render in (one_line, md_text, h, csv_safe):
+        assert render(BIDI) == "Convgpj.exex2D", render.__name__
+
+
+def test_bidi_controls_never_reach_the_triage_csv() -> None:
+    assert "\u202e" not in rows_csv([{"source": BIDI, "note": BIDI}])
+
+
+def test_finite_extreme_starts_are_kept() -> None:
+    """1e308, -0 and 1e-320 (a subnormal) are finite: only the infinite start is dropped."""
+    run = read_folder(PAIR[1])
+    kernels = run.kernels.head(4).copy()
+    kernels["start_us"] = pd.array([1e308, -0.0, 1e-320, math.inf], dtype="float64")
+    kept = drop_bad_starts(Run(meta=run.meta, kernels=kernels, steps=run.steps, limitations=[]))
+    assert kept.kernels["start_us"].tolist() == [1e308, -0.0, 1e-320]
+    assert [lim.topic for lim in kept.limitations] == ["start-times"]
