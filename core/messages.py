@@ -1470,4 +1470,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "the rank must be a whole number from 0 to {max:,}, not {shown}",
         "zh": "卡号必须是 0 到 {max:,} 之间的整数，而不是 {shown}",
     },
+    "cli.output-is-input": {
+        "en": "is an input of this command ({input}) or inside one: writing the report there would overwrite it",
+        "zh": "是此命令的输入（{input}）或位于输入之中：把报告写到那里会覆盖它",
+    },
 }

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -37,7 +38,7 @@ def materialize(source: Source | None, workspace: Workspace, *, budget: Limits |
     """
     limits = budget if budget is not None else Limits.from_env()
     paths = _input_paths(source)
-    if len(paths) == 1 and paths[0].is_dir():
+    if len(paths) == 1 and _is_dir(paths[0]):
         return paths[0]
     for path in paths:
         _require_file(path)
@@ -118,13 +119,31 @@ def _input_paths(source: Source | None) -> list[Path]:
     return list(paths.values())
 
 
+def _status(path: Path) -> os.stat_result | None:
+    """The path's status, None when it does not exist; any other failure (a name over the file system's
+    limit, no permission) is an InputError naming the file, never an OSError."""
+    try:
+        return os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        raise InputError(say("io.cannot-open", why=exc.strerror), path=path.name, expected=ACCEPTED) from None
+
+
+def _is_dir(path: Path) -> bool:
+    """Whether the path is an existing folder (see _status)."""
+    info = _status(path)
+    return info is not None and stat.S_ISDIR(info.st_mode)
+
+
 def _require_file(path: Path) -> None:
     """Each listed path must be an existing regular file."""
-    if not path.exists():
+    info = _status(path)
+    if info is None:
         raise InputError(say("error.not-found"), path=path.name, expected=ACCEPTED)
-    if path.is_dir():
+    if stat.S_ISDIR(info.st_mode):
         raise InputError(say("sources.folder-in-list"), path=path.name, expected=say("sources.files-only"))
-    if not path.is_file():
+    if not stat.S_ISREG(info.st_mode):
         raise InputError(say("io.not-regular"), path=path.name, expected=ACCEPTED)
 
 

@@ -20,7 +20,7 @@ from doctor.config import AppConfig
 from doctor.facade import diagnose, inspect_model
 from doctor.i18n import t
 from doctor.problems import SIDES, SideError, problems_of
-from doctor.render import RENDERERS, render
+from doctor.render import RENDERERS, check_output, render
 from doctor.report import Report
 
 if TYPE_CHECKING:  # the case store (sqlite3) is imported only by the commands that keep cases
@@ -192,6 +192,11 @@ def _run(args: argparse.Namespace) -> int:
         return _triage(args)
     if args.command == "pack":
         return _pack(args)
+    inputs = (
+        [args.baseline, args.target, args.mindir, args.after] if args.command == "compare" else [args.model]
+    )
+    if args.output is not None:  # before the analysis: a report must never overwrite what it reads
+        check_output(args.output, inputs)
     if args.command == "compare":
         report = diagnose(
             args.baseline,

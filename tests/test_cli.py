@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -172,3 +173,53 @@ def test_installed_console_script_uses_the_same_exit_codes(tmp_path):
     assert counts["conv-bn-act"] == 33
     bad = subprocess.run([str(script), "compare", str(tmp_path), INFER], capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1
+
+
+def test_output_naming_an_input_exits_2_and_leaves_it_alone(capsys, tmp_path):
+    """Issue 33 item 5: `-o` over the model, over a profile file, or through a link to the model."""
+    model = tmp_path / "model.mindir"
+    model.write_bytes(RESNET.read_bytes())
+    run_folder = tmp_path / "infer"
+    shutil.copytree(INFER, run_folder)
+    table = next(run_folder.rglob("cpu_op_detail_info_0.csv"))
+    link = tmp_path / "link.md"
+    link.symlink_to(model)
+    before = (model.read_bytes(), table.read_bytes())
+    for argv in (
+        ("inspect", str(model), "-o", str(model)),
+        ("inspect", str(model), "-o", str(link)),
+        ("compare", TRAIN, str(run_folder), "-o", str(table)),
+        ("compare", TRAIN, str(run_folder), "--format", "csv", "-o", str(run_folder / "report.csv")),
+    ):
+        code, out, err = run(capsys, *argv)
+        assert (code, out) == (2, ""), argv
+        assert err.startswith(f"perf-doctor: error: {argv[-1]}: is an input of this command (")
+        assert err.endswith("; expected -o elsewhere\n") and err.count("\n") == 1
+    assert (model.read_bytes(), table.read_bytes()) == before
+    assert not (run_folder / "report.csv").exists()
+
+
+def test_the_api_writer_refuses_an_input_too(tmp_path):
+    from doctor import inspect_model
+    from doctor.render import write
+
+    model = tmp_path / "model.mindir"
+    model.write_bytes(RESNET.read_bytes())
+    report = inspect_model(model, isolate=False)
+    with pytest.raises(cli.InputError, match="is an input of this command"):
+        write(report, "md", model, inputs=[model])
+    assert model.read_bytes() == RESNET.read_bytes()
+    assert write(report, "md", tmp_path / "r.md", inputs=[model]).exists()
+
+
+def test_a_name_over_the_file_system_limit_exits_2_naming_only_the_file(capsys, tmp_path, monkeypatch):
+    """Issue 33 item 8: ENAMETOOLONG is the user's input, not an internal error; no absolute path."""
+    monkeypatch.chdir(tmp_path)
+    long = "b" * 300
+    for argv in (("compare", TRAIN, long), ("compare", TRAIN, long + ".zip"), ("inspect", long + ".mindir")):
+        code, out, err = run(capsys, *argv)
+        assert (code, out) == (2, ""), err
+        assert err.startswith(f"perf-doctor: error: target {long}") or err.startswith(
+            f"perf-doctor: error: mindir {long}"
+        ), err
+        assert "File name too long" in err and str(tmp_path) not in err and err.count("\n") == 1

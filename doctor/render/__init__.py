@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from core import InputError, say
 from doctor.render.csv import render_csv
 from doctor.render.json import render_json
 from doctor.render.markdown import render_markdown
 from doctor.report import Report
+
+if TYPE_CHECKING:
+    from diagnosis import Source
 
 
 def render_html(report: Report) -> str:
@@ -35,16 +40,40 @@ def render(report: Report, fmt: str) -> str:
     return RENDERERS[fmt](report)
 
 
-def write(report: Report, fmt: str, path: str | os.PathLike[str]) -> Path:
-    """Render and write one file (UTF-8); returns its path."""
+def write(
+    report: Report, fmt: str, path: str | os.PathLike[str], *, inputs: Iterable[Source | None] = ()
+) -> Path:
+    """Render and write one file (UTF-8); returns its path. `inputs`, the files and folders the report
+    was made from, are never overwritten (check_output)."""
     target = Path(path)
+    check_output(target, inputs)
     target.write_text(render(report, fmt), encoding="utf-8")
     return target
+
+
+def check_output(target: str | os.PathLike[str], inputs: Iterable[Source | None]) -> None:
+    """Refuse an output path that is one of the command's inputs (also through a link) or lies inside an
+    input folder: writing the report there would destroy or change what it was made from."""
+    out = Path(target).resolve()
+    for given in inputs:
+        paths = [given] if given is None or isinstance(given, (str, os.PathLike)) else list(given)
+        for item in paths:
+            if item is None or not os.path.exists(item):
+                continue
+            source = Path(item).resolve()
+            inside = source.is_dir() and out.is_relative_to(source)
+            if out == source or inside or (out.exists() and os.path.samefile(out, source)):
+                raise InputError(
+                    say("cli.output-is-input", input=Path(item).name or str(item)),
+                    path=str(target),
+                    expected=say("pack.elsewhere"),
+                )
 
 
 __all__ = [
     "RENDERERS",
     "SUFFIXES",
+    "check_output",
     "render",
     "render_csv",
     "render_html",
