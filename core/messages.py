@@ -923,6 +923,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "weights live in external data files not found next to the model ({missing}); the graph is analysed without them",
         "zh": "权重位于外部数据文件中，但在模型旁未找到（{missing}）；图在没有权重的情况下分析",
     },
+    "mindir.external-outside": {
+        "en": "external weights not uploaded: {n} external data files are named outside the model's folder and were not looked up; the graph is analysed without them",
+        "zh": "外部权重未上传：{n} 个外部数据文件位于模型所在文件夹之外，未查找；图在没有权重的情况下分析",
+    },
     "mindir.stripped": {
         "en": "{n} parameters carry no weight data (stripped): shapes and dtypes only",
         "zh": "{n} 个参数不含权重数据（已剥离）：只有形状和数据类型",

@@ -12,7 +12,7 @@ import gc
 import os
 import stat
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -192,6 +192,28 @@ def _format_warnings(proto: Any) -> list[str]:
 # ---------------------------------------------------------------- parameters and inputs
 
 
+def _unfound(folder: Path, locations: Iterable[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(locations inside the model's folder that are not files there, locations outside it)."""
+    resolved = {loc: _inside(folder, loc) for loc in locations}
+    outside = tuple(loc for loc, path in resolved.items() if path is None)
+    missing = tuple(loc for loc, path in resolved.items() if path is not None and not path.is_file())
+    return missing, outside
+
+
+def _inside(folder: Path, location: str) -> Path | None:
+    """The external data file `location` names, when it lies inside the model's own folder (relative,
+    no climbing out with ``..``, no link leading out); None for anything else, which is never looked
+    up: an uploaded model must not learn which files exist on the server."""
+    if not location or "\x00" in location or os.path.isabs(location) or Path(location).anchor:
+        return None
+    base = folder.resolve()
+    try:
+        target = (base / location).resolve()
+    except (OSError, RuntimeError, ValueError):
+        return None
+    return target if target != base and target.is_relative_to(base) else None
+
+
 def _parameters(
     proto: Any, file: Path, warnings: list[str], builder: GraphBuilder
 ) -> tuple[ParameterSummary, dict[str, Any]]:
@@ -231,9 +253,11 @@ def _parameters(
             )
             env[full] = full
             env.setdefault(f"{prefix}:{short}", full)
-    missing = tuple(loc for loc in locations if not (file.parent / loc).is_file())
+    missing, outside = _unfound(file.parent, locations)
     if missing:
         warnings.append(say("mindir.external-missing", missing=", ".join(missing)))
+    if outside:  # never looked up, never named: a server path must not be probed through a model
+        warnings.append(say("mindir.external-outside", n=len(outside)))
     if absent:
         warnings.append(say("mindir.stripped", n=absent))
     summary = ParameterSummary(
@@ -243,7 +267,7 @@ def _parameters(
         external_bytes=external_bytes,
         dtypes=dict(Counter(i.dtype for i in items)),
         external_files=tuple(locations),
-        missing_external=missing,
+        missing_external=missing + outside,
         absent=absent,
         items=tuple(items),
     )

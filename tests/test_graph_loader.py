@@ -326,6 +326,32 @@ def test_external_weights_missing_are_a_warning_not_an_error(tmp_path):
     assert graph.chain_counts(graph.find_chains(model)) == {"conv-bn-act": 1}
 
 
+@pytest.mark.parametrize(
+    "location",
+    ["/etc/passwd", "/nonexistent/id_rsa", "../../etc/passwd", "external_variables/../../x", "link/data_0"],
+)
+def test_external_data_outside_the_models_folder_is_never_looked_up_or_named(tmp_path, location):
+    """Issue 33 item 3: an absolute or climbing location (or a link leading out) would make the report an
+    oracle for which server files exist; it is one unnamed 'not uploaded' warning, whether it exists."""
+    folder = tmp_path / "upload"
+    folder.mkdir()
+    (folder / "link").symlink_to(FIXTURES / "external_variables")  # a real file, but outside the upload
+    model = schema.model_class().FromString((FIXTURES / "external_graph.mindir").read_bytes())
+    for owner in [model.graph, *model.functions]:
+        for param in owner.parameter:
+            if param.HasField("external_data"):
+                param.external_data.location = location
+    path = folder / "model.mindir"
+    path.write_bytes(model.SerializeToString())
+    loaded = graph.load_mindir(path)
+    assert loaded.parameters.missing_external == (location,)
+    assert [w for w in loaded.warnings if "external" in w] == [
+        "external weights not uploaded: 1 external data files are named outside the model's folder and were "
+        "not looked up; the graph is analysed without them"
+    ]
+    assert not any(part in " ".join(loaded.warnings) for part in ("etc", "passwd", "id_rsa", "link"))
+
+
 def _as_version_1(src: Path, dst: Path, is_training: bool) -> None:
     """Rewrite a 2.10 export the way 2.0-2.2 files are expected to look: mind_ir_version 1 and
     BatchNorm arguments as primitive attributes instead of Constant inputs."""
