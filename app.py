@@ -377,7 +377,7 @@ def reprofile(report_json: dict[str, Any] | None, fixes: list[str] | None) -> gr
     """A fresh reprofile.py for the shown report with the ticked fixes (doctor.files, doctor.reprofile)."""
     if not report_json:
         return _script_button(None)
-    return _script_button(_run(lambda: FILES.write_script(Report.from_dict(report_json), fixes or [])))
+    return _script_button(_run(lambda: FILES.write_script(Report.from_client(report_json), fixes or [])))
 
 
 def inspect_values(report: Report, case: tuple[str, str] = NO_CASE) -> dict[str, Any]:
@@ -584,8 +584,9 @@ class Events:
     def open_case(self, case_id: str, request: gr.Request) -> dict[gr.components.Component, Any]:
         """Reopen a case in the Compare tab (the Inspect tab for a model-only case): the selected tab
         and that tab's result components (the other tab's are left as they are)."""
+        staff = self.config.may_triage(getattr(request, "username", None))  # status and note: staff only
         report, banner, link = _run(
-            lambda: triage.reopen_case(self.cases, case_id, _lang(request), _base_url(request))
+            lambda: triage.reopen_case(self.cases, case_id, _lang(request), _base_url(request), staff=staff)
         )
         if report.kind == "mindir":
             tab, values = "inspect", inspect_values(report, (banner, link))

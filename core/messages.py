@@ -1478,4 +1478,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "is an input of this command ({input}) or inside one: writing the report there would overwrite it",
         "zh": "是此命令的输入（{input}）或位于输入之中：把报告写到那里会覆盖它",
     },
+    "report.edited": {
+        "en": "is not a report this app wrote ({n} values do not match the report schema; edited?)",
+        "zh": "不是本应用生成的报告（{n} 个值不符合报告结构；是否被修改过？）",
+    },
+    "report.as-shown": {
+        "en": "the report as the app showed it: run the diagnosis again",
+        "zh": "应用显示的原始报告：请重新运行诊断",
+    },
 }

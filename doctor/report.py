@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from core import InputError, say
 from doctor.shape import Part
 from doctor.version import SCHEMA_VERSION
 
@@ -83,6 +84,21 @@ class Report:
         stored = translations or {}
         others = {lang: ReportDocument.model_validate(doc).model_dump() for lang, doc in stored.items()}
         return cls.of(ReportDocument.model_validate(data), chain_figure, others)
+
+    @classmethod
+    def from_client(cls, data: Any) -> Report:
+        """A report a client sent back (the app's private events receive the shown report from the
+        browser, which may have edited it): one that does not match the model is an InputError, not a
+        validation traceback."""
+        from pydantic import ValidationError
+
+        try:
+            return cls.from_dict(data)
+        except (ValidationError, TypeError, ValueError) as error:
+            count = error.error_count() if isinstance(error, ValidationError) else 1
+            raise InputError(
+                say("report.edited", n=count), path="report", expected=say("report.as-shown")
+            ) from None
 
     def to_dict(self) -> Document:
         """A fresh copy of the document, exactly as docs/report.schema.json describes it."""

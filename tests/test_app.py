@@ -294,3 +294,22 @@ def test_the_documented_api_snippet_runs(app_url, monkeypatch, capsys):
     exec(compile(snippet.replace("http://127.0.0.1:7860/", app_url), "docs/api.md", "exec"), {})
     out = capsys.readouterr().out
     assert "1 precision-mismatch" in out and "conv-bn-act 33 fusible: 33" in out
+
+
+def test_reprofile_with_an_edited_report_is_one_input_error():
+    """Issue 33 item 11: the private reprofile event gets the shown report back from the client; an
+    edited one is a clear error, not "Internal error (ValidationError)"."""
+    from doctor import diagnose
+
+    report = diagnose(CPU / "train_amp_o2_graph", CPU / "infer_fp32_graph", isolate=False).to_dict()
+    assert app.reprofile(report, []).value  # the untouched report gives a script
+    for edited in (
+        {**report, "kind": "nonsense"},
+        {**report, "extra": 1},
+        {"kind": "pair"},
+        ["not", "a", "dict"],
+    ):
+        with pytest.raises(gr.Error) as caught:
+            app.reprofile(edited, [])  # type: ignore[arg-type]
+        assert caught.value.message.startswith("report: is not a report this app wrote (")
+        assert "Internal error" not in caught.value.message

@@ -400,3 +400,60 @@ def test_the_language_switch_shows_the_result_in_chinese(page_en: Page, app_url:
     for area in ("#verdict", "#causes"):
         shown = re.sub(r"<a\b[^>]*>.*?</a>", " ", page.locator(area).first.inner_html(), flags=re.S)
         assert english_sentences(shown) == [], area
+
+
+def _log_in(page: Page, url: str, user: str, password: str) -> None:
+    """Gradio's login page, then the app."""
+    page.goto(url)
+    page.locator("input[type=text], input:not([type])").first.fill(user)
+    page.locator("input[type=password]").fill(password)
+    page.get_by_role("button", name=re.compile("login", re.IGNORECASE)).click()
+    expect(page.locator("#run-compare")).to_be_visible()
+
+
+def test_a_case_link_shows_staff_notes_to_staff_only(browser: Browser, tmp_path: Path):
+    """Issue 33 item 4 in the browser: bob (not staff) opens a case link and sees no status and no note;
+    ann (staff) sees both."""
+    from gradio_client import Client, handle_file
+
+    from app import INSPECT_OUTPUTS, build_demo, launch_kwargs
+    from doctor.config import AppConfig
+
+    env = {"PERF_DOCTOR_USERS": "ann:pw-ann,bob:pw-bob", "PERF_DOCTOR_STAFF": "ann"}
+    config = AppConfig.from_env({**env, "PERF_DOCTOR_CASE_DB": str(tmp_path / "cases.sqlite3")})
+    demo = build_demo(config)
+    _, url, _ = demo.launch(
+        server_name="127.0.0.1",
+        server_port=free_port(),
+        prevent_thread_lock=True,
+        quiet=True,
+        **launch_kwargs(config, demo),
+    )
+    model = tmp_path / "noted.mindir"
+    model.write_bytes((MINDIR / "conv_bn_relu_eval.mindir").read_bytes())
+    try:
+        bob = Client(url, auth=("bob", "pw-bob"), verbose=False, analytics_enabled=False)
+        outputs = [name for name in INSPECT_OUTPUTS if name != "below_box"]  # the accordion has no value
+        result = bob.predict(handle_file(str(model)), api_name="/inspect")
+        link = result[outputs.index("case_link") - len(outputs)]["value"]
+        case_id = link.rsplit("=", 1)[1]
+        ann = Client(url, auth=("ann", "pw-ann"), verbose=False, analytics_enabled=False)
+        ann.predict(case_id, "answered", "Customer: ACME", "", "", "", 200, api_name="/triage_update")
+        for user, password, sees_note in (("bob", "pw-bob", False), ("ann", "pw-ann", True)):
+            context = browser.new_context(locale="en-US", viewport={"width": 1400, "height": 1000})
+            page = context.new_page()
+            page.set_default_timeout(TIMEOUT_MS)
+            try:
+                _log_in(page, url, user, password)
+                page.goto(f"{url.rstrip('/')}/?case={case_id}")
+                banner = page.locator("#inspect-case-info")  # a model case opens in the Inspect tab
+                expect(banner).to_contain_text(f"{case_id} of ")
+                if sees_note:
+                    expect(banner).to_contain_text("Customer: ACME")
+                else:
+                    expect(banner).not_to_contain_text("ACME")
+                    expect(banner).not_to_contain_text("answered")
+            finally:
+                context.close()
+    finally:
+        demo.close()

@@ -227,3 +227,26 @@ def test_a_case_with_kept_uploads_receives_its_after_run_in_the_triage_tab(tmp_p
         assert compared["after"]["causes"][0]["status"] == "resolved"
     finally:
         demo.close()
+
+
+def test_staff_notes_and_status_reach_staff_only(tmp_path):
+    """Issue 33 item 4: a user who is not staff opens a case link: the banner has no status and no note."""
+    env = {"PERF_DOCTOR_USERS": "ann:pw-ann,bob:pw-bob", "PERF_DOCTOR_STAFF": "ann"}
+    config = AppConfig.from_env({**env, "PERF_DOCTOR_CASE_DB": str(tmp_path / "cases.sqlite3")})
+    model = tmp_path / "notes_model.mindir"  # its own upload: another app of this module removed its copy
+    model.write_bytes(MODEL.read_bytes())
+    demo, url = _launch(config)
+    try:
+        user = Client(url, auth=("bob", "pw-bob"), verbose=False, analytics_enabled=False)
+        staff = Client(url, auth=("ann", "pw-ann"), verbose=False, analytics_enabled=False)
+        case_id = user.predict(handle_file(str(model)), api_name="/inspect")[I_LINK]["value"].rsplit("=", 1)[
+            1
+        ]
+        staff.predict(case_id, "answered", "Customer: ACME", "", "", "", 200, api_name="/triage_update")
+        seen_by_staff = staff.predict(case_id, api_name="/open_case")[I_BANNER]
+        assert "status: answered" in seen_by_staff and "Customer: ACME" in seen_by_staff
+        seen_by_user = user.predict(case_id, api_name="/open_case")[I_BANNER]
+        assert seen_by_user.startswith(f"Case `{case_id}` of ")
+        assert "ACME" not in seen_by_user and "answered" not in seen_by_user and "status" not in seen_by_user
+    finally:
+        demo.close()

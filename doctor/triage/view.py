@@ -210,8 +210,16 @@ def saved_banner(case_id: str, lang: str, retention_days: int) -> str:
     return t(key, lang, case=md_code(case_id), days=retention_days)
 
 
-def reopened_banner(summary: CaseSummary, lang: str) -> str:
-    """The Markdown line above a reopened result: case id, when it was created, status and note."""
+def reopened_banner(summary: CaseSummary, lang: str, staff: bool = False) -> str:
+    """The Markdown line above a reopened result: case id and when it was created; for staff also the
+    triage status and note (staff's own words about the customer: never shown to anyone else)."""
+    if not staff:
+        return t(
+            "case_reopened_public",
+            lang,
+            case=md_code(summary.case_id),
+            when=md_text(when_text(summary.created)),
+        )
     return t(
         "case_reopened",
         lang,
@@ -236,13 +244,15 @@ def record_case(book: CaseBook, report: Report, given: Given, base_url: str | No
     return saved_banner(case_id, report.lang, book.retention_days), book.link(case_id, base_url)
 
 
-def reopen_case(book: CaseBook, raw_id: object, lang: str, base_url: str | None) -> tuple[Report, str, str]:
-    """The report of a case link: (report, banner Markdown, link); InputError for a malformed, unknown
-    or undiagnosed case."""
+def reopen_case(
+    book: CaseBook, raw_id: object, lang: str, base_url: str | None, *, staff: bool = False
+) -> tuple[Report, str, str]:
+    """The report of a case link: (report, banner Markdown, link); the banner carries the triage status
+    and note only for `staff`. InputError for a malformed, unknown or undiagnosed case."""
     case = book.open(raw_id)
     report = case_report(case).in_lang(lang)  # the viewer's language when the case kept it
     link = book.link(case.summary.case_id, base_url)
-    return report, reopened_banner(case.summary, lang), link
+    return report, reopened_banner(case.summary, lang, staff), link
 
 
 def list_cases(
