@@ -63,3 +63,31 @@ def test_finite_extreme_starts_are_kept() -> None:
     kept = drop_bad_starts(Run(meta=run.meta, kernels=kernels, steps=run.steps, limitations=[]))
     assert kept.kernels["start_us"].tolist() == [1e308, -0.0, 1e-320]
     assert [lim.topic for lim in kept.limitations] == ["start-times"]
+
+
+def test_a_model_request_leaves_no_graph_behind(monkeypatch) -> None:
+    """Issue 33 item 9: the decoded graph (networkx keeps reference cycles) is collected when the request
+    ends, not whenever the garbage collector next runs: a 900k-node model left 1.2 GB resident."""
+    import gc
+    import weakref
+
+    import graph
+    from doctor import inspect_model
+    from tests.support.inputs import MINDIR
+
+    graphs: list[weakref.ref] = []
+    real = graph.load_mindir
+
+    def loading(path):  # type: ignore[no-untyped-def]
+        model = real(path)
+        graphs.append(weakref.ref(model.graph))
+        return model
+
+    monkeypatch.setattr(graph, "load_mindir", loading)
+    gc.collect()
+    gc.disable()  # only the request's own collection may free it
+    try:
+        inspect_model(MINDIR / "conv_bn_relu_eval.mindir", isolate=False, translate=False)
+        assert graphs and graphs[0]() is None
+    finally:
+        gc.enable()
