@@ -6,14 +6,18 @@ settings: concurrency 2, queue 16) with a private temporary folder; its resident
 
     python bench/hostile_load.py memory BASELINE TARGET [--after AFTER]   # RSS before, peak, after
     python bench/hostile_load.py attack [--users 8] [--size 100000]
+    python bench/hostile_load.py joinbomb [--runs 3]                         # issue 33: SQLite join bombs
 
 `memory` uploads each folder's files except trace_view.json (larger than the app's 500 MB upload limit
 for the big bench folders; the kernels come from kernel_details.csv). `attack` starts `--users` clients at
 once, each uploading the bench pair bench/data/ascend_<size>/{train,infer} (make it with
 bench/gen_ascend.py), while one attacker uploads the corpus's call-explosion MINDIR and issue 20's zip
 bomb (about 15 MB holding a 1.9 GiB kernel_details.csv, built here); every ordinary report must equal the
-in-process diagnosis of the same pair. Prints
-one JSON object (latencies in seconds, memory in MiB).
+in-process diagnosis of the same pair. `joinbomb` times a normal request (the Ascend Level1 fixture
+pair) alone, then again while two SQLite join-bomb uploads (the corpus's sqlite_string_ids_repeated and
+sqlite_tasks_share_global_task_id) start at the same moment from other clients; it prints a table and
+the bytes the server's temporary folder and /var/tmp gained. Prints one JSON object (latencies in
+seconds, memory in MiB).
 """
 
 from __future__ import annotations
@@ -189,6 +193,89 @@ def attack(users: int, size: int, data: Path = DATA) -> dict[str, Any]:
     }
 
 
+JOIN_BOMBS = ("sqlite_string_ids_repeated", "sqlite_tasks_share_global_task_id")
+NORMAL_PAIR = (generate.ASCEND / "level1" / "train", generate.ASCEND / "level1" / "infer")
+
+
+def folder_bytes(folder: Path) -> int:
+    """Bytes of the regular files below `folder` that this process may read (0 when it is gone)."""
+    total = 0
+    for path in folder.rglob("*") if folder.is_dir() else ():
+        try:
+            total += path.stat().st_size if path.is_file() else 0
+        except OSError:
+            continue
+    return total
+
+
+def timed(job: Any) -> tuple[float, str]:
+    """Wait for a submitted job: (seconds from now, "report" or the error's first 120 characters)."""
+    started = time.monotonic()
+    try:
+        job.result(timeout=TIMEOUT_S)
+        outcome = "report"
+    except AppError as error:
+        outcome = str(error)[:120]
+    return time.monotonic() - started, outcome
+
+
+def joinbomb(runs: int) -> dict[str, Any]:
+    """A normal request's latency alone and under two join-bomb uploads started at the same moment."""
+    normal = [upload_files(side) for side in NORMAL_PAIR]
+    bombs = [generate.CORPUS / f"{name}.zip" for name in JOIN_BOMBS]
+    alone: list[float] = []
+    attacked: list[float] = []
+    hostile: list[tuple[str, float, str]] = []
+    var_tmp = Path("/var/tmp")
+    with (
+        tempfile.TemporaryDirectory(prefix="perf-doctor-bench-") as scratch,
+        app_server(Path(scratch)) as server,
+    ):
+        client = local_client(server.url)
+        timed(compare_job(server, *normal))  # warm-up: every module loaded
+        var_before = folder_bytes(var_tmp)
+        for _ in range(runs):
+            started = time.monotonic()
+            timed(compare_job(server, *normal))
+            alone.append(time.monotonic() - started)
+        for _ in range(runs):
+            jobs = [client.submit(normal[0], [handle_file(str(b))], None, None, "auto", api_name="/compare")
+                    for b in bombs]  # fmt: skip
+            started = time.monotonic()  # the two bombs and the normal request start at the same moment
+            timed(compare_job(server, *normal))
+            attacked.append(time.monotonic() - started)
+            for bomb, job in zip(bombs, jobs, strict=True):
+                _, outcome = timed(job)
+                hostile.append((bomb.stem, round(time.monotonic() - started, 1), outcome))
+        gained = {"server_tmp": folder_bytes(server.temp), "var_tmp": folder_bytes(var_tmp) - var_before}
+        alive = server.alive()
+    ratio = statistics.median(attacked) / statistics.median(alone)
+    return {
+        "normal_pair": [str(side.relative_to(ROOT)) for side in NORMAL_PAIR],
+        "runs": runs,
+        "alone_s": [round(x, 2) for x in alone],
+        "under_two_join_bombs_s": [round(x, 2) for x in attacked],
+        "median_ratio": round(ratio, 2),
+        "within_2x": ratio <= 2.0,
+        "hostile": [
+            {"upload": name, "answered_within_s": s, "answer": answer} for name, s, answer in hostile
+        ],
+        "bytes_gained": gained,
+        "server_alive": alive,
+    }
+
+
+def joinbomb_table(result: dict[str, Any]) -> str:
+    """The joinbomb measurement as a Markdown table."""
+    rows = ["| run | alone (s) | under two join bombs (s) |", "|---|---|---|"]
+    for index, (alone, attacked) in enumerate(
+        zip(result["alone_s"], result["under_two_join_bombs_s"], strict=True)
+    ):
+        rows.append(f"| {index + 1} | {alone:.2f} | {attacked:.2f} |")
+    rows.append(f"| median ratio | | {result['median_ratio']:.2f} (within 2x: {result['within_2x']}) |")
+    return "\n".join(rows)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one measurement and print it as JSON."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -201,8 +288,13 @@ def main(argv: list[str] | None = None) -> int:
     many.add_argument("--users", type=int, default=8)
     many.add_argument("--size", type=int, default=100_000)
     many.add_argument("--data", type=Path, default=DATA, help="folder of the ascend_<size> pairs")
+    bombs = commands.add_parser("joinbomb")
+    bombs.add_argument("--runs", type=int, default=3, help="timed requests alone and under attack")
     args = parser.parse_args(argv)
-    if args.command == "memory":
+    if args.command == "joinbomb":
+        result = joinbomb(args.runs)
+        print(joinbomb_table(result), file=sys.stderr)
+    elif args.command == "memory":
         after = args.after.resolve() if args.after else None
         result = memory(args.baseline.resolve(), args.target.resolve(), after)
     else:

@@ -1074,6 +1074,23 @@ def _tasks_share_global_task_id(dest: Path) -> Path:
     return db_archive(dest, _share_task_id)
 
 
+def _text_in_numbers(connection: sqlite3.Connection) -> None:
+    connection.execute("UPDATE TASK SET startNs = 'soon' WHERE globalTaskId = 0")
+    connection.execute("UPDATE TASK SET endNs = 1.5e400 WHERE globalTaskId = 1")
+    connection.execute("UPDATE COMPUTE_TASK_INFO SET blockNum = 'many' WHERE globalTaskId = 2")
+    connection.execute("UPDATE COMPUTE_TASK_INFO SET name = 'text id' WHERE globalTaskId = 3")
+
+
+@case(
+    name="sqlite_text_in_number_columns",
+    outcome="report",
+    **DB_ARCHIVE,
+    note="text and an overflowing real in number columns (was ArrowInvalid): those values go missing",
+)
+def _sqlite_text_in_numbers(dest: Path) -> Path:
+    return db_archive(dest, _text_in_numbers)
+
+
 def pseudo_text(size: int) -> str:
     """`size` letters that do not compress (an archive's ratio check would refuse zeros first)."""
     state, letters = 12345, []
