@@ -7,6 +7,7 @@ settings: concurrency 2, queue 16) with a private temporary folder; its resident
     python bench/hostile_load.py memory BASELINE TARGET [--after AFTER]   # RSS before, peak, after
     python bench/hostile_load.py attack [--users 8] [--size 100000]
     python bench/hostile_load.py joinbomb [--runs 3]                         # issue 33: SQLite join bombs
+    python bench/hostile_load.py graph --nodes 100000                        # issue 33: a big model's memory
 
 `memory` uploads each folder's files except trace_view.json (larger than the app's 500 MB upload limit
 for the big bench folders; the kernels come from kernel_details.csv). `attack` starts `--users` clients at
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import sys
@@ -276,6 +278,28 @@ def joinbomb_table(result: dict[str, Any]) -> str:
     return "\n".join(rows)
 
 
+def graph_memory(nodes: int) -> dict[str, Any]:
+    """RSS of this (fresh) process around one isolated inspect_model of a chain of `nodes` Add nodes
+    (generate.write_huge_model): before, peak, and after the request with no collection of ours."""
+    from doctor import inspect_model
+
+    self_pid = os.getpid()
+    with tempfile.TemporaryDirectory(prefix="perf-doctor-bench-") as scratch:
+        path = generate.write_huge_model(Path(scratch) / f"chain_{nodes}.mindir", nodes)
+        inspect_model(generate.MODEL, translate=False)  # warm: every module the request imports
+        before, started = status_mib(self_pid, "VmRSS"), time.monotonic()
+        inspect_model(path, translate=False)
+        elapsed = time.monotonic() - started
+        return {
+            "nodes": nodes,
+            "file_mb": round(path.stat().st_size / 1e6, 1),
+            "seconds": round(elapsed, 1),
+            "rss_before_mib": round(before),
+            "rss_peak_mib": round(status_mib(self_pid, "VmHWM")),
+            "rss_after_mib": round(status_mib(self_pid, "VmRSS")),
+        }
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one measurement and print it as JSON."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -290,8 +314,12 @@ def main(argv: list[str] | None = None) -> int:
     many.add_argument("--data", type=Path, default=DATA, help="folder of the ascend_<size> pairs")
     bombs = commands.add_parser("joinbomb")
     bombs.add_argument("--runs", type=int, default=3, help="timed requests alone and under attack")
+    big = commands.add_parser("graph")
+    big.add_argument("--nodes", type=int, default=100_000)
     args = parser.parse_args(argv)
-    if args.command == "joinbomb":
+    if args.command == "graph":
+        result = graph_memory(args.nodes)
+    elif args.command == "joinbomb":
         result = joinbomb(args.runs)
         print(joinbomb_table(result), file=sys.stderr)
     elif args.command == "memory":

@@ -313,3 +313,17 @@ def test_reprofile_with_an_edited_report_is_one_input_error():
             app.reprofile(edited, [])  # type: ignore[arg-type]
         assert caught.value.message.startswith("report: is not a report this app wrote (")
         assert "Internal error" not in caught.value.message
+
+
+@pytest.mark.parametrize("rank", ["NaN", "Infinity", "1e400", "1e308", "2.5"])
+def test_a_rank_that_is_no_device_number_is_one_clear_error(app_url, rank):
+    """Issue 33 items 10 and 13 through the raw HTTP API (JSON allows NaN, Infinity and 1e400, which
+    gradio_client refuses to send): one clear error, no Gradio traceback, no null message, no 309 digits."""
+    import httpx
+
+    base = app_url.rstrip("/") + "/gradio_api/call/compare"
+    body = '{"data": [null, null, null, ' + rank + ', "auto", null]}'
+    event = httpx.post(base, content=body, headers={"Content-Type": "application/json"}, timeout=60).json()
+    stream = httpx.get(f"{base}/{event['event_id']}", timeout=120).text
+    assert "event: error" in stream, stream
+    assert "the rank must be a whole number from 0 to 65,535" in stream and "0" * 30 not in stream, stream
