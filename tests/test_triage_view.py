@@ -122,11 +122,15 @@ def test_save_and_delete_confirm_with_escaped_values(book):
 def test_a_reopened_case_is_the_stored_report_with_its_figure_and_a_banner(book):
     ids = _fill(book)
     book.update(ids["model"], note=XSS)
-    report, banner, link = view.reopen_case(book, ids["model"], "en", "http://host:7860")
+    report, banner, link = view.reopen_case(book, ids["model"], "en", "http://host:7860", staff=True)
     assert report.to_dict() == model_report().to_dict() and report.chain_figure is not None
     assert link == f"http://host:7860/?case={ids['model']}"
     assert banner.startswith(f"Case `{ids['model']}` of ") and "status: new" in banner
     assert "<img" not in banner and "&lt;img" in banner
+    _, public, _ = view.reopen_case(
+        book, ids["model"], "en", "http://host:7860"
+    )  # not staff: no triage words
+    assert public.startswith(f"Case `{ids['model']}` of ") and "status" not in public and "img" not in public
 
 
 def test_an_undiagnosed_or_foreign_case_cannot_be_shown_but_says_why(book):
