@@ -239,3 +239,46 @@ def test_an_isolated_decoding_error_names_the_database(tmp_path: Path) -> None:
     with sqlite_guard.isolated_decoding(isolation.decode_database):
         error = _refusal(root)
     assert "table STRING_IDS repeats id" in error.problem
+
+
+def test_cancelling_a_request_kills_its_sqlite_decoder(tmp_path: Path) -> None:
+    """A cancelled web request kills the child decoding its database at once (issue 33: cancelling did
+    not stop the join bomb); 390,000 real-shaped tasks take seconds to decode, the kill far less."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    def many_tasks(connection: sqlite3.Connection) -> None:
+        rows = "WITH RECURSIVE n(i) AS (SELECT 100 UNION ALL SELECT i + 1 FROM n WHERE i < 390099) "
+        connection.execute(
+            rows + "INSERT INTO TASK SELECT i * 1000, i * 1000 + 500, 0, 0, i, 1, 0, 0, 2, i, 1 FROM n"
+        )
+        connection.execute(
+            rows + "INSERT INTO COMPUTE_TASK_INFO SELECT 1, i, 8, 0, 0, 2, 3, 4, 5, 3, 6, 5, 7, 8, 9 FROM n"
+        )
+
+    root = _damaged(tmp_path, many_tasks)
+    token = isolation.Cancellation()
+    outcome: list[InputError] = []
+
+    def work() -> None:
+        try:
+            with sqlite_guard.isolated_decoding(isolation.decode_database):
+                read_folder(root)
+        except InputError as error:
+            outcome.append(error)
+
+    async def scenario() -> float:
+        task = asyncio.ensure_future(isolation.run_cancellable(work, token))
+        while token.running == 0:
+            await asyncio.sleep(0.02)
+        started = time.monotonic()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        while token.running:
+            await asyncio.sleep(0.02)
+        return time.monotonic() - started
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        assert pool.submit(asyncio.run, scenario()).result() < 5
+    assert [error.problem for error in outcome] == ["the request was cancelled"]
