@@ -46,7 +46,7 @@ from graph.model import Chain
 
 GROUPS: dict[str, frozenset[str]] = {
     "matmul": frozenset({"MatMul", "MatMulExt", "BatchMatMul", "BatchMatMulExt", "Dense", "BatchMatMulV2"}),
-    "scale": frozenset({"Mul", "Muls", "MulExt", "RealDiv", "Div", "Divs", "DivExt"}),
+    "scale": frozenset({"Mul", "Muls", "MulExt", "RealDiv", "Div", "Divs", "DivExt", "~Mul"}),
     "mul": frozenset({"Mul", "Muls", "MulExt", "~Mul"}),
     "div": frozenset({"RealDiv", "Div", "Divs", "DivExt"}),
     "add": frozenset({"Add", "AddExt", "Adds", "AddScalar"}),
@@ -172,7 +172,7 @@ DAG_PATTERNS: tuple[DagPattern, ...] = (
         (
             _s("prescale", "scale", optional=True, scalar=True),
             _s("qk", "matmul"),
-            _s("scale", "scale", optional=True, scalar=True),
+            _s("scale", "scale", optional=True),
             _s("mask", "mask", optional=True),
             _s("softmax", "softmax"),
             _s("dropout", "dropout", optional=True),
