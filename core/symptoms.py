@@ -362,9 +362,10 @@ SYMPTOM_KINDS: dict[str, SymptomKind] = {
         ("patterns", "layer-norm", "rms-norm", "blocked"),
     ),
     "mindir-decomposed-activation": SymptomKind(
-        "GeLU (erf or tanh form), FastGelu, SiLU/Swish or a rotary embedding written out as elementwise "
-        "ops instead of one GeLU / FastGelu / SiLU / RotaryPositionEmbedding op.",
-        ("patterns", "gelu", "fast-gelu", "silu", "rotary", "blocked"),
+        "GeLU (erf or tanh form), FastGelu, SiLU/Swish, a softmax outside attention or a rotary embedding "
+        "written out as elementwise ops instead of one GeLU / FastGelu / SiLU / Softmax / "
+        "RotaryPositionEmbedding op.",
+        ("patterns", "gelu", "fast-gelu", "silu", "softmax", "rotary", "blocked"),
     ),
     # --- a MINDIR joined with a profile (source "mindir+profile") ---
     "chains-ran-split": SymptomKind(
