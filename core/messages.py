@@ -213,6 +213,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "基线每步 {fused:g} 个融合的{what}内核（{types}，{fused_ms:.3f} ms）在目标上拆分执行：{runs:g} 组、"
         "每组 {kernels:g} 个内核（{chain}）每步耗时 {ms:.3f} ms（{ratio:.1f} 倍）。",
     },
+    "kernels.activation": {"en": "activation (GeLU / SiLU)", "zh": "激活（GeLU / SiLU）"},
+    "kernels.rotary": {"en": "rotary embedding", "zh": "旋转位置编码"},
     # --- diagnosis/analyzers/devices.py
     "ai-cpu-ops": {
         "en": "{ops} operators of the {role} run on AI CPU: {share:.0%} of its kernel time ({ms:.3f} ms per step); "

@@ -149,6 +149,28 @@ SYMPTOM_KINDS: dict[str, SymptomKind] = {
             "split_ms_per_step",
         ),
     ),
+    "activation-split": SymptomKind(
+        "Fused GeLU / FastGelu / SiLU (Swish) kernels of the baseline run as Sigmoid|Tanh|Erf|Exp with "
+        "Mul, Add and Div kernels on the target.",
+        (
+            "fused_per_step",
+            "split_per_step",
+            "split_kernels_per_step",
+            "fused_ms_per_step",
+            "split_ms_per_step",
+        ),
+    ),
+    "rotary-split": SymptomKind(
+        "Fused rotary embedding kernels (RotaryPositionEmbedding ...) of the baseline run as StridedSlice, "
+        "Neg|Sub, Mul, Add and Concat kernels on the target.",
+        (
+            "fused_per_step",
+            "split_per_step",
+            "split_kernels_per_step",
+            "fused_ms_per_step",
+            "split_ms_per_step",
+        ),
+    ),
     "fusion-split": SymptomKind(
         "Kernels fused on the baseline run as separate kernels on the target (or Conv and BN run as "
         "separate kernels in an Ascend/GPU inference run).",
@@ -340,9 +362,10 @@ SYMPTOM_KINDS: dict[str, SymptomKind] = {
         ("patterns", "layer-norm", "rms-norm", "blocked"),
     ),
     "mindir-decomposed-activation": SymptomKind(
-        "GeLU (erf or tanh form), FastGelu, SiLU/Swish or a rotary embedding written out as elementwise "
-        "ops instead of one GeLU / FastGelu / SiLU / RotaryPositionEmbedding op.",
-        ("patterns", "gelu", "fast-gelu", "silu", "rotary", "blocked"),
+        "GeLU (erf or tanh form), FastGelu, SiLU/Swish, a softmax outside attention or a rotary embedding "
+        "written out as elementwise ops instead of one GeLU / FastGelu / SiLU / Softmax / "
+        "RotaryPositionEmbedding op.",
+        ("patterns", "gelu", "fast-gelu", "silu", "softmax", "rotary", "blocked"),
     ),
     # --- a MINDIR joined with a profile (source "mindir+profile") ---
     "chains-ran-split": SymptomKind(

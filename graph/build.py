@@ -262,6 +262,9 @@ class GraphBuilder:
         self.max_nodes = max_nodes
         self.nodes: list[tuple[str, dict[str, Any]]] = []
         self.edges: list[tuple[str, str, dict[str, Any]]] = []
+        # (producer, consumer) -> outputs of a multi-output producer the consumer reads: a DiGraph keeps
+        # one edge per pair, so a * b from one Split would look like a * a without it
+        self.tuple_reads: dict[tuple[str, str], set[int]] = {}
         self.prims = {text(p.name): _primitive(p) for p in proto.primitives}
         self.functions = {text(f.name): f for f in proto.functions}
         self.instances: Counter[str] = Counter()
@@ -293,6 +296,9 @@ class GraphBuilder:
         g = nx.DiGraph(outputs=list(dict.fromkeys(outputs)))
         g.add_nodes_from(self.nodes)
         g.add_edges_from(self.edges)
+        for pair, indices in self.tuple_reads.items():
+            if len(indices) > 1:
+                g.edges[pair]["out_indices"] = tuple(sorted(indices))
         return g
 
     def _report(self) -> None:
@@ -421,6 +427,7 @@ class GraphBuilder:
             self.edges.append((ref, nid, {"index": index, "out_index": None}))
         elif kind is tuple:
             self.edges.append((ref[0], nid, {"index": index, "out_index": ref[1]}))
+            self.tuple_reads.setdefault((ref[0], nid), set()).add(ref[1])
         elif kind is _Const:
             args[names[index] if names and index < len(names) else f"arg{index}"] = ref.value
         elif kind is _TupleRef:

@@ -24,7 +24,14 @@ from diagnosis.unique import factorize
 
 # The symptom kinds this module emits (see diagnosis/analyzers/__init__.py).
 EMITS = Emits(
-    pair=("fusion-split", "format-conversion", "attention-split", "norm-split"),
+    pair=(
+        "fusion-split",
+        "format-conversion",
+        "attention-split",
+        "norm-split",
+        "activation-split",
+        "rotary-split",
+    ),
     run=("fusion-split", "format-conversion", "elementwise-heavy", "float64-input", "sync-heavy"),
 )
 
@@ -558,6 +565,10 @@ MATMUL_TYPES = (
     "MatMulExt",
 )
 CAST_LAYOUT = ("Cast", "Transpose", "TransposeD", "Reshape")
+SUMS = ("ReduceSum", "ReduceSumD")
+DIVS = ("RealDiv", "Div", "Divs", "Muls")
+WRITTEN_SOFTMAX = ("ReduceMax", "ReduceMaxD", "ArgMaxWithValue", "Sub", "Exp", *SUMS)
+LANES = ("StridedSlice", "StridedSliceD", "StridedSliceV2", "Slice", "SliceD", "Split", "SplitD", "SplitV")
 
 
 @dataclass(frozen=True)
@@ -578,6 +589,9 @@ class SplitPattern:
     tail: tuple[str, ...] = ()  # kernels right after the `after` one that still belong to the run
     tail_max: int = 2
     lead: tuple[str, ...] = ()  # without `before`: kernels right before the anchor that belong to the run
+    # (anchor, kernels): a run from that anchor holds one of the kernels (an Exp is a softmax only with
+    # its ReduceSum); the written-out forms of graph.canonical as kernels
+    needs: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 SPLIT_PATTERNS: tuple[SplitPattern, ...] = (
@@ -590,11 +604,12 @@ SPLIT_PATTERNS: tuple[SplitPattern, ...] = (
             "FusedInferAttentionScore",
             "FlashAttention",
         ),
-        anchor=("Softmax", "SoftmaxV2", "SoftmaxV3", "SoftmaxExt"),
+        anchor=("Softmax", "SoftmaxV2", "SoftmaxV3", "SoftmaxExt", "Exp"),
         before=MATMUL_TYPES,
         after=MATMUL_TYPES,
         between=(
             *CAST_LAYOUT,
+            *WRITTEN_SOFTMAX,
             "Mul",
             "Muls",
             "RealDiv",
@@ -610,6 +625,8 @@ SPLIT_PATTERNS: tuple[SplitPattern, ...] = (
             "MaskedFill",
             "Select",
         ),
+        needs=(("Exp", SUMS),),
+        window=6,  # a written softmax: BatchMatMul > Muls > Add > ReduceMax > Sub > Exp
     ),
     SplitPattern(
         "norm-split",
@@ -622,7 +639,7 @@ SPLIT_PATTERNS: tuple[SplitPattern, ...] = (
             "AddRmsNorm",
             "AddLayerNorm",
         ),
-        anchor=("ReduceMean", "ReduceMeanD", "MeanExt"),
+        anchor=("ReduceMean", "ReduceMeanD", "MeanExt", *SUMS),  # a mean, or sum / N
         before=(),
         after=("Rsqrt", "Sqrt"),
         between=(
@@ -636,15 +653,55 @@ SPLIT_PATTERNS: tuple[SplitPattern, ...] = (
             "Muls",
             "ReduceMean",
             "ReduceMeanD",
+            *SUMS,
+            *DIVS,
         ),
         tail=("Mul", "Muls", "RealDiv", "Div", "Add", "Adds"),
         tail_max=3,  # x * rstd, * gamma (RMSNorm); (x - mean) / std, * gamma, + beta (LayerNorm)
-        lead=("Pow", "Square", "Cast"),  # RMSNorm squares x before its ReduceMean
-        window=6,  # LayerNorm: ReduceMean > Sub > Pow > ReduceMean > Add > Sqrt
+        lead=("Pow", "Square", "Mul", "Cast"),  # RMSNorm squares x (Pow, Square or x * x) before its mean
+        needs=tuple((op, DIVS) for op in SUMS),  # a sum is a mean only divided by N
+        window=8,  # LayerNorm with sums: ReduceSum > Divs > Sub > Mul > ReduceSum > Divs > Add > Sqrt
+    ),
+    SplitPattern(
+        "activation-split",
+        fused=("Gelu", "GeLU", "GeluV2", "FastGelu", "FastGeluV2", "FastGeLU", "Swish", "SiLU", "Silu"),
+        anchor=("Sigmoid", "Tanh", "Erf", "Exp"),  # SiLU / FastGelu, tanh GeLU, erf GeLU, x / (1 + exp(-x))
+        before=(),
+        after=("Mul", "RealDiv", "Div"),
+        between=("Add", "Adds", "Cast"),
+        # scalar ops only: a tensor Add or Mul before the run is the residual or a projection's bias
+        lead=("Muls", "Pow", "Neg", "Divs", "Cast"),
+        needs=(("Exp", ("Neg", "Muls", "Sub")),),  # exp(-x): not a softmax's Exp
+        window=6,  # tanh GeLU: Muls (k) before its Tanh; its x + c x^3 Add stops the lead
+    ),
+    SplitPattern(
+        "rotary-split",
+        fused=(
+            "RotaryPositionEmbedding",
+            "ApplyRotaryPosEmb",
+            "ApplyRotaryPosEmbV2",
+            "RotaryMul",
+            "RopeWithSinCosCache",
+        ),
+        anchor=("Neg", "Sub", "Complex"),  # rotate-half's -x2, interleaved x1 cos - x2 sin, complex form
+        before=(),
+        after=("ConcatD", "Concat", "ConcatV2", "Pack", "Stack"),
+        between=(*LANES, "Mul", "Muls", "Add", "Adds", "Real", "Imag", "Cast", "Reshape"),
+        tail=("Mul", "Muls", "Add", "Reshape"),  # rotate-half: concat(-x2, x1) * sin, x * cos, +
+        tail_max=3,
+        lead=(*LANES, "Mul", "Muls", "Cast", "Reshape", "Transpose"),
+        needs=(("Sub", ("Mul",)),),
+        window=6,  # interleaved: Sub > Mul > Mul > Add > ConcatD
     ),
 )
 
 
+SPLIT_WHAT = {
+    "attention-split": "kernels.attention",
+    "norm-split": "kernels.norm",
+    "activation-split": "kernels.activation",
+    "rotary-split": "kernels.rotary",
+}
 _ALL_FUSED = frozenset(op for pattern in SPLIT_PATTERNS for op in pattern.fused)
 
 
@@ -665,11 +722,17 @@ def split_runs(types: list[str], pattern: SplitPattern) -> list[list[int]]:
             continue
         first = _reach(types, i, -1, taken, pattern) if pattern.before else _lead(types, i, taken, pattern)
         last = _reach(types, i, +1, len(types), pattern)
-        if first is not None and last is not None:
+        if first is not None and last is not None and _has_needed(types, op, first, last, pattern):
             last = _tail(types, last, pattern)
             runs.append(list(range(first, last + 1)))
             taken = last
     return runs
+
+
+def _has_needed(types: list[str], anchor: str, first: int, last: int, pattern: SplitPattern) -> bool:
+    """Whether a run from `anchor` holds the kernel its pattern `needs` for that anchor (if any)."""
+    needed = dict(pattern.needs).get(anchor)
+    return needed is None or any(t in needed for t in types[first : last + 1])
 
 
 def _reach(types: list[str], start: int, step: int, limit: int, pattern: SplitPattern) -> int | None:
@@ -742,7 +805,7 @@ def _split_symptom(
         say(
             "fused-split",
             fused=fused_per_step,
-            what=say("kernels.attention" if pattern.kind == "attention-split" else "kernels.norm"),
+            what=say(SPLIT_WHAT[pattern.kind]),
             types=", ".join(sorted(set(fused["op_type"]))),
             fused_ms=fused_ms,
             runs=split_per_step,
