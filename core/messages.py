@@ -603,8 +603,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     # --- input errors (diagnosis/sources.py, ingest.py, readers/catalog.py): problem and what was expected
     "error.known-layouts": {
-        "en": "a MindSpore profiler output: *_ascend_ms/ with ASCEND_PROFILER_OUTPUT/ (Ascend, MindSpore 2.3+), *_ascend_ms/FRAMEWORK/cpu_* (CPU, MindSpore 2.5+), a flat profiler/ folder (MindSpore 2.0-2.4: aicore_intermediate_*, gpu_op_detail_info_*, cpu_op_detail_info_*), a torch_npu *_ascend_pt/ folder, or a CANN msprof PROF_*/ folder with mindstudio_profiler_output/op_summary_*.csv (msprof, ACL, MindSpore Lite), or a SQLite export (ascend_mindspore_profiler[_<rank>].db, msprof_*.db)",
-        "zh": "MindSpore 性能数据输出：带 ASCEND_PROFILER_OUTPUT/ 的 *_ascend_ms/（Ascend，MindSpore 2.3+）、*_ascend_ms/FRAMEWORK/cpu_*（CPU，MindSpore 2.5+）、扁平的 profiler/ 文件夹（MindSpore 2.0-2.4：aicore_intermediate_*、gpu_op_detail_info_*、cpu_op_detail_info_*）、torch_npu 的 *_ascend_pt/ 文件夹、带 mindstudio_profiler_output/op_summary_*.csv 的 CANN msprof PROF_*/ 文件夹（msprof、ACL、MindSpore Lite），或 SQLite 导出（ascend_mindspore_profiler[_<rank>].db、msprof_*.db）",
+        "en": "a MindSpore profiler output: *_ascend_ms/ with ASCEND_PROFILER_OUTPUT/ (Ascend, MindSpore 2.3+), *_ascend_ms/FRAMEWORK/cpu_* (CPU, MindSpore 2.5+), a flat profiler/ folder (MindSpore 2.0-2.4: aicore_intermediate_*, gpu_op_detail_info_*, cpu_op_detail_info_*), a torch_npu *_ascend_pt/ folder, or a CANN msprof PROF_*/ folder with mindstudio_profiler_output/op_summary_*.csv (msprof, ACL, MindSpore Lite) or device_<id>/timeline/msprof_<device>_<model>_<iteration>.json (older msprof), or a SQLite export (ascend_mindspore_profiler[_<rank>].db, msprof_*.db, torch_npu's *_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_<rank>.db with analysis.db)",
+        "zh": "MindSpore 性能数据输出：带 ASCEND_PROFILER_OUTPUT/ 的 *_ascend_ms/（Ascend，MindSpore 2.3+）、*_ascend_ms/FRAMEWORK/cpu_*（CPU，MindSpore 2.5+）、扁平的 profiler/ 文件夹（MindSpore 2.0-2.4：aicore_intermediate_*、gpu_op_detail_info_*、cpu_op_detail_info_*）、torch_npu 的 *_ascend_pt/ 文件夹、带 mindstudio_profiler_output/op_summary_*.csv（msprof、ACL、MindSpore Lite）或 device_<id>/timeline/msprof_<device>_<model>_<iteration>.json（较早的 msprof）的 CANN msprof PROF_*/ 文件夹，或 SQLite 导出（ascend_mindspore_profiler[_<rank>].db、msprof_*.db、torch_npu 的 *_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_<rank>.db 及 analysis.db）",
     },
     "error.accepted": {
         "en": "a profiler output folder, a .zip, .tar or .tar.gz archive of it, or the files of that folder",
@@ -1445,4 +1445,31 @@ MESSAGES: dict[str, dict[str, str]] = {
     "limits.positive": {"en": "a positive number", "zh": "正数"},
     "limits.not-number": {"en": "{raw} is not a number", "zh": "{raw} 不是数字"},
     "limits.not-positive": {"en": "{raw} is not positive", "zh": "{raw} 不是正数"},
+    # --- diagnosis/readers/torch_npu_db.py, msprof_timeline.py, legacy_steps.py (layouts of issue 28)
+    "torchdb.schema": {
+        "en": "torch_npu's SQLite export: ascend_pytorch_profiler_<rank>.db with tables TASK, COMPUTE_TASK_INFO and STRING_IDS (also read: COMMUNICATION_OP, STEP_TIME, AICORE_FREQ, RANK_DEVICE_MAP, and analysis.db's StepTraceTime); re-export, or upload the text export (kernel_details.csv) instead",
+        "zh": "torch_npu 的 SQLite 导出：包含表 TASK、COMPUTE_TASK_INFO 和 STRING_IDS 的 ascend_pytorch_profiler_<rank>.db（也读取 COMMUNICATION_OP、STEP_TIME、AICORE_FREQ、RANK_DEVICE_MAP 以及 analysis.db 的 StepTraceTime）；请重新导出，或改为上传文本导出（kernel_details.csv）",
+    },
+    "torchdb.no-table": {"en": "has no table {table}", "zh": "没有表 {table}"},
+    "torchdb.no-steps": {
+        "en": "{name} has no STEP_TIME table: the whole profiled window counts as one step",
+        "zh": "{name} 没有 STEP_TIME 表：整个采集窗口算作一步",
+    },
+    "timeline.no-config": {
+        "en": "the msprof timeline layout keeps no collection settings (no sample.json): the profiler level and aic_metrics are unknown",
+        "zh": "msprof 时间线布局不保存采集设置（没有 sample.json）：性能分析级别和 aic_metrics 未知",
+    },
+    "timeline.no-steps": {
+        "en": "the timeline JSON has no Iteration Time spans: the whole profiled window counts as one step",
+        "zh": "时间线 JSON 中没有 Iteration Time 区间：整个采集窗口算作一步",
+    },
+    "timeline.info-object": {"en": "an info.json.<id> JSON object", "zh": "info.json.<id> JSON 对象"},
+    "timeline.no-kernels": {
+        "en": "holds no Ascend Hardware compute tasks or HCCL communication operators",
+        "zh": "不含 Ascend Hardware 计算任务或 HCCL 通信算子",
+    },
+    "timeline.expected": {
+        "en": "CANN msprof's timeline layout: PROF_*/device_<id>/timeline/msprof_<device>_<model>_<iteration>.json (Chrome trace with the Ascend Hardware, HCCL, Overlap Analysis and Step Trace processes) and device_<id>/info.json.<id>",
+        "zh": "CANN msprof 的时间线布局：PROF_*/device_<id>/timeline/msprof_<device>_<model>_<iteration>.json（含 Ascend Hardware、HCCL、Overlap Analysis 和 Step Trace 进程的 Chrome trace）以及 device_<id>/info.json.<id>",
+    },
 }

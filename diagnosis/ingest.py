@@ -24,8 +24,10 @@ from diagnosis.readers import (
     cpu,
     gpu,
     legacy_cpu,
+    msprof_timeline,
     sqlite_db,
     torch_npu,
+    torch_npu_db,
 )
 from diagnosis.readers.catalog import BY_NAME, KNOWN_LAYOUTS_TEXT, SKIP_RECORD
 
@@ -35,11 +37,13 @@ from diagnosis.readers.catalog import BY_NAME, KNOWN_LAYOUTS_TEXT, SKIP_RECORD
 READERS: tuple[ModuleType, ...] = (
     ascend_legacy,
     torch_npu,
+    torch_npu_db,
     ascend,
     cpu,
     gpu,
     legacy_cpu,
     cann_msprof,
+    msprof_timeline,
     sqlite_db,
 )
 

@@ -40,6 +40,9 @@ LAYOUTS = (
     Layout("cann-msprof", "mindstudio_profiler_output/op_summary_*.csv"),
     Layout("ascend-ms-db", "ascend_mindspore_profiler.db"),  # MindSpore 2.5+ export_type=db only
     Layout("cann-msprof-db", "msprof_*.db"),  # CANN msprof --type=db only
+    Layout("torch-npu-db", "ascend_pytorch_profiler_<r>.db"),  # torch_npu *_ascend_pt, export_type=db only
+    # CANN msprof's older layout: PROF_*/device_<id>/timeline/msprof_<dev>_<model>_<iter>.json, no exports
+    Layout("cann-msprof-timeline", "timeline/msprof_*.json"),
 )
 BY_NAME = {entry.name: entry for entry in LAYOUTS}
 KNOWN_LAYOUTS_TEXT = say("error.known-layouts")
@@ -83,9 +86,15 @@ OUTPUT_TABLES = {
 # Written by the profilers, not read, but kept in place by folder uploads.
 _OUTPUT_UNREAD = (
     r"(l2_cache|hbm|nic|roce|pcie|hccs|task_time|soc_pmu)\.csv|communication_matrix\.json"
-    r"|communication_analyzer\.db|analysis\.db|ascend_(mindspore|pytorch)_profiler(_\d+)?\.db"
+    r"|communication_analyzer\.db|ascend_mindspore_profiler(_\d+)?\.db"
 )
-_OUTPUT_READ = pattern(KERNEL_DETAILS, STEP_TRACE_TIME, TRACE_VIEW, COMMUNICATION, *OUTPUT_TABLES.values())
+# torch_npu's db export (export_type=db): read by readers.torch_npu_db.
+TORCH_DB = re.compile(r"^ascend_pytorch_profiler(_\d+)?\.db$")
+ANALYSIS_DB = "analysis.db"
+_OUTPUT_READ = (
+    pattern(KERNEL_DETAILS, STEP_TRACE_TIME, TRACE_VIEW, COMMUNICATION, ANALYSIS_DB, *OUTPUT_TABLES.values())
+    + r"|ascend_pytorch_profiler(_\d+)?\.db"
+)
 PROFILER_INFO = "profiler_info_{r}.json"  # torch_npu on one card: profiler_info.json
 PROFILER_METADATA = "profiler_metadata.json"
 
@@ -133,6 +142,10 @@ _MSPROF_FILES = f"{_MSPROF_READ}|{_MSPROF_UNREAD}"
 # SQLite exports in the msprof DB schema (TASK, COMPUTE_TASK_INFO, STRING_IDS; times in ns).
 MS_DB = re.compile(r"^ascend_mindspore_profiler(_\d+)?\.db$")
 MSPROF_DB = re.compile(r"^msprof_[\w.-]*\.db$")
+# The older timeline layout: PROF_*/device_<id>/{info.json.<id>, timeline/<kind>_<dev>_<model>_<iter>.json}.
+MSPROF_ITERATION = re.compile(r"msprof_(\d+)_(\d+)_(\d+)\.json")  # groups: device, model, iteration
+_TIMELINE_FILES = r"(msprof|task_time|step_trace|hccl)_\d+_\d+_\d+\.json"  # placed; msprof_* is read
+MSPROF_INFO = r"info\.json\.\d+"
 
 # ----------------------------------------------------------------------------- discovery (file evidence)
 
@@ -184,9 +197,11 @@ PLACES = (
             r"|gpu_[a-z_]+_\d+\.(csv|txt|json)|activity_execute_timestamp_\d+\.txt"
         ),
     ),
-    # CANN msprof (last: legacy step_trace_raw_* and MindSpore's step_trace_time.csv are placed above)
+    # CANN msprof (last: legacy step_trace_raw_* and MindSpore's step_trace_time.csv are placed above;
+    # the timeline layout's per-iteration JSON before the exports' msprof_*.json)
+    ("msprof-timeline", re.compile(_TIMELINE_FILES)),
     ("msprof-output", re.compile(_MSPROF_FILES)),
-    ("msprof-device", re.compile(pattern(MSPROF_SAMPLE))),
+    ("msprof-device", re.compile(pattern(MSPROF_SAMPLE) + "|" + MSPROF_INFO)),
 )
 
 

@@ -28,6 +28,7 @@ from diagnosis.readers.catalog import (
     MS_DB,
     RANK_DIR,
     RANK_SUFFIX,
+    TORCH_DB,
     TRACE_VIEW,
 )
 
@@ -120,7 +121,8 @@ def _run_root(folder: Path, files: set[str], dirs: set[str]) -> list[Candidate]:
     out_files, _ = _listing(folder / APO)
     info_ranks = sorted(int(m.group(1)) for f in files if (m := INFO_FILE.match(f)))
     if _is_torch(folder, files, info_ranks):
-        return [Candidate("torch-npu", folder, info_ranks[0] if info_ranks else None)]
+        rank = info_ranks[0] if info_ranks else _suffix_rank(out_files)
+        return [Candidate(_torch_layout(out_files), folder, rank)]
     rank_dir = RANK_DIR.match(folder.name)
     if not info_ranks and (rank_dir or _legacy_parent(folder.parent)):
         return [Candidate("ascend-ms-2.3", folder, int(rank_dir.group(1)) if rank_dir else None)]
@@ -139,6 +141,13 @@ def _ascend_layout(out_files: set[str]) -> str:
     trace_view.json) is read from its SQLite database; anything else from the text exports."""
     text = KERNEL_DETAILS in out_files or TRACE_VIEW in out_files
     return "ascend-ms" if text or not any(MS_DB.match(f) for f in out_files) else "ascend-ms-db"
+
+
+def _torch_layout(out_files: set[str]) -> str:
+    """torch_npu's db-only export (export_type=db: ascend_pytorch_profiler_<rank>.db, no kernel_details.csv
+    and no trace_view.json) is read from its SQLite database; anything else from the text exports."""
+    text = KERNEL_DETAILS in out_files or TRACE_VIEW in out_files
+    return "torch-npu" if text or not any(TORCH_DB.match(f) for f in out_files) else "torch-npu-db"
 
 
 def _is_torch(folder: Path, files: set[str], info_ranks: list[int]) -> bool:
