@@ -225,7 +225,6 @@ MESSAGES: dict[str, dict[str, str]] = {
         "step there.",
         "zh": "目标上有 {ops} 个已匹配算子换到了不同的计算单元（{text}）；它们在目标上每步耗时 {ms:.3f} ms。",
     },
-    "frequency.trace": {"en": "trace AI Core Freq counter", "zh": "trace 中的 AI Core Freq 计数器"},
     "frequency.smi": {
         "en": "npu-smi curFreq against the rated clock",
         "zh": "npu-smi 的 curFreq 与额定频率对比",
@@ -234,6 +233,13 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "The AI Core clock of the {role} drops from {max_mhz:g} MHz to {min_mhz:g} MHz ({basis}; {drop:.0%} "
         "below the maximum on average{extra}).",
         "zh": "{role}的 AI Core 频率从 {max_mhz:g} MHz 降到 {min_mhz:g} MHz（{basis}；平均比最高频率低 {drop:.0%}{extra}）。",
+    },
+    "frequency-drop.kernels": {
+        "en": "The AI Core clock of the {role} falls from {max_mhz:g} MHz to {min_mhz:g} MHz while kernels run: "
+        "{kernels} kernels ran below full clock for {ms:.3f} ms ({share:.0%} of the AI Core busy time); the clock "
+        "during kernels is {drop:.0%} below the maximum on average{extra}.",
+        "zh": "{role}的 AI Core 频率在内核运行期间从 {max_mhz:g} MHz 降到 {min_mhz:g} MHz：{kernels} 个内核在低于满频时运行了 "
+        "{ms:.3f} ms（占 AI Core 忙碌时间的 {share:.0%}）；内核运行期间的平均频率比最高频率低 {drop:.0%}{extra}。",
     },
     "communication-share": {
         "en": "Collective communication not hidden by computation takes {share:.0%} of each {role} step "
@@ -603,8 +609,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     # --- input errors (diagnosis/sources.py, ingest.py, readers/catalog.py): problem and what was expected
     "error.known-layouts": {
-        "en": "a MindSpore profiler output: *_ascend_ms/ with ASCEND_PROFILER_OUTPUT/ (Ascend, MindSpore 2.3+), *_ascend_ms/FRAMEWORK/cpu_* (CPU, MindSpore 2.5+), a flat profiler/ folder (MindSpore 2.0-2.4: aicore_intermediate_*, gpu_op_detail_info_*, cpu_op_detail_info_*), a torch_npu *_ascend_pt/ folder, or a CANN msprof PROF_*/ folder with mindstudio_profiler_output/op_summary_*.csv (msprof, ACL, MindSpore Lite) or device_<id>/timeline/msprof_<device>_<model>_<iteration>.json (older msprof), or a SQLite export (ascend_mindspore_profiler[_<rank>].db, msprof_*.db, torch_npu's *_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_<rank>.db with analysis.db)",
-        "zh": "MindSpore 性能数据输出：带 ASCEND_PROFILER_OUTPUT/ 的 *_ascend_ms/（Ascend，MindSpore 2.3+）、*_ascend_ms/FRAMEWORK/cpu_*（CPU，MindSpore 2.5+）、扁平的 profiler/ 文件夹（MindSpore 2.0-2.4：aicore_intermediate_*、gpu_op_detail_info_*、cpu_op_detail_info_*）、torch_npu 的 *_ascend_pt/ 文件夹、带 mindstudio_profiler_output/op_summary_*.csv（msprof、ACL、MindSpore Lite）或 device_<id>/timeline/msprof_<device>_<model>_<iteration>.json（较早的 msprof）的 CANN msprof PROF_*/ 文件夹，或 SQLite 导出（ascend_mindspore_profiler[_<rank>].db、msprof_*.db、torch_npu 的 *_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_<rank>.db 及 analysis.db）",
+        "en": "a MindSpore profiler output: *_ascend_ms/ with ASCEND_PROFILER_OUTPUT/ (Ascend, MindSpore 2.3+), *_ascend_ms/FRAMEWORK/cpu_* (CPU, MindSpore 2.5+), a flat profiler/ folder (MindSpore 1.x-2.4: aicore_intermediate_*, gpu_op_detail_info_*, cpu_op_detail_info_*; step_trace_raw_*_detail_time.csv alone gives steps and communication), a torch_npu *_ascend_pt/ folder, or a CANN msprof PROF_*/ folder with mindstudio_profiler_output/op_summary_*.csv (msprof, ACL, MindSpore Lite) or device_<id>/timeline/msprof_<device>_<model>_<iteration>.json (older msprof), or a SQLite export (ascend_mindspore_profiler[_<rank>].db, msprof_*.db, torch_npu's *_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_<rank>.db with analysis.db)",
+        "zh": "MindSpore 性能数据输出：带 ASCEND_PROFILER_OUTPUT/ 的 *_ascend_ms/（Ascend，MindSpore 2.3+）、*_ascend_ms/FRAMEWORK/cpu_*（CPU，MindSpore 2.5+）、扁平的 profiler/ 文件夹（MindSpore 1.x-2.4：aicore_intermediate_*、gpu_op_detail_info_*、cpu_op_detail_info_*；只有 step_trace_raw_*_detail_time.csv 时读取步与通信）、torch_npu 的 *_ascend_pt/ 文件夹、带 mindstudio_profiler_output/op_summary_*.csv（msprof、ACL、MindSpore Lite）或 device_<id>/timeline/msprof_<device>_<model>_<iteration>.json（较早的 msprof）的 CANN msprof PROF_*/ 文件夹，或 SQLite 导出（ascend_mindspore_profiler[_<rank>].db、msprof_*.db、torch_npu 的 *_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_<rank>.db 及 analysis.db）",
     },
     "error.accepted": {
         "en": "a profiler output folder, a .zip, .tar or .tar.gz archive of it, or the files of that folder",
@@ -1103,8 +1109,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "没有 kernel_details.csv 或 trace_view.json",
     },
     "ascend.expected-apo": {
-        "en": "ASCEND_PROFILER_OUTPUT with kernel_details.csv (profiler_level Level0 or higher, export_type text)",
-        "zh": "含 kernel_details.csv 的 ASCEND_PROFILER_OUTPUT（profiler_level 为 Level0 或更高，export_type 为 text）",
+        "en": "ASCEND_PROFILER_OUTPUT with kernel_details.csv or trace_view.json (profiler_level Level0 or higher, export_type text), or with ascend_mindspore_profiler[_<rank>].db / ascend_pytorch_profiler_<rank>.db (export_type db)",
+        "zh": "含 kernel_details.csv 或 trace_view.json 的 ASCEND_PROFILER_OUTPUT（profiler_level 为 Level0 或更高，export_type 为 text），或含 ascend_mindspore_profiler[_<rank>].db / ascend_pytorch_profiler_<rank>.db 的 ASCEND_PROFILER_OUTPUT（export_type 为 db）",
     },
     "ascend.no-kernels": {
         "en": "no Ascend Hardware kernels in trace_view.json and no kernel_details.csv",
@@ -1471,5 +1477,34 @@ MESSAGES: dict[str, dict[str, str]] = {
     "timeline.expected": {
         "en": "CANN msprof's timeline layout: PROF_*/device_<id>/timeline/msprof_<device>_<model>_<iteration>.json (Chrome trace with the Ascend Hardware, HCCL, Overlap Analysis and Step Trace processes) and device_<id>/info.json.<id>",
         "zh": "CANN msprof 的时间线布局：PROF_*/device_<id>/timeline/msprof_<device>_<model>_<iteration>.json（含 Ascend Hardware、HCCL、Overlap Analysis 和 Step Trace 进程的 Chrome trace）以及 device_<id>/info.json.<id>",
+    },
+    "legacysteps.no-operators": {
+        "en": "{what} cannot be answered: this run has step_trace_raw (steps and communication operators) but not the operator files ({files})",
+        "zh": "无法回答{what}：此运行只有 step_trace_raw（步与通信算子），没有算子文件（{files}）",
+    },
+    "legacysteps.operators": {
+        "en": "compute-operator time, types and AI CPU use",
+        "zh": "计算算子耗时、类型和 AI CPU 使用",
+    },
+    "legacysteps.dtypes": {
+        "en": "operator dtypes (precision, casts)",
+        "zh": "算子数据类型（精度、类型转换）",
+    },
+    "legacysteps.shapes": {
+        "en": "operator input shapes (dynamic shapes, batch)",
+        "zh": "算子输入形状（动态形状、批大小）",
+    },
+    "legacysteps.formats": {"en": "operator formats (layout conversions)", "zh": "算子格式（布局转换）"},
+    "legacysteps.scopes": {
+        "en": "operator scopes (matching with the model, fusion)",
+        "zh": "算子作用域（与模型对应、融合）",
+    },
+    "legacysteps.op-state": {
+        "en": "how kernels were compiled (static or dynamic)",
+        "zh": "内核的编译方式（静态或动态）",
+    },
+    "legacysteps.aic-metrics": {
+        "en": "AI Core pipe utilisation (what bounds an operator)",
+        "zh": "AI Core 流水线利用率（算子受何限制）",
     },
 }

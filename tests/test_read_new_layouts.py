@@ -228,3 +228,22 @@ def test_pack_keeps_exactly_the_files_read(folder: Path, capsys, tmp_path: Path)
         len(direct.kernels),
         len(direct.steps),
     )
+
+
+def test_the_msprof_schema_exports_read_their_aicore_freq_table(tmp_path: Path) -> None:
+    """MindSpore's and msprof's db exports (readers.sqlite_db) read AICORE_FREQ as torch_npu's does."""
+    fixture = Path(__file__).resolve().parent / "fixtures" / "ascend" / "db" / "ms_infer"
+    shutil.copytree(fixture, tmp_path / "run")
+    db = next((tmp_path / "run").rglob("ascend_mindspore_profiler.db"))
+    start = query(db, "SELECT MIN(startNs) FROM TASK")[0][0]
+    samples = [(0, start - 1000, 1800), (0, start + 5000, 1300)]  # the torch_npu table's columns
+    with sqlite3.connect(db) as connection:
+        connection.execute("CREATE TABLE AICORE_FREQ (deviceId INTEGER, timestampNs INTEGER, freq INTEGER)")
+        connection.executemany("INSERT INTO AICORE_FREQ VALUES (?, ?, ?)", samples)
+    run = read_folder(tmp_path / "run")
+    assert run.meta.layout == "ascend-ms-db"
+    assert run.frequency["mhz"].astype(float).tolist() == [1800.0, 1300.0]
+    assert run.frequency["ts_us"].astype(float).tolist() == pytest.approx(
+        [(start - 1000) / 1000, (start + 5000) / 1000]
+    )
+    assert read_folder(fixture).frequency.empty  # the fixture itself has no AICORE_FREQ table

@@ -43,6 +43,8 @@ LAYOUTS = (
     Layout("torch-npu-db", "ascend_pytorch_profiler_<r>.db"),  # torch_npu *_ascend_pt, export_type=db only
     # CANN msprof's older layout: PROF_*/device_<id>/timeline/msprof_<dev>_<model>_<iter>.json, no exports
     Layout("cann-msprof-timeline", "timeline/msprof_*.json"),
+    # MindSpore 1.x flat profiler/ with step_trace_raw (and hccl_raw) but no operator files
+    Layout("legacy-steps", "step_trace_raw_<r>_detail_time.csv"),
 )
 BY_NAME = {entry.name: entry for entry in LAYOUTS}
 KNOWN_LAYOUTS_TEXT = say("error.known-layouts")
@@ -162,6 +164,9 @@ LEGACY_ASCEND = re.compile(
     r"|ascend_timeline_display)_(\d+)[._]"
 )
 LEGACY_CPU = re.compile(r"^(?:cpu_op_detail_info|cpu_op_execute_timestamp)_(\d+)\.")
+# The per-rank operator files of the flat Ascend folder; without them only steps and communication are read.
+LEGACY_OPERATORS = re.compile(r"^(?:output_timeline_data|aicore_intermediate|framework_raw)_(\d+)[._]")
+STEP_TRACE_RAW_FILE = rank_regex(STEP_TRACE_RAW)
 CPU_DETAIL = rank_regex(CPU_OP_DETAIL)
 
 # ------------------------------------------------------------------------ folder uploads (placement)

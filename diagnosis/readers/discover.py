@@ -25,9 +25,11 @@ from diagnosis.readers.catalog import (
     LEGACY_ASCEND,
     LEGACY_CPU,
     LEGACY_GPU,
+    LEGACY_OPERATORS,
     MS_DB,
     RANK_DIR,
     RANK_SUFFIX,
+    STEP_TRACE_RAW_FILE,
     TORCH_DB,
     TRACE_VIEW,
 )
@@ -110,6 +112,9 @@ def classify(folder: Path) -> list[Candidate]:
     if KERNEL_DETAILS in files:
         note = "kernel_details.csv without its run folder: no profiler configuration record"
         return [Candidate("ascend-ms", folder, _suffix_rank(files), note=note)]
+    if TRACE_VIEW in files and not dirs:
+        note = "trace_view.json without its run folder: kernels from its Ascend Hardware events"
+        return [Candidate("ascend-ms", folder, None, note=note)]
     if TRACE_VIEW not in files and any(MS_DB.match(f) for f in files):
         note = "ascend_mindspore_profiler db without its run folder: no profiler configuration record"
         return [Candidate("ascend-ms-db", folder, _suffix_rank(files), note=note)]
@@ -191,6 +196,9 @@ def _flat_legacy(folder: Path, files: set[str], dirs: set[str]) -> list[Candidat
     if any(RANK_DIR.match(d) and d.endswith("_ascend_ms") for d in dirs):
         return []  # MindSpore 2.3/2.4: the rank folders below are the run roots
     ascend = _ids(files, LEGACY_ASCEND)
+    if ascend and not _ids(files, LEGACY_OPERATORS) and _ids(files, STEP_TRACE_RAW_FILE):
+        # MindSpore 1.x steps and communication without operator files (e.g. kept for cluster analysis)
+        return [Candidate("legacy-steps", folder, r) for r in _ids(files, STEP_TRACE_RAW_FILE)]
     if ascend:
         return [Candidate("legacy-ascend", folder, r) for r in ascend]
     cpu = _ids(files, LEGACY_CPU)

@@ -40,7 +40,7 @@ from diagnosis.readers.ascend import complete, kernel_limitations
 from diagnosis.readers.cann_msprof import CANN, devices_of, op_summaries, prof_folders
 from diagnosis.readers.discover import classify
 from diagnosis.readers.io import check_file, display, load_json, to_frame
-from diagnosis.readers.steps import assign_steps
+from diagnosis.readers.steps import step_ids
 from diagnosis.readers.tables import run_tables
 from diagnosis.readers.trace import FREQ_NAME, HARDWARE, OVERLAP, add_freq, freq_frame, iter_events
 from diagnosis.readers.traits import amp_of, infer_execution_mode, name_pairs, phase_of
@@ -81,8 +81,7 @@ def read(candidate: Candidate) -> Run:
     kernels = _kernels(pd.concat([p[0] for p in parts], ignore_index=True), paths[0])
     steps = conform_steps(pd.DataFrame([p[1] for p in parts if p[1]]))
     if len(steps):
-        step = assign_steps(kernels["start_us"].to_numpy(dtype="float64", na_value=np.nan), steps)
-        kernels["step"] = pd.Series(step, dtype="float64").astype("Int64").astype("int64[pyarrow]")
+        kernels["step"] = step_ids(kernels["start_us"], steps).set_axis(kernels.index)
     frequency = (
         pd.concat([p[2] for p in parts if len(p[2])], ignore_index=True)
         if any(len(p[2]) for p in parts)

@@ -49,7 +49,7 @@ from diagnosis.readers.ascend import (
 )
 from diagnosis.readers.discover import discover
 from diagnosis.readers.io import budget, display, rows_error, to_frame
-from diagnosis.readers.steps import assign_steps, no_steps
+from diagnosis.readers.steps import no_steps, step_ids
 from diagnosis.readers.torch_npu import TORCH
 from diagnosis.readers.values import map_unique, normalise_columns, op_type_of_kernel, scope_of
 
@@ -106,8 +106,7 @@ def read(candidate: Candidate) -> Run:
     files += [analysis] if analysis is not None else []
     steps = steps_of(spans, breakdown)
     if len(steps):
-        step = pd.Series(assign_steps(_floats(kernels["start_us"]), steps), dtype="float64")
-        kernels["step"] = step.astype("Int64").astype("int64[pyarrow]")
+        kernels["step"] = step_ids(kernels["start_us"], steps).set_axis(kernels.index)
     out = Output(TORCH, kernels, steps, present, files=files, frequency=frequency)
     out.limitations = kernel_limitations(present, kernels, config.level, TORCH, path.name)
     if not len(steps):
@@ -122,10 +121,6 @@ def profiler_db(apo: Path, rank: int | None) -> Path:
     names = sorted(e.name for e in os.scandir(apo) if e.is_file() and catalog.TORCH_DB.match(e.name))
     wanted = [n for n in names if rank is not None and n == f"ascend_pytorch_profiler_{rank}.db"]
     return apo / (wanted or names)[0]
-
-
-def _floats(column: pd.Series) -> np.ndarray:
-    return column.to_numpy(dtype="float64", na_value=np.nan)
 
 
 # ------------------------------------------------------------------------------------------- database
@@ -181,7 +176,7 @@ class Database:
         """Every row of `table` (documented names, checked against the database, never user text),
         within the row budget when one applies."""
         limit = budget("max_profile_rows")
-        query = f'SELECT {", ".join(f"{c!s}" for c in columns)} FROM "{table}"'
+        query = f'SELECT {", ".join(columns)} FROM "{table}"'
         try:
             cursor = self.connection.execute(query + (f" LIMIT {limit + 1}" if limit is not None else ""))
             rows = cursor.fetchall()
@@ -276,6 +271,16 @@ class Database:
             {"ts_us": _us(rows["timestampNs"]), "mhz": pd.to_numeric(rows["freq"], errors="coerce")}
         )
         return frame.dropna().sort_values("ts_us", kind="stable").reset_index(drop=True)
+
+
+def read_frequency(path: Path, rank: int | None) -> pd.DataFrame:
+    """The AICORE_FREQ samples of any database in the msprof DB schema (also MindSpore's and msprof's
+    exports, read by readers.sqlite_db), of the rank's device; empty without the table."""
+    db = Database(path)
+    try:
+        return db.frequency(db.device(rank))
+    finally:
+        db.close()
 
 
 def _us(ns: pd.Series) -> np.ndarray:
