@@ -15,6 +15,7 @@ import pytest
 
 import doctor.cli as cli
 from core import InputError
+from core.model import PIPE_COUNTERS
 from diagnosis import Workspace, materialize, read_folder
 from diagnosis.ingest import find_runs
 from tests.support.inputs import files_of
@@ -89,6 +90,11 @@ def test_the_text_and_db_exports_of_one_job_give_the_same_kernels_and_steps(leve
         assert compute[1] == pytest.approx(compute[0], rel=0.01)
         assert db.steps["step"].tolist() == text.steps["step"].tolist()
         assert float(db.steps["busy_us"].sum()) == pytest.approx(float(text.steps["busy_us"].sum()), rel=0.01)
+        counters = sorted(c for c in text.kernels.columns if c in PIPE_COUNTERS)  # Level1 and Level2 only
+        assert sorted(c for c in db.kernels.columns if c in PIPE_COUNTERS) == counters
+        for name in counters:  # TASK_PMU_INFO against kernel_details.csv's ratio columns
+            assert db.kernels[name].count() == text.kernels[name].count()
+            assert db.kernels[name].mean() == pytest.approx(text.kernels[name].mean(), rel=0.05)
 
 
 def _compute_total(run) -> float:

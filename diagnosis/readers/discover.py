@@ -142,17 +142,20 @@ def _run_root(folder: Path, files: set[str], dirs: set[str]) -> list[Candidate]:
 
 
 def _ascend_layout(out_files: set[str]) -> str:
-    """A db-only export (export_type=db: ascend_mindspore_profiler*.db, no kernel_details.csv and no
-    trace_view.json) is read from its SQLite database; anything else from the text exports."""
-    text = KERNEL_DETAILS in out_files or TRACE_VIEW in out_files
-    return "ascend-ms" if text or not any(MS_DB.match(f) for f in out_files) else "ascend-ms-db"
+    """MindSpore: a db-only export (ascend_mindspore_profiler*.db) is read from its SQLite database."""
+    return _export_layout(out_files, MS_DB, "ascend-ms", "ascend-ms-db")
 
 
 def _torch_layout(out_files: set[str]) -> str:
-    """torch_npu's db-only export (export_type=db: ascend_pytorch_profiler_<rank>.db, no kernel_details.csv
-    and no trace_view.json) is read from its SQLite database; anything else from the text exports."""
+    """torch_npu: a db-only export (ascend_pytorch_profiler_<rank>.db) is read from its SQLite database."""
+    return _export_layout(out_files, TORCH_DB, "torch-npu", "torch-npu-db")
+
+
+def _export_layout(out_files: set[str], db: re.Pattern[str], text_layout: str, db_layout: str) -> str:
+    """An export_type=db output (its database, no kernel_details.csv and no trace_view.json) is read from
+    the database; anything else from the text exports."""
     text = KERNEL_DETAILS in out_files or TRACE_VIEW in out_files
-    return "torch-npu" if text or not any(TORCH_DB.match(f) for f in out_files) else "torch-npu-db"
+    return text_layout if text or not any(db.match(f) for f in out_files) else db_layout
 
 
 def _is_torch(folder: Path, files: set[str], info_ranks: list[int]) -> bool:

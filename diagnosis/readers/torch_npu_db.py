@@ -19,6 +19,8 @@ are ns of the Unix clock:
   kernel_details.csv);
 - ``STEP_TIME``: id, startNs, endNs -> steps; ``analysis.db`` ``StepTraceTime`` (µs): computing,
   communication_not_overlapped, free -> the step breakdown, wall = their sum (as step_trace_time.csv);
+- ``TASK_PMU_INFO``: globalTaskId, name, value -> the pipe-utilisation ratios (core.model.PIPE_COUNTERS)
+  of each compute task (aic_metrics=PipeUtilization);
 - ``AICORE_FREQ``: deviceId, timestampNs, freq (MHz) -> the frequency table;
 - ``RANK_DEVICE_MAP``: rankId, deviceId (which device's rows belong to the rank).
 """
@@ -35,7 +37,7 @@ import pandas as pd
 import pyarrow as pa
 
 from core.errors import InputError
-from core.model import Limitation, ProfilerConfig, Run, conform_kernels, conform_steps
+from core.model import PIPE_COUNTERS, Limitation, ProfilerConfig, Run, conform_kernels, conform_steps
 from core.text import say
 from diagnosis.readers import Candidate, catalog
 from diagnosis.readers.ascend import (
@@ -227,10 +229,22 @@ class Database:
             frame["block_dim"] = pd.to_numeric(joined[block], errors="coerce")
         if "waitNs" in extra:
             frame["wait_us"] = pd.to_numeric(joined["waitNs"], errors="coerce") / 1000.0
+        for name, values in self.counters(strings).items():
+            frame[name] = joined["globalTaskId"].map(values).astype("float64")
         frame = pd.concat([frame, self.communication(strings)], ignore_index=True)
         if frame.empty:
             raise InputError(say("sqlite.no-tasks"), path=display(self.path), expected=SCHEMA)
         return _canonical(frame)
+
+    def counters(self, strings: dict[int, str]) -> dict[str, pd.Series]:
+        """TASK_PMU_INFO's pipe-utilisation ratios (PIPE_COUNTERS, aic_metrics=PipeUtilization) by task."""
+        if not self.has("TASK_PMU_INFO", "globalTaskId", "name", "value"):
+            return {}
+        rows = self.select("TASK_PMU_INFO", ["globalTaskId", "name", "value"])
+        rows["name"] = rows["name"].map(strings)
+        rows = rows.loc[rows["name"].isin(PIPE_COUNTERS)].drop_duplicates(["globalTaskId", "name"])
+        rows["value"] = pd.to_numeric(rows["value"], errors="coerce")
+        return {name: group.set_index("globalTaskId")["value"] for name, group in rows.groupby("name")}
 
     def communication(self, strings: dict[int, str]) -> pd.DataFrame:
         """COMMUNICATION_OP rows as kernels on core HCCL (kernel_details.csv lists them as hcom_* rows)."""
@@ -315,8 +329,8 @@ def _canonical(frame: pd.DataFrame) -> tuple[pd.DataFrame, frozenset[str]]:
     columns = {}
     for name in frame.columns:
         values = frame[name]
-        if name in ("start_us", "duration_us", "wait_us"):
-            columns[name] = pa.array(values.to_numpy(dtype="float64"), type=pa.float64())
+        if name in ("start_us", "duration_us", "wait_us", *PIPE_COUNTERS):
+            columns[name] = pa.array(values.to_numpy(dtype="float64"), type=pa.float64(), from_pandas=True)
         elif name == "block_dim":
             columns[name] = pa.array(values.astype("Int64"), type=pa.int64())
         else:
