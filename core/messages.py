@@ -227,7 +227,6 @@ MESSAGES: dict[str, dict[str, str]] = {
         "step there.",
         "zh": "目标上有 {ops} 个已匹配算子换到了不同的计算单元（{text}）；它们在目标上每步耗时 {ms:.3f} ms。",
     },
-    "frequency.trace": {"en": "trace AI Core Freq counter", "zh": "trace 中的 AI Core Freq 计数器"},
     "frequency.smi": {
         "en": "npu-smi curFreq against the rated clock",
         "zh": "npu-smi 的 curFreq 与额定频率对比",
@@ -236,6 +235,13 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "The AI Core clock of the {role} drops from {max_mhz:g} MHz to {min_mhz:g} MHz ({basis}; {drop:.0%} "
         "below the maximum on average{extra}).",
         "zh": "{role}的 AI Core 频率从 {max_mhz:g} MHz 降到 {min_mhz:g} MHz（{basis}；平均比最高频率低 {drop:.0%}{extra}）。",
+    },
+    "frequency-drop.kernels": {
+        "en": "The AI Core clock of the {role} falls from {max_mhz:g} MHz to {min_mhz:g} MHz while kernels run: "
+        "{kernels} kernels ran below full clock for {ms:.3f} ms ({share:.0%} of the AI Core busy time); the clock "
+        "during kernels is {drop:.0%} below the maximum on average{extra}.",
+        "zh": "{role}的 AI Core 频率在内核运行期间从 {max_mhz:g} MHz 降到 {min_mhz:g} MHz：{kernels} 个内核在低于满频时运行了 "
+        "{ms:.3f} ms（占 AI Core 忙碌时间的 {share:.0%}）；内核运行期间的平均频率比最高频率低 {drop:.0%}{extra}。",
     },
     "communication-share": {
         "en": "Collective communication not hidden by computation takes {share:.0%} of each {role} step "
@@ -605,8 +611,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     # --- input errors (diagnosis/sources.py, ingest.py, readers/catalog.py): problem and what was expected
     "error.known-layouts": {
-        "en": "a MindSpore profiler output: *_ascend_ms/ with ASCEND_PROFILER_OUTPUT/ (Ascend, MindSpore 2.3+), *_ascend_ms/FRAMEWORK/cpu_* (CPU, MindSpore 2.5+), a flat profiler/ folder (MindSpore 2.0-2.4: aicore_intermediate_*, gpu_op_detail_info_*, cpu_op_detail_info_*), a torch_npu *_ascend_pt/ folder, or a CANN msprof PROF_*/ folder with mindstudio_profiler_output/op_summary_*.csv (msprof, ACL, MindSpore Lite), or a SQLite export (ascend_mindspore_profiler[_<rank>].db, msprof_*.db)",
-        "zh": "MindSpore 性能数据输出：带 ASCEND_PROFILER_OUTPUT/ 的 *_ascend_ms/（Ascend，MindSpore 2.3+）、*_ascend_ms/FRAMEWORK/cpu_*（CPU，MindSpore 2.5+）、扁平的 profiler/ 文件夹（MindSpore 2.0-2.4：aicore_intermediate_*、gpu_op_detail_info_*、cpu_op_detail_info_*）、torch_npu 的 *_ascend_pt/ 文件夹、带 mindstudio_profiler_output/op_summary_*.csv 的 CANN msprof PROF_*/ 文件夹（msprof、ACL、MindSpore Lite），或 SQLite 导出（ascend_mindspore_profiler[_<rank>].db、msprof_*.db）",
+        "en": "a MindSpore profiler output: *_ascend_ms/ with ASCEND_PROFILER_OUTPUT/ (Ascend, MindSpore 2.3+), *_ascend_ms/FRAMEWORK/cpu_* (CPU, MindSpore 2.5+), a flat profiler/ folder (MindSpore 1.x-2.4: aicore_intermediate_*, gpu_op_detail_info_*, cpu_op_detail_info_*; step_trace_raw_*_detail_time.csv alone gives steps and communication), a torch_npu *_ascend_pt/ folder, or a CANN msprof PROF_*/ folder with mindstudio_profiler_output/op_summary_*.csv (msprof, ACL, MindSpore Lite) or device_<id>/timeline/msprof_<device>_<model>_<iteration>.json (older msprof), or a SQLite export (ascend_mindspore_profiler[_<rank>].db, msprof_*.db, torch_npu's *_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_<rank>.db with analysis.db)",
+        "zh": "MindSpore 性能数据输出：带 ASCEND_PROFILER_OUTPUT/ 的 *_ascend_ms/（Ascend，MindSpore 2.3+）、*_ascend_ms/FRAMEWORK/cpu_*（CPU，MindSpore 2.5+）、扁平的 profiler/ 文件夹（MindSpore 1.x-2.4：aicore_intermediate_*、gpu_op_detail_info_*、cpu_op_detail_info_*；只有 step_trace_raw_*_detail_time.csv 时读取步与通信）、torch_npu 的 *_ascend_pt/ 文件夹、带 mindstudio_profiler_output/op_summary_*.csv（msprof、ACL、MindSpore Lite）或 device_<id>/timeline/msprof_<device>_<model>_<iteration>.json（较早的 msprof）的 CANN msprof PROF_*/ 文件夹，或 SQLite 导出（ascend_mindspore_profiler[_<rank>].db、msprof_*.db、torch_npu 的 *_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_<rank>.db 及 analysis.db）",
     },
     "error.accepted": {
         "en": "a profiler output folder, a .zip, .tar or .tar.gz archive of it, or the files of that folder",
@@ -1110,8 +1116,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "没有 kernel_details.csv 或 trace_view.json",
     },
     "ascend.expected-apo": {
-        "en": "ASCEND_PROFILER_OUTPUT with kernel_details.csv (profiler_level Level0 or higher, export_type text)",
-        "zh": "含 kernel_details.csv 的 ASCEND_PROFILER_OUTPUT（profiler_level 为 Level0 或更高，export_type 为 text）",
+        "en": "ASCEND_PROFILER_OUTPUT with kernel_details.csv or trace_view.json (profiler_level Level0 or higher, export_type text), or with ascend_mindspore_profiler[_<rank>].db / ascend_pytorch_profiler_<rank>.db (export_type db)",
+        "zh": "含 kernel_details.csv 或 trace_view.json 的 ASCEND_PROFILER_OUTPUT（profiler_level 为 Level0 或更高，export_type 为 text），或含 ascend_mindspore_profiler[_<rank>].db / ascend_pytorch_profiler_<rank>.db 的 ASCEND_PROFILER_OUTPUT（export_type 为 db）",
     },
     "ascend.no-kernels": {
         "en": "no Ascend Hardware kernels in trace_view.json and no kernel_details.csv",
@@ -1487,5 +1493,61 @@ MESSAGES: dict[str, dict[str, str]] = {
     "report.as-shown": {
         "en": "the report as the app showed it: run the diagnosis again",
         "zh": "应用显示的原始报告：请重新运行诊断",
+    },
+    # --- diagnosis/readers/torch_npu_db.py, msprof_timeline.py, legacy_steps.py (layouts of issue 28)
+    "torchdb.schema": {
+        "en": "torch_npu's SQLite export: ascend_pytorch_profiler_<rank>.db with tables TASK, COMPUTE_TASK_INFO and STRING_IDS (also read: COMMUNICATION_OP, STEP_TIME, AICORE_FREQ, RANK_DEVICE_MAP, and analysis.db's StepTraceTime); re-export, or upload the text export (kernel_details.csv) instead",
+        "zh": "torch_npu 的 SQLite 导出：包含表 TASK、COMPUTE_TASK_INFO 和 STRING_IDS 的 ascend_pytorch_profiler_<rank>.db（也读取 COMMUNICATION_OP、STEP_TIME、AICORE_FREQ、RANK_DEVICE_MAP 以及 analysis.db 的 StepTraceTime）；请重新导出，或改为上传文本导出（kernel_details.csv）",
+    },
+    "torchdb.no-table": {"en": "has no table {table}", "zh": "没有表 {table}"},
+    "torchdb.no-steps": {
+        "en": "{name} has no STEP_TIME table: the whole profiled window counts as one step",
+        "zh": "{name} 没有 STEP_TIME 表：整个采集窗口算作一步",
+    },
+    "timeline.no-config": {
+        "en": "the msprof timeline layout keeps no collection settings (no sample.json): the profiler level and aic_metrics are unknown",
+        "zh": "msprof 时间线布局不保存采集设置（没有 sample.json）：性能分析级别和 aic_metrics 未知",
+    },
+    "timeline.no-steps": {
+        "en": "the timeline JSON has no Iteration Time spans: the whole profiled window counts as one step",
+        "zh": "时间线 JSON 中没有 Iteration Time 区间：整个采集窗口算作一步",
+    },
+    "timeline.info-object": {"en": "an info.json.<id> JSON object", "zh": "info.json.<id> JSON 对象"},
+    "timeline.no-kernels": {
+        "en": "holds no Ascend Hardware compute tasks or HCCL communication operators",
+        "zh": "不含 Ascend Hardware 计算任务或 HCCL 通信算子",
+    },
+    "timeline.expected": {
+        "en": "CANN msprof's timeline layout: PROF_*/device_<id>/timeline/msprof_<device>_<model>_<iteration>.json (Chrome trace with the Ascend Hardware, HCCL, Overlap Analysis and Step Trace processes) and device_<id>/info.json.<id>",
+        "zh": "CANN msprof 的时间线布局：PROF_*/device_<id>/timeline/msprof_<device>_<model>_<iteration>.json（含 Ascend Hardware、HCCL、Overlap Analysis 和 Step Trace 进程的 Chrome trace）以及 device_<id>/info.json.<id>",
+    },
+    "legacysteps.no-operators": {
+        "en": "{what} cannot be answered: this run has step_trace_raw (steps and communication operators) but not the operator files ({files})",
+        "zh": "无法回答{what}：此运行只有 step_trace_raw（步与通信算子），没有算子文件（{files}）",
+    },
+    "legacysteps.operators": {
+        "en": "compute-operator time, types and AI CPU use",
+        "zh": "计算算子耗时、类型和 AI CPU 使用",
+    },
+    "legacysteps.dtypes": {
+        "en": "operator dtypes (precision, casts)",
+        "zh": "算子数据类型（精度、类型转换）",
+    },
+    "legacysteps.shapes": {
+        "en": "operator input shapes (dynamic shapes, batch)",
+        "zh": "算子输入形状（动态形状、批大小）",
+    },
+    "legacysteps.formats": {"en": "operator formats (layout conversions)", "zh": "算子格式（布局转换）"},
+    "legacysteps.scopes": {
+        "en": "operator scopes (matching with the model, fusion)",
+        "zh": "算子作用域（与模型对应、融合）",
+    },
+    "legacysteps.op-state": {
+        "en": "how kernels were compiled (static or dynamic)",
+        "zh": "内核的编译方式（静态或动态）",
+    },
+    "legacysteps.aic-metrics": {
+        "en": "AI Core pipe utilisation (what bounds an operator)",
+        "zh": "AI Core 流水线利用率（算子受何限制）",
     },
 }

@@ -271,8 +271,21 @@ SYMPTOM_KINDS: dict[str, SymptomKind] = {
         ("start_mb", "end_mb", "growth_mb", "relative_growth"),
     ),
     "frequency-drop": SymptomKind(
-        "AI Core frequency falls below its maximum during the run (throttling) or npu-smi shows it.",
-        ("max_mhz", "min_mhz", "mean_drop", "temperature_c", "power_w"),
+        "AI Core frequency falls below its maximum while AI Core kernels run (throttling; a clock that drops "
+        "only between kernels is power saving and not this symptom), or a busy npu-smi reading shows it. "
+        "From the clock counter: `min_mhz` in effect during kernels, `mean_drop` weighted by kernel busy "
+        "time, `low_clock_ms`/`low_clock_share` of busy time and `kernels_affected` at a low clock.",
+        (
+            "max_mhz",
+            "min_mhz",
+            "mean_drop",
+            "low_clock_ms",
+            "low_clock_share",
+            "kernels_affected",
+            "idle_downclock",
+            "temperature_c",
+            "power_w",
+        ),
     ),
     "environment-diff": SymptomKind(
         "Environment recorded in profiler_metadata.json differs or is set for debugging "

@@ -24,8 +24,11 @@ from diagnosis.readers import (
     cpu,
     gpu,
     legacy_cpu,
+    legacy_steps,
+    msprof_timeline,
     sqlite_db,
     torch_npu,
+    torch_npu_db,
 )
 from diagnosis.readers.catalog import BY_NAME, KNOWN_LAYOUTS_TEXT, SKIP_RECORD
 
@@ -34,12 +37,15 @@ from diagnosis.readers.catalog import BY_NAME, KNOWN_LAYOUTS_TEXT, SKIP_RECORD
 # rank-*_ascend_ms) is not taken for a plain 2.5+ one.
 READERS: tuple[ModuleType, ...] = (
     ascend_legacy,
+    legacy_steps,
     torch_npu,
+    torch_npu_db,
     ascend,
     cpu,
     gpu,
     legacy_cpu,
     cann_msprof,
+    msprof_timeline,
     sqlite_db,
 )
 
@@ -54,12 +60,11 @@ def find_runs(folder: Path) -> list[Candidate]:
     found: list[Candidate] = []
     claimed: set[Path] = set()
     for reader in READERS:
-        for cand in reader.candidates(folder):
-            root = cand.root.resolve()
-            if root in claimed:
-                continue
-            claimed.add(root)
-            found.append(cand)
+        # A root an earlier reader claimed is not read again; one reader may give several ranks one root
+        # (a flat legacy folder holds every rank's files side by side).
+        own = [cand for cand in reader.candidates(folder) if cand.root.resolve() not in claimed]
+        claimed |= {cand.root.resolve() for cand in own}
+        found += list({(cand.root.resolve(), cand.rank): cand for cand in own}.values())
     return found
 
 

@@ -44,6 +44,7 @@ def placement(names: Iterable[str]) -> dict[str, tuple[str, ...]]:
         "shared-root": LEGACY_ROOT if shared_to_legacy else new_root,
         "msprof-output": (MSPROF_ROOT, MSPROF_OUTPUT),
         "msprof-device": (MSPROF_ROOT, "device_0"),
+        "msprof-timeline": (MSPROF_ROOT, "device_0", "timeline"),
     }
     return {name: (*targets[role], name) for name, role in roles.items()}
 

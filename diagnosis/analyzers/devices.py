@@ -7,6 +7,8 @@ run as ``run.npu_smi`` (core.model.NPU_SMI_SCHEMA).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -27,6 +29,10 @@ EMITS = Emits(
 AICPU_SHARE = 0.05
 AICPU_OP_US = 20.0
 FREQ_DROP = 0.05  # a sample >= 5 % below the run's maximum (msprof-analyze frequency_threshold)
+FREQ_MIN_BUSY_SHARE = 0.01  # ... in effect for at least 1 % of the AI Core kernels' busy time
+# Overlaps shorter than this are clock resolution, not a clock that held: an epoch time in µs (~1.7e15) is
+# resolved to 0.25 µs in float64, so a sample written at a kernel's end can land just inside it.
+CLOCK_TOLERANCE_US = 1.0
 COMM_SHARE = 0.10
 MEMORY_GROWTH = 0.10
 MEMORY_TAU = 0.5
@@ -118,19 +124,6 @@ def run_window(side: Side) -> tuple[float, float] | None:
     return float(start.min()), float(end.max())
 
 
-def frequency_profile(freq: pd.DataFrame, window: tuple[float, float] | None) -> pd.DataFrame:
-    """Counter samples in effect during the window, each with the time it held (µs): the sample before
-    the window opens is clamped to the window start, later samples are dropped."""
-    f = freq.astype({"ts_us": "float64", "mhz": "float64"}).dropna().sort_values("ts_us", kind="stable")
-    if window is None:
-        return f.assign(held_us=1.0)
-    lo, hi = window
-    before = f.loc[f["ts_us"] <= lo].tail(1).assign(ts_us=lo)
-    f = pd.concat([before, f.loc[(f["ts_us"] > lo) & (f["ts_us"] <= hi)]], ignore_index=True)
-    held = np.diff(np.append(f["ts_us"].to_numpy(), hi))
-    return f.assign(held_us=held)
-
-
 def npu_smi_readings(side: Side) -> pd.DataFrame | None:
     """The run's attached `npu-smi` readings (run.npu_smi) with numbers as float64, or None."""
     smi = side.run.npu_smi
@@ -141,20 +134,19 @@ def npu_smi_readings(side: Side) -> pd.DataFrame | None:
 
 @run_analyzer
 def frequency_drop(side: Side, role: str) -> list[Symptom]:
-    """The AI Core clock falls >= 5 % below its maximum while the run executes (the trace's "AI Core Freq"
-    counter, `run.frequency`), or a busy `npu-smi info -t common` reading
-    (`run.npu_smi`) shows the current clock >= 5 % below the rated one. Temperature and power
-    from `npu-smi` are added when attached. Silent without either record: not observable."""
+    """The AI Core clock while AI Core kernels run falls >= 5 % below the run's highest clock (the "AI Core
+    Freq" counter of trace_view.json or msprof_*.json, or the AICORE_FREQ table: `run.frequency`), or a
+    busy `npu-smi info -t common` reading (`run.npu_smi`) shows the current clock >= 5 % below the rated
+    one. A clock that drops only while the device idles is power saving, not throttling: it stays quiet.
+    Temperature and power from `npu-smi` are added when attached. Silent without either record."""
     smi = npu_smi_readings(side)
-    found = _trace_drop(side) or _smi_drop(smi)
+    during = kernel_clock(side)
+    if during is not None and during.fires:
+        return [_kernel_clock_symptom(during, smi, role)]
+    found = _smi_drop(smi)
     if found is None:
         return []
     max_mhz, min_mhz, mean_drop, basis = found
-    temp = _column_max(smi, "temperature_c")
-    power = _column_max(smi, "power_w")
-    extra = "".join(
-        [f", {temp:g} °C" if temp is not None else "", f", {power:g} W" if power is not None else ""]
-    )
     return [
         Symptom(
             "frequency-drop",
@@ -165,7 +157,7 @@ def frequency_drop(side: Side, role: str) -> list[Symptom]:
                 min_mhz=min_mhz,
                 basis=basis,
                 drop=mean_drop,
-                extra=extra,
+                extra=_smi_extra(smi),
             ),
             source=role,
             strength=min(1.0, 0.5 + mean_drop * 5),
@@ -173,26 +165,149 @@ def frequency_drop(side: Side, role: str) -> list[Symptom]:
                 "max_mhz": rnd(max_mhz),
                 "min_mhz": rnd(min_mhz),
                 "mean_drop": rnd(mean_drop),
-                "temperature_c": temp,
-                "power_w": power,
+                # npu-smi readings have no kernel times: how long and which kernels are unknown
+                "low_clock_ms": None,
+                "low_clock_share": None,
+                "kernels_affected": None,
+                "idle_downclock": None,
+                "temperature_c": _column_max(smi, "temperature_c"),
+                "power_w": _column_max(smi, "power_w"),
             },
         )
     ]
 
 
-def _trace_drop(side: Side) -> tuple[float, float, float, Text] | None:
-    freq = side.run.frequency
-    if freq.empty:
+def _smi_extra(smi: pd.DataFrame | None) -> str:
+    """ ", 88 °C, 250 W" from the attached npu-smi readings (empty without them)."""
+    temp = _column_max(smi, "temperature_c")
+    power = _column_max(smi, "power_w")
+    return "".join(
+        [f", {temp:g} °C" if temp is not None else "", f", {power:g} W" if power is not None else ""]
+    )
+
+
+@dataclass(frozen=True)
+class KernelClock:
+    """The AI Core clock while AI Core kernels ran (busy time: the union of their intervals)."""
+
+    max_mhz: float  # the highest clock the counter recorded
+    min_mhz: float  # the lowest clock in effect while a kernel ran
+    mean_drop: float  # 1 - busy-time-weighted mean clock / max_mhz
+    low_busy_us: float  # busy time at a clock >= FREQ_DROP below max_mhz
+    busy_us: float
+    low_kernels: pd.DataFrame  # the kernels that ran (partly) at such a clock
+    idle_low: bool  # the clock also dropped while no kernel ran
+
+    @property
+    def fires(self) -> bool:
+        """A low clock held for at least FREQ_MIN_BUSY_SHARE of the kernels' busy time."""
+        return self.low_busy_us > 0 and self.low_busy_us >= FREQ_MIN_BUSY_SHARE * self.busy_us
+
+
+def kernel_clock(side: Side) -> KernelClock | None:
+    """The clock during the run's AI Core kernels (HCCL operators and AI CPU tasks do not run on the AI
+    Core clock), or None without frequency samples or kernel times. Each sample holds from its time until
+    the next one; the first also holds before it."""
+    freq = side.run.frequency.astype({"ts_us": "float64", "mhz": "float64"}).dropna()
+    kernels = side.run.kernels
+    core = kernels["core"].astype("string").str.upper().fillna("")
+    start = kernels["start_us"].to_numpy(dtype="float64", na_value=np.nan)
+    end = start + kernels["duration_us"].to_numpy(dtype="float64", na_value=0.0)
+    keep = np.isfinite(start) & np.isfinite(end) & ~core.isin(["HCCL", "AI_CPU"]).to_numpy()
+    if freq.empty or not keep.any():
         return None
-    prof = frequency_profile(freq, run_window(side))
-    if prof.empty:
+    freq = freq.sort_values("ts_us", kind="stable")
+    ts, mhz = freq["ts_us"].to_numpy(), freq["mhz"].to_numpy()
+    top = float(mhz.max())
+    if top <= 0:
         return None
-    mhz, held = prof["mhz"].to_numpy(), prof["held_us"].to_numpy()
-    top, low = float(mhz.max()), float(mhz.min())
-    if top <= 0 or low > (1 - FREQ_DROP) * top:
+    lows, highs = _union(start[keep], end[keep])
+    bounds = np.append(ts, max(highs[-1], ts[-1]))
+    bounds[0] = min(ts[0], lows[0])
+    busy = np.diff(_busy_before(bounds, lows, highs))  # busy time inside each sample's segment
+    if busy.sum() <= 0:
         return None
-    mean = float(np.average(mhz, weights=held)) if held.sum() > 0 else float(mhz.mean())
-    return top, low, 1 - mean / top, say("frequency.trace")
+    low = mhz < (1 - FREQ_DROP) * top
+    ran = busy >= CLOCK_TOLERANCE_US
+    affected = _low_time(start[keep], end[keep], bounds, low) >= CLOCK_TOLERANCE_US
+    return KernelClock(
+        max_mhz=top,
+        min_mhz=float(mhz[ran].min()) if ran.any() else top,
+        mean_drop=float(1 - np.average(mhz, weights=busy) / top),
+        low_busy_us=float(busy[low & ran].sum()),
+        busy_us=float(busy.sum()),
+        low_kernels=kernels.loc[keep].loc[affected],
+        idle_low=bool(((np.diff(bounds) - busy)[low] > 0).any()),
+    )
+
+
+def _union(start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The union of [start, end) intervals as ordered, disjoint (lows, highs)."""
+    order = np.argsort(start, kind="stable")
+    start, reach = start[order], np.maximum.accumulate(end[order])
+    new = np.ones(len(start), dtype=bool)
+    new[1:] = start[1:] > reach[:-1]
+    heads = np.flatnonzero(new)
+    return start[heads], np.maximum.reduceat(reach, heads)
+
+
+def _busy_before(t: np.ndarray, lows: np.ndarray, highs: np.ndarray) -> np.ndarray:
+    """Busy time (inside the disjoint intervals) before each time in `t`."""
+    done = np.concatenate([[0.0], np.cumsum(highs - lows)])  # busy time before interval i starts
+    i = np.searchsorted(lows, t, side="right")  # intervals started at or before t
+    last = np.maximum(i - 1, 0)
+    inside = np.clip(np.minimum(t, highs[last]) - lows[last], 0, None) * (i > 0)
+    return done[last] * (i > 0) + inside
+
+
+def _low_time(start: np.ndarray, end: np.ndarray, bounds: np.ndarray, low: np.ndarray) -> np.ndarray:
+    """Time each kernel spent at a low clock (segment j runs from bounds[j] to bounds[j + 1])."""
+    held = np.diff(bounds) * low
+    before = np.concatenate([[0.0], np.cumsum(held)])  # low time before each bound
+
+    def low_until(t: np.ndarray) -> np.ndarray:
+        j = np.clip(np.searchsorted(bounds, t, side="right") - 1, 0, len(low) - 1)
+        return before[j] + np.clip(t - bounds[j], 0, np.diff(bounds)[j]) * low[j]
+
+    return low_until(end) - low_until(start)
+
+
+def _kernel_clock_symptom(clock: KernelClock, smi: pd.DataFrame | None, role: str) -> Symptom:
+    """The symptom of a clock that fell while kernels ran: its depth, duration and the kernels it slowed."""
+    share = clock.low_busy_us / clock.busy_us
+    groups = clock.low_kernels.groupby(clock.low_kernels["op_type"].astype("string").fillna("?"))[
+        "duration_us"
+    ]
+    table = pd.DataFrame({"kernels": groups.size(), "kernel_us": groups.sum().astype("float64")})
+    table = table.sort_values("kernel_us", ascending=False, kind="stable").reset_index(names="op_type")
+    return Symptom(
+        "frequency-drop",
+        say(
+            "frequency-drop.kernels",
+            role=say(f"role.{role}"),
+            max_mhz=clock.max_mhz,
+            min_mhz=clock.min_mhz,
+            kernels=len(clock.low_kernels),
+            ms=clock.low_busy_us / 1000,
+            share=share,
+            drop=clock.mean_drop,
+            extra=_smi_extra(smi),
+        ),
+        source=role,
+        strength=min(1.0, 0.5 + clock.mean_drop * 5),
+        values={
+            "max_mhz": rnd(clock.max_mhz),
+            "min_mhz": rnd(clock.min_mhz),
+            "mean_drop": rnd(clock.mean_drop),
+            "low_clock_ms": rnd(clock.low_busy_us / 1000, 4),
+            "low_clock_share": rnd(share),
+            "kernels_affected": len(clock.low_kernels),
+            "idle_downclock": clock.idle_low,
+            "temperature_c": _column_max(smi, "temperature_c"),
+            "power_w": _column_max(smi, "power_w"),
+        },
+        evidence=rows(table.head(10), ["op_type", "kernels", "kernel_us"]),
+    )
 
 
 def _smi_drop(smi: pd.DataFrame | None) -> tuple[float, float, float, Text] | None:

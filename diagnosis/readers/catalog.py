@@ -40,6 +40,11 @@ LAYOUTS = (
     Layout("cann-msprof", "mindstudio_profiler_output/op_summary_*.csv"),
     Layout("ascend-ms-db", "ascend_mindspore_profiler.db"),  # MindSpore 2.5+ export_type=db only
     Layout("cann-msprof-db", "msprof_*.db"),  # CANN msprof --type=db only
+    Layout("torch-npu-db", "ascend_pytorch_profiler_<r>.db"),  # torch_npu *_ascend_pt, export_type=db only
+    # CANN msprof's older layout: PROF_*/device_<id>/timeline/msprof_<dev>_<model>_<iter>.json, no exports
+    Layout("cann-msprof-timeline", "timeline/msprof_*.json"),
+    # MindSpore 1.x flat profiler/ with step_trace_raw (and hccl_raw) but no operator files
+    Layout("legacy-steps", "step_trace_raw_<r>_detail_time.csv"),
 )
 BY_NAME = {entry.name: entry for entry in LAYOUTS}
 KNOWN_LAYOUTS_TEXT = say("error.known-layouts")
@@ -83,9 +88,15 @@ OUTPUT_TABLES = {
 # Written by the profilers, not read, but kept in place by folder uploads.
 _OUTPUT_UNREAD = (
     r"(l2_cache|hbm|nic|roce|pcie|hccs|task_time|soc_pmu)\.csv|communication_matrix\.json"
-    r"|communication_analyzer\.db|analysis\.db|ascend_(mindspore|pytorch)_profiler(_\d+)?\.db"
+    r"|communication_analyzer\.db|ascend_mindspore_profiler(_\d+)?\.db"
 )
-_OUTPUT_READ = pattern(KERNEL_DETAILS, STEP_TRACE_TIME, TRACE_VIEW, COMMUNICATION, *OUTPUT_TABLES.values())
+# torch_npu's db export (export_type=db): read by readers.torch_npu_db.
+TORCH_DB = re.compile(r"^ascend_pytorch_profiler(_\d+)?\.db$")
+ANALYSIS_DB = "analysis.db"
+_OUTPUT_READ = (
+    pattern(KERNEL_DETAILS, STEP_TRACE_TIME, TRACE_VIEW, COMMUNICATION, ANALYSIS_DB, *OUTPUT_TABLES.values())
+    + r"|ascend_pytorch_profiler(_\d+)?\.db"
+)
 PROFILER_INFO = "profiler_info_{r}.json"  # torch_npu on one card: profiler_info.json
 PROFILER_METADATA = "profiler_metadata.json"
 
@@ -133,6 +144,10 @@ _MSPROF_FILES = f"{_MSPROF_READ}|{_MSPROF_UNREAD}"
 # SQLite exports in the msprof DB schema (TASK, COMPUTE_TASK_INFO, STRING_IDS; times in ns).
 MS_DB = re.compile(r"^ascend_mindspore_profiler(_\d+)?\.db$")
 MSPROF_DB = re.compile(r"^msprof_[\w.-]*\.db$")
+# The older timeline layout: PROF_*/device_<id>/{info.json.<id>, timeline/<kind>_<dev>_<model>_<iter>.json}.
+MSPROF_ITERATION = re.compile(r"msprof_(\d+)_(\d+)_(\d+)\.json")  # groups: device, model, iteration
+_TIMELINE_FILES = r"(msprof|task_time|step_trace|hccl)_\d+_\d+_\d+\.json"  # placed; msprof_* is read
+MSPROF_INFO = r"info\.json\.\d+"
 
 # ----------------------------------------------------------------------------- discovery (file evidence)
 
@@ -149,6 +164,9 @@ LEGACY_ASCEND = re.compile(
     r"|ascend_timeline_display)_(\d+)[._]"
 )
 LEGACY_CPU = re.compile(r"^(?:cpu_op_detail_info|cpu_op_execute_timestamp)_(\d+)\.")
+# The per-rank operator files of the flat Ascend folder; without them only steps and communication are read.
+LEGACY_OPERATORS = re.compile(r"^(?:output_timeline_data|aicore_intermediate|framework_raw)_(\d+)[._]")
+STEP_TRACE_RAW_FILE = rank_regex(STEP_TRACE_RAW)
 CPU_DETAIL = rank_regex(CPU_OP_DETAIL)
 
 # ------------------------------------------------------------------------ folder uploads (placement)
@@ -184,9 +202,11 @@ PLACES = (
             r"|gpu_[a-z_]+_\d+\.(csv|txt|json)|activity_execute_timestamp_\d+\.txt"
         ),
     ),
-    # CANN msprof (last: legacy step_trace_raw_* and MindSpore's step_trace_time.csv are placed above)
+    # CANN msprof (last: legacy step_trace_raw_* and MindSpore's step_trace_time.csv are placed above;
+    # the timeline layout's per-iteration JSON before the exports' msprof_*.json)
+    ("msprof-timeline", re.compile(_TIMELINE_FILES)),
     ("msprof-output", re.compile(_MSPROF_FILES)),
-    ("msprof-device", re.compile(pattern(MSPROF_SAMPLE))),
+    ("msprof-device", re.compile(pattern(MSPROF_SAMPLE) + "|" + MSPROF_INFO)),
 )
 
 

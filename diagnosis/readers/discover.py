@@ -25,9 +25,12 @@ from diagnosis.readers.catalog import (
     LEGACY_ASCEND,
     LEGACY_CPU,
     LEGACY_GPU,
+    LEGACY_OPERATORS,
     MS_DB,
     RANK_DIR,
     RANK_SUFFIX,
+    STEP_TRACE_RAW_FILE,
+    TORCH_DB,
     TRACE_VIEW,
 )
 
@@ -109,6 +112,9 @@ def classify(folder: Path) -> list[Candidate]:
     if KERNEL_DETAILS in files:
         note = "kernel_details.csv without its run folder: no profiler configuration record"
         return [Candidate("ascend-ms", folder, _suffix_rank(files), note=note)]
+    if TRACE_VIEW in files and not dirs:
+        note = "trace_view.json without its run folder: kernels from its Ascend Hardware events"
+        return [Candidate("ascend-ms", folder, None, note=note)]
     if TRACE_VIEW not in files and any(MS_DB.match(f) for f in files):
         note = "ascend_mindspore_profiler db without its run folder: no profiler configuration record"
         return [Candidate("ascend-ms-db", folder, _suffix_rank(files), note=note)]
@@ -120,7 +126,8 @@ def _run_root(folder: Path, files: set[str], dirs: set[str]) -> list[Candidate]:
     out_files, _ = _listing(folder / APO)
     info_ranks = sorted(int(m.group(1)) for f in files if (m := INFO_FILE.match(f)))
     if _is_torch(folder, files, info_ranks):
-        return [Candidate("torch-npu", folder, info_ranks[0] if info_ranks else None)]
+        rank = info_ranks[0] if info_ranks else _suffix_rank(out_files)
+        return [Candidate(_torch_layout(out_files), folder, rank)]
     rank_dir = RANK_DIR.match(folder.name)
     if not info_ranks and (rank_dir or _legacy_parent(folder.parent)):
         return [Candidate("ascend-ms-2.3", folder, int(rank_dir.group(1)) if rank_dir else None)]
@@ -135,10 +142,20 @@ def _run_root(folder: Path, files: set[str], dirs: set[str]) -> list[Candidate]:
 
 
 def _ascend_layout(out_files: set[str]) -> str:
-    """A db-only export (export_type=db: ascend_mindspore_profiler*.db, no kernel_details.csv and no
-    trace_view.json) is read from its SQLite database; anything else from the text exports."""
+    """MindSpore: a db-only export (ascend_mindspore_profiler*.db) is read from its SQLite database."""
+    return _export_layout(out_files, MS_DB, "ascend-ms", "ascend-ms-db")
+
+
+def _torch_layout(out_files: set[str]) -> str:
+    """torch_npu: a db-only export (ascend_pytorch_profiler_<rank>.db) is read from its SQLite database."""
+    return _export_layout(out_files, TORCH_DB, "torch-npu", "torch-npu-db")
+
+
+def _export_layout(out_files: set[str], db: re.Pattern[str], text_layout: str, db_layout: str) -> str:
+    """An export_type=db output (its database, no kernel_details.csv and no trace_view.json) is read from
+    the database; anything else from the text exports."""
     text = KERNEL_DETAILS in out_files or TRACE_VIEW in out_files
-    return "ascend-ms" if text or not any(MS_DB.match(f) for f in out_files) else "ascend-ms-db"
+    return text_layout if text or not any(db.match(f) for f in out_files) else db_layout
 
 
 def _is_torch(folder: Path, files: set[str], info_ranks: list[int]) -> bool:
@@ -182,6 +199,9 @@ def _flat_legacy(folder: Path, files: set[str], dirs: set[str]) -> list[Candidat
     if any(RANK_DIR.match(d) and d.endswith("_ascend_ms") for d in dirs):
         return []  # MindSpore 2.3/2.4: the rank folders below are the run roots
     ascend = _ids(files, LEGACY_ASCEND)
+    if ascend and not _ids(files, LEGACY_OPERATORS) and _ids(files, STEP_TRACE_RAW_FILE):
+        # MindSpore 1.x steps and communication without operator files (e.g. kept for cluster analysis)
+        return [Candidate("legacy-steps", folder, r) for r in _ids(files, STEP_TRACE_RAW_FILE)]
     if ascend:
         return [Candidate("legacy-ascend", folder, r) for r in ascend]
     cpu = _ids(files, LEGACY_CPU)

@@ -27,7 +27,7 @@ import pandas as pd
 import pyarrow as pa
 
 from core.errors import InputError
-from core.model import Limitation, ProfilerConfig, Run, RunMeta, conform_kernels
+from core.model import FREQUENCY_SCHEMA, Limitation, ProfilerConfig, Run, RunMeta, conform_kernels
 from core.text import say
 from diagnosis.limits import MIB, Limits, env_name
 from diagnosis.readers import Candidate, catalog
@@ -37,6 +37,8 @@ from diagnosis.readers.discover import classify, discover
 from diagnosis.readers.io import display, to_frame
 from diagnosis.readers.sqlite_guard import Guarded, guarded, run_decoder
 from diagnosis.readers.steps import no_steps
+from diagnosis.readers.tables import canonical as canonical_table
+from diagnosis.readers.torch_npu_db import read_frequency
 from diagnosis.readers.traits import amp_of, infer_execution_mode, name_pairs, phase_of
 from diagnosis.readers.values import map_unique, normalise_columns, op_type_of_kernel, scope_of
 
@@ -113,7 +115,10 @@ def read(candidate: Candidate) -> Run:
         amp=amp_of(kernels, 1, pairs),
         files=tuple(os.path.relpath(p, candidate.root).replace(os.sep, "/") for p in files),
     )
-    return Run(meta=meta, kernels=kernels, steps=no_steps(), limitations=limitations)
+    frequency = canonical_table(
+        read_frequency(path, candidate.rank), FREQUENCY_SCHEMA
+    )  # the AICORE_FREQ table
+    return Run(meta=meta, kernels=kernels, steps=no_steps(), limitations=limitations, frequency=frequency)
 
 
 def _ms_db(apo: Path, rank: int | None) -> Path:

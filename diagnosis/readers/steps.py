@@ -144,3 +144,11 @@ def fill_step_starts(steps: pd.DataFrame, kernels: pd.DataFrame) -> pd.DataFrame
     steps = steps.copy()
     steps["start_us"] = filled.astype(STEP_SCHEMA["start_us"])
     return steps
+
+
+def step_ids(start_us: pd.Series, spans: pd.DataFrame) -> pd.Series:
+    """The step of each kernel start (assign_steps) as a canonical step column (<NA> before the first)."""
+    step = pd.Series(
+        assign_steps(start_us.to_numpy(dtype="float64", na_value=np.nan), spans), dtype="float64"
+    )
+    return step.astype("Int64").astype(STEP_SCHEMA["step"])

@@ -288,8 +288,8 @@ def scan_markers(path: Path, steps: bool = True, freq: bool = True) -> Markers:
         if event.get("ph") == "X" and name.startswith(STEP_PREFIX):
             _add_span(spans, name, event)
         elif event.get("ph") == "C" and name == FREQ_NAME:
-            _add_freq(freq_ts, freq_mhz, event)
-    return Markers(steps=step_spans(spans), freq=_freq_frame(freq_ts, freq_mhz))
+            add_freq(freq_ts, freq_mhz, event)
+    return Markers(steps=step_spans(spans), freq=freq_frame(freq_ts, freq_mhz))
 
 
 def _add_span(spans: dict[int, list[float]], name: str, event: dict[str, Any]) -> None:
@@ -324,7 +324,7 @@ def step_spans(spans: dict[int, list[float]]) -> pd.DataFrame:
     )
 
 
-def _add_freq(ts: list[float], mhz: list[float], event: dict[str, Any]) -> None:
+def add_freq(ts: list[float], mhz: list[float], event: dict[str, Any]) -> None:
     """Append one counter sample: `args.MHz` (or the counter's only value) at `ts`."""
     args = event.get("args") if isinstance(event.get("args"), dict) else {}
     value = args.get("MHz", next(iter(args.values())) if len(args) == 1 else None)
@@ -336,7 +336,7 @@ def _add_freq(ts: list[float], mhz: list[float], event: dict[str, Any]) -> None:
     mhz.append(sample[1])
 
 
-def _freq_frame(ts: list[float], mhz: list[float]) -> pd.DataFrame:
+def freq_frame(ts: list[float], mhz: list[float]) -> pd.DataFrame:
     if not ts:
         return pd.DataFrame()
     frame = pd.DataFrame({"ts_us": ts, "mhz": mhz}).sort_values("ts_us", kind="stable").reset_index(drop=True)
@@ -376,7 +376,7 @@ def read_device_timeline(path: Path) -> DeviceTimeline:
         elif ph == "X" and event.get("pid") in wanted:
             _add_x(cols, event)
         elif ph == "C" and name == FREQ_NAME:
-            _add_freq(freq_ts, freq_mhz, event)
+            add_freq(freq_ts, freq_mhz, event)
         else:
             continue
         kept += 1
@@ -392,7 +392,7 @@ def read_device_timeline(path: Path) -> DeviceTimeline:
         kernels=kernels.reset_index(drop=True),
         overlap=overlap.reset_index(drop=True),
         steps=step_spans(spans),
-        freq=_freq_frame(freq_ts, freq_mhz),
+        freq=freq_frame(freq_ts, freq_mhz),
         processes=processes,
     )
 
