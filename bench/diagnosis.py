@@ -1224,15 +1224,23 @@ def _rescale_shapes(shapes: str, lead: int) -> str:
     return re.sub(r'(^"?|;)(\d+)', lambda m: f"{m.group(1)}{lead}", shapes)
 
 
+DYNAMIC_LEADS = (32, 24, 16)  # the input sizes a dynamic-shape service sees in turn
+
+
 def inj_dynamic_kernels(run: Run, share: float, rng: np.random.Generator) -> bool:
-    """A share of the kernels are compiled for dynamic shapes (OP State `dynamic`), 15 % slower."""
+    """A share of the kernels are compiled for dynamic shapes (OP State `dynamic`), 15 % slower, and serve
+    a variable input size (three leading dimensions in turn, no recompile). OP State alone is how a kernel
+    was compiled, never evidence (issue 28): the changing shapes are what the diagnosis must see."""
     if not run.has_op_state:
         return False
     pos = _positions(run, lambda k: k.op_state != "dynamic")
     chosen = set(pos[i] for i in _pick(len(pos), share, rng))
-    for step in run.steps:
+    for s, step in enumerate(run.steps):
+        lead = DYNAMIC_LEADS[s % len(DYNAMIC_LEADS)]
         for i in chosen:
             step[i].op_state, step[i].dur = "dynamic", step[i].dur * 1.15
+            step[i].in_shapes = _rescale_shapes(step[i].in_shapes, lead)
+            step[i].out_shapes = _rescale_shapes(step[i].out_shapes, lead)
     return bool(chosen)
 
 
@@ -1360,7 +1368,7 @@ CAUSES = (
         "dynamic-shape-kernels",
         inj_dynamic_kernels,
         {"weak": 0.2, "moderate": 0.6, "strong": 1.0},
-        "share of kernels with OP State dynamic (x1.15 time)",
+        "share of kernels with OP State dynamic (x1.15 time) serving 3 input sizes in turn",
     ),
     Cause(
         "no-warmup",

@@ -132,10 +132,6 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "an operator sees {n} distinct input shapes",
         "zh": "某个算子出现 {n} 种不同的输入形状",
     },
-    "dynamic-shapes.dynamic": {
-        "en": "{share:.0%} of kernels are dynamic-shape kernels",
-        "zh": "{share:.0%} 的内核是动态形状内核",
-    },
     "dynamic-shapes.recompile": {
         "en": "{steps} steps at a new shape stall {ratio:g}x the median or {extra_ms:g} ms longer",
         "zh": "{steps} 个遇到新形状的步停顿，耗时达中位数的 {ratio:g} 倍或多出 {extra_ms:g} ms",
@@ -307,6 +303,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "The runs were profiled with different schedules (baseline {a}, target {b}): their windows cover different steps ({a_steps} and {b_steps} profiled); per-step times are compared.",
         "zh": "两次运行使用了不同的采集 schedule（基线 {a}，目标 {b}）：采集窗口覆盖的步不同（分别采集了 {a_steps} 和 {b_steps} 步）；比较的是每步耗时。",
     },
+    "note.op-state": {
+        "en": "OP State dynamic: {baseline} of the baseline's and {target} of the target's kernels. This says how the kernels were compiled (every aclnn kernel is dynamic), not that input shapes change; changing shapes show as distinct input shapes per operator or as recompiles.",
+        "zh": "OP State 为 dynamic 的内核：基线 {baseline}，目标 {target}。这说明内核的编译方式（aclnn 内核都是 dynamic），并不表示输入形状在变化；形状变化体现为同一算子出现多种输入形状或重新编译。",
+    },
+    "note.op-state.unknown": {"en": "unknown (not recorded)", "zh": "未知（未记录）"},
     # --- remedies shared by the readers
     "remedy.read-scripts": {
         "en": "compare configurations by reading both profiling scripts",
