@@ -46,3 +46,33 @@ def test_shapes_that_really_change_still_fire() -> None:
     assert symptom["source"] == "target"
     assert symptom["values"]["max_distinct_shapes"] >= 3 or symptom["values"]["recompile_steps"] >= 1
     assert "dynamic-shape-recompile" in [c["id"] for c in report.causes if c["significant"]]
+
+
+@needs_samples
+def test_a_profiler_level_difference_never_reads_as_different_work() -> None:
+    """The real job at Level1 against its Level0 export (no types, shapes, OP State; hcom kernels named
+    with another per-run id): every operator is matched, the level is a profiler-config-mismatch
+    finding, and what Level0 cannot show is undecided, never workload-not-comparable."""
+    report = diagnose(LEVEL1_RANK0, LEVEL0_RANK0, isolate=False)
+    ids = [c["id"] for c in report.causes]
+    assert "workload-not-comparable" not in ids
+    assert "op-set-mismatch" not in _kinds(report)
+    assert ids[0] == "profiler-config-mismatch"
+    matched = next(n for n in _notes(report) if n.startswith("Matched "))
+    assert matched.startswith("Matched 100% of the baseline's and 100% of the target's")
+    undecided = [w["text"] for w in report.data["warnings"] if w["kind"] == "undecided"]
+    assert any("input shapes" in u for u in undecided)
+    pairs = {r["operator"]: r for r in report.data["operators"]["records"]}
+    assert pairs["hcom_allReduce__868_0_1"]["match"] == "sequence"
+
+
+def test_name_signatures_mask_per_run_ids_and_keep_indices() -> None:
+    """The digits shared by every name of a pattern (a run id) are masked; the varying ones stay."""
+    from diagnosis.align import name_signatures
+
+    b, t = name_signatures(
+        ["hcom_allReduce__586_0_1", "hcom_allReduce__586_1_1", "Conv2D1"],
+        ["hcom_allReduce__868_1_1", "hcom_allReduce__868_0_1", "Conv2D1"],
+    )
+    assert b == ["hcom_allReduce__#_0_#", "hcom_allReduce__#_1_#", "Conv#D#"]
+    assert t == ["hcom_allReduce__#_1_#", "hcom_allReduce__#_0_#", "Conv#D#"]
