@@ -17,12 +17,13 @@ import numpy as np
 import pandas as pd
 
 from core import Limitation, Run, Symptom, in_lang
-from diagnosis import Comparison, Side, leaderboard, phase_timing
+from diagnosis import Comparison, Side, headline_timing, leaderboard, phase_timing
 from doctor.shape import (
     CAUSE_KEYS,
     CHAIN_KEYS,
     CROSSLINK_KEYS,
     EVIDENCE_KEYS,
+    HEADLINE_KEYS,
     OPERATOR_COLUMNS,
     PHASE_KEYS,
     SYMPTOM_KEYS,
@@ -123,6 +124,7 @@ def pair_timing(comparison: Comparison) -> Part:
             "alignment_method": align.method,
             "matched_share_baseline": round(align.baseline_matched_share, 4),
             "matched_share_target": round(align.target_matched_share, 4),
+            "headline": _in_order(headline_timing(comparison), HEADLINE_KEYS),
             **_phase_fields(phases),
         }
     )
@@ -155,6 +157,7 @@ def single_timing(side: Side) -> Part:
             "alignment_method": None,
             "matched_share_baseline": None,
             "matched_share_target": None,
+            "headline": None,
         }
     )
 

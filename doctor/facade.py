@@ -81,6 +81,7 @@ class _Analysis:
     model: _Model | None = None
     links: Any = None
     table: Any = None  # a pair's comparison table: its operator rows in another language
+    npu_smi: bool = False  # npu-smi readings were given with the target
 
 
 def diagnose(
@@ -169,6 +170,7 @@ def _diagnose(
         if len(sides) == 3:
             analysis.after = _pair(analysis.baseline, sides[2], "first", _quiet, lang)  # type: ignore[arg-type]
             analysis.inputs.append(_after_input(sides[2]))
+        analysis.npu_smi = npu_smi is not None
         if _given(mindir):
             model = _load_model(mindir, step, isolate)  # type: ignore[arg-type]
             _add_model(analysis, model)
@@ -438,7 +440,18 @@ def _document(analysis: _Analysis, found: Any, kinds: set[str], section: Any, la
         "inputs": analysis.inputs,
         "runs": analysis.runs,
         "timing": timing,
-        "verdict": verdict(analysis.kind, timing, causes, found.status, len(found.undecided), lang, section),
+        "verdict": verdict(
+            analysis.kind,
+            timing,
+            causes,
+            found.status,
+            len(found.undecided),
+            lang,
+            section,
+            runs=analysis.runs,
+            operators=operators,
+            npu_smi=analysis.npu_smi,
+        ),
         "causes": causes,
         "symptoms": build.symptom_records(analysis.symptoms, lang),
         "operators": {"columns": list(OPERATOR_COLUMN_NAMES), "total": len(operators), "records": operators},

@@ -76,3 +76,63 @@ def test_name_signatures_mask_per_run_ids_and_keep_indices() -> None:
     )
     assert b == ["hcom_allReduce__#_0_#", "hcom_allReduce__#_1_#", "Conv#D#"]
     assert t == ["hcom_allReduce__#_1_#", "hcom_allReduce__#_0_#", "Conv#D#"]
+
+
+CPU = FIXTURES / "cpu"
+LAUNCH_GAPS = FIXTURES / "cpu_derived" / "infer_fp32_graph_launch_gaps"
+
+
+def test_a_slowdown_between_kernels_is_measured_in_wall_time() -> None:
+    """The real run with every launch gap grown (tests/fixtures/cpu_derived): operator time unchanged,
+    step wall time +44 %. The verdict states the wall time, and with no significant cause it is an
+    unexplained slowdown that says the time went between kernels, never "not slower"."""
+    report = diagnose(CPU / "infer_fp32_graph", LAUNCH_GAPS, isolate=False)
+    timing, verdict = report.data["timing"], report.data["verdict"]
+    assert timing["ratio"] == pytest.approx(1.0, abs=0.01)  # what the verdict used to state
+    headline = timing["headline"]
+    assert headline["measure"] == "wall"
+    assert headline["ratio"] == pytest.approx(1.44, abs=0.02)
+    assert abs(headline["operator_delta_ms"]) < 0.05 and headline["gap_delta_ms"] > 3.0
+    assert verdict["slowdown"] == headline["ratio"]
+    assert verdict["status"] == "unexplained-slowdown"
+    assert "+3.17 ms/step between kernels" in verdict["text"]
+    assert "host traces" in verdict["text"]
+    assert "per step in wall time" in verdict["text"]
+    assert "not slower" not in verdict["text"]
+
+
+def test_a_noisy_baseline_is_stated_and_medians_compared() -> None:
+    """Real CPU runs under intermittent competing load: the baseline is noisy (two steps of 0.7 and 1.2
+    s), so by the mean the target is not slower; by the median it is, beyond both runs' noise, and with
+    no significant cause that is an unexplained slowdown stating the baseline's spread."""
+    report = diagnose(
+        CPU / "infer_fp32_graph_intermittent", CPU / "infer_fp32_graph_intermittent_heavy", isolate=False
+    )
+    headline, verdict = report.data["timing"]["headline"], report.data["verdict"]
+    assert headline["statistic"] == "median" and headline["beyond_noise"] is True
+    assert headline["ratio"] >= 1.2
+    assert headline["baseline_spread"] >= 0.3
+    assert "the baseline itself is noisy" in verdict["text"]
+    assert verdict["status"] == "unexplained-slowdown"
+    assert "nothing significant" not in verdict["text"].lower()
+
+
+def test_the_same_run_twice_is_said_so_and_a_repeat_stays_quiet() -> None:
+    """The same folder on both sides is named as such; two independent runs of one job are not slower."""
+    same = diagnose(CPU / "infer_fp32_graph", CPU / "infer_fp32_graph", isolate=False)
+    assert same.data["verdict"]["status"] == "nothing-found"
+    assert same.data["verdict"]["text"].startswith("The two inputs are the same run")
+    repeat = diagnose(CPU / "infer_fp32_graph", CPU / "infer_fp32_graph_repeat", isolate=False)
+    assert repeat.data["verdict"]["status"] == "nothing-found"
+    assert not repeat.data["timing"]["headline"]["same_run"]
+
+
+def test_the_unexplained_status_is_said_in_every_renderer_and_in_chinese() -> None:
+    """The new status reads as "unexplained slowdown" in Markdown and HTML, and in Chinese."""
+    from doctor.render import render
+
+    report = diagnose(CPU / "infer_fp32_graph", LAUNCH_GAPS, isolate=False, lang="zh")
+    assert report.data["verdict"]["status"] == "unexplained-slowdown"
+    assert "无法解释的变慢" in render(report, "md")
+    assert "verdict unexplained" in render(report, "html")
+    assert "无法解释的变慢" in report.data["verdict"]["text"]
