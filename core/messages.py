@@ -323,6 +323,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "profile with a schedule and one net call per step",
         "zh": "使用 schedule 采集，并且每步调用一次网络",
     },
+    "remedy.level1-with-mindir": {
+        "en": "profile on Ascend at Level1 (the MINDIR given records the model's dtypes, not each run's kernels)",
+        "zh": "在 Ascend 上以 Level1 采集（所提供的 MINDIR 记录的是模型的数据类型，而不是每次运行的内核）",
+    },
     # --- diagnosis/readers/cpu.py
     "cpu.no-config": {
         "en": "MindSpore CPU profiling records no profiler configuration (no profiler_info json)",
@@ -601,6 +605,18 @@ MESSAGES: dict[str, dict[str, str]] = {
     "mindir.approximate": {
         "en": "; joined by op type and launch order (no scopes in this profile): approximate",
         "zh": "；按算子类型和下发顺序关联（此性能数据没有作用域）：结果为近似值",
+    },
+    "model.not-this-profile": {
+        "en": "The MINDIR {name} does not match the profiles: only {share:.0%} matched ({how}). It is shown, but its findings and the chain-to-kernel cross-link are not used as evidence about these runs; add the MINDIR exported from the profiled model.",
+        "zh": "MINDIR {name} 与性能数据不匹配：只有 {share:.0%} 能够对应（{how}）。它仍会显示，但其发现以及融合链与内核的关联不作为这些运行的证据；请提供由被采集模型导出的 MINDIR。",
+    },
+    "model.match-scope": {
+        "en": "cell scopes of the model against the profiled kernels' scopes",
+        "zh": "模型的 cell 作用域与所采集内核的作用域对比",
+    },
+    "model.match-op-count": {
+        "en": "Conv/MatMul operators of the model against those the profile runs per step; the profile has no scopes",
+        "zh": "模型中的 Conv/MatMul 算子数与性能数据每步运行的数量对比；性能数据没有作用域",
     },
     # --- input errors (diagnosis/sources.py, ingest.py, readers/catalog.py): problem and what was expected
     "error.known-layouts": {

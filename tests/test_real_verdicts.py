@@ -136,3 +136,50 @@ def test_the_unexplained_status_is_said_in_every_renderer_and_in_chinese() -> No
     assert "无法解释的变慢" in render(report, "md")
     assert "verdict unexplained" in render(report, "html")
     assert "无法解释的变慢" in report.data["verdict"]["text"]
+
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "assets" / "examples" / "amp_train_vs_fp32_infer"
+RESNET = Path(__file__).resolve().parents[1] / "assets" / "models" / "resnet50_noweights.mindir"
+
+
+def test_a_mindir_of_another_model_is_warned_and_kept_out_of_the_evidence() -> None:
+    """ResNet-50's MINDIR beside the profiles of the 2-conv fixture net: a model warning with the
+    matched share, no cross-link, no MINDIR symptom in the evidence; the net's own MINDIR joins."""
+    foreign = diagnose(EXAMPLE / "baseline", EXAMPLE / "target", RESNET, isolate=False)
+    [warning] = [w for w in foreign.data["warnings"] if w["text"].startswith("The MINDIR ")]
+    assert "resnet50_noweights.mindir does not match the profiles: only 1% matched" in warning["text"]
+    assert "mindir+profile" not in foreign.data["input_kinds"]
+    assert not [s for s in foreign.data["symptoms"] if s["source"] in ("mindir", "mindir+profile")]
+    for cause in foreign.causes:
+        assert all(e["source"] not in ("mindir", "mindir+profile") for e in cause["evidence"])
+    own = diagnose(
+        EXAMPLE / "baseline", EXAMPLE / "target", EXAMPLE / "fixture_net_fp32_eval.mindir", isolate=False
+    )
+    assert not [w for w in own.data["warnings"] if w["text"].startswith("The MINDIR ")]
+    assert "mindir+profile" in own.data["input_kinds"]
+
+
+def test_model_match_by_scope_and_by_operator_count() -> None:
+    """The matched share: the fixture net's cells against its own profile and against ResNet-50's; a
+    scope-less torch_npu profile is judged by its Conv/MatMul count."""
+    import graph
+    from diagnosis import read_folder
+
+    profile = read_folder(EXAMPLE / "target")
+    own = graph.model_match(graph.load_mindir(EXAMPLE / "fixture_net_fp32_eval.mindir"), profile)
+    other = graph.model_match(graph.load_mindir(RESNET), profile)
+    assert own is not None and own[1] == "scope" and own[0] >= graph.MODEL_MATCH_MIN
+    assert other is not None and other[1] == "scope" and other[0] < 0.05
+
+
+def test_advice_never_asks_for_a_mindir_that_was_given() -> None:
+    """CPU profiles have no dtypes: without a model the advice offers to add the MINDIR; with the
+    matching MINDIR given, no warning asks for it any more."""
+    asks = "MINDIR and add it"
+    bare = diagnose(EXAMPLE / "baseline", EXAMPLE / "target", isolate=False)
+    assert any(asks in (w["remedy"] or "") for w in bare.data["warnings"])
+    given = diagnose(
+        EXAMPLE / "baseline", EXAMPLE / "target", EXAMPLE / "fixture_net_fp32_eval.mindir", isolate=False
+    )
+    for w in given.data["warnings"]:
+        assert "add the exported MINDIR" not in (w["remedy"] or "") and asks not in (w["remedy"] or "")
