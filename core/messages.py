@@ -132,10 +132,6 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "an operator sees {n} distinct input shapes",
         "zh": "某个算子出现 {n} 种不同的输入形状",
     },
-    "dynamic-shapes.dynamic": {
-        "en": "{share:.0%} of kernels are dynamic-shape kernels",
-        "zh": "{share:.0%} 的内核是动态形状内核",
-    },
     "dynamic-shapes.recompile": {
         "en": "{steps} steps at a new shape stall {ratio:g}x the median or {extra_ms:g} ms longer",
         "zh": "{steps} 个遇到新形状的步停顿，耗时达中位数的 {ratio:g} 倍或多出 {extra_ms:g} ms",
@@ -315,6 +311,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "The runs were profiled with different schedules (baseline {a}, target {b}): their windows cover different steps ({a_steps} and {b_steps} profiled); per-step times are compared.",
         "zh": "两次运行使用了不同的采集 schedule（基线 {a}，目标 {b}）：采集窗口覆盖的步不同（分别采集了 {a_steps} 和 {b_steps} 步）；比较的是每步耗时。",
     },
+    "note.op-state": {
+        "en": "OP State dynamic: {baseline} of the baseline's and {target} of the target's kernels. This says how the kernels were compiled (every aclnn kernel is dynamic), not that input shapes change; changing shapes show as distinct input shapes per operator or as recompiles.",
+        "zh": "OP State 为 dynamic 的内核：基线 {baseline}，目标 {target}。这说明内核的编译方式（aclnn 内核都是 dynamic），并不表示输入形状在变化；形状变化体现为同一算子出现多种输入形状或重新编译。",
+    },
+    "note.op-state.unknown": {"en": "unknown (not recorded)", "zh": "未知（未记录）"},
     # --- remedies shared by the readers
     "remedy.read-scripts": {
         "en": "compare configurations by reading both profiling scripts",
@@ -329,6 +330,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "remedy.schedule": {
         "en": "profile with a schedule and one net call per step",
         "zh": "使用 schedule 采集，并且每步调用一次网络",
+    },
+    "remedy.level1-with-mindir": {
+        "en": "profile on Ascend at Level1 (the MINDIR given records the model's dtypes, not each run's kernels)",
+        "zh": "在 Ascend 上以 Level1 采集（所提供的 MINDIR 记录的是模型的数据类型，而不是每次运行的内核）",
     },
     # --- diagnosis/readers/cpu.py
     "cpu.no-config": {
@@ -608,6 +613,18 @@ MESSAGES: dict[str, dict[str, str]] = {
     "mindir.approximate": {
         "en": "; joined by op type and launch order (no scopes in this profile): approximate",
         "zh": "；按算子类型和下发顺序关联（此性能数据没有作用域）：结果为近似值",
+    },
+    "model.not-this-profile": {
+        "en": "The MINDIR {name} does not match the profiles: only {share:.0%} matched ({how}). It is shown, but its findings and the chain-to-kernel cross-link are not used as evidence about these runs; add the MINDIR exported from the profiled model.",
+        "zh": "MINDIR {name} 与性能数据不匹配：只有 {share:.0%} 能够对应（{how}）。它仍会显示，但其发现以及融合链与内核的关联不作为这些运行的证据；请提供由被采集模型导出的 MINDIR。",
+    },
+    "model.match-scope": {
+        "en": "cell scopes of the model against the profiled kernels' scopes",
+        "zh": "模型的 cell 作用域与所采集内核的作用域对比",
+    },
+    "model.match-op-count": {
+        "en": "Conv/MatMul operators of the model against those the profile runs per step; the profile has no scopes",
+        "zh": "模型中的 Conv/MatMul 算子数与性能数据每步运行的数量对比；性能数据没有作用域",
     },
     # --- input errors (diagnosis/sources.py, ingest.py, readers/catalog.py): problem and what was expected
     "error.known-layouts": {

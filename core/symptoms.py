@@ -197,8 +197,8 @@ SYMPTOM_KINDS: dict[str, SymptomKind] = {
         ("baseline_batch", "target_batch", "ops_with_different_shapes"),
     ),
     "dynamic-shapes": SymptomKind(
-        "One operator sees many distinct input shapes, or kernels report a dynamic OP State, or the "
-        "step times show recompile spikes at new shapes.",
+        "One operator sees many distinct input shapes, or the step times show recompile spikes at new "
+        "shapes (dynamic_ops_share, the OP State share, is a fact carried along, never evidence alone).",
         ("max_distinct_shapes", "dynamic_ops_share", "recompile_steps"),
     ),
     "uniform-slowdown": SymptomKind(

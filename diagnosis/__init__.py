@@ -47,6 +47,7 @@ _EXPORTS: dict[str, str] = {
     "analyze_pair": "diagnosis.analyzers",
     "analyze_run": "diagnosis.analyzers",
     "phase_timing": "diagnosis.analyzers.timing",
+    "headline_timing": "diagnosis.analyzers.timing",
     "Limits": "diagnosis.limits",
     "MIB": "diagnosis.limits",
     "check_positive": "diagnosis.limits",
@@ -61,7 +62,7 @@ _EXPORTS: dict[str, str] = {
 
 if TYPE_CHECKING:
     from diagnosis.analyzers import analyze_pair, analyze_run
-    from diagnosis.analyzers.timing import phase_timing
+    from diagnosis.analyzers.timing import headline_timing, phase_timing
     from diagnosis.archives import archive_kind
     from diagnosis.compare import Comparison, Side, compare_sides, leaderboard, prepare
     from diagnosis.explain import in_user_terms
@@ -98,6 +99,7 @@ __all__ = [
     "describe",
     "env_name",
     "find_runs",
+    "headline_timing",
     "hold_to_budgets",
     "in_user_terms",
     "isolated_decoding",

@@ -4,6 +4,7 @@ scope first and by (op type, input shape, order of appearance) sequence alignmen
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Any
@@ -231,38 +232,122 @@ def _share(ops: pd.DataFrame, keys: pd.Series) -> float:
 
 
 def sequence_pairs(baseline: pd.DataFrame, target: pd.DataFrame) -> pd.DataFrame:
-    """Align the leftover operators by op type (and input shape when both sides have it) in order
-    of first appearance; only equal op types are paired."""
-    if baseline.empty or target.empty:
+    """Align the leftover operators in order of first appearance on the columns both runs have.
+
+    Three passes, each over what the one before left: op type and input shape (when both sides record
+    shapes), op type alone (the batch differs), and the name with its numbers masked (a Level0 export
+    has no type or shape; a communication kernel's name carries a per-run id, hcom_allReduce__586_0_1
+    against hcom_allReduce__868_0_1). A profiler-level difference removes columns; it never makes the
+    same work look different. Only operators with a known equal signature are paired.
+    """
+    out_b: list[Any] = []
+    out_t: list[Any] = []
+    shapes = _has_shapes(baseline, target)
+    passes = [lambda ops: _signatures(ops, shapes=False)]
+    if shapes:
+        passes.insert(0, lambda ops: _signatures(ops, shapes=True))
+    for signature in passes:
+        left_b, left_t = _left(baseline, out_b), _left(target, out_t)
+        if left_b.empty or left_t.empty:
+            break
+        _extend(out_b, out_t, _ordered_pairs(left_b, left_t, signature(left_b), signature(left_t)))
+    left_b, left_t = _left(baseline, out_b), _left(target, out_t)
+    if len(left_b) and len(left_t):
+        stems_b, stems_t = name_signatures(list(left_b.index), list(left_t.index))
+        _extend(out_b, out_t, _unique_pairs(left_b, left_t, stems_b, stems_t))
+        left_b, left_t = _left(baseline, out_b), _left(target, out_t)
+        stems_b, stems_t = name_signatures(list(left_b.index), list(left_t.index))
+        _extend(out_b, out_t, _ordered_pairs(left_b, left_t, stems_b, stems_t))
+    if not out_b:
         return _empty_pairs()
-    sig_b = _signatures(baseline)
-    sig_t = _signatures(target)
-    matcher = SequenceMatcher(a=sig_b, b=sig_t, autojunk=False)
-    keys_b, keys_t = list(baseline.index), list(target.index)
-    out_b, out_t = [], []
-    for block in matcher.get_matching_blocks():
-        out_b += keys_b[block.a : block.a + block.size]
-        out_t += keys_t[block.b : block.b + block.size]
-    # Second pass: same op type without shape, for what the exact signature left (batch differs).
-    left_b = baseline.loc[~baseline.index.isin(out_b)]
-    left_t = target.loc[~target.index.isin(out_t)]
-    if len(left_b) and len(left_t) and _has_shapes(baseline, target):
-        types_b = left_b["op_type"].astype(str).tolist()
-        types_t = left_t["op_type"].astype(str).tolist()
-        m2 = SequenceMatcher(a=types_b, b=types_t, autojunk=False)
-        lb, lt = list(left_b.index), list(left_t.index)
-        for block in m2.get_matching_blocks():
-            out_b += lb[block.a : block.a + block.size]
-            out_t += lt[block.b : block.b + block.size]
     return pd.DataFrame({"baseline_key": out_b, "target_key": out_t, "match": "sequence"})
+
+
+def _left(ops: pd.DataFrame, matched: list[Any]) -> pd.DataFrame:
+    return ops.loc[~ops.index.isin(matched)]
+
+
+def _extend(out_b: list[Any], out_t: list[Any], pairs: tuple[list[Any], list[Any]]) -> None:
+    out_b += pairs[0]
+    out_t += pairs[1]
+
+
+def _ordered_pairs(
+    left_b: pd.DataFrame, left_t: pd.DataFrame, sig_b: list[str | None], sig_t: list[str | None]
+) -> tuple[list[Any], list[Any]]:
+    """Operators paired where equal known signatures line up in order of first appearance."""
+    matcher = SequenceMatcher(a=_unmatchable(sig_b, "b"), b=_unmatchable(sig_t, "t"), autojunk=False)
+    keys_b, keys_t = list(left_b.index), list(left_t.index)
+    pb: list[Any] = []
+    pt: list[Any] = []
+    for block in matcher.get_matching_blocks():
+        pb += keys_b[block.a : block.a + block.size]
+        pt += keys_t[block.b : block.b + block.size]
+    return pb, pt
+
+
+def _unique_pairs(
+    left_b: pd.DataFrame, left_t: pd.DataFrame, sig_b: list[str | None], sig_t: list[str | None]
+) -> tuple[list[Any], list[Any]]:
+    """Operators paired by a signature that occurs once on each side, whatever their order (a
+    collective launched asynchronously starts earlier in one run than in the other)."""
+    once_b = _once(sig_b)
+    once_t = _once(sig_t)
+    keys_b, keys_t = list(left_b.index), list(left_t.index)
+    common = [s for s in once_b if s in once_t]
+    return [keys_b[once_b[s]] for s in common], [keys_t[once_t[s]] for s in common]
+
+
+def _once(signatures: list[str | None]) -> dict[str, int]:
+    """Signature -> position, for the known signatures that occur exactly once."""
+    counts = pd.Series([s for s in signatures if s is not None], dtype="object").value_counts()
+    return {s: i for i, s in enumerate(signatures) if s is not None and counts[s] == 1}
 
 
 def _has_shapes(baseline: pd.DataFrame, target: pd.DataFrame) -> bool:
     return bool(baseline["input_shapes"].notna().any() and target["input_shapes"].notna().any())
 
 
-def _signatures(ops: pd.DataFrame) -> list[str]:
-    types = ops["op_type"].astype(str)
-    if ops["input_shapes"].notna().any():
-        return (types + "|" + ops["input_shapes"].astype(str)).tolist()
-    return types.tolist()
+def _signatures(ops: pd.DataFrame, *, shapes: bool) -> list[str | None]:
+    """Op type (and input shape) per operator; None where the type (or shape) is not recorded."""
+    types = ops["op_type"].astype("string")
+    sig = types + "|" + ops["input_shapes"].astype("string") if shapes else types
+    return [None if pd.isna(v) else str(v) for v in sig]
+
+
+def name_signatures(names_b: list[str], names_t: list[str]) -> tuple[list[str], list[str]]:
+    """Names reduced to what tells operators apart: runs of digits are masked where they are the same
+    for every operator of that name pattern on one side (a per-run id such as the 586 of
+    hcom_allReduce__586_0_1) and kept where they vary (its bucket index, 0)."""
+    tokens_b = [_DIGITS.split(n) for n in names_b]
+    tokens_t = [_DIGITS.split(n) for n in names_t]
+    groups: dict[str, list[list[str]]] = {}
+    for parts in tokens_b + tokens_t:
+        groups.setdefault(_stem(parts), []).append(parts)
+    varying: dict[str, set[int]] = {}
+    for side in (tokens_b, tokens_t):
+        per_stem: dict[str, list[list[str]]] = {}
+        for parts in side:
+            per_stem.setdefault(_stem(parts), []).append(parts)
+        for stem, members in per_stem.items():
+            numbers = range(1, len(members[0]), 2)
+            varying.setdefault(stem, set()).update(i for i in numbers if len({m[i] for m in members}) > 1)
+    return [_masked(p, varying) for p in tokens_b], [_masked(p, varying) for p in tokens_t]
+
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+def _stem(parts: list[str]) -> str:
+    """The name with every run of digits replaced by #."""
+    return "#".join(parts[0::2])
+
+
+def _masked(parts: list[str], varying: dict[str, set[int]]) -> str:
+    keep = varying.get(_stem(parts), set())
+    return "".join(p if i % 2 == 0 or i in keep else "#" for i, p in enumerate(parts))
+
+
+def _unmatchable(signatures: list[str | None], side: str) -> list[str]:
+    """Signatures with every unknown one made unique to its side, so it never pairs."""
+    return [s if s is not None else f"\0{side}{i}" for i, s in enumerate(signatures)]

@@ -17,6 +17,7 @@ from core.text import say
 from diagnosis.align import Alignment, align, operator_aggregates, per_step_times
 from diagnosis.forward import forward_kernels
 from diagnosis.stats import MIN_RELATIVE_EFFECT, Z_THRESHOLD, median_shift_z, row_medians_mads
+from diagnosis.unique import per_unique_mask
 
 T = TypeVar("T")
 
@@ -126,7 +127,40 @@ def _notes(base: Side, target: Side, alignment: Alignment, use_scopes: bool) -> 
     if base.batch and target.batch and base.batch != target.batch:
         notes.append(say("note.batch", baseline=base.batch, target=target.batch))
     notes += schedule_notes(base, target)
+    notes += op_state_notes(base, target)
     return notes
+
+
+def dynamic_kernel_share(side: Side) -> float | None:
+    """Share of the run's kernels compiled as dynamic-shape kernels (OP State), None when unrecorded.
+
+    A fact about compilation (every aclnn kernel of torch_npu is `dynamic`), never evidence of
+    changing shapes on its own."""
+    return side.memo("dynamic-kernel-share", _dynamic_kernel_share)
+
+
+def _dynamic_kernel_share(side: Side) -> float | None:
+    state = side.kernels["op_state"]
+    known = int(state.notna().sum())
+    if not known:
+        return None  # OP State missing: unknown, never assumed dynamic
+    dynamic = per_unique_mask(state, lambda values: values.str.strip().str.lower() == "dynamic")
+    return float(dynamic.sum() / known)
+
+
+def op_state_notes(base: Side, target: Side) -> list[str]:
+    """The OP State shares as a fact: how the kernels were compiled, which shows no shape change."""
+    b, t = dynamic_kernel_share(base), dynamic_kernel_share(target)
+    if b is None and t is None:
+        return []
+    unknown = say("note.op-state.unknown")
+    return [
+        say(
+            "note.op-state",
+            baseline=unknown if b is None else f"{b:.0%}",
+            target=unknown if t is None else f"{t:.0%}",
+        )
+    ]
 
 
 def schedule_notes(base: Side, target: Side) -> list[str]:

@@ -47,9 +47,10 @@ def normalise_scopes(names: pd.Series) -> pd.Series:
 
 def training_only_mask(kernels: pd.DataFrame) -> np.ndarray:
     """True for kernels that only a training step runs: backward, optimizer, loss, loss scaling,
-    gradient communication. String tests run on distinct names and types only."""
+    gradient communication. String tests run on distinct names and types only. Where the type is not
+    recorded (a Level0 export), the kernel name stands for it (Conv2DBackpropInput5)."""
     by_name = per_unique_mask(kernels["name"], _training_only_name)
-    by_type = per_unique_mask(kernels["op_type"], _training_only_type)
+    by_type = per_unique_mask(kernels["op_type"].fillna(kernels["name"]), _training_only_type)
     return by_name | by_type
 
 

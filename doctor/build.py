@@ -16,13 +16,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from core import Limitation, Run, Symptom, in_lang
-from diagnosis import Comparison, Side, leaderboard, phase_timing
+from core import Limitation, Run, Symptom, in_lang, say
+from diagnosis import Comparison, Side, headline_timing, leaderboard, phase_timing
 from doctor.shape import (
     CAUSE_KEYS,
     CHAIN_KEYS,
     CROSSLINK_KEYS,
     EVIDENCE_KEYS,
+    HEADLINE_KEYS,
     OPERATOR_COLUMNS,
     PHASE_KEYS,
     SYMPTOM_KEYS,
@@ -123,6 +124,7 @@ def pair_timing(comparison: Comparison) -> Part:
             "alignment_method": align.method,
             "matched_share_baseline": round(align.baseline_matched_share, 4),
             "matched_share_target": round(align.target_matched_share, 4),
+            "headline": _in_order(headline_timing(comparison), HEADLINE_KEYS),
             **_phase_fields(phases),
         }
     )
@@ -155,6 +157,7 @@ def single_timing(side: Side) -> Part:
             "alignment_method": None,
             "matched_share_baseline": None,
             "matched_share_target": None,
+            "headline": None,
         }
     )
 
@@ -332,8 +335,12 @@ def warning_records(
     notes: Sequence[str],
     model_warnings: Sequence[str],
     lang: str,
+    mindir_given: bool = False,
 ) -> list[Part]:
-    """'Cannot decide' questions first, then input limitations (merged across runs), notes, model notes."""
+    """'Cannot decide' questions first, then input limitations (merged across runs), notes, model notes.
+
+    With `mindir_given` (a MINDIR that matches the profiles), a reader's remedy that asks for the MINDIR
+    is replaced by what is still missing: advice never asks for an input that was given."""
     out: list[dict[str, Any]] = []
     for item in undecided:
         data = item.to_dict(lang)
@@ -344,7 +351,7 @@ def warning_records(
         if key in merged:
             merged[key]["roles"].append(role)
         else:
-            remedy = in_lang(lim.remedy, lang) or None
+            remedy = in_lang(_remedy(lim.remedy, mindir_given), lang) or None
             merged[key] = _warning("limitation", in_lang(lim.reason, lang), remedy, lim.topic, None, [role])
     out.extend(merged.values())
     out.extend(_warning("note", in_lang(note, lang), None, None, None, []) for note in notes)
@@ -352,6 +359,19 @@ def warning_records(
         _warning("model", in_lang(text, lang), None, None, None, ["mindir"]) for text in model_warnings
     )
     return [jsonable(w) for w in out]
+
+
+# Reader remedies that ask for the MINDIR, and what to say instead when one was given (None: nothing).
+_WITH_MINDIR = {"remedy.mindir-or-level1": "remedy.level1-with-mindir", "remedy.mindir": None}
+
+
+def _remedy(remedy: Any, mindir_given: bool) -> Any:
+    """A limitation's remedy, without the request for a MINDIR that was given."""
+    key = getattr(remedy, "key", None)
+    if not mindir_given or key not in _WITH_MINDIR:
+        return remedy
+    other = _WITH_MINDIR[key]
+    return say(other) if other else ""
 
 
 def _warning(

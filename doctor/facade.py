@@ -86,6 +86,9 @@ class _Analysis:
     model: _Model | None = None
     links: Any = None
     table: Any = None  # a pair's comparison table: its operator rows in another language
+    npu_smi: bool = False  # npu-smi readings were given with the target
+    model_foreign: bool = False  # the MINDIR does not match the profiles: shown, never used as evidence
+    model_notes: list[str] = field(default_factory=list)  # model warnings of the analysis (a mismatch)
 
 
 def diagnose(
@@ -189,6 +192,7 @@ def _diagnose(
         if len(sides) == 3:
             analysis.after = _pair(analysis.baseline, sides[2], "first", _quiet, lang)  # type: ignore[arg-type]
             analysis.inputs.append(_after_input(sides[2]))
+        analysis.npu_smi = npu_smi is not None
         if _given(mindir):
             model = _load_model(mindir, step, isolate)  # type: ignore[arg-type]
             _add_model(analysis, model)
@@ -408,18 +412,31 @@ def _add_model(analysis: _Analysis, model: _Model) -> None:
 
     analysis.model = model
     analysis.inputs.append(build.input_entry("mindir", model.name, "mindir", None))
-    analysis.symptoms += model.symptoms
     if analysis.target is not None:
         import graph
 
+        match = graph.model_match(model.model, analysis.target.run)
+        if match is not None and match[0] < graph.MODEL_MATCH_MIN:
+            # Another model's MINDIR: its findings are not evidence about these profiles.
+            analysis.model_foreign = True
+            analysis.model_notes.append(
+                say(
+                    "model.not-this-profile",
+                    name=model.name,
+                    share=match[0],
+                    how=say(f"model.match-{match[1]}"),
+                )
+            )
+            return
         links, symptoms = graph.crosslink(model.model, model.chains, analysis.target.run)
         analysis.links = links
         analysis.symptoms += symptoms
+    analysis.symptoms += model.symptoms
 
 
 def _input_kinds(analysis: _Analysis) -> set[str]:
     kinds = {"pair"} if analysis.kind == "pair" else {"single"} if analysis.kind == "single" else set()
-    if analysis.model is not None:
+    if analysis.model is not None and not analysis.model_foreign:
         kinds.add("mindir")
         if analysis.kind != "mindir":
             kinds.add("mindir+profile")
@@ -475,7 +492,18 @@ def _document(analysis: _Analysis, found: Any, kinds: set[str], section: Any, la
         "inputs": analysis.inputs,
         "runs": analysis.runs,
         "timing": timing,
-        "verdict": verdict(analysis.kind, timing, causes, found.status, len(found.undecided), lang, section),
+        "verdict": verdict(
+            analysis.kind,
+            timing,
+            causes,
+            found.status,
+            len(found.undecided),
+            lang,
+            section,
+            runs=analysis.runs,
+            operators=operators,
+            npu_smi=analysis.npu_smi,
+        ),
         "causes": causes,
         "symptoms": build.symptom_records(analysis.symptoms, lang),
         "operators": {"columns": list(OPERATOR_COLUMN_NAMES), "total": len(operators), "records": operators},
@@ -486,8 +514,9 @@ def _document(analysis: _Analysis, found: Any, kinds: set[str], section: Any, la
             found.undecided,
             analysis.limitations,
             analysis.notes,
-            model.model.warnings if model is not None else [],
+            [*analysis.model_notes, *(model.model.warnings if model is not None else [])],
             lang,
+            mindir_given=model is not None and not analysis.model_foreign,
         ),
     }
     if analysis.after is not None:

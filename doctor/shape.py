@@ -146,6 +146,25 @@ PHASE_KEYS: tuple[str, ...] = (
     "ratio",
     "slower",
 )
+HEADLINE_KEYS: tuple[str, ...] = (
+    "measure",
+    "statistic",
+    "per_sample",
+    "baseline_ms",
+    "target_ms",
+    "ratio",
+    "baseline_p10_ms",
+    "target_p10_ms",
+    "baseline_spread",
+    "target_spread",
+    "baseline_steps",
+    "target_steps",
+    "beyond_noise",
+    "operator_delta_ms",
+    "gap_delta_ms",
+    "slower_steps",
+    "same_run",
+)
 # model -> its key tuple, for the test that holds them to the models
 KEY_ORDERS: dict[str, tuple[str, ...]] = {
     "Cause": CAUSE_KEYS,
@@ -154,6 +173,7 @@ KEY_ORDERS: dict[str, tuple[str, ...]] = {
     "Chain": CHAIN_KEYS,
     "CrosslinkRow": CROSSLINK_KEYS,
     "PhaseTiming": PHASE_KEYS,
+    "Headline": HEADLINE_KEYS,
 }
 
 

@@ -1,10 +1,13 @@
 """The one-line verdict: how much slower the target is, and the most likely cause with its recoverable time.
 
-Example: "Inference is 1.79x slower per step in operator time than the training forward pass; most likely
-cause: precision mismatch, about 3.24 ms/step recoverable". The ratio is compared operator time
-(the timing's `ratio`), named in the sentence, so it never reads like the wall step time some evidence states.
-When no cause is significant it says so plainly. It reads and returns document parts as JSON data
-(doctor.build), so a command-line report needs no report model.
+Example: "Inference is 1.79x slower per step in operator time than the training forward pass (median of
+5 and 5 steps); most likely cause: precision mismatch, about 3.24 ms/step recoverable". The ratio is the
+timing's headline: the median step wall time where both runs record it and neither is a training step
+(the time the user feels), else the compared operator time, per sample when the batches differ; the
+sentence names the measure. A materially slower target (>= 1.2x beyond both runs' noise) without a
+significant cause is an "unexplained slowdown" that says where the time went and what data would decide
+it, never "nothing significant". It reads and returns document parts as JSON data (doctor.build), so a
+command-line report needs no report model.
 """
 
 from __future__ import annotations
@@ -17,6 +20,9 @@ from doctor.text import fmt_number
 
 SAME_BAND = 0.05  # ratios within 5% of 1 read as "about as long"
 MIN_RATIO = 1e-4  # the smallest ratio the timing can hold (rounded to 4 decimals)
+UNEXPLAINED_RATIO = 1.2  # a slowdown this large without a significant cause is not "nothing significant"
+NOISY_SPREAD = 0.3  # (p90 - p10) / median of the baseline's steps above which it is called noisy
+TOP_OPERATORS = 3
 
 
 def verdict(
@@ -27,14 +33,31 @@ def verdict(
     undecided: int,
     lang: str,
     graph: Part | None = None,
+    *,
+    runs: Sequence[Part] = (),
+    operators: Sequence[Part] = (),
+    npu_smi: bool = False,
 ) -> Part:
     """The verdict section of the report: text, status, slowdown ratio, top cause and its recoverable time.
 
     `status` is the engine's: "problem" (a material cause), "findings" (significant findings of one
-    input on its own, not material) or "nothing-found"; the top cause is the first material one."""
+    input on its own, not material) or "nothing-found"; the top cause is the first material one. A pair
+    with no cause whose target is materially slower becomes "unexplained-slowdown" (`runs`, `operators`
+    and whether npu-smi readings were given say where the time went and which data is still missing)."""
     top = _top(causes, status)
     base = _subject(kind, timing, graph, lang)
-    if top is None:
+    if top is None and kind == "pair" and _same_run(timing):
+        status, text = "nothing-found", t("v_same_run", lang)
+    elif top is None and kind == "pair" and _unexplained(timing):
+        status = "unexplained-slowdown"
+        text = t(
+            "v_unexplained",
+            lang,
+            base=base,
+            where=_where(timing, operators, lang),  # type: ignore[arg-type]
+            asks=_asks(runs, npu_smi, lang),
+        )
+    elif top is None:
         status = "nothing-found"
         text = _no_cause(base, timing, kind, lang)
         if undecided:
@@ -65,12 +88,80 @@ def _top(causes: Sequence[Part], status: str) -> Part | None:
 
 def _slowdown(timing: Part | None) -> float | None:
     """For a generation pair the ratio at the target's phase mix (phase against phase; None without a
-    phase in common), else the per-sample ratio when batches differ, else the per-step ratio."""
+    phase in common), else the headline's median ratio (wall or operator time, per sample when batches
+    differ), else (older documents) the per-sample or per-step operator-time ratio."""
     if timing is None:
         return None
     if timing.get("phases") is not None:
         return timing.get("phase_ratio")
+    headline = timing.get("headline")
+    if headline is not None:
+        return headline["ratio"]
     return timing["per_sample_ratio"] or timing["ratio"]
+
+
+def _same_run(timing: Part | None) -> bool:
+    """Whether the two inputs are one run: identical kernels and timestamps (see diagnosis)."""
+    headline = (timing or {}).get("headline") or {}
+    return bool(headline.get("same_run"))
+
+
+def _unexplained(timing: Part | None) -> bool:
+    """A material slowdown: >= UNEXPLAINED_RATIO on the headline measure and not within both runs'
+    measured noise (unmeasurable noise, under 3 steps, does not hide it)."""
+    ratio = _slowdown(timing)
+    if ratio is None or ratio < UNEXPLAINED_RATIO:
+        return False
+    headline = (timing or {}).get("headline") or {}
+    return headline.get("beyond_noise") is not False
+
+
+def _where(timing: Part, operators: Sequence[Part], lang: str) -> str:
+    """Where the extra time went: operators, the gaps between them, the largest operator changes and
+    how many steps are slow."""
+    headline = timing.get("headline") or {}
+    parts = []
+    op_delta = headline.get("operator_delta_ms")
+    totals = (timing.get("target_ms_per_step"), timing.get("baseline_ms_per_step"))
+    if op_delta is None and None not in totals:
+        op_delta = totals[0] - totals[1]  # a document without a headline
+    if op_delta is not None:
+        parts.append(t("v_where_ops", lang, ms=_signed(op_delta)))
+    if headline.get("gap_delta_ms") is not None:
+        parts.append(t("v_where_gaps", lang, ms=_signed(headline["gap_delta_ms"])))
+    grown = sorted(
+        (r for r in operators if (r.get("delta_us_per_step") or 0) > 0),
+        key=lambda r: -r["delta_us_per_step"],
+    )[:TOP_OPERATORS]
+    if grown:
+        ops = ", ".join(f"{r['operator']} ({_signed(r['delta_us_per_step'] / 1000)} ms)" for r in grown)
+        parts.append(t("v_where_top", lang, ops=ops))
+    if headline.get("slower_steps") is not None:
+        parts.append(t("v_where_steps", lang, n=headline["slower_steps"], m=headline["target_steps"]))
+    return "; ".join(parts)
+
+
+def _signed(ms: float) -> str:
+    return ("+" if ms >= 0 else "") + fmt_number(ms)
+
+
+def _asks(runs: Sequence[Part], npu_smi: bool, lang: str) -> str:
+    """The data that would decide an unexplained slowdown, leaving out what was given."""
+    ascend = any(r.get("device") == "Ascend" for r in runs)
+    asks = []
+    if ascend:
+        asks.append("v_ask_clock")
+        if not npu_smi:
+            asks.append("v_ask_npu_smi")
+        levels = [(r.get("profiler_config") or {}).get("level") for r in runs]
+        if any(level not in ("Level1", "Level2") for level in levels):
+            asks.append("v_ask_level1")
+    else:
+        asks.append("v_ask_load")
+    stacks = [(r.get("profiler_config") or {}).get("with_stack") for r in runs]
+    if not runs or not all(stacks):
+        asks.append("v_ask_host")
+    return "; ".join(t(key, lang) for key in asks)
 
 
 def _subject(kind: str, timing: Part | None, graph: Part | None, lang: str) -> str:
@@ -85,9 +176,31 @@ def _subject(kind: str, timing: Part | None, graph: Part | None, lang: str) -> s
     ref = t("v_ref_train" if train_vs_infer else "v_ref_baseline", lang)
     if timing.get("phases") is not None:
         return _phases(timing, subject, ref, lang)
-    per_sample = timing["per_sample_ratio"]
-    unit = t("v_unit_sample" if per_sample else "v_unit_step", lang)
-    ratio = float(per_sample or timing["ratio"])
+    headline = timing.get("headline")
+    if headline is None:  # a document from before the headline measure
+        per_sample = timing["per_sample_ratio"]
+        unit = t("v_unit_sample" if per_sample else "v_unit_step", lang)
+        return _compared(subject, float(per_sample or timing["ratio"]), unit, ref, lang)
+    wall = headline["measure"] == "wall"
+    unit_key = "v_unit_sample" if headline["per_sample"] else "v_unit_step"
+    unit = t(unit_key + ("_wall" if wall else ""), lang)
+    if min(headline["baseline_steps"], headline["target_steps"]) > 1:
+        unit += t("v_median", lang, b=headline["baseline_steps"], t=headline["target_steps"])
+    text = _compared(subject, float(headline["ratio"]), unit, ref, lang)
+    spread = headline.get("baseline_spread")
+    if spread is not None and spread >= NOISY_SPREAD:
+        text += t(
+            "v_noisy_baseline",
+            lang,
+            spread=f"{spread:.0%}",
+            b_p10=fmt_number(headline["baseline_p10_ms"]),
+            t_p10=fmt_number(headline["target_p10_ms"]),
+        )
+    return text
+
+
+def _compared(subject: str, ratio: float, unit: str, ref: str, lang: str) -> str:
+    """ "X is 1.4x slower per step in wall time than Y", or faster, or about as long."""
     if abs(ratio - 1.0) <= SAME_BAND:
         return t("v_same", lang, subject=subject, ratio=f"{ratio:.2f}", unit=unit, ref=ref)
     if ratio > 1.0:

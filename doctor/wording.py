@@ -10,7 +10,12 @@ from typing import Any
 
 from doctor.i18n import t
 
-STATUS_KEYS = {"problem": "status_problem", "findings": "status_findings", "nothing-found": "status_ok"}
+STATUS_KEYS = {
+    "problem": "status_problem",
+    "findings": "status_findings",
+    "unexplained-slowdown": "status_unexplained",
+    "nothing-found": "status_ok",
+}
 EVIDENCE_MARKS = {"supports": "", "contradicts": "✗ ", "explains": "↳ "}
 
 

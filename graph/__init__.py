@@ -2,7 +2,8 @@
 patterns (attention, norms, activations, rotary: graph.patterns), check export hygiene,
 cross-link chains with profiled kernels, and draw the graph (graph.view, imported on demand).
 
-Public API: load_mindir, find_chains, chain_counts, hygiene_symptoms, crosslink, overview_figure.
+Public API: load_mindir, find_chains, chain_counts, hygiene_symptoms, crosslink, model_match
+(with MODEL_MATCH_MIN), overview_figure.
 """
 
 from __future__ import annotations
@@ -22,11 +23,16 @@ from graph.patterns import DAG_PATTERNS, DagPattern, Slot
 
 
 def __getattr__(name: str) -> Any:
-    """`crosslink` and `overview_figure` are imported on first use: they pull in pandas and plotly."""
+    """`crosslink`, `model_match` and `overview_figure` are imported on first use: they pull in pandas
+    and plotly."""
     if name == "crosslink":
         from graph.profile_join import crosslink
 
         return crosslink
+    if name in ("model_match", "MODEL_MATCH_MIN"):
+        from graph import profile_join
+
+        return getattr(profile_join, name)
     if name == "overview_figure":  # plotly, which the analysis does not need either
         from graph.view import overview_figure
 
@@ -37,6 +43,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "DAG_PATTERNS",
     "MAX_FILE_BYTES",
+    "MODEL_MATCH_MIN",
     "PATTERNS",
     "Chain",
     "DagPattern",
@@ -51,5 +58,6 @@ __all__ = [
     "find_chains",
     "hygiene_symptoms",
     "load_mindir",
+    "model_match",
     "overview_figure",
 ]

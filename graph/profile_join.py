@@ -270,3 +270,55 @@ def _split_symptom(table: pd.DataFrame, steps: int, run: Run, approximate: bool)
         evidence=evidence,
         recoverable_ms_per_step=round(recoverable_ms, 6),
     )
+
+
+# ----------------------------------------------------------------------- does the model belong here?
+
+# Below this matched share the MINDIR is not the profiled model: its cross-link is dropped.
+MODEL_MATCH_MIN = 0.5
+# Compute operators whose count a fusion pass does not change (one kernel each, fused or not).
+ANCHOR_OPS = frozenset({"Conv2D", "Conv3D", "Conv2DFusion", "MatMul", "MatMulV2", "BatchMatMul", "Dense"})
+
+
+def model_match(model: MindirModel, run: Run) -> tuple[float, str] | None:
+    """How much of the model the profile ran, and how it was judged: by cell scopes when the profile's
+    kernels carry them (the share of the model's cells the profile ran, or of the profile's time spent
+    in the model's cells, whichever is lower), else by the count of Conv/MatMul operators per step
+    (smaller over larger). None when neither can be judged."""
+    kernels = _forward_kernels(run.kernels)
+    if kernels.empty:
+        return None
+    g = model.graph
+    ops = [d for _, d in g.nodes(data=True) if d.get("kind") == "op"]
+    model_cells = {_cell(normalise_scope(d.get("scope", "")) or "") for d in ops} - {""}
+    scoped = bool(kernels["name"].astype(str).str.count("/").ge(2).any())
+    if scoped and model_cells:
+        return _scope_share(model_cells, kernels), "scope"
+    model_anchors = sum(1 for d in ops if d.get("op") in ANCHOR_OPS)
+    profile_anchors = _anchors_per_step(kernels, max(run.step_count, 1))
+    if not model_anchors and not profile_anchors:
+        return None
+    return min(model_anchors, profile_anchors) / max(model_anchors, profile_anchors), "op-count"
+
+
+def _cell(scope: str) -> str:
+    """The cell path of a scope: everything before its last segment (the op)."""
+    return scope.rsplit("/", 1)[0] if "/" in scope else ""
+
+
+def _scope_share(model_cells: set[str], kernels: pd.DataFrame) -> float:
+    cells = kernels["key"].astype("string").fillna("").map(_cell)
+    prefix = kernels["prefix_key"].astype("string").fillna("").map(_cell)
+    inside = (cells.isin(model_cells) | prefix.isin(model_cells)).to_numpy()
+    ran = set(cells[inside]) | set(prefix[prefix.isin(model_cells)])
+    model_side = len(ran & model_cells) / len(model_cells)
+    total = float(kernels["duration_us"].sum())
+    profile_side = float(kernels.loc[inside, "duration_us"].sum()) / total if total > 0 else 0.0
+    return min(model_side, profile_side)
+
+
+def _anchors_per_step(kernels: pd.DataFrame, steps: int) -> float:
+    """Conv/MatMul launches per step (a kernel's type, or its name's last part when there is none)."""
+    op = kernels["op"].astype(str)
+    hits = op.isin(ANCHOR_OPS) | op.str.contains(r"^(?:Conv2D|Conv3D|MatMul|BatchMatMul)", regex=True)
+    return float(hits.sum()) / steps

@@ -154,7 +154,9 @@ def _section(rule: Rule) -> str:
         lines += ["**Needs** (otherwise: cannot decide)", ""]
         for need in rule.needs:
             scope = f" (for {', '.join(need.inputs)})" if need.inputs else ""
-            lines.append(f"- `{need.topic}`{scope}: {need.reason.en} Remedy: {need.remedy.en}")
+            given = need.remedy_with_mindir
+            with_mindir = f" With a MINDIR given: {given.en}" if given is not None else ""
+            lines.append(f"- `{need.topic}`{scope}: {need.reason.en} Remedy: {need.remedy.en}{with_mindir}")
         lines.append("")
     for heading, text in (
         ("What it detects / 检测内容", rule.explanation.what_it_detects),

@@ -330,7 +330,7 @@ def assess(
         # Matched but fully shared with the baseline, or a contradicting symptom answered the question
         # (e.g. a MINDIR showing FP16): decided absent. Nothing matched and data missing: undecided.
         answered = bool(raw_supports or contradictions)
-        return _undecided(rule, lacking, missing) if lacking and not answered else None
+        return _undecided(rule, lacking, missing, inputs) if lacking and not answered else None
     best = _best_per_symptom(supports)
     contra = _best_per_symptom(contradictions)
     confidence = _clamp(
@@ -618,7 +618,9 @@ def _evidence(best: Scored, role: str) -> tuple[Evidence, ...]:
     )
 
 
-def _undecided(rule: Rule, lacking: list[Need], missing: dict[str, list[str]]) -> Undecided:
+def _undecided(
+    rule: Rule, lacking: list[Need], missing: dict[str, list[str]], inputs: frozenset[str]
+) -> Undecided:
     details = tuple(reason for need in lacking for reason in missing[need.topic])
     return Undecided(
         id=rule.id,
@@ -629,8 +631,8 @@ def _undecided(rule: Rule, lacking: list[Need], missing: dict[str, list[str]]) -
             zh="".join(n.reason.zh for n in lacking),
         ),
         remedy=Text(
-            en=" ".join(n.remedy.en for n in lacking),
-            zh="".join(n.remedy.zh for n in lacking),
+            en=" ".join(n.remedy_for(inputs).en for n in lacking),
+            zh="".join(n.remedy_for(inputs).zh for n in lacking),
         ),
         details=tuple(dict.fromkeys(details)),
     )

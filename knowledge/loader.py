@@ -50,7 +50,7 @@ RULE_KEYS = {
 }
 SIGNAL_KEYS = {"symptom": True, "weight": True, "when": False, "sources": False}
 SUPPORT_KEYS = {**SIGNAL_KEYS, "recoverable": False, "recoverable_scale": False, "corroborating": False}
-NEED_KEYS = {"topic": True, "reason": True, "remedy": True, "inputs": False}
+NEED_KEYS = {"topic": True, "reason": True, "remedy": True, "remedy_with_mindir": False, "inputs": False}
 EXPLANATION_KEYS = {"what_it_detects": True, "why_it_matters": True, "how_to_confirm": True}
 FIX_KEYS = {"code": True, "language": True, "verify": True, "notes": True}
 REFERENCE_KEYS = {"title": True, "url": True}
@@ -221,11 +221,13 @@ def _need(raw: Any, field: str, applies_to: tuple[str, ...]) -> Need:
     _mapping(raw, NEED_KEYS, field)
     topic = _choice(raw["topic"], tuple(LIMITATION_TOPICS), f"{field}.topic")
     inputs = _choices(raw["inputs"], applies_to, f"{field}.inputs") if "inputs" in raw else None
+    given = raw.get("remedy_with_mindir")
     return Need(
         topic=topic,
         reason=_text(raw["reason"], f"{field}.reason"),
         remedy=_text(raw["remedy"], f"{field}.remedy"),
         inputs=inputs,
+        remedy_with_mindir=None if given is None else _text(given, f"{field}.remedy_with_mindir"),
     )
 
 

@@ -112,6 +112,11 @@ class Need:
     reason: Text
     remedy: Text
     inputs: tuple[str, ...] | None = None  # only for these input kinds; None: every kind
+    remedy_with_mindir: Text | None = None  # the remedy when a MINDIR was given (never ask for it again)
+
+    def remedy_for(self, inputs: set[str] | frozenset[str]) -> Text:
+        """The remedy to show for these input kinds: advice never asks for an input that was given."""
+        return self.remedy_with_mindir if self.remedy_with_mindir and "mindir" in inputs else self.remedy
 
 
 @dataclass(frozen=True)
@@ -179,6 +184,8 @@ class Rule:
             out += [text.en, text.zh]
         for need in self.needs:
             out += [need.reason.en, need.reason.zh, need.remedy.en, need.remedy.zh]
+            if need.remedy_with_mindir is not None:
+                out += [need.remedy_with_mindir.en, need.remedy_with_mindir.zh]
         out += [ref.title for ref in self.references]
         return out
 

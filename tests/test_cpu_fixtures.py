@@ -37,6 +37,8 @@ SCENARIOS = (
     "infer_fp32_graph_dynamic_shapes",
     "infer_fp32_graph_dynamic_set_inputs",
     "infer_fp32_graph_contention",
+    "infer_fp32_graph_intermittent",
+    "infer_fp32_graph_intermittent_heavy",
     "infer_fp32_graph_profile_memory",
     "infer_fp32_graph_mstx",
 )
@@ -286,6 +288,20 @@ def test_contention_second_half_is_slower() -> None:
     busy = _step_busy_ms("infer_fp32_graph_contention")
     assert len(busy) == 30
     assert statistics.mean(busy[15:]) > 1.5 * statistics.mean(busy[:15])
+
+
+def test_intermittent_load_slows_only_its_steps() -> None:
+    """The loaded steps of both intermittent runs are slower than their calm steps; the heavy run has
+    three times as many of them."""
+    for scenario, loaded in (
+        ("infer_fp32_graph_intermittent", (8, 9, 17, 18)),
+        ("infer_fp32_graph_intermittent_heavy", (3, 4, 5, 9, 10, 11, 15, 16, 17, 21, 22, 23)),
+    ):
+        busy = _step_busy_ms(scenario)
+        assert len(busy) == 24
+        calm = [b for i, b in enumerate(busy) if i not in loaded]
+        hot = [b for i, b in enumerate(busy) if i in loaded]
+        assert statistics.median(hot) > 1.3 * statistics.median(calm), scenario
 
 
 def test_quiet_run_has_no_drift() -> None:

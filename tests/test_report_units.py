@@ -162,10 +162,17 @@ def test_verdict_says_plainly_when_nothing_was_found():
     same = verdict("pair", timing(1.01), [WEAK_DATA], "nothing-found", 0, "en")
     assert same["text"].startswith("Nothing significant found: Inference takes about as long")
     assert same["status"] == "nothing-found" and same["top_cause"] is None
-    slower = verdict("pair", timing(1.5), [WEAK_DATA], "nothing-found", 2, "en")
-    assert slower["text"] == (
-        "Inference is 1.50x slower per step in operator time than the training forward pass, but no cause "
+    a_little = verdict("pair", timing(1.1), [WEAK_DATA], "nothing-found", 2, "en")
+    assert a_little["text"] == (
+        "Inference is 1.10x slower per step in operator time than the training forward pass, but no cause "
         "reaches the reporting threshold (2 question(s) cannot be decided with this data: see the warnings)"
+    )
+    assert a_little["status"] == "nothing-found"
+    slower = verdict("pair", timing(1.5), [WEAK_DATA], "nothing-found", 2, "en")  # >= 1.2x: never "nothing"
+    assert slower["status"] == "unexplained-slowdown"
+    assert slower["text"].startswith(
+        "Inference is 1.50x slower per step in operator time than the training forward pass, and no cause "
+        "reaches the reporting threshold: an unexplained slowdown. Where the time went: "
     )
 
 

@@ -1,5 +1,11 @@
 """Shape symptoms: different shapes between the runs (batch), many shapes for one operator
-(recompiles, dynamic kernels), and a small inference batch that leaves the device under-used."""
+(recompiles), and a small inference batch that leaves the device under-used.
+
+`OP State = dynamic` says how a kernel was compiled (every aclnn kernel of torch_npu, many of
+MindSpore's), not that shapes change: it is carried as a fact (`dynamic_ops_share`, a comparison note)
+and never makes a shape symptom on its own. Changing shapes are shown by distinct input shapes per
+operator position or by recompiles.
+"""
 
 from __future__ import annotations
 
@@ -13,15 +19,14 @@ from core.text import join, say
 from diagnosis.analyzers import pair_analyzer, run_analyzer
 from diagnosis.analyzers.common import rnd, rows
 from diagnosis.analyzers.timing import utilisation
-from diagnosis.compare import Comparison, Side
-from diagnosis.unique import first_rows, per_unique_mask, runs, sorted_unique
+from diagnosis.compare import Comparison, Side, dynamic_kernel_share
+from diagnosis.unique import first_rows, runs, sorted_unique
 
 # The symptom kinds this module emits (see diagnosis/analyzers/__init__.py).
 EMITS = Emits(pair=("shape-mismatch", "small-batch"), run=("dynamic-shapes",))
 
 SHAPE_CHANGED_SHARE = 0.2
 DISTINCT_SHAPES = 3
-DYNAMIC_SHARE = 0.5
 SMALL_BATCH_FACTOR = 4
 RECOMPILE_RATIO = 3.0
 # A long step hides a compile in the ratio (180 ms on a 565 ms step is 1.3x): a new-shape step that
@@ -73,21 +78,18 @@ def data_shape(shapes: pd.Series) -> pd.Series:
 
 @run_analyzer
 def dynamic_shapes(side: Side, role: str) -> list[Symptom]:
-    """Many distinct shapes for one operator, dynamic OP State, and slow steps at new shapes."""
+    """Many distinct shapes for one operator, or slow steps at new shapes; the dynamic OP State share
+    rides along as a fact (it says how kernels were compiled, not that shapes change)."""
     launches = _shaped_launches(side.kernels)
     max_distinct, per_position = _distinct_shapes(side.kernels, launches)
-    dynamic_share = _dynamic_share(side)
     spans = step_gaps(side) if launches is not None else None
     recompiles = _recompile_steps(side.kernels, launches, spans)
-    if max_distinct < DISTINCT_SHAPES and (dynamic_share or 0.0) < DYNAMIC_SHARE and not recompiles:
+    if max_distinct < DISTINCT_SHAPES and not recompiles:
         return []
-    if max_distinct < DISTINCT_SHAPES and not recompiles and dynamic_share is None:
-        return []
+    dynamic_share = dynamic_kernel_share(side)
     parts = []
     if max_distinct >= DISTINCT_SHAPES:
         parts.append(say("dynamic-shapes.distinct", n=max_distinct))
-    if dynamic_share and dynamic_share >= DYNAMIC_SHARE:
-        parts.append(say("dynamic-shapes.dynamic", share=dynamic_share))
     if recompiles:
         parts.append(
             say(
@@ -102,7 +104,7 @@ def dynamic_shapes(side: Side, role: str) -> list[Symptom]:
             "dynamic-shapes",
             say("dynamic-shapes", parts=join(parts)),
             source=role,
-            strength=_dynamic_strength(max_distinct, dynamic_share, len(recompiles)),
+            strength=_dynamic_strength(max_distinct, len(recompiles), _varied_share(per_position)),
             values={
                 "max_distinct_shapes": max_distinct,
                 "dynamic_ops_share": rnd(dynamic_share),
@@ -114,15 +116,17 @@ def dynamic_shapes(side: Side, role: str) -> list[Symptom]:
     ]
 
 
-def _dynamic_strength(max_distinct: int, dynamic_share: float | None, recompiles: int) -> float:
-    """How clear the evidence is: shapes seen and recompile spikes, or the dynamic-kernel share on its
-    own (the OP State column says so directly: half the kernels dynamic is 0.6, all of them 1.0)."""
-    from_shapes = 0.4 + 0.2 * max_distinct / DISTINCT_SHAPES + 0.2 * recompiles
-    share = dynamic_share or 0.0
-    from_state = (
-        0.6 + 0.4 * (share - DYNAMIC_SHARE) / (1.0 - DYNAMIC_SHARE) if share >= DYNAMIC_SHARE else 0.0
-    )
-    return min(1.0, max(from_shapes, from_state))
+def _dynamic_strength(max_distinct: int, recompiles: int, varied: float) -> float:
+    """How clear the evidence of changing shapes is: distinct shapes seen, recompile spikes, and how
+    many operator positions see more than one shape (one odd operator is weaker than the whole net)."""
+    return min(1.0, 0.4 + 0.2 * max_distinct / DISTINCT_SHAPES + 0.2 * recompiles + 0.3 * varied)
+
+
+def _varied_share(per_position: pd.DataFrame) -> float:
+    """Share of operator positions that see more than one per-step shape set."""
+    if per_position.empty:
+        return 0.0
+    return float((per_position["distinct_shapes"] >= 2).mean())
 
 
 @dataclass
@@ -146,15 +150,6 @@ def _shaped_launches(k: pd.DataFrame) -> _ShapedLaunches | None:
     shape, shapes = pd.factorize(k["input_shapes"].take(rows), use_na_sentinel=True)
     step = k["step"].take(rows).to_numpy(dtype="int64")
     return _ShapedLaunches(rows, position, operators, shape, np.asarray(shapes, dtype=object), step)
-
-
-def _dynamic_share(side: Side) -> float | None:
-    state = side.kernels["op_state"]
-    known = int(state.notna().sum())
-    if not known:
-        return None  # OP State missing: unknown, never assumed dynamic
-    dynamic = per_unique_mask(state, lambda values: values.str.strip().str.lower() == "dynamic")
-    return float(dynamic.sum() / known)
 
 
 def step_gaps(side: Side) -> pd.DataFrame:

@@ -129,14 +129,10 @@ def step_time_gap(c: Comparison) -> list[Symptom]:
 
 
 def _gap_ms(c: Comparison, basis: str) -> tuple[float, float]:
-    """(baseline, target) ms per step the gap states: the median wall step time, or the compared
-    operator time per step (Side.ms_per_step, the report's Timing), so the ratio is the verdict's."""
-    if basis == "wall":
-        return (
-            float(np.median(step_wall_samples(c.baseline))) / 1000,
-            float(np.median(step_wall_samples(c.target))) / 1000,
-        )
-    return c.baseline.ms_per_step, c.target.ms_per_step
+    """(baseline, target) ms per step the gap states: the median wall step time, or the median compared
+    operator time per step, the statistic of the verdict's headline (headline_timing)."""
+    sampler = step_wall_samples if basis == "wall" else step_forward_samples
+    return float(np.median(sampler(c.baseline))) / 1000, float(np.median(sampler(c.target))) / 1000
 
 
 def _matched(c: Comparison) -> pd.DataFrame:
@@ -816,3 +812,80 @@ def _phase_symptom(
         evidence=tuple(rows),
         recoverable_ms_per_step=rnd(lost_ms),
     )
+
+
+# ------------------------------------------------------------------------------- the verdict's measure
+
+HEADLINE_STATISTIC = "median"
+
+
+def headline_timing(c: Comparison) -> dict[str, Any]:
+    """The slowdown the user feels, as the verdict states it: the median step time on one measure (wall
+    time where both runs record it and neither is a training step, else the compared operator time),
+    per sample when the batches differ, with each run's spread, whether the gap is beyond both runs'
+    noise (bootstrap interval of the median ratio above 1) and where the extra time went."""
+    measure = _headline_measure(c)
+    sampler = step_wall_samples if measure == "wall" else step_forward_samples
+    b, t = sampler(c.baseline), sampler(c.target)
+    b_ms, t_ms = float(np.median(b)) / 1000, float(np.median(t)) / 1000
+    bs, ts = (b / c.baseline.batch, t / c.target.batch) if c.per_sample else (b, t)  # type: ignore[operator]
+    ratio = float(np.median(ts) / max(float(np.median(bs)), 1e-9))
+    beyond = None
+    if b.size >= 3 and t.size >= 3:
+        lo, _hi = bootstrap_median_ratio(bs, ts)
+        beyond = lo > 1.0
+    b_p90 = float(np.percentile(b, 90)) if b.size >= 3 else None
+    # The medians of the compared operator time per step: the wall-time change minus this went to gaps.
+    op_delta = float(np.median(step_forward_samples(c.target)) - np.median(step_forward_samples(c.baseline)))
+    op_delta /= 1000
+    return {
+        "measure": measure,
+        "statistic": HEADLINE_STATISTIC,
+        "per_sample": c.per_sample,
+        "baseline_ms": rnd(b_ms, 4),
+        "target_ms": rnd(t_ms, 4),
+        "ratio": rnd(ratio, 4),
+        "baseline_p10_ms": _p10_ms(b),
+        "target_p10_ms": _p10_ms(t),
+        "baseline_spread": _spread(b),
+        "target_spread": _spread(t),
+        "baseline_steps": int(b.size),
+        "target_steps": int(t.size),
+        "beyond_noise": beyond,
+        "operator_delta_ms": rnd(op_delta, 4),
+        "gap_delta_ms": rnd(t_ms - b_ms - op_delta, 4) if measure == "wall" else None,
+        "slower_steps": None if b_p90 is None else int((t > b_p90).sum()),
+        "same_run": same_run(c),
+    }
+
+
+def same_run(c: Comparison) -> bool:
+    """Whether both inputs hold one run: the same kernels with the same start times and durations (two
+    real runs never share their timestamps)."""
+    b, t = c.baseline.run.kernels, c.target.run.kernels
+    if len(b) != len(t) or b.empty:
+        return False
+    cols = ["name", "start_us", "duration_us"]
+    return bool(b[cols].reset_index(drop=True).equals(t[cols].reset_index(drop=True)))
+
+
+def _headline_measure(c: Comparison) -> str:
+    """Wall time when both runs record it and both are steps of one kind (two inference runs, or two
+    training runs); a training baseline against an inference target compares forward operator time,
+    since its wall step holds the backward pass."""
+    phases = (c.baseline.run.meta.phase, c.target.run.meta.phase)
+    walls = step_wall_samples(c.baseline).size and step_wall_samples(c.target).size
+    comparable = phases[0] == phases[1] or "train" not in phases
+    return "wall" if walls and comparable else "operator"
+
+
+def _p10_ms(samples: np.ndarray) -> float | None:
+    return rnd(float(np.percentile(samples, 10)) / 1000, 4) if samples.size >= 3 else None
+
+
+def _spread(samples: np.ndarray) -> float | None:
+    """(p90 - p10) / p50 of one run's step times: its measured noise (None with fewer than 3 steps)."""
+    if samples.size < 3:
+        return None
+    p10, p50, p90 = np.percentile(samples, [10, 50, 90])
+    return rnd(float((p90 - p10) / max(p50, 1e-9)))

@@ -18,7 +18,7 @@ from doctor.model.findings import (
     Verdict,
 )
 from doctor.model.graph import Chain, Chains, Graph, Parameters, PatternCount, Tensor
-from doctor.model.runs import Input, PhaseTiming, ProfilerConfig, RunInfo, Timing
+from doctor.model.runs import Headline, Input, PhaseTiming, ProfilerConfig, RunInfo, Timing
 from doctor.model.tables import (
     BoardRow,
     Leaderboards,
@@ -44,6 +44,7 @@ __all__ = [
     "Fix",
     "Generator",
     "Graph",
+    "Headline",
     "Input",
     "Leaderboards",
     "NewCause",

@@ -21,9 +21,10 @@ class Verdict(Record):
     text: str = Field(
         min_length=1, description="The measured gap and the most likely cause, in one sentence."
     )
-    status: Literal["problem", "findings", "nothing-found"] = Field(
+    status: Literal["problem", "findings", "unexplained-slowdown", "nothing-found"] = Field(
         description="`problem`: a material cause; `findings`: only significant findings of one input "
-        "below 10 % of the step; else `nothing-found`."
+        "below 10 % of the step; `unexplained-slowdown`: the target is materially slower (≥ 1.2x on the "
+        "headline measure, beyond both runs' noise) and no cause is significant; else `nothing-found`."
     )
     slowdown: Number | None = Field(
         description="Per-sample ratio when batches differ, else per-step ratio; `null` without a pair."

@@ -81,6 +81,42 @@ class PhaseTiming(Record):
     slower: bool = Field(description="Whether the target is slower in this phase beyond noise.")
 
 
+class Headline(Record):
+    """The slowdown the verdict states: one measure, one robust statistic, and each run's noise."""
+
+    measure: Literal["wall", "operator"] = Field(
+        description="`wall`: recorded step wall time (both runs record it, neither is a training step); "
+        "`operator`: compared operator time per step (a training baseline's forward pass)."
+    )
+    statistic: Literal["median"] = Field(description="The robust figure compared.")
+    per_sample: bool = Field(description="Whether `ratio` is per sample (the batches differ).")
+    baseline_ms: Number = Field(description="Baseline's median step time on the measure, ms.")
+    target_ms: Number = Field(description="Target's median step time on the measure, ms.")
+    ratio: Number = Field(description="Target ÷ baseline of the medians (per sample when batches differ).")
+    baseline_p10_ms: Number | None = Field(description="Baseline's 10th percentile step time, ms.")
+    target_p10_ms: Number | None = Field(description="Target's 10th percentile step time, ms.")
+    baseline_spread: Number | None = Field(
+        description="Baseline's measured noise, (p90 − p10) ÷ median of its steps; `null` under 3 steps."
+    )
+    target_spread: Number | None = Field(description="The same for the target.")
+    baseline_steps: Count = Field(description="Baseline steps measured.")
+    target_steps: Count = Field(description="Target steps measured.")
+    beyond_noise: bool | None = Field(
+        description="Whether the 95 % bootstrap interval of the median ratio lies above 1; `null` when "
+        "either run has fewer than 3 steps (noise not measurable)."
+    )
+    operator_delta_ms: Number = Field(description="Target − baseline compared operator time per step, ms.")
+    gap_delta_ms: Number | None = Field(
+        description="With the wall measure: the rest of the wall-time change (gaps between kernels), ms."
+    )
+    slower_steps: Count | None = Field(
+        description="Target steps slower than the baseline's 90th percentile; `null` under 3 steps."
+    )
+    same_run: bool = Field(
+        description="Whether both inputs hold one run (the same kernels with the same timestamps)."
+    )
+
+
 class Timing(Record):
     """Headline timing; the comparison fields are `null` in a single-run report."""
 
@@ -95,6 +131,10 @@ class Timing(Record):
     alignment_method: str | None = Field(description="`scope`, `sequence` or `scope+sequence`.")
     matched_share_baseline: Number | None = Field(description="Share of baseline time with a counterpart.")
     matched_share_target: Number | None = Field(description="Share of target time with a counterpart.")
+    headline: Headline | None = Field(
+        description="The verdict's measure of the slowdown (median wall or operator time, noise); "
+        "`null` in a single-run report."
+    )
     phases: list[PhaseTiming] | None = Field(
         default=None,
         exclude_if=lambda v: v is None,
