@@ -1445,4 +1445,31 @@ MESSAGES: dict[str, dict[str, str]] = {
     "limits.positive": {"en": "a positive number", "zh": "正数"},
     "limits.not-number": {"en": "{raw} is not a number", "zh": "{raw} 不是数字"},
     "limits.not-positive": {"en": "{raw} is not positive", "zh": "{raw} 不是正数"},
+    # --- diagnosis/ranks.py, ingest.py and scale.py (every rank of a job)
+    "ranks.too-few": {
+        "en": "{n} readable ranks: the slow-rank test needs at least 3",
+        "zh": "可读的 rank 只有 {n} 个：慢 rank 检测至少需要 3 个",
+    },
+    "ranks.no-common-step": {
+        "en": "the ranks share no step, so their step times cannot be compared",
+        "zh": "各 rank 没有共同的 step，无法比较它们的 step 时间",
+    },
+    "ranks.all-broken": {"en": "no rank of the job could be read", "zh": "作业的所有 rank 都无法读取"},
+    "ranks.broken": {
+        "en": "rank {rank} ({root}) could not be read and is left out: {problem}",
+        "zh": "rank {rank}（{root}）无法读取，已跳过：{problem}",
+    },
+    "ranks.broken-remedy": {
+        "en": "Export that rank's profiler output again (the other ranks were analysed).",
+        "zh": "请重新导出该 rank 的性能数据（其余 rank 已分析）。",
+    },
+    "scale.no-dask": {"en": "Dask distributed is not installed", "zh": "未安装 Dask distributed"},
+    "scale.dask-expected": {
+        "en": "the address of a running Dask scheduler, e.g. tcp://HOST:8786",
+        "zh": "正在运行的 Dask 调度器地址，例如 tcp://HOST:8786",
+    },
+    "scale.no-scheduler": {
+        "en": "cannot reach the Dask scheduler ({reason})",
+        "zh": "无法连接 Dask 调度器（{reason}）",
+    },
 }
