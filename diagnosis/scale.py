@@ -19,11 +19,12 @@ from core.text import say
 from diagnosis.readers import Candidate
 
 SERIAL_BELOW = 4  # fewer ranks than this are read here: a worker's start-up (~1 s) costs more than it saves
+SERIAL_BYTES = 48 * 2**20  # so are jobs whose exports total less than this (8 small ranks read in ~1 s)
 WORKERS_ENV = "PERF_DOCTOR_RANK_WORKERS"  # worker processes for the ranks (default: the CPU count; 1: serial)
 
 
-def workers(ranks: int) -> int:
-    """How many worker processes read `ranks` ranks (1 means in this process)."""
+def workers(ranks: int, size: int | None = None) -> int:
+    """How many worker processes read `ranks` ranks of `size` bytes of exports (1 means in this process)."""
     raw = os.environ.get(WORKERS_ENV, "").strip()
     if raw:
         try:
@@ -37,7 +38,7 @@ def workers(ranks: int) -> int:
                 say("limits.not-positive", raw=raw), path=WORKERS_ENV, expected=say("limits.positive-whole")
             )
         return min(wanted, ranks)
-    if ranks < SERIAL_BELOW:
+    if ranks < SERIAL_BELOW or (size is not None and size < SERIAL_BYTES):
         return 1
     return max(
         1,
@@ -56,13 +57,25 @@ def summarize_ranks(
     base = str(folder)
     if scheduler:
         return _on_dask(ordered, base, scheduler)
-    n = workers(len(ordered))
+    n = workers(len(ordered), sum(_export_bytes(c.root) for c in ordered))
     if n <= 1:
         return [summarize_candidate(c, base) for c in ordered]
     # forkserver: a fork of a process running reader threads could inherit a held lock
     context = multiprocessing.get_context("forkserver")
     with ProcessPoolExecutor(max_workers=n, mp_context=context) as pool:
         return list(pool.map(summarize_candidate, ordered, [base] * len(ordered), chunksize=1))
+
+
+def _export_bytes(root: Path) -> int:
+    """Bytes of the files directly in a rank's folder and its ASCEND_PROFILER_OUTPUT/ (a cheap estimate of
+    the parse work; raw data further down is never read)."""
+    total = 0
+    for folder in (root, root / "ASCEND_PROFILER_OUTPUT"):
+        try:
+            total += sum(entry.stat().st_size for entry in os.scandir(folder) if entry.is_file())
+        except OSError:
+            continue
+    return total
 
 
 def _on_dask(cands: Sequence[Candidate], base: str, scheduler: str) -> list[RankSummary]:
