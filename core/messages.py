@@ -1500,4 +1500,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "The jobs hold different ranks ({first} and {second}): the operator analysis compares a typical rank of each (rank {rank_first} and rank {rank_second}).",
         "zh": "两个作业的 rank 不同（{first} 个和 {second} 个）：算子分析比较各自的一个典型 rank（rank {rank_first} 和 rank {rank_second}）。",
     },
+    "cluster.unreadable": {
+        "en": "cannot be read as msprof-analyze's cluster step trace ({reason})",
+        "zh": "无法作为 msprof-analyze 的集群 step trace 读取（{reason}）",
+    },
+    "cluster.columns": {"en": "lacks the columns {missing}", "zh": "缺少列 {missing}"},
 }

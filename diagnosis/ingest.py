@@ -239,8 +239,13 @@ def read_folder(
     cand = choose_run(cands, rank, display)
     ranked = [c for c in cands if c.rank is not None]
     ranks = None
+    cluster, cluster_problem = _cluster_ranks(folder) if rank is None else ([], None)
     if rank is None and len({c.rank for c in ranked}) > 1:
-        ranks, cand = _read_ranks(ranked, folder, scheduler, display)
+        ranks, cand = _read_ranks(ranked, folder, scheduler, display, cluster)
+    elif len(cluster) > 1:  # one rank uploaded beside msprof-analyze's cluster analysis of every rank
+        from diagnosis.ranks import rank_set
+
+        ranks = rank_set(cluster, cand.rank)
     run = sanitize(reader_of(cand.layout).read(cand))
     run.meta.source = display
     run.meta.ranks_available = tuple(sorted({c.rank for c in cands if c.rank is not None}))
@@ -248,11 +253,28 @@ def read_folder(
     if ranks is not None:
         run.ranks = ranks
         run.limitations.extend(_broken_limitations(ranks))
+    if cluster_problem is not None:
+        run.limitations.append(Limitation("ranks", cluster_problem, say("ranks.broken-remedy")))
     return run
 
 
+def _cluster_ranks(folder: Path) -> tuple[list[Any], str | None]:
+    """Rank summaries from msprof-analyze's cluster_step_trace_time.csv when the upload holds one, and
+    the problem when it cannot be read (the profiles themselves are still analysed)."""
+    from diagnosis.readers.cluster import find_cluster_step_trace, read_cluster_step_trace
+
+    path = find_cluster_step_trace(folder)
+    if path is None:
+        return [], None
+    try:
+        return read_cluster_step_trace(path, folder), None
+    except InputError as error:
+        where = _relative(Path(error.path), str(folder)) if error.path else None
+        return [], error_line(InputError(error.problem, path=where, expected=error.expected))
+
+
 def _read_ranks(
-    ranked: list[Candidate], folder: Path, scheduler: str | None, display: str
+    ranked: list[Candidate], folder: Path, scheduler: str | None, display: str, cluster: list[Any]
 ) -> tuple[Any, Candidate]:
     """Summarise every rank; the job's RankSet and the candidate to read in full (the slow rank when
     there is one, else the lowest readable rank). Every rank broken: the lowest rank's error."""
@@ -260,6 +282,8 @@ def _read_ranks(
     from diagnosis.scale import summarize_ranks
 
     summaries = summarize_ranks(ranked, folder, scheduler)
+    own = {s.rank for s in summaries}
+    summaries += [c for c in cluster if c.rank not in own]  # ranks only the cluster analysis covers
     readable = sorted(s.rank for s in summaries if s.ok)
     if not readable:  # nothing to analyse: the lowest rank's own error, as a one-rank read gives it
         lowest = min(ranked, key=lambda c: c.rank or 0)

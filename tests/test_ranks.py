@@ -158,3 +158,29 @@ def test_a_derived_eight_rank_straggler_job(tmp_path: Path) -> None:
     run = read_folder(job)
     assert run.ranks.straggler.rank == 5 and len(run.ranks.summaries) == 8
     assert set(run.ranks.straggler.victims) == {0, 1, 2, 3, 4, 6, 7}
+
+
+def test_msprof_analyze_cluster_output_gives_every_rank() -> None:
+    """The real cluster_analysis_output of an 8-rank job beside one rank's files: every rank's figures as
+    the file states them, and no straggler (computing 80.1-81.7 ms: the ranks differ in waiting only)."""
+    sample = samples_root() / "ascend"
+    run = read_folder(sample)
+    with open(sample / "cluster_analysis_output" / "cluster_step_trace_time.csv", newline="") as fh:
+        rows = [r for r in csv.DictReader(fh) if r["Type"] == "rank"]
+    summaries = run.ranks.summaries
+    assert [s.rank for s in summaries] == [int(r["Index"]) for r in rows] == list(range(8))
+    for summary, row in zip(summaries, rows, strict=True):
+        (step,) = summary.breakdown
+        assert step.computing_us == pytest.approx(float(row["Computing"]))
+        assert step.communication_us == pytest.approx(float(row["Communication(Not Overlapped)"]))
+        assert summary.breakdown_source == "cluster"
+    assert run.ranks.straggler is None
+
+
+def test_a_broken_cluster_step_trace_is_a_limitation(tmp_path: Path) -> None:
+    job = shutil.copytree(CLUSTER / "healthy_a", tmp_path / "job")
+    (job / "cluster_analysis_output").mkdir()
+    (job / "cluster_analysis_output" / "cluster_step_trace_time.csv").write_text("Step,Type\n,rank\n")
+    run = read_folder(job)
+    assert any("lacks the columns" in lim.reason for lim in run.limitations)
+    assert len(run.ranks.summaries) == 4

@@ -30,9 +30,10 @@ class RankRow(Record):
     root: str = Field(description="The rank's run folder, relative to the input (user data).")
     status: Literal["ok", "broken"] = Field(description="`broken`: its files could not be read.")
     error: str | None = Field(description="Why it could not be read; `null` when read.")
-    breakdown_source: Literal["step_trace_time", "kernels", ""] = Field(
-        description="Where the breakdown came from: the run's step_trace_time, or HCCL against compute "
-        "kernels by time overlap; empty for a broken rank."
+    breakdown_source: Literal["step_trace_time", "kernels", "cluster", ""] = Field(
+        description="Where the breakdown came from: the run's step_trace_time, HCCL against compute "
+        "kernels by time overlap, or msprof-analyze's cluster_step_trace_time.csv (`cluster`, every step "
+        "summed into step 0 unless it names the step); empty for a broken rank."
     )
     kernels: Count = Field(description="Kernel launches read.")
     steps: list[RankStep] = Field(description="The breakdown of each step.")
