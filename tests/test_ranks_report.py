@@ -92,3 +92,10 @@ def test_the_real_two_rank_job_in_every_format() -> None:
 def test_rank_narrows_the_report_to_one_rank() -> None:
     report = _diagnose(None, str(REAL), rank=1)
     assert report.document.ranks is None and "ranks" not in report.to_dict()
+
+
+def test_triage_shows_the_rank_count_and_the_slow_rank(eight: dict[str, Path]) -> None:
+    from doctor.cases.model import summarize
+
+    report = _diagnose(None, str(eight["straggler"]))
+    assert "target: 8 ranks, slow rank 5" in summarize(report.to_dict())["layouts"]
