@@ -7,10 +7,12 @@ running its optimizer update on AI CPU (1.44x the others' computing; they wait f
 
 Per job size, each a fresh process, timed by this script:
 - perf-doctor: `diagnose(None, JOB)` (every rank read, slow rank found, diagnosed against a typical rank,
-  report built); wall time, peak RSS of the main process and of the largest rank worker;
+  report built); wall time, peak RSS of the main process and of its whole process tree (summed);
 - one rank: `diagnose(None, JOB, rank=0)`, for the scaling goal wall <= 1.3 x one rank x ranks / cores;
-- peer: `msprof-analyze cluster -d JOB -m slow_rank` (bench/.venv-msprof, as bench_compare.py installs it),
-  wall time and peak RSS; its slow rank read from its output when it names one.
+- peer: `msprof-analyze cluster -d JOB -m all --export_type text` (bench/.venv-msprof, as bench_compare.py
+  installs it), wall time and peak RSS. Its `slow_rank` recipe refuses text exports ("only supports DB as
+  input data"), so the peer's slow rank is the rank with the most Computing in the
+  cluster_step_trace_time.csv it writes (what its slow-rank advice reads).
 
     .venv/bin/python bench/cluster.py                        # 8 and 64 ranks x 100k kernels, 512 x 191
     .venv/bin/python bench/cluster.py --sizes 8 --kernels 20000 --skip-peer
@@ -19,9 +21,9 @@ Per job size, each a fresh process, timed by this script:
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -67,7 +69,7 @@ class Row:
     kernels: int
     doctor_s: float
     doctor_rss_mb: float
-    worker_rss_mb: float
+    tree_rss_mb: float
     one_rank_s: float
     doctor_slow: int | None
     peer_s: float | None
@@ -87,17 +89,33 @@ def job_for(ranks: int, kernels: int | None) -> Path:
     return folder
 
 
+def run_measured(cmd: list[str], **kwargs: object) -> tuple[float, float, int, str]:
+    """Run `cmd`; its wall time, the peak of the summed RSS (MB) of its whole process tree (pool workers and
+    the forkserver included, sampled every 50 ms), its exit code and its stdout."""
+    import psutil
+
+    t = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, **kwargs)
+    root, peak = psutil.Process(proc.pid), 0
+    chunks: list[str] = []
+    while proc.poll() is None:
+        try:
+            tree = [root, *root.children(recursive=True)]
+            peak = max(peak, sum(p.memory_info().rss for p in tree if p.is_running()))
+        except psutil.Error:
+            pass
+        time.sleep(0.05)
+    chunks.append(proc.stdout.read() if proc.stdout else "")
+    return time.perf_counter() - t, peak / 2**20, proc.returncode, "".join(chunks)
+
+
 def run_doctor(job: Path, rank: str) -> dict:
-    """One fresh process of Perf Doctor on the job (or one rank of it)."""
-    done = subprocess.run(
-        [sys.executable, "-c", DOCTOR_CODE, str(job), rank],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=REPO,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-    )
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    """One fresh process of Perf Doctor on the job (or one rank of it), with its tree's peak RSS."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    _, peak, code, out = run_measured([sys.executable, "-c", DOCTOR_CODE, str(job), rank], cwd=REPO, env=env)
+    if code != 0:
+        raise SystemExit(f"perf-doctor failed on {job} ({code})")
+    return {**json.loads(out.strip().splitlines()[-1]), "tree_rss_mb": peak}
 
 
 def run_peer(job: Path) -> tuple[float, float, str]:
@@ -105,29 +123,24 @@ def run_peer(job: Path) -> tuple[float, float, str]:
     exe = PEER_VENV / "bin" / "msprof-analyze"
     out = job / "cluster_analysis_output"
     shutil.rmtree(out, ignore_errors=True)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    t = time.perf_counter()
-    done = subprocess.run(
-        [str(exe), "cluster", "-d", str(job), "-m", "slow_rank", "--output_path", str(job)],
-        capture_output=True,
-        text=True,
-        input="y\n",
-    )
-    wall = time.perf_counter() - t
-    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    slow = peer_slow_rank(out) if done.returncode == 0 else f"failed ({done.returncode})"
+    cmd = [str(exe), "cluster", "-d", str(job), "-m", "all", "--export_type", "text", "--force"]
+    wall, peak, code, _ = run_measured(cmd)
+    slow = peer_slow_rank(out) if code == 0 else f"failed ({code})"
     shutil.rmtree(out, ignore_errors=True)  # Perf Doctor would read it otherwise
-    return wall, max(rss, before) / 1024, slow
+    return wall, peak, slow
 
 
 def peer_slow_rank(out: Path) -> str:
-    """The rank(s) msprof-analyze's slow_rank analysis flags (its text export), as written."""
-    found = sorted(out.rglob("*slow_rank*"))
-    for path in found:
-        if path.suffix == ".csv":
-            lines = path.read_text(encoding="utf-8").splitlines()
-            return f"{path.name}: " + " | ".join(lines[:4])
-    return "no slow_rank output" if not found else ", ".join(p.name for p in found)
+    """The rank with the most computing per step in the peer's cluster_step_trace_time.csv."""
+    path = out / "cluster_step_trace_time.csv"
+    if not path.is_file():
+        return "no cluster_step_trace_time.csv"
+    with open(path, newline="", encoding="utf-8") as fh:
+        rows = [r for r in csv.DictReader(fh) if r["Type"] == "rank"]
+    by_rank: dict[int, list[float]] = {}
+    for row in rows:
+        by_rank.setdefault(int(row["Index"]), []).append(float(row["Computing"]))
+    return str(max(by_rank, key=lambda r: sum(by_rank[r]) / len(by_rank[r])))
 
 
 def measure(ranks: int, kernels: int | None, skip_peer: bool) -> Row:
@@ -145,7 +158,7 @@ def measure(ranks: int, kernels: int | None, skip_peer: bool) -> Row:
         kernels or 191,
         whole["wall_s"],
         whole["main_rss_mb"],
-        whole["worker_rss_mb"],
+        whole["tree_rss_mb"],
         one["wall_s"],
         whole["slow_rank"],
         peer[0],
@@ -157,7 +170,7 @@ def measure(ranks: int, kernels: int | None, skip_peer: bool) -> Row:
 
 def table(rows: list[Row], cores: int) -> str:
     head = (
-        "| ranks x kernels | Perf Doctor s | peak RSS main / worker MB | one rank s"
+        "| ranks x kernels | Perf Doctor s | peak RSS main / whole tree MB | one rank s"
         " | goal 1.3 x one x ranks / cores | msprof-analyze cluster s | peak RSS MB"
         " | speed-up | slow rank: injected / Perf Doctor / peer |\n"
         "|---|---|---|---|---|---|---|---|---|"
@@ -169,7 +182,7 @@ def table(rows: list[Row], cores: int) -> str:
         peer_s = f"{r.peer_s:.1f}" if r.peer_s else "-"
         peer_rss = f"{r.peer_rss_mb:.0f}" if r.peer_rss_mb else "-"
         lines.append(
-            f"| {r.ranks} x {r.kernels} | {r.doctor_s:.1f} | {r.doctor_rss_mb:.0f} / {r.worker_rss_mb:.0f} | "
+            f"| {r.ranks} x {r.kernels} | {r.doctor_s:.1f} | {r.doctor_rss_mb:.0f} / {r.tree_rss_mb:.0f} | "
             f"{r.one_rank_s:.1f} | {goal:.1f} ({'met' if r.doctor_s <= goal else 'missed'}) | "
             f"{peer_s} | {peer_rss} | {speed} | {r.expected_slow} / {r.doctor_slow} / {r.peer_slow} |"
         )
@@ -188,9 +201,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-peer", action="store_true")
     args = parser.parse_args(argv)
     cores = len(os.sched_getaffinity(0))
-    rows = [measure(n, None if n >= args.big else args.kernels, args.skip_peer) for n in args.sizes]
-    print(f"\n{cores} cores; load average {os.getloadavg()}\n")
-    print(table(rows, cores))
+    rows: list[Row] = []
+    for n in args.sizes:  # the table so far after each size: a long run still leaves its finished rows
+        rows.append(measure(n, None if n >= args.big else args.kernels, args.skip_peer))
+        print(f"\n{cores} cores; load average {os.getloadavg()}\n\n{table(rows, cores)}\n", flush=True)
     return 0
 
 

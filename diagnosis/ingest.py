@@ -311,10 +311,16 @@ def _broken_limitations(ranks: Any) -> list[Limitation]:
 def summarize_candidate(cand: Candidate, base: str = "") -> Any:
     """Read one rank and reduce it to its RankSummary; a rank whose files are broken becomes a summary
     holding the problem (a worker of the process pool or of a Dask cluster runs this)."""
-    from diagnosis.ranks import broken, summarize
+    from diagnosis.ranks import broken, quick_summary, summarize
 
     rank = cand.rank if cand.rank is not None else 0
     root = _relative(cand.root, base)
+    try:
+        quick = quick_summary(cand.root, rank, root, cand.layout)
+    except InputError:
+        quick = None  # the full read names the problem
+    if quick is not None:
+        return quick
     try:
         run = sanitize(reader_of(cand.layout).read(cand))
     except InputError as error:  # named relative to the input: never the server's folders

@@ -8,12 +8,18 @@ step_trace_time terms: computing, communication not overlapped by computing, ove
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from core.model import RankSet, RankSummary, Run, StepBreakdown, Straggler
 from core.text import say
-from diagnosis.readers.steps import union_lengths
+from diagnosis.readers import catalog
+from diagnosis.readers.communication import communication_summary
+from diagnosis.readers.io import Col, load_json, read_csv, read_header, require, resolve
+from diagnosis.readers.steps import read_step_trace_time, union_lengths
 
 TOP_OPS = 64  # op types kept per rank (by time): enough to say what a slow rank spends more time on
 Z_SLOW = 3.5  # robust z-score (Iglewicz and Hoaglin's modified z) above which a rank is an outlier
@@ -23,6 +29,16 @@ STABLE_SHARE = 0.6  # the rank is an outlier in at least 60 % of the steps every
 MIN_RANKS = 3  # with two ranks neither is "the odd one out"
 SLOW_LINK = 0.5  # a link below half the median bandwidth of its type is slow
 LINKS = ("hccs", "rdma", "sdma", "pcie", "sio")
+STATISTIC_COLUMNS = (  # op_statistic.csv
+    Col("op_type", ("OP Type",)),
+    Col("count", ("Count",), pa.float64()),
+    Col("total_us", ("Total Time(us)",), pa.float64()),
+)
+QUICK_COLUMNS = (  # the kernel_details.csv columns a quick summary reads (spellings as ascend.KD_COLUMNS)
+    Col("name", ("Name", "Op Name")),
+    Col("op_type", ("Type", "OP Type")),
+    Col("duration_us", ("Duration(us)", "Task Duration(us)"), pa.float64()),
+)
 
 
 # -------------------------------------------------------------------------------------------- breakdown
@@ -131,7 +147,11 @@ def summarize(run: Run, rank: int, root: str) -> RankSummary:
 
 def _link_bandwidth(run: Run) -> dict[str, float]:
     """Mean bandwidth (GB/s) per link type over the collectives that used it (communication.json)."""
-    comm = run.extras.get("communication")
+    return _link_bandwidth_of(run.extras.get("communication"))
+
+
+def _link_bandwidth_of(comm: pd.DataFrame | None) -> dict[str, float]:
+    """`_link_bandwidth` of a communication.json table."""
     if comm is None or not len(comm):
         return {}
     out = {}
@@ -148,6 +168,56 @@ def _link_bandwidth(run: Run) -> dict[str, float]:
 def _clock(run: Run) -> float | None:
     mhz = run.frequency["mhz"].astype("float64").dropna() if len(run.frequency) else pd.Series(dtype=float)
     return round(float(mhz.median()), 1) if len(mhz) else None
+
+
+def quick_summary(run_root: Path, rank: int, root: str, layout: str) -> RankSummary | None:
+    """The summary of an Ascend-family rank from its small files alone, or None when they do not suffice
+    (then the rank is read in full): step_trace_time.csv with a communication column gives the breakdown,
+    op_statistic.csv (else two columns of kernel_details.csv) the per-op totals, communication.json the
+    link bandwidth. This is
+    the per-rank work of a many-rank job: it skips the trace scan, the shapes and the counters that only the
+    ranks read in full need (their AI Core clock is then not summarised)."""
+    apo = run_root / catalog.APO
+    trace, details = apo / catalog.STEP_TRACE_TIME, apo / catalog.KERNEL_DETAILS
+    if not (trace.is_file() and details.is_file()):
+        return None
+    # the kernel table's header must hold its launches (one line read): a damaged one is read in full and
+    # reported, as a full read would
+    require(resolve(read_header(details), QUICK_COLUMNS), QUICK_COLUMNS, ("name", "duration_us"), details)
+    steps = read_step_trace_time(trace)
+    if not len(steps) or steps["communication_us"].isna().all():
+        return None
+    op_us, kernels = _op_totals(apo)
+    comm = apo / catalog.COMMUNICATION
+    links = _link_bandwidth_of(communication_summary(load_json(comm), comm)) if comm.is_file() else {}
+    return RankSummary(
+        rank=rank,
+        root=root,
+        layout=layout,
+        breakdown=_from_step_trace(steps),
+        breakdown_source="step_trace_time",
+        kernels=kernels,
+        op_us={str(k): round(float(v), 3) for k, v in op_us.nlargest(TOP_OPS).items()},
+        link_gbps=links,
+    )
+
+
+def _op_totals(apo: Path) -> tuple[pd.Series, int]:
+    """Device time per op type and the launch count: from op_statistic.csv when the run wrote it (Level1:
+    a few hundred bytes, compute operators only), else from two columns of kernel_details.csv."""
+    statistic = apo / catalog.OUTPUT_TABLES["op_statistic"]
+    if statistic.is_file():
+        table = read_csv(statistic, STATISTIC_COLUMNS, required=("op_type", "count", "total_us"))
+        totals = pd.Series(table.column("total_us").to_numpy(zero_copy_only=False).astype("float64"))
+        names = table.column("op_type").fill_null("").to_numpy(zero_copy_only=False)
+        count = int(np.nansum(table.column("count").to_numpy(zero_copy_only=False).astype("float64")))
+        return totals.groupby(names).sum(), count
+    table = read_csv(apo / catalog.KERNEL_DETAILS, QUICK_COLUMNS, required=("duration_us",))
+    dur = table.column("duration_us").to_numpy(zero_copy_only=False).astype("float64")
+    names = table.column("op_type") if "op_type" in table.column_names else table.column("name")
+    return pd.Series(np.nan_to_num(dur)).groupby(
+        names.fill_null("").to_numpy(zero_copy_only=False)
+    ).sum(), len(dur)
 
 
 def broken(rank: int, root: str, problem: str) -> RankSummary:

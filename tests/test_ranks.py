@@ -184,3 +184,18 @@ def test_a_broken_cluster_step_trace_is_a_limitation(tmp_path: Path) -> None:
     run = read_folder(job)
     assert any("lacks the columns" in lim.reason for lim in run.limitations)
     assert len(run.ranks.summaries) == 4
+
+
+def test_the_quick_summary_agrees_with_the_full_read() -> None:
+    """A rank summarised from its small files has the breakdown, links and op totals of a full read
+    (op_statistic.csv holds no HCCL tasks, so the full read's hcom_* total is the one extra entry)."""
+    from diagnosis.ranks import quick_summary, summarize
+
+    root = TORCH / "level1" / "rank1_ascend_pt"
+    quick = quick_summary(root, 1, root.name, "torch-npu")
+    full = summarize(read_folder(TORCH / "level1", rank=1), 1, root.name)
+    assert quick is not None and quick.breakdown == full.breakdown
+    assert quick.link_gbps == full.link_gbps
+    for op, us in quick.op_us.items():
+        assert full.op_us[op] == pytest.approx(us, rel=1e-3), op
+    assert set(full.op_us) - set(quick.op_us) == {"hcom_allReduce_"}
