@@ -38,6 +38,7 @@ sys.path.insert(0, str(REPO))
 from tests.fixtures.cluster.generate import Job, make_job  # noqa: E402
 
 WORK = HERE / ".cluster-jobs"
+SECTION = "## Every rank of a job"  # bench/run.py keeps this section when it rewrites RESULTS.md
 PEER_VENV = HERE / ".venv-msprof"
 DOCTOR_CODE = """
 import json, resource, sys, time
@@ -199,13 +200,27 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--big", type=int, default=512, help="from this many ranks on, the real 191 kernels")
     parser.add_argument("--skip-peer", action="store_true")
+    parser.add_argument("--write", action="store_true", help="put the table into bench/RESULTS.md")
     args = parser.parse_args(argv)
     cores = len(os.sched_getaffinity(0))
     rows: list[Row] = []
     for n in args.sizes:  # the table so far after each size: a long run still leaves its finished rows
         rows.append(measure(n, None if n >= args.big else args.kernels, args.skip_peer))
         print(f"\n{cores} cores; load average {os.getloadavg()}\n\n{table(rows, cores)}\n", flush=True)
+    if args.write:
+        write_results(table(rows, cores), cores)
     return 0
+
+
+def write_results(text: str, cores: int) -> None:
+    """Replace the section of bench/RESULTS.md this script owns (bench/run.py keeps it)."""
+    results = HERE / "RESULTS.md"
+    old = results.read_text(encoding="utf-8")
+    head = old[: old.index(SECTION)].rstrip() if SECTION in old else old.rstrip()
+    section = (
+        f"{SECTION} (bench/cluster.py)\n\n{cores} cores, load average {os.getloadavg()[0]:.1f}.\n\n{text}\n"
+    )
+    results.write_text(f"{head}\n\n{section}", encoding="utf-8")
 
 
 if __name__ == "__main__":
