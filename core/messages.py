@@ -1505,4 +1505,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "无法作为 msprof-analyze 的集群 step trace 读取（{reason}）",
     },
     "cluster.columns": {"en": "lacks the columns {missing}", "zh": "缺少列 {missing}"},
+    "ranks.quick-unparsed": {
+        "en": "has a step without Computing or Free time",
+        "zh": "存在缺少 Computing 或 Free 时间的 step",
+    },
 }

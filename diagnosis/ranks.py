@@ -8,18 +8,20 @@ step_trace_time terms: computing, communication not overlapped by computing, ove
 
 from __future__ import annotations
 
+import csv
+import re
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from core.errors import InputError
 from core.model import RankSet, RankSummary, Run, StepBreakdown, Straggler
 from core.text import say
 from diagnosis.readers import catalog
-from diagnosis.readers.communication import communication_summary
 from diagnosis.readers.io import Col, load_json, read_csv, read_header, require, resolve
-from diagnosis.readers.steps import read_step_trace_time, union_lengths
+from diagnosis.readers.steps import union_lengths
 
 TOP_OPS = 64  # op types kept per rank (by time): enough to say what a slow rank spends more time on
 Z_SLOW = 3.5  # robust z-score (Iglewicz and Hoaglin's modified z) above which a rank is an outlier
@@ -184,22 +186,72 @@ def quick_summary(run_root: Path, rank: int, root: str, layout: str) -> RankSumm
     # the kernel table's header must hold its launches (one line read): a damaged one is read in full and
     # reported, as a full read would
     require(resolve(read_header(details), QUICK_COLUMNS), QUICK_COLUMNS, ("name", "duration_us"), details)
-    steps = read_step_trace_time(trace)
-    if not len(steps) or steps["communication_us"].isna().all():
+    breakdown = _quick_step_trace(trace)
+    if not breakdown:
         return None
     op_us, kernels = _op_totals(apo)
     comm = apo / catalog.COMMUNICATION
-    links = _link_bandwidth_of(communication_summary(load_json(comm), comm)) if comm.is_file() else {}
+    links = _links_of_json(load_json(comm)) if comm.is_file() else {}
     return RankSummary(
         rank=rank,
         root=root,
         layout=layout,
-        breakdown=_from_step_trace(steps),
+        breakdown=breakdown,
         breakdown_source="step_trace_time",
         kernels=kernels,
         op_us={str(k): round(float(v), 3) for k, v in op_us.nlargest(TOP_OPS).items()},
         link_gbps=links,
     )
+
+
+def _quick_step_trace(path: Path) -> tuple[StepBreakdown, ...]:
+    """step_trace_time.csv read as readers.steps.read_step_trace_time reads it (wall = computing + exposed
+    communication + free; step ids from the Step column's trailing digits, else row order), without
+    building a table: a many-rank job reads hundreds of these tiny files. Empty without the communication
+    column; a file that does not parse is read by the full reader, which names the problem."""
+    with open(path, newline="", encoding="utf-8-sig") as fh:
+        rows = list(csv.DictReader(fh))
+    if not rows or "Communication(Not Overlapped)" not in rows[0]:
+        return ()
+    try:
+        ids = [int(re.search(r"(\d+)\s*$", r.get("Step") or "").group(1)) for r in rows]  # type: ignore[union-attr]
+    except AttributeError:
+        ids = list(range(len(rows)))
+    out = []
+    for step, row in zip(ids, rows, strict=True):
+        computing, exposed, free = (
+            _number(row.get(k)) for k in ("Computing", "Communication(Not Overlapped)", "Free")
+        )
+        if computing is None or free is None:
+            raise InputError(say("ranks.quick-unparsed"), path=str(path))
+        overlapped = _number(row.get("Overlapped")) or 0.0
+        exposed = exposed or 0.0
+        out.append(StepBreakdown(step, computing + exposed + free, computing, exposed, overlapped, free))
+    return tuple(out)
+
+
+def _number(text: str | None) -> float | None:
+    try:
+        value = float(text) if text not in (None, "", "N/A") else None
+    except ValueError:
+        return None
+    return value if value is None or np.isfinite(value) else None
+
+
+def _links_of_json(data: object) -> dict[str, float]:
+    """_link_bandwidth's figures straight from communication.json: per link type, the mean of the
+    collectives' bandwidths above 0."""
+    found: dict[str, list[float]] = {}
+    for kinds in (data or {}).values() if isinstance(data, dict) else ():
+        for ops in kinds.values() if isinstance(kinds, dict) else ():
+            for op, info in ops.items() if isinstance(ops, dict) else ():
+                if not isinstance(info, dict) or op.startswith("Total Op Info"):
+                    continue
+                for link, stats in (info.get("Communication Bandwidth Info") or {}).items():
+                    value = stats.get("Bandwidth(GB/s)") if isinstance(stats, dict) else None
+                    if link.lower() in LINKS and isinstance(value, int | float) and value > 0:
+                        found.setdefault(link.upper(), []).append(float(value))
+    return {link: round(float(np.mean(v)), 4) for link, v in found.items() if link.lower() in LINKS}
 
 
 def _op_totals(apo: Path) -> tuple[pd.Series, int]:
