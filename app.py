@@ -358,7 +358,7 @@ def compare_values(
     return {
         **_shared_values(report, view, case),
         "runs": _dataframe(view.runs),
-        "baseline_note": baseline_note(report, choice, slot),
+        "baseline_note": "\n\n".join(p for p in (baseline_note(report, choice, slot), view.ranks) if p),
         "operators": _dataframe(view.operators),
         "top_baseline": _dataframe(view.top_baseline),
         "top_target": _dataframe(view.top_target),

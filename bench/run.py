@@ -41,6 +41,9 @@ import bench_msprof  # noqa: E402
 from gen_ascend import DATA  # noqa: E402
 
 RESULTS = HERE / "RESULTS.md"
+CLUSTER_SECTION = (
+    "## Every rank of a job"  # written by bench/cluster.py --write; kept when this rewrites the file
+)
 DEFAULT_ROWS = (100_000, 1_000_000, 3_000_000)
 KEEP_BELOW = 1_000_000  # pairs smaller than this stay in bench/data/
 
@@ -264,7 +267,9 @@ under CANN's column names, with a step_trace) against a bare `pyarrow.csv.read_c
 
 {msprof_md or "(skipped: --skip-msprof)"}
 """
-    RESULTS.write_text(text, encoding="utf-8")
+    old = RESULTS.read_text(encoding="utf-8") if RESULTS.is_file() else ""
+    kept = old[old.index(CLUSTER_SECTION) :] if CLUSTER_SECTION in old else ""  # bench/cluster.py's table
+    RESULTS.write_text(text + ("\n" + kept if kept else ""), encoding="utf-8")
     print(f"wrote {RESULTS.relative_to(REPO)}")
 
 

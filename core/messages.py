@@ -1567,4 +1567,68 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "AI Core pipe utilisation (what bounds an operator)",
         "zh": "AI Core 流水线利用率（算子受何限制）",
     },
+    # --- diagnosis/ranks.py, ingest.py and scale.py (every rank of a job)
+    "ranks.too-few": {
+        "en": "{n} readable ranks: the slow-rank test needs at least 3",
+        "zh": "可读的 rank 只有 {n} 个：慢 rank 检测至少需要 3 个",
+    },
+    "ranks.no-common-step": {
+        "en": "the ranks share no step, so their step times cannot be compared",
+        "zh": "各 rank 没有共同的 step，无法比较它们的 step 时间",
+    },
+    "ranks.all-broken": {"en": "no rank of the job could be read", "zh": "作业的所有 rank 都无法读取"},
+    "ranks.broken": {
+        "en": "rank {rank} ({root}) could not be read and is left out: {problem}",
+        "zh": "rank {rank}（{root}）无法读取，已跳过：{problem}",
+    },
+    "ranks.broken-remedy": {
+        "en": "Export that rank's profiler output again (the other ranks were analysed).",
+        "zh": "请重新导出该 rank 的性能数据（其余 rank 已分析）。",
+    },
+    "scale.no-dask": {"en": "Dask distributed is not installed", "zh": "未安装 Dask distributed"},
+    "scale.dask-expected": {
+        "en": "the address of a running Dask scheduler, e.g. tcp://HOST:8786",
+        "zh": "正在运行的 Dask 调度器地址，例如 tcp://HOST:8786",
+    },
+    "scale.no-scheduler": {
+        "en": "cannot reach the Dask scheduler ({reason})",
+        "zh": "无法连接 Dask 调度器（{reason}）",
+    },
+    "communication-bound": {
+        "en": "The {role}'s steps wait for communication more than they compute: {share:.0%} of each step is "
+        "communication not overlapped by computing ({comm_ms:.3f} ms per step against {compute_ms:.3f} ms "
+        "computing and {free_ms:.3f} ms free; from {source}).",
+        "zh": "{role}的每步等待通信多于计算：每步 {share:.0%} 是未被计算掩盖的通信（每步 {comm_ms:.3f} ms，"
+        "计算 {compute_ms:.3f} ms，空闲 {free_ms:.3f} ms；来自 {source}）。",
+    },
+    "slow-rank": {
+        "en": "Rank {rank} of the {role} is the slow rank: it computes {ratio:.2f}x as long as the median rank "
+        "({extra_ms:.3f} ms more per step, in {flagged} of {steps} steps); {victims} other ranks wait for it "
+        "in collectives (about {wait_ms:.3f} ms per step). Rank {typical} is a typical rank.",
+        "zh": "{role}的 rank {rank} 是慢 rank：其计算时间是中位 rank 的 {ratio:.2f} 倍（每步多 {extra_ms:.3f} ms，"
+        "{steps} 步中有 {flagged} 步如此）；其余 {victims} 个 rank 在集合通信中等待它（每步约 {wait_ms:.3f} ms）。"
+        "rank {typical} 是典型 rank。",
+    },
+    "slow-link": {
+        "en": "{n} links of the {role} are slow; the slowest: rank {rank} on {link} at {gbps:.3f} GB/s against "
+        "a median of {median:.3f} GB/s.",
+        "zh": "{role}有 {n} 条链路偏慢；最慢的是 rank {rank} 的 {link}：{gbps:.3f} GB/s，中位数为 {median:.3f} GB/s。",
+    },
+    "ranks.compare-same": {
+        "en": "Both jobs hold the same ranks: they are compared rank by rank, and the operator analysis pairs rank {rank} of each.",
+        "zh": "两个作业的 rank 相同：逐 rank 比较，算子分析对比双方的 rank {rank}。",
+    },
+    "ranks.compare-typical": {
+        "en": "The jobs hold different ranks ({first} and {second}): the operator analysis compares a typical rank of each (rank {rank_first} and rank {rank_second}).",
+        "zh": "两个作业的 rank 不同（{first} 个和 {second} 个）：算子分析比较各自的一个典型 rank（rank {rank_first} 和 rank {rank_second}）。",
+    },
+    "cluster.unreadable": {
+        "en": "cannot be read as msprof-analyze's cluster step trace ({reason})",
+        "zh": "无法作为 msprof-analyze 的集群 step trace 读取（{reason}）",
+    },
+    "cluster.columns": {"en": "lacks the columns {missing}", "zh": "缺少列 {missing}"},
+    "ranks.quick-unparsed": {
+        "en": "has a step without Computing or Free time",
+        "zh": "存在缺少 Computing 或 Free 时间的 step",
+    },
 }

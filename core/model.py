@@ -46,8 +46,13 @@ STEP_SCHEMA: dict[str, str] = {
     "duration_us": "double[pyarrow]",  # wall time of the step
     "busy_us": "double[pyarrow]",  # device (or host-op) busy time inside the step
     "free_us": "double[pyarrow]",  # idle time (step_trace_time Free or wall - busy)
-    "communication_us": "double[pyarrow]",
+    "communication_us": "double[pyarrow]",  # communication not overlapped by computing
+    "overlapped_us": "double[pyarrow]",  # communication overlapped by computing (step_trace_time Overlapped)
 }
+
+# The per-step time breakdown of one rank (msprof-analyze's step_trace_time terms): computing, communication
+# not overlapped by computing, communication overlapped by computing, and free (nothing running).
+BREAKDOWN_FIELDS = ("wall_us", "computing_us", "communication_us", "overlapped_us", "free_us")
 
 
 # The optional per-run tables analyzers read, each in one canonical form whatever file it came from.
@@ -154,6 +159,69 @@ class RunMeta:
     files: tuple[str, ...] = ()  # relative paths of the files that were read
 
 
+@dataclass(frozen=True)
+class StepBreakdown:
+    """One step of one rank: wall time and its computing / exposed communication / overlapped / free parts."""
+
+    step: int
+    wall_us: float
+    computing_us: float
+    communication_us: float  # communication not overlapped by computing
+    overlapped_us: float  # communication hidden under computing
+    free_us: float  # nothing running: wall - computing - communication_us
+
+
+@dataclass
+class RankSummary:
+    """A compact, picklable summary of one rank of a job: what the cross-rank analysis needs, so memory
+    does not grow with ranks x kernel rows. `error` is set (and the rest empty) when the rank's files
+    could not be read."""
+
+    rank: int
+    root: str  # the rank's run folder, relative to the input
+    layout: str = ""
+    breakdown: tuple[StepBreakdown, ...] = ()
+    breakdown_source: str = ""  # step_trace_time | kernels
+    kernels: int = 0
+    op_us: dict[str, float] = field(default_factory=dict)  # op type -> total device time (µs)
+    link_gbps: dict[str, float] = field(default_factory=dict)  # link type -> mean bandwidth (GB/s)
+    aicore_mhz: float | None = None  # median AI Core clock while kernels ran, when recorded
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+@dataclass
+class Straggler:
+    """A rank whose computing time per step stands out from the others (robust z-score, stable over steps)."""
+
+    rank: int
+    typical_rank: int  # the rank whose computing time is closest to the median
+    ratio: float  # its computing time over the median rank's, median over steps
+    extra_ms: float  # its extra computing time per step over the median (what the others wait for)
+    steps_flagged: int
+    steps_total: int
+    victims: tuple[int, ...] = ()  # ranks that wait for it in collectives
+    wait_ms: float = 0.0  # median exposed communication of the other ranks minus the slow rank's
+
+
+@dataclass
+class RankSet:
+    """Every rank of a job: the per-rank summaries, the ranks that could not be read and the slow rank."""
+
+    summaries: list[RankSummary]
+    chosen: int | None = None  # the rank the single-rank analysis read in full
+    straggler: Straggler | None = None
+    slow_links: list[dict[str, Any]] = field(default_factory=list)  # {rank, link, gbps, median_gbps}
+    reason: str = ""  # why no straggler test ran (too few ranks), as a said text
+
+    @property
+    def broken(self) -> list[RankSummary]:
+        return [s for s in self.summaries if not s.ok]
+
+
 @dataclass
 class Run:
     """One profiler output in canonical form."""
@@ -171,6 +239,8 @@ class Run:
     # Optional tables as the profiler wrote them (op_statistic, communication, op_detail ...): shown to
     # nobody and read by no analyzer; kept for inspection. Everything analyzers use is a field above.
     extras: dict[str, pd.DataFrame] = field(default_factory=dict)
+    # Every rank of a multi-rank job (None for one rank, or when --rank narrowed the input to one).
+    ranks: RankSet | None = None
 
     @property
     def step_count(self) -> int:

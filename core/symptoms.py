@@ -316,6 +316,35 @@ SYMPTOM_KINDS: dict[str, SymptomKind] = {
         "Large parts of one run have no counterpart in the other: different workloads.",
         ("matched_share_baseline", "matched_share_target", "unmatched_ms_per_step"),
     ),
+    "communication-bound": SymptomKind(
+        "A training step waits for communication more than it computes: exposed communication (not "
+        "overlapped by computing) is 30 % or more of the step.",
+        (
+            "communication_share",
+            "communication_ms_per_step",
+            "computing_ms_per_step",
+            "free_ms_per_step",
+            "breakdown_source",
+        ),
+    ),
+    "slow-rank": SymptomKind(
+        "One rank of a multi-rank job computes longer than the others in most steps (robust z-score over "
+        "ranks); the others wait for it in collectives.",
+        (
+            "rank",
+            "typical_rank",
+            "compute_ratio",
+            "extra_ms_per_step",
+            "stable_share",
+            "victims",
+            "wait_ms_per_step",
+            "ranks",
+        ),
+    ),
+    "slow-link": SymptomKind(
+        "A rank's bandwidth on a link type (HCCS, RDMA, SDMA, PCIe) is under half the median of the others.",
+        ("links", "rank", "link", "bandwidth_ratio"),
+    ),
     # --- a MINDIR (source "mindir") ---
     "mindir-train-mode": SymptomKind(
         "Exported in training mode: BatchNorm is_training=True or Dropout nodes.",

@@ -36,6 +36,7 @@ class Side:
     step_samples: pd.DataFrame
     steps: int
     batch: int | None
+    typical: Side | None = None  # a multi-rank job's typical rank, read to diagnose its slow rank against
 
     @property
     def ms_per_step(self) -> float:

@@ -10,10 +10,11 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 
-from core.errors import InputError
+from core.errors import InputError, error_line
 from core.model import Limitation, Run
 from core.text import join, say
 from diagnosis.readers import (
@@ -222,8 +223,14 @@ def sanitize(run: Run) -> Run:
     return drop_negative_steps(drop_bad_starts(refuse_zero_durations(sanitize_durations(run))))
 
 
-def read_folder(folder: Path, *, rank: int | None = None, source: str | None = None) -> Run:
-    """Read the run (of `rank`) found in a local folder."""
+def read_folder(
+    folder: Path, *, rank: int | None = None, source: str | None = None, scheduler: str | None = None
+) -> Run:
+    """Read the run (of `rank`) found in a local folder.
+
+    Without `rank`, a job of several ranks is read whole: every rank is summarised (a local process pool,
+    or the Dask cluster at `scheduler`), ranks whose files are broken are reported, and the rank read in
+    full for the operator analysis is the slow rank when there is one, else the lowest readable rank."""
     display = source or folder.name
     cands = find_runs(folder)
     if not cands:
@@ -235,11 +242,106 @@ def read_folder(folder: Path, *, rank: int | None = None, source: str | None = N
             expected=KNOWN_LAYOUTS_TEXT,
         )
     cand = choose_run(cands, rank, display)
+    ranked = [c for c in cands if c.rank is not None]
+    ranks = None
+    cluster, cluster_problem = _cluster_ranks(folder) if rank is None else ([], None)
+    if rank is None and len({c.rank for c in ranked}) > 1:
+        ranks, cand = _read_ranks(ranked, folder, scheduler, display, cluster)
+    elif len(cluster) > 1:  # one rank uploaded beside msprof-analyze's cluster analysis of every rank
+        from diagnosis.ranks import rank_set
+
+        ranks = rank_set(cluster, cand.rank)
     run = sanitize(reader_of(cand.layout).read(cand))
     run.meta.source = display
     run.meta.ranks_available = tuple(sorted({c.rank for c in cands if c.rank is not None}))
     run.limitations.extend(skipped_limitation(folder))
+    if ranks is not None:
+        run.ranks = ranks
+        run.limitations.extend(_broken_limitations(ranks))
+    if cluster_problem is not None:
+        run.limitations.append(Limitation("ranks", cluster_problem, say("ranks.broken-remedy")))
     return run
+
+
+def _cluster_ranks(folder: Path) -> tuple[list[Any], str | None]:
+    """Rank summaries from msprof-analyze's cluster_step_trace_time.csv when the upload holds one, and
+    the problem when it cannot be read (the profiles themselves are still analysed)."""
+    from diagnosis.readers.cluster import find_cluster_step_trace, read_cluster_step_trace
+
+    path = find_cluster_step_trace(folder)
+    if path is None:
+        return [], None
+    try:
+        return read_cluster_step_trace(path, folder), None
+    except InputError as error:
+        where = _relative(Path(error.path), str(folder)) if error.path else None
+        return [], error_line(InputError(error.problem, path=where, expected=error.expected))
+
+
+def _read_ranks(
+    ranked: list[Candidate], folder: Path, scheduler: str | None, display: str, cluster: list[Any]
+) -> tuple[Any, Candidate]:
+    """Summarise every rank; the job's RankSet and the candidate to read in full (the slow rank when
+    there is one, else the lowest readable rank). Every rank broken: the lowest rank's error."""
+    from diagnosis.ranks import rank_set
+    from diagnosis.scale import summarize_ranks
+
+    summaries = summarize_ranks(ranked, folder, scheduler)
+    own = {s.rank for s in summaries}
+    summaries += [c for c in cluster if c.rank not in own]  # ranks only the cluster analysis covers
+    readable = sorted(s.rank for s in summaries if s.ok)
+    if not readable:  # nothing to analyse: the lowest rank's own error, as a one-rank read gives it
+        lowest = min(ranked, key=lambda c: c.rank or 0)
+        sanitize(reader_of(lowest.layout).read(lowest))
+        raise InputError(say("ranks.all-broken"), path=display, expected=KNOWN_LAYOUTS_TEXT)
+    ranks = rank_set(summaries, readable[0])
+    if ranks.straggler is not None:
+        ranks.chosen = ranks.straggler.rank
+    chosen = next(c for c in ranked if c.rank == ranks.chosen)
+    return ranks, chosen
+
+
+def _broken_limitations(ranks: Any) -> list[Limitation]:
+    """One limitation per rank whose files could not be read (the others are still analysed)."""
+    return [
+        Limitation(
+            "ranks",
+            say("ranks.broken", rank=s.rank, root=s.root, problem=s.error),
+            say("ranks.broken-remedy"),
+        )
+        for s in ranks.broken
+    ]
+
+
+def summarize_candidate(cand: Candidate, base: str = "") -> Any:
+    """Read one rank and reduce it to its RankSummary; a rank whose files are broken becomes a summary
+    holding the problem (a worker of the process pool or of a Dask cluster runs this)."""
+    from diagnosis.ranks import broken, quick_summary, summarize
+
+    rank = cand.rank if cand.rank is not None else 0
+    root = _relative(cand.root, base)
+    try:
+        quick = quick_summary(cand.root, rank, root, cand.layout)
+    except InputError:
+        quick = None  # the full read names the problem
+    if quick is not None:
+        return quick
+    try:
+        run = sanitize(reader_of(cand.layout).read(cand))
+    except InputError as error:  # named relative to the input: never the server's folders
+        where = _relative(Path(error.path), base) if error.path else None
+        return broken(rank, root, error_line(InputError(error.problem, path=where, expected=error.expected)))
+    except (OSError, ValueError, KeyError, TypeError) as error:  # a damaged file the reader did not foresee
+        return broken(rank, root, f"{type(error).__name__}: {error}")
+    return summarize(run, rank, root)
+
+
+def _relative(path: Path, base: str) -> str:
+    """`path` relative to the input folder `base` (its own name when outside it or without a base)."""
+    try:
+        return path.relative_to(base).as_posix() if base else path.name
+    except ValueError:
+        return path.name
 
 
 def skipped_limitation(folder: Path) -> list[Limitation]:

@@ -54,7 +54,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     compare.add_argument("--case", help="with --after: store this diagnosis on the case with this id")
     compare.add_argument("--db", help="with --case: the case database (default: PERF_DOCTOR_CASE_DB)")
-    compare.add_argument("--rank", type=int, help="rank to read from multi-rank output (default: lowest)")
+    compare.add_argument(
+        "--rank",
+        type=int,
+        help="read only this rank of a multi-rank job (default: every rank, see docs/scaling.md)",
+    )
+    compare.add_argument(
+        "--scheduler", help="a Dask scheduler (tcp://HOST:8786) whose workers read the ranks (default: local)"
+    )
     compare.add_argument(
         "--baseline", dest="baseline_role", choices=("first", "second"), help="which argument is the baseline"
     )
@@ -203,6 +210,7 @@ def _run(args: argparse.Namespace) -> int:
             args.target,
             args.mindir,
             rank=args.rank,
+            scheduler=args.scheduler,
             baseline_role=args.baseline_role,
             lang=args.lang,
             after=args.after,

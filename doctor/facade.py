@@ -89,6 +89,8 @@ class _Analysis:
     npu_smi: bool = False  # npu-smi readings were given with the target
     model_foreign: bool = False  # the MINDIR does not match the profiles: shown, never used as evidence
     model_notes: list[str] = field(default_factory=list)  # model warnings of the analysis (a mismatch)
+    rank_jobs: list[tuple[str, Any, list[Any]]] = field(default_factory=list)  # (role, RankSet, why causes)
+    rank_note: str = ""  # how two jobs were paired for the operator analysis
 
 
 def diagnose(
@@ -104,6 +106,7 @@ def diagnose(
     isolate: bool = True,
     after: Source | None = None,
     translate: bool = True,
+    scheduler: str | None = None,
 ) -> Report:
     """Diagnose a pair of profiles (or one profile), optionally with the model's MINDIR.
 
@@ -117,6 +120,9 @@ def diagnose(
     measured gain beside the predicted one). With `translate` (the default) the document is also built in
     each other language (Report.translations: a stored case and the page's language switch show the
     viewer's); a caller that writes one report in one language (the CLI) passes False and saves that work.
+    A profile holding several ranks is read whole unless `rank` narrows it: every rank is summarised (a
+    local process pool, or the Dask cluster at `scheduler`, e.g. tcp://HOST:8786), the slow rank is found
+    and diagnosed against a typical rank, and the report gains a `ranks` section.
     Bad input raises core.errors.InputError with one line for the user.
     """
     check_lang(lang)
@@ -142,7 +148,8 @@ def diagnose(
             mindir, progress=progress, lang=lang, isolate=isolate, translate=translate
         )
     try:
-        return _diagnose(given, mindir, rank, baseline_role, progress, lang, npu_smi, isolate, translate)
+        options = _Options(rank, baseline_role, npu_smi, isolate, translate, scheduler)
+        return _diagnose(given, mindir, options, progress, lang)
     finally:  # the analysis's tables are gone now: give their memory back (docs/security.md)
         release_graph_memory() if _given(mindir) else release_memory()
 
@@ -167,28 +174,40 @@ def serve_uploads() -> None:
     hold_to_budgets()
 
 
+@dataclass(frozen=True)
+class _Options:
+    """diagnose()'s reading and report options."""
+
+    rank: int | None
+    baseline_role: str | None
+    npu_smi: str | os.PathLike[str] | None
+    isolate: bool
+    translate: bool
+    scheduler: str | None
+
+
 def _diagnose(
     given: list[tuple[str, Source]],
     mindir: str | os.PathLike[str] | None,
-    rank: int | None,
-    baseline_role: str | None,
+    options: _Options,
     progress: Progress | None,
     lang: str,
-    npu_smi: str | os.PathLike[str] | None,
-    isolate: bool,
-    translate: bool,
 ) -> Report:
     """diagnose() once its arguments are checked: read, compare, analyse, assemble."""
     step = _stepper(progress, lang)
     prefer_jemalloc()
+    rank, isolate, translate = options.rank, options.isolate, options.translate
     with Workspace(forbidden=public_folders()) as workspace:
-        sides = _read_all(given, workspace, rank, step, isolate)
-        if npu_smi is not None:
-            attach_npu_smi(sides[-1].run, npu_smi)
+        sides = _read_all(given, workspace, rank, step, isolate, options.scheduler)
+        comparison_note = _align_ranks(sides, given, workspace, isolate, options.scheduler)
+        if options.npu_smi is not None:
+            attach_npu_smi(sides[-1].run, options.npu_smi)
         if len(sides) >= 2:
-            analysis = _pair(sides[0], sides[1], baseline_role, step, lang)
+            analysis = _pair(sides[0], sides[1], options.baseline_role, step, lang)
         else:
             analysis = _single(sides[0], given[0][0], step, lang)
+        analysis.rank_jobs = _rank_jobs(analysis, sides)
+        analysis.rank_note = comparison_note
         if len(sides) == 3:
             analysis.after = _pair(analysis.baseline, sides[2], "first", _quiet, lang)  # type: ignore[arg-type]
             analysis.inputs.append(_after_input(sides[2]))
@@ -270,7 +289,12 @@ def display_name(source: Source) -> str:
 
 
 def _read_all(
-    given: list[tuple[str, Source]], workspace: Workspace, rank: int | None, step: _Step, isolate: bool
+    given: list[tuple[str, Source]],
+    workspace: Workspace,
+    rank: int | None,
+    step: _Step,
+    isolate: bool,
+    scheduler: str | None = None,
 ) -> list[Side]:
     """Read and prepare the one or two profiles; two are handled at once in two threads.
 
@@ -281,9 +305,9 @@ def _read_all(
     given as in its errors."""
     if len(given) == 1:
         step(0.25, "p_read_target")
-        return [_read(given[0][0], given[0][1], workspace, rank, isolate)]
+        return [_read(given[0][0], given[0][1], workspace, rank, isolate, scheduler)]
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="perf-doctor-read") as pool:
-        pending = [pool.submit(_read, role, src, workspace, rank, isolate) for role, src in given]
+        pending = [pool.submit(_read, role, src, workspace, rank, isolate, scheduler) for role, src in given]
         sides: list[Side] = []
         problems: list[InputError] = []
         for (role, _), future in zip(given, pending, strict=True):
@@ -299,16 +323,25 @@ def _read_all(
     return sides
 
 
-def _read(role: str, source: Source, workspace: Workspace, rank: int | None, isolate: bool) -> Side:
+def _read(
+    role: str,
+    source: Source,
+    workspace: Workspace,
+    rank: int | None,
+    isolate: bool,
+    scheduler: str | None = None,
+) -> Side:
     """Materialise, read and prepare one profile (forward kernels, per-operator aggregates: the same
-    whatever its role); errors name the role and the user's own file, never the server's folders."""
+    whatever its role); errors name the role and the user's own file, never the server's folders. A job
+    with a slow rank also gets its typical rank read (Side.typical), to diagnose the slow one against."""
     name = display_name(source)
     unpack = isolation.materialize if isolate else materialize
     folder: Path | None = None
     try:
         folder = unpack(source, workspace)
         with isolated_decoding(isolation.decode_database) if isolate else nullcontext():
-            run = read_folder(folder, rank=rank, source=name)
+            run = read_folder(folder, rank=rank, source=name, scheduler=scheduler)
+            typical = _typical_rank(folder, run, name)
     except InputError as error:
         uploaded_path = error.path
         if folder is not None:  # relative to the upload, with the file versions known to write it
@@ -316,7 +349,68 @@ def _read(role: str, source: Source, workspace: Workspace, rank: int | None, iso
         # Loose uploaded files are named by their own names (_user_file), not by the rebuilt folder.
         path = error.path if isinstance(source, (str, os.PathLike)) else uploaded_path
         raise SideError(role, _user_file(path, source), error.problem, expected=error.expected) from None
-    return prepare(run)
+    side = prepare(run)
+    side.typical = typical
+    return side
+
+
+def _align_ranks(
+    sides: list[Side],
+    given: list[tuple[str, Source]],
+    workspace: Workspace,
+    isolate: bool,
+    scheduler: str | None,
+) -> str:
+    """Pair two multi-rank jobs rank by rank when they hold the same ranks: both sides' operator analysis
+    reads the slow rank (the target's, else the baseline's) or else the same lowest rank; jobs of different
+    ranks are compared through a typical rank of each. Returns how they were paired (empty for one input,
+    or when neither holds several ranks)."""
+    if len(sides) < 2 or (sides[0].run.ranks is None and sides[1].run.ranks is None):
+        return ""
+    first, second = sides[0].run, sides[1].run
+    ranks = [set(r.meta.ranks_available) for r in (first, second)]
+    if first.ranks is None or second.ranks is None or ranks[0] != ranks[1]:
+        return say(
+            "ranks.compare-typical",
+            first=len(ranks[0]) or 1,
+            second=len(ranks[1]) or 1,
+            rank_first=first.meta.rank if first.meta.rank is not None else 0,
+            rank_second=second.meta.rank if second.meta.rank is not None else 0,
+        )
+    slow = [r.ranks.straggler.rank for r in (second, first) if r.ranks.straggler is not None]
+    wanted = slow[0] if slow else min(first.meta.rank or 0, second.meta.rank or 0)
+    for i in (0, 1):
+        if sides[i].run.meta.rank != wanted:
+            old = sides[i]
+            role, source = given[i]
+            sides[i] = _read(role, source, workspace, wanted, isolate, scheduler)
+            sides[i].run.ranks, sides[i].typical = old.run.ranks, old.typical
+            old.run.ranks.chosen = wanted  # type: ignore[union-attr]
+            sides[i].run.limitations.extend(lim for lim in old.run.limitations if lim.topic == "ranks")
+    return say("ranks.compare-same", rank=wanted)
+
+
+def _rank_jobs(analysis: _Analysis, sides: list[Side]) -> list[tuple[str, Any, list[Any]]]:
+    """(role, RankSet, the slow rank's causes) of every multi-rank input, in the report's roles."""
+    roles = {id(analysis.baseline): "baseline", id(analysis.target): "target"}
+    out = []
+    for i, side in enumerate(sides):
+        if side.run.ranks is None:
+            continue
+        from doctor.ranks import slow_rank_causes  # the section's model (pydantic) only for a multi-rank job
+
+        role = "after" if i == 2 else roles.get(id(side), "target")
+        out.append((role, side.run.ranks, slow_rank_causes(side)))
+    return out
+
+
+def _typical_rank(folder: Path, run: Any, name: str) -> Side | None:
+    """The typical rank of a job with a slow rank, read in full and prepared; None without a slow rank."""
+    ranks = run.ranks
+    if ranks is None or ranks.straggler is None:
+        return None
+    typical = read_folder(folder, rank=ranks.straggler.typical_rank, source=name)
+    return prepare(typical)
 
 
 def _user_file(path: str | None, source: Source) -> str:
@@ -482,6 +576,7 @@ def _document(analysis: _Analysis, found: Any, kinds: set[str], section: Any, la
     operators = analysis.operators
     if analysis.table is not None and lang != analysis.lang:
         operators = build.operator_records(analysis.table, lang)
+    ranks = _ranks_data(analysis, lang)
     document = {
         "schema_version": SCHEMA_VERSION,
         "generator": {"name": "perf-doctor", "version": VERSION},
@@ -503,6 +598,7 @@ def _document(analysis: _Analysis, found: Any, kinds: set[str], section: Any, la
             runs=analysis.runs,
             operators=operators,
             npu_smi=analysis.npu_smi,
+            ranks=ranks,
         ),
         "causes": causes,
         "symptoms": build.symptom_records(analysis.symptoms, lang),
@@ -521,7 +617,18 @@ def _document(analysis: _Analysis, found: Any, kinds: set[str], section: Any, la
     }
     if analysis.after is not None:
         document["after"] = _after_section(causes, analysis, lang)
+    if ranks is not None:
+        document["ranks"] = ranks
     return document
+
+
+def _ranks_data(analysis: _Analysis, lang: str) -> Part | None:
+    """The Ranks section as data (built as its typed model), or None when no input holds several ranks."""
+    if not analysis.rank_jobs:
+        return None
+    from doctor.ranks import ranks_section
+
+    return ranks_section(analysis.rank_jobs, analysis.rank_note, lang).model_dump()
 
 
 def _evaluate(analysis: _Analysis, kinds: set[str]) -> Any:

@@ -21,7 +21,7 @@ from doctor.report import Report
 TOP_N = 15
 COLORS = {"baseline": "#1f77b4", "target": "#d62728"}
 LABEL_CHARS = 48
-FIGURE_KEYS = ("ops", "delta", "steps", "breakdown", "chains", "waterfall")
+FIGURE_KEYS = ("ops", "delta", "steps", "breakdown", "chains", "waterfall", "ranks")
 # Legends, axes and hover text of the figures in each report language (titles are UI_TEXT's plot_*).
 WORDS = {
     "en": {
@@ -40,6 +40,11 @@ WORDS = {
         "predicted": "predicted",
         "after": "measured after the fix",
         "ms_per_step": "ms per step",
+        "rank": "rank",
+        "computing": "computing",
+        "communication": "communication (not overlapped)",
+        "free": "free",
+        "step_wall": "step wall time (ms)",
     },
     "zh": {
         "baseline": "基线",
@@ -57,6 +62,11 @@ WORDS = {
         "predicted": "预测",
         "after": "修复后实测",
         "ms_per_step": "每步 ms",
+        "rank": "rank",
+        "computing": "计算",
+        "communication": "通信（未掩盖）",
+        "free": "空闲",
+        "step_wall": "每步墙钟时间（ms）",
     },
 }
 
@@ -328,6 +338,83 @@ def waterfall_figure(data: pd.DataFrame, title: str, lang: str = "en") -> go.Fig
     return _layout(fig, title)
 
 
+# ---------------------------------------------------------------------------------------------- ranks
+
+
+def rank_step_data(report: Report) -> pd.DataFrame:
+    """One row per job, rank and step from the typed Ranks section: wall, computing, exposed communication
+    and free time (ms); empty without a multi-rank input."""
+    ranks = report.document.ranks
+    if ranks is None:
+        return pd.DataFrame(
+            columns=["role", "rank", "step", "wall_ms", "computing_ms", "communication_ms", "free_ms"]
+        )
+    rows = [
+        {
+            "role": job.role,
+            "rank": r.rank,
+            **s.model_dump(include={"step", "wall_ms", "computing_ms", "communication_ms", "free_ms"}),
+        }
+        for job in ranks.jobs
+        for r in job.rows
+        for s in r.steps
+    ]
+    return pd.DataFrame(rows)
+
+
+def ranks_figure(data: pd.DataFrame, title: str, lang: str = "en") -> go.Figure:
+    """Per job: a rank x step heat map of the step wall time, and a stacked bar of median computing,
+    exposed communication and free time per rank (the slow rank computes longer, the others wait)."""
+    from plotly.subplots import make_subplots
+
+    w = WORDS[lang]
+    roles = list(dict.fromkeys(data["role"]))
+    fig = make_subplots(
+        rows=len(roles),
+        cols=2,
+        subplot_titles=[
+            f"{w.get(r, r)}: {name}" for r in roles for name in (w["step_wall"], w["ms_per_step"])
+        ],
+        horizontal_spacing=0.12,
+    )
+    parts = (
+        ("computing_ms", "computing", "#2ca02c"),
+        ("communication_ms", "communication", "#d62728"),
+        ("free_ms", "free", "#bbbbbb"),
+    )
+    for i, role in enumerate(roles, start=1):
+        job = data[data["role"] == role]
+        heat = job.pivot_table(index="rank", columns="step", values="wall_ms", aggfunc="median")
+        fig.add_heatmap(
+            z=heat.to_numpy(),
+            x=[str(c) for c in heat.columns],
+            y=[str(r) for r in heat.index],
+            colorscale="Reds",
+            showscale=i == 1,
+            hovertemplate=w["rank"] + " %{y}, " + w["step"] + " %{x}: %{z:.2f} ms<extra></extra>",
+            row=i,
+            col=1,
+        )
+        medians = job.groupby("rank")[[p[0] for p in parts]].median()
+        for column, word, color in parts:
+            fig.add_bar(
+                x=[str(r) for r in medians.index],
+                y=medians[column],
+                name=w[word],
+                marker_color=color,
+                legendgroup=word,
+                showlegend=i == 1,
+                hovertemplate=w["rank"] + " %{x}: %{y:.2f} ms<extra>" + w[word] + "</extra>",
+                row=i,
+                col=2,
+            )
+        fig.update_xaxes(title_text=w["step"], type="category", row=i, col=1)
+        fig.update_yaxes(title_text=w["rank"], type="category", row=i, col=1)
+        fig.update_xaxes(title_text=w["rank"], type="category", row=i, col=2)
+    fig.update_layout(barmode="stack")
+    return _layout(fig, title, height=320 * len(roles) + 100)
+
+
 # -------------------------------------------------------------------------------------- all of them
 
 
@@ -352,4 +439,7 @@ def report_figures(report: Report, titles: dict[str, str] | None = None) -> dict
         figures["chains"] = report.chain_figure
     if report.document.after is not None:
         figures["waterfall"] = waterfall_figure(waterfall_data(report), names["waterfall"], report.lang)
+    ranks = rank_step_data(report)
+    if not ranks.empty:
+        figures["ranks"] = ranks_figure(ranks, names["ranks"], report.lang)
     return figures

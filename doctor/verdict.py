@@ -37,6 +37,7 @@ def verdict(
     runs: Sequence[Part] = (),
     operators: Sequence[Part] = (),
     npu_smi: bool = False,
+    ranks: Part | None = None,
 ) -> Part:
     """The verdict section of the report: text, status, slowdown ratio, top cause and its recoverable time.
 
@@ -69,6 +70,7 @@ def verdict(
         text = base + t("v_finding", lang, title=top["title"])
     else:
         text = base + _cause(top, lang)
+    text += _slow_rank(ranks, lang)
     return {
         "text": text,
         "status": status,
@@ -250,3 +252,19 @@ def _no_cause(base: str, timing: Part | None, kind: str, lang: str) -> str:
     if ratio is not None and ratio > 1.0 + SAME_BAND:
         return t("v_no_cause", lang, base=base)
     return t("v_nothing", lang, base=base)
+
+
+def _slow_rank(ranks: Part | None, lang: str) -> str:
+    """The slow rank of the target job (else of a job given alone), named with its most likely reason."""
+    jobs = [] if ranks is None else [j for j in ranks["jobs"] if j["slow_rank"] is not None]
+    job = next((j for j in jobs if j["role"] == "target"), jobs[0] if jobs else None)
+    if job is None:
+        return ""
+    slow = job["slow_rank"]
+    ratio = f"{slow['ratio']:.2f}"
+    if slow["why"]:
+        why = slow["why"][0]["title"]
+        return t(
+            "v_slow_rank_why", lang, rank=slow["rank"], ratio=ratio, typical=slow["typical_rank"], why=why
+        )
+    return t("v_slow_rank", lang, rank=slow["rank"], ratio=ratio, typical=slow["typical_rank"])

@@ -19,6 +19,7 @@ from doctor.render.markdown import (
     below_threshold_section,
     causes_markdown,
     graph_summary_markdown,
+    ranks_markdown,
     verdict_markdown,
     warnings_markdown,
 )
@@ -54,6 +55,7 @@ class ReportView:
     after: str = ""  # the after-the-fix section ("" without an after run)
     fixes: list[tuple[str, str]] = field(default_factory=list)  # (label, cause id) reprofile.py can apply
     ticked: list[str] = field(default_factory=list)  # the fixes ticked at first: the ranked causes
+    ranks: str = ""  # every rank of a multi-rank input ("" for one rank)
 
 
 def report_view(report: Report) -> ReportView:
@@ -71,6 +73,7 @@ def report_view(report: Report) -> ReportView:
         runs=runs_table(report),
         figures=report_figures(report),
         after=after_markdown(report),
+        ranks=ranks_markdown(report),
         fixes=fix_choices(report),
         ticked=[c.id for c in report.document.causes if c.section == "ranked"]
         if report.kind == "pair"

@@ -53,6 +53,7 @@ MODULE_ORDER = (
     "timing",
     "shapes",
     "training",
+    "ranks",
 )
 
 

@@ -439,12 +439,19 @@ def _profiler_start_in_window(side: Side) -> bool:
 
 
 def utilisation(side: Side) -> float | None:
-    """Busy operator time over wall time across steps with a known wall time."""
+    """Busy time over wall time across steps with a known wall time; busy counts computing and the
+    communication computing does not hide (step_trace_time's Communication(Not Overlapped)): only free
+    time, with nothing running, is idle."""
     steps = _durations(side)
     wall = float(steps["duration_us"].sum())
     if wall <= 0:
         return None
-    return float(steps["busy_us"].sum()) / wall
+    return float(_busy(steps).sum()) / wall
+
+
+def _busy(steps: pd.DataFrame) -> pd.Series:
+    """Computing plus exposed communication per step (communication 0 where not recorded)."""
+    return steps["busy_us"].astype("float64") + steps["communication_us"].astype("float64").fillna(0.0)
 
 
 @run_analyzer
@@ -454,7 +461,7 @@ def device_idle(side: Side, role: str) -> list[Symptom]:
     if util is None or util >= IDLE_MAX_UTILISATION:
         return []
     steps = _durations(side)
-    free_ms = float((steps["duration_us"] - steps["busy_us"]).clip(lower=0).median()) / 1000
+    free_ms = float((steps["duration_us"] - _busy(steps)).clip(lower=0).median()) / 1000
     where = say("timing.device" if side.run.meta.device in ("Ascend", "GPU") else "timing.executor")
     return [
         Symptom(

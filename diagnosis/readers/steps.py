@@ -31,11 +31,14 @@ def read_step_trace_time(path: Path) -> pd.DataFrame:
         Col("computing", ("Computing",), pa.float64()),
         Col("comm_exposed", ("Communication(Not Overlapped)",), pa.float64()),
         Col("free", ("Free",), pa.float64()),
+        Col("overlapped", ("Overlapped",), pa.float64()),
     )
     table = read_csv(path, cols, required=("computing", "free"))
     busy = _np(table, "computing")
     free = _np(table, "free")
     comm = _np(table, "comm_exposed") if "comm_exposed" in table.column_names else np.zeros(len(busy))
+    has_overlap = "overlapped" in table.column_names
+    overlapped = _np(table, "overlapped") if has_overlap else np.full(len(busy), np.nan)
     steps = _step_numbers(table.column("step") if "step" in table.column_names else None, len(busy))
     frame = pd.DataFrame(
         {
@@ -43,6 +46,7 @@ def read_step_trace_time(path: Path) -> pd.DataFrame:
             "busy_us": busy,
             "free_us": free,
             "communication_us": comm,
+            "overlapped_us": overlapped,
             "duration_us": busy + np.nan_to_num(comm) + np.nan_to_num(free),
         }
     )

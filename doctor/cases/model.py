@@ -206,7 +206,7 @@ def summarize(report: Mapping[str, Any] | None) -> dict[str, Any]:
     return {
         "source": _source(report.get("inputs", [])),
         "kind": report_kind(report),
-        "layouts": ", ".join(_layouts(report.get("inputs", []))),
+        "layouts": ", ".join([*_layouts(report.get("inputs", [])), *_rank_facts(report.get("ranks"))]),
         "verdict": one_line(verdict.get("text", "")),
         "top_cause": top,
         "severity": cause.get("severity"),
@@ -214,6 +214,17 @@ def summarize(report: Mapping[str, Any] | None) -> dict[str, Any]:
         "recoverable_ms": verdict.get("recoverable_ms_per_step"),
         **after_facts(report.get("after")),
     }
+
+
+def _rank_facts(ranks: Mapping[str, Any] | None) -> list[str]:
+    """Triage facts of a multi-rank report: each job's rank count and slow rank, e.g. `target: 8 ranks,
+    slow rank 5` (nothing for one-rank inputs)."""
+    facts = []
+    for job in (ranks or {}).get("jobs", []):
+        slow = job.get("slow_rank")
+        text = f"{job['role']}: {job['ranks']} ranks"
+        facts.append(text + (f", slow rank {slow['rank']}" if slow else ""))
+    return facts
 
 
 def after_facts(after: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from doctor.model.findings import (
     Verdict,
 )
 from doctor.model.graph import Chain, Chains, Graph, Parameters, PatternCount, Tensor
+from doctor.model.ranks import RankCause, RankDelta, RankJob, RankRow, Ranks, RankStep, SlowLink, SlowRank
 from doctor.model.runs import Headline, Input, PhaseTiming, ProfilerConfig, RunInfo, Timing
 from doctor.model.tables import (
     BoardRow,
@@ -54,11 +55,19 @@ __all__ = [
     "PatternCount",
     "PhaseTiming",
     "ProfilerConfig",
+    "RankCause",
+    "RankDelta",
+    "RankJob",
+    "RankRow",
+    "RankStep",
+    "Ranks",
     "Record",
     "Reference",
     "ReportDocument",
     "ReportWarning",
     "RunInfo",
+    "SlowLink",
+    "SlowRank",
     "Step",
     "SymptomRecord",
     "Tensor",

@@ -10,6 +10,7 @@ from doctor.model.after import After
 from doctor.model.base import Record
 from doctor.model.findings import Cause, ReportWarning, SymptomRecord, Verdict
 from doctor.model.graph import Graph
+from doctor.model.ranks import Ranks
 from doctor.model.runs import Input, RunInfo, Timing
 from doctor.model.tables import Leaderboards, Operators, Step
 
@@ -64,10 +65,18 @@ class ReportDocument(Record):
         "after run was given.",
     )
 
+    ranks: Ranks | None = Field(
+        default=None,
+        description="Every rank of the multi-rank inputs (per-step breakdown, slow rank and why, slow "
+        "links); the key is absent when every input holds one rank or --rank chose one.",
+    )
+
     @model_serializer(mode="wrap")
     def _without_absent_after(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """The document's keys; `after` only when an after run was given (other reports are unchanged)."""
+        """The document's keys; `after` only when an after run was given and `ranks` only for a multi-rank
+        input (other reports are unchanged)."""
         data = handler(self)
-        if self.after is None:
-            data.pop("after", None)
+        for key in ("after", "ranks"):
+            if getattr(self, key) is None:
+                data.pop(key, None)
         return data

@@ -44,6 +44,7 @@ def render_markdown(report: Report) -> str:
         f"## {t('causes', lang)}",
         causes_markdown(report),
         after_markdown(report),
+        ranks_markdown(report),
         f"## {t('warnings', lang)}",
         warnings_markdown(report),
         operators_markdown(report),
@@ -222,6 +223,106 @@ def after_markdown(report: Report) -> str:
         ]
         out += [f"### {t('after_waterfall', lang)}", _table(head, rows)]
     return "\n\n".join(out)
+
+
+def ranks_markdown(report: Report) -> str:
+    """Every rank of the multi-rank inputs: per job a table of ranks (median per step), the slow rank and
+    why, slow links; then rank by rank when both jobs hold the same ranks. Empty for one-rank inputs."""
+    ranks = report.document.ranks
+    if ranks is None:
+        return ""
+    lang = report.lang
+    out = (
+        [f"## {t('ranks_title', lang)}", md_text(ranks.comparison)]
+        if ranks.comparison
+        else [f"## {t('ranks_title', lang)}"]
+    )
+    for job in ranks.jobs:
+        title = t("ranks_job", lang, role=t(job.role, lang), n=job.ranks, chosen=job.chosen_rank)
+        out.append(f"### {md_text(title)}")
+        head = [
+            t(k, lang)
+            for k in (
+                "col_rank_id",
+                "col_status",
+                "col_wall_ms",
+                "col_computing_ms",
+                "col_comm_ms",
+                "col_free_ms",
+            )
+        ]
+        rows = [
+            [
+                str(r.rank),
+                t("rank_ok", lang) if r.status == "ok" else f"{t('rank_broken', lang)}: {md_cell(r.error)}",
+                fmt_number(r.wall_ms),
+                fmt_number(r.computing_ms),
+                fmt_number(r.communication_ms),
+                fmt_number(r.free_ms),
+            ]
+            for r in job.rows[:MAX_TABLE_ROWS]
+        ]
+        out.append(_table(head, rows))
+        out += _slow_rank_lines(job, lang)
+        if job.note:
+            out.append(md_text(job.note))
+        if job.slow_links:
+            head = [t(k, lang) for k in ("col_rank_id", "col_link", "col_gbps", "col_median_gbps")]
+            links = [
+                [str(x.rank), md_cell(x.link), fmt_number(x.gbps), fmt_number(x.median_gbps)]
+                for x in job.slow_links
+            ]
+            out += [f"#### {t('ranks_links', lang)}", _table(head, links)]
+    if ranks.by_rank:
+        keys = (
+            "col_rank_id",
+            "col_base_computing",
+            "col_target_computing",
+            "col_base_wall",
+            "col_target_wall",
+        )
+        rows = [
+            [
+                str(d.rank),
+                *(
+                    fmt_number(v)
+                    for v in (
+                        d.baseline_computing_ms,
+                        d.target_computing_ms,
+                        d.baseline_wall_ms,
+                        d.target_wall_ms,
+                    )
+                ),
+            ]
+            for d in ranks.by_rank[:MAX_TABLE_ROWS]
+        ]
+        out += [f"### {t('ranks_by_rank', lang)}", _table([t(k, lang) for k in keys], rows)]
+    return "\n\n".join(out)
+
+
+def _slow_rank_lines(job: Any, lang: str) -> list[str]:
+    """The slow rank's sentence and its causes against the typical rank (or that none stands out)."""
+    slow = job.slow_rank
+    if slow is None:
+        return [] if job.note else [md_text(t("ranks_none", lang))]
+    text = t(
+        "ranks_slow",
+        lang,
+        rank=slow.rank,
+        ratio=f"{slow.ratio:.2f}",
+        extra=fmt_ms(slow.extra_ms_per_step),
+        flagged=slow.steps_flagged,
+        steps=slow.steps_total,
+        victims=", ".join(str(v) for v in slow.victims) or "-",
+        wait=fmt_ms(slow.wait_ms_per_step),
+    )
+    lines = [md_text(text)]
+    if slow.why:
+        items = [
+            f"- {md_text(c.title)} ({md_code(c.id)}, {fmt_ms(c.recoverable_ms_per_step)})" for c in slow.why
+        ]
+        lines.append(md_text(t("ranks_why", lang, typical=slow.typical_rank)) + "\n\n" + "\n".join(items))
+    return lines
 
 
 def warnings_markdown(report: Report) -> str:

@@ -1,0 +1,356 @@
+"""Every rank of a job: a compact per-rank summary (time breakdown per step, per-op aggregates, link
+bandwidth), the slow rank (a robust straggler test over steps) and slow links.
+
+A rank is reduced to a `core.model.RankSummary` right after it is read, so a job of many ranks costs the
+memory of one rank's tables plus a few kilobytes per rank. The breakdown follows msprof-analyze's
+step_trace_time terms: computing, communication not overlapped by computing, overlapped, and free.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from core.errors import InputError
+from core.model import RankSet, RankSummary, Run, StepBreakdown, Straggler
+from core.text import say
+from diagnosis.readers import catalog
+from diagnosis.readers.io import Col, load_json, read_csv, read_header, require, resolve
+from diagnosis.readers.steps import union_lengths
+
+TOP_OPS = 64  # op types kept per rank (by time): enough to say what a slow rank spends more time on
+Z_SLOW = 3.5  # robust z-score (Iglewicz and Hoaglin's modified z) above which a rank is an outlier
+MIN_RATIO = 1.1  # and at least 10 % more computing than the median rank: smaller gaps are noise
+MAD_FLOOR = 0.01  # MAD is at least 1 % of the median, so identical ranks do not make every wiggle an outlier
+STABLE_SHARE = 0.6  # the rank is an outlier in at least 60 % of the steps every rank recorded
+MIN_RANKS = 3  # with two ranks neither is "the odd one out"
+SLOW_LINK = 0.5  # a link below half the median bandwidth of its type is slow
+LINKS = ("hccs", "rdma", "sdma", "pcie", "sio")
+STATISTIC_COLUMNS = (  # op_statistic.csv
+    Col("op_type", ("OP Type",)),
+    Col("count", ("Count",), pa.float64()),
+    Col("total_us", ("Total Time(us)",), pa.float64()),
+)
+QUICK_COLUMNS = (  # the kernel_details.csv columns a quick summary reads (spellings as ascend.KD_COLUMNS)
+    Col("name", ("Name", "Op Name")),
+    Col("op_type", ("Type", "OP Type")),
+    Col("duration_us", ("Duration(us)", "Task Duration(us)"), pa.float64()),
+)
+
+
+# -------------------------------------------------------------------------------------------- breakdown
+
+
+def is_communication(kernels: pd.DataFrame) -> np.ndarray:
+    """Which launches are collective communication (HCCL tasks, hcom_* / Hccl* operators)."""
+    core = kernels["core"].astype("string").fillna("").str.upper()
+    name = kernels["name"].astype("string").fillna("").str.lower()
+    op_type = kernels["op_type"].astype("string").fillna("").str.lower()
+    comm = (core == "HCCL") | name.str.startswith("hcom_") | op_type.str.startswith(("hcom", "hccl"))
+    return comm.to_numpy(dtype=bool, na_value=False)
+
+
+def step_breakdown(run: Run) -> tuple[tuple[StepBreakdown, ...], str]:
+    """Per step: wall, computing, exposed communication, overlapped and free time, and where they came
+    from: the run's own step_trace_time (when it records communication) or the kernels by time overlap."""
+    steps = run.steps
+    if len(steps) and steps["communication_us"].notna().any() and steps["busy_us"].notna().any():
+        return _from_step_trace(steps), "step_trace_time"
+    return _from_kernels(run), "kernels"
+
+
+def _from_step_trace(steps: pd.DataFrame) -> tuple[StepBreakdown, ...]:
+    frame = steps[["step", "duration_us", "busy_us", "communication_us", "overlapped_us", "free_us"]]
+    values = frame.astype("float64").fillna(0.0).to_numpy()
+    return tuple(
+        StepBreakdown(int(s), float(w), float(c), float(m), float(o), float(f)) for s, w, c, m, o, f in values
+    )
+
+
+def _from_kernels(run: Run) -> tuple[StepBreakdown, ...]:
+    """Computing = union of compute launches, communication = union of HCCL launches, overlapped = their
+    intersection; the wall is the step's recorded duration, else the span of its launches."""
+    k = run.kernels
+    start = k["start_us"].to_numpy(dtype="float64", na_value=np.nan)
+    if not len(k) or not np.isfinite(start).any():
+        return ()
+    dur = np.nan_to_num(k["duration_us"].to_numpy(dtype="float64", na_value=np.nan))
+    step = k["step"].to_numpy(dtype="float64", na_value=np.nan)
+    step = np.where(np.isnan(step), -1.0, step) if np.isfinite(step).any() else np.zeros(len(k))
+    frame = pd.DataFrame({"step": step, "start": start, "end": start + dur, "comm": is_communication(k)})
+    frame = frame[np.isfinite(frame["start"]) & (frame["step"] >= 0)]
+    if frame.empty:
+        return ()
+    every = union_lengths(frame, "step")
+    compute = _union(frame[~frame["comm"]], every.index)
+    comm = _union(frame[frame["comm"]], every.index)
+    overlapped = (compute + comm - every).clip(lower=0)
+    span = frame.groupby("step")["end"].max() - frame.groupby("step")["start"].min()
+    wall = _recorded_wall(run.steps, span)
+    out = []
+    for s in every.index:
+        exposed = float(comm[s] - overlapped[s])
+        free = max(float(wall[s]) - float(compute[s]) - exposed, 0.0)
+        out.append(
+            StepBreakdown(int(s), float(wall[s]), float(compute[s]), exposed, float(overlapped[s]), free)
+        )
+    return tuple(out)
+
+
+def _union(frame: pd.DataFrame, index: pd.Index) -> pd.Series:
+    if frame.empty:
+        return pd.Series(0.0, index=index)
+    return union_lengths(frame, "step").reindex(index, fill_value=0.0)
+
+
+def _recorded_wall(steps: pd.DataFrame, span: pd.Series) -> pd.Series:
+    """Each step's recorded wall time where the step table has one, else its launches' span."""
+    if not len(steps) or steps["duration_us"].isna().all():
+        return span
+    recorded = pd.Series(
+        steps["duration_us"].to_numpy(dtype="float64", na_value=np.nan),
+        index=steps["step"].to_numpy(dtype="float64", na_value=np.nan),
+    )
+    recorded = recorded[~recorded.index.duplicated()]
+    return recorded.reindex(span.index).fillna(span).clip(lower=span * 0)
+
+
+# ---------------------------------------------------------------------------------------------- summary
+
+
+def summarize(run: Run, rank: int, root: str) -> RankSummary:
+    """The compact summary of one read rank."""
+    breakdown, source = step_breakdown(run)
+    k = run.kernels
+    by_type = k["op_type"].astype("string").fillna(k["name"].astype("string"))
+    op_us = (
+        pd.Series(k["duration_us"].to_numpy(dtype="float64", na_value=0.0))
+        .groupby(by_type.to_numpy(dtype=object, na_value=""))
+        .sum()
+        .nlargest(TOP_OPS)
+    )
+    return RankSummary(
+        rank=rank,
+        root=root,
+        layout=run.meta.layout,
+        breakdown=breakdown,
+        breakdown_source=source,
+        kernels=len(k),
+        op_us={str(name): round(float(us), 3) for name, us in op_us.items()},
+        link_gbps=_link_bandwidth(run),
+        aicore_mhz=_clock(run),
+    )
+
+
+def _link_bandwidth(run: Run) -> dict[str, float]:
+    """Mean bandwidth (GB/s) per link type over the collectives that used it (communication.json)."""
+    return _link_bandwidth_of(run.extras.get("communication"))
+
+
+def _link_bandwidth_of(comm: pd.DataFrame | None) -> dict[str, float]:
+    """`_link_bandwidth` of a communication.json table."""
+    if comm is None or not len(comm):
+        return {}
+    out = {}
+    for link in LINKS:
+        col = f"{link}_bandwidth_gb_s"
+        if col in comm.columns:
+            values = pd.to_numeric(comm[col], errors="coerce").astype("float64")
+            used = values[values > 0]
+            if len(used):
+                out[link.upper()] = round(float(used.mean()), 4)
+    return out
+
+
+def _clock(run: Run) -> float | None:
+    mhz = run.frequency["mhz"].astype("float64").dropna() if len(run.frequency) else pd.Series(dtype=float)
+    return round(float(mhz.median()), 1) if len(mhz) else None
+
+
+def quick_summary(run_root: Path, rank: int, root: str, layout: str) -> RankSummary | None:
+    """The summary of an Ascend-family rank from its small files alone, or None when they do not suffice
+    (then the rank is read in full): step_trace_time.csv with a communication column gives the breakdown,
+    op_statistic.csv (else two columns of kernel_details.csv) the per-op totals, communication.json the
+    link bandwidth. This is
+    the per-rank work of a many-rank job: it skips the trace scan, the shapes and the counters that only the
+    ranks read in full need (their AI Core clock is then not summarised)."""
+    apo = run_root / catalog.APO
+    trace, details = apo / catalog.STEP_TRACE_TIME, apo / catalog.KERNEL_DETAILS
+    if not (trace.is_file() and details.is_file()):
+        return None
+    # the kernel table's header must hold its launches (one line read): a damaged one is read in full and
+    # reported, as a full read would
+    require(resolve(read_header(details), QUICK_COLUMNS), QUICK_COLUMNS, ("name", "duration_us"), details)
+    breakdown = _quick_step_trace(trace)
+    if not breakdown:
+        return None
+    op_us, kernels = _op_totals(apo)
+    comm = apo / catalog.COMMUNICATION
+    links = _links_of_json(load_json(comm)) if comm.is_file() else {}
+    return RankSummary(
+        rank=rank,
+        root=root,
+        layout=layout,
+        breakdown=breakdown,
+        breakdown_source="step_trace_time",
+        kernels=kernels,
+        op_us={str(k): round(float(v), 3) for k, v in op_us.nlargest(TOP_OPS).items()},
+        link_gbps=links,
+    )
+
+
+def _quick_step_trace(path: Path) -> tuple[StepBreakdown, ...]:
+    """step_trace_time.csv read as readers.steps.read_step_trace_time reads it (wall = computing + exposed
+    communication + free; step ids from the Step column's trailing digits, else row order), without
+    building a table: a many-rank job reads hundreds of these tiny files. Empty without the communication
+    column; a file that does not parse is read by the full reader, which names the problem."""
+    with open(path, newline="", encoding="utf-8-sig") as fh:
+        rows = list(csv.DictReader(fh))
+    if not rows or "Communication(Not Overlapped)" not in rows[0]:
+        return ()
+    try:
+        ids = [int(re.search(r"(\d+)\s*$", r.get("Step") or "").group(1)) for r in rows]  # type: ignore[union-attr]
+    except AttributeError:
+        ids = list(range(len(rows)))
+    out = []
+    for step, row in zip(ids, rows, strict=True):
+        computing, exposed, free = (
+            _number(row.get(k)) for k in ("Computing", "Communication(Not Overlapped)", "Free")
+        )
+        if computing is None or free is None:
+            raise InputError(say("ranks.quick-unparsed"), path=str(path))
+        overlapped = _number(row.get("Overlapped")) or 0.0
+        exposed = exposed or 0.0
+        out.append(StepBreakdown(step, computing + exposed + free, computing, exposed, overlapped, free))
+    return tuple(out)
+
+
+def _number(text: str | None) -> float | None:
+    try:
+        value = float(text) if text not in (None, "", "N/A") else None
+    except ValueError:
+        return None
+    return value if value is None or np.isfinite(value) else None
+
+
+def _links_of_json(data: object) -> dict[str, float]:
+    """_link_bandwidth's figures straight from communication.json: per link type, the mean of the
+    collectives' bandwidths above 0."""
+    found: dict[str, list[float]] = {}
+    for kinds in (data or {}).values() if isinstance(data, dict) else ():
+        for ops in kinds.values() if isinstance(kinds, dict) else ():
+            for op, info in ops.items() if isinstance(ops, dict) else ():
+                if not isinstance(info, dict) or op.startswith("Total Op Info"):
+                    continue
+                for link, stats in (info.get("Communication Bandwidth Info") or {}).items():
+                    value = stats.get("Bandwidth(GB/s)") if isinstance(stats, dict) else None
+                    if link.lower() in LINKS and isinstance(value, int | float) and value > 0:
+                        found.setdefault(link.upper(), []).append(float(value))
+    return {link: round(float(np.mean(v)), 4) for link, v in found.items() if link.lower() in LINKS}
+
+
+def _op_totals(apo: Path) -> tuple[pd.Series, int]:
+    """Device time per op type and the launch count: from op_statistic.csv when the run wrote it (Level1:
+    a few hundred bytes, compute operators only), else from two columns of kernel_details.csv."""
+    statistic = apo / catalog.OUTPUT_TABLES["op_statistic"]
+    if statistic.is_file():
+        table = read_csv(statistic, STATISTIC_COLUMNS, required=("op_type", "count", "total_us"))
+        totals = pd.Series(table.column("total_us").to_numpy(zero_copy_only=False).astype("float64"))
+        names = table.column("op_type").fill_null("").to_numpy(zero_copy_only=False)
+        count = int(np.nansum(table.column("count").to_numpy(zero_copy_only=False).astype("float64")))
+        return totals.groupby(names).sum(), count
+    table = read_csv(apo / catalog.KERNEL_DETAILS, QUICK_COLUMNS, required=("duration_us",))
+    dur = table.column("duration_us").to_numpy(zero_copy_only=False).astype("float64")
+    names = table.column("op_type") if "op_type" in table.column_names else table.column("name")
+    return pd.Series(np.nan_to_num(dur)).groupby(
+        names.fill_null("").to_numpy(zero_copy_only=False)
+    ).sum(), len(dur)
+
+
+def broken(rank: int, root: str, problem: str) -> RankSummary:
+    """The summary of a rank whose files could not be read: only the problem."""
+    return RankSummary(rank=rank, root=root, error=problem)
+
+
+# ------------------------------------------------------------------------------------------- slow rank
+
+
+def per_step(summaries: list[RankSummary], field_name: str) -> pd.DataFrame:
+    """A rank x step table of one breakdown field (µs) over the readable ranks."""
+    data = {s.rank: {b.step: getattr(b, field_name) for b in s.breakdown} for s in summaries if s.ok}
+    return pd.DataFrame(data).T.sort_index()
+
+
+def find_straggler(summaries: list[RankSummary]) -> tuple[Straggler | None, str]:
+    """The slow rank by computing time per step, or None with the reason no test could run.
+
+    Per step, each rank's modified z-score (x - median) / (1.4826 MAD) over the ranks; a rank is slow in
+    a step when z > 3.5 and it computes at least 10 % more than the median, and it is the straggler when it
+    is slow in at least 60 % of the steps every rank recorded."""
+    table = per_step(summaries, "computing_us").dropna(axis=1)
+    if len(table) < MIN_RANKS:
+        return None, say("ranks.too-few", n=len(table))
+    if table.shape[1] == 0:
+        return None, say("ranks.no-common-step")
+    median = table.median(axis=0)
+    mad = (table - median).abs().median(axis=0).clip(lower=median.abs() * MAD_FLOOR) * 1.4826
+    z = (table - median) / mad.replace(0.0, np.nan)
+    slow = (z > Z_SLOW) & (table >= median * MIN_RATIO)
+    share = slow.sum(axis=1) / table.shape[1]
+    if share.max() < STABLE_SHARE:
+        return None, ""
+    rank = int(share.idxmax())
+    ratio = float((table.loc[rank] / median).median())
+    extra_ms = float((table.loc[rank] - median).median()) / 1000
+    typical = int((table.sub(median, axis=1).abs().sum(axis=1)).drop(index=rank).idxmin())
+    victims, wait_ms = _victims(summaries, rank)
+    return (
+        Straggler(
+            rank=rank,
+            typical_rank=typical,
+            ratio=round(ratio, 4),
+            extra_ms=round(extra_ms, 4),
+            steps_flagged=int(slow.loc[rank].sum()),
+            steps_total=int(table.shape[1]),
+            victims=victims,
+            wait_ms=round(wait_ms, 4),
+        ),
+        "",
+    )
+
+
+def _victims(summaries: list[RankSummary], slow: int) -> tuple[tuple[int, ...], float]:
+    """Ranks whose exposed communication per step exceeds the slow rank's: they wait for it in collectives
+    (victims, not causes), and their median extra wait per step (ms)."""
+    comm = per_step(summaries, "communication_us").dropna(axis=1)
+    if slow not in comm.index or comm.shape[1] == 0:
+        return (), 0.0
+    extra = comm.drop(index=slow).sub(comm.loc[slow], axis=1).median(axis=1)
+    waiting = extra[extra > 0]
+    return tuple(int(r) for r in waiting.index), float(waiting.median()) / 1000 if len(waiting) else 0.0
+
+
+def find_slow_links(summaries: list[RankSummary]) -> list[dict[str, float | int | str]]:
+    """Ranks whose bandwidth on a link type is below half the median of that type across ranks."""
+    out: list[dict[str, float | int | str]] = []
+    for link in sorted({name for s in summaries for name in s.link_gbps}):
+        values = {s.rank: s.link_gbps[link] for s in summaries if s.ok and link in s.link_gbps}
+        if len(values) < MIN_RANKS:
+            continue
+        median = float(np.median(list(values.values())))
+        for rank, gbps in sorted(values.items()):
+            if median > 0 and gbps < SLOW_LINK * median:
+                out.append({"rank": rank, "link": link, "gbps": gbps, "median_gbps": round(median, 4)})
+    return out
+
+
+def rank_set(summaries: list[RankSummary], chosen: int | None) -> RankSet:
+    """The job's ranks with the slow rank and slow links found."""
+    ordered = sorted(summaries, key=lambda s: s.rank)
+    straggler, reason = find_straggler(ordered)
+    return RankSet(ordered, chosen, straggler, find_slow_links(ordered), reason)

@@ -1,0 +1,97 @@
+"""Where the per-rank work runs: in this process, a local process pool, or a Dask distributed cluster.
+
+Each rank is read and reduced to a compact `RankSummary` by `diagnosis.ingest.summarize_candidate`, a
+top-level function, so it pickles to a pool worker or a Dask worker; only the summaries come back. A Dask
+worker must see the same paths (a shared file system): docs/scaling.md.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from core.errors import InputError
+from core.model import RankSummary
+from core.text import say
+from diagnosis.readers import Candidate
+
+SERIAL_BELOW = 4  # fewer ranks than this are read here: a worker's start-up (~1 s) costs more than it saves
+SERIAL_BYTES = 48 * 2**20  # so are jobs whose exports total less than this (8 small ranks read in ~1 s)
+WORKERS_ENV = "PERF_DOCTOR_RANK_WORKERS"  # worker processes for the ranks (default: the CPU count; 1: serial)
+
+
+def workers(ranks: int, size: int | None = None) -> int:
+    """How many worker processes read `ranks` ranks of `size` bytes of exports (1 means in this process)."""
+    raw = os.environ.get(WORKERS_ENV, "").strip()
+    if raw:
+        try:
+            wanted = int(raw)
+        except ValueError:
+            raise InputError(
+                say("limits.not-number", raw=raw), path=WORKERS_ENV, expected=say("limits.positive-whole")
+            ) from None
+        if wanted < 1:
+            raise InputError(
+                say("limits.not-positive", raw=raw), path=WORKERS_ENV, expected=say("limits.positive-whole")
+            )
+        return min(wanted, ranks)
+    if ranks < SERIAL_BELOW or (size is not None and size < SERIAL_BYTES):
+        return 1
+    return max(
+        1,
+        min(ranks, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1),
+    )
+
+
+def summarize_ranks(
+    cands: Sequence[Candidate], folder: Path, scheduler: str | None = None
+) -> list[RankSummary]:
+    """Every candidate rank's summary, in rank order: on the Dask cluster at `scheduler`, else in a local
+    process pool (or in this process for a few ranks)."""
+    from diagnosis.ingest import summarize_candidate
+
+    ordered = sorted(cands, key=lambda c: c.rank or 0)
+    base = str(folder)
+    if scheduler:
+        return _on_dask(ordered, base, scheduler)
+    n = workers(len(ordered), sum(_export_bytes(c.root) for c in ordered))
+    if n <= 1:
+        return [summarize_candidate(c, base) for c in ordered]
+    # forkserver: a fork of a process running reader threads could inherit a held lock
+    context = multiprocessing.get_context("forkserver")
+    with ProcessPoolExecutor(max_workers=n, mp_context=context) as pool:
+        return list(pool.map(summarize_candidate, ordered, [base] * len(ordered), chunksize=1))
+
+
+def _export_bytes(root: Path) -> int:
+    """Bytes of the files directly in a rank's folder and its ASCEND_PROFILER_OUTPUT/ (a cheap estimate of
+    the parse work; raw data further down is never read)."""
+    total = 0
+    for folder in (root, root / "ASCEND_PROFILER_OUTPUT"):
+        try:
+            total += sum(entry.stat().st_size for entry in os.scandir(folder) if entry.is_file())
+        except OSError:
+            continue
+    return total
+
+
+def _on_dask(cands: Sequence[Candidate], base: str, scheduler: str) -> list[RankSummary]:
+    """The summaries computed on a Dask distributed cluster (its workers read the same paths)."""
+    try:
+        from distributed import Client
+    except ImportError:  # pragma: no cover - distributed is a pinned dependency
+        raise InputError(say("scale.no-dask"), path=scheduler, expected=say("scale.dask-expected")) from None
+    from diagnosis.ingest import summarize_candidate
+
+    try:
+        client = Client(scheduler, timeout="10s", set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as error:
+        raise InputError(
+            say("scale.no-scheduler", reason=str(error)), path=scheduler, expected=say("scale.dask-expected")
+        ) from None
+    with client:
+        futures = client.map(summarize_candidate, list(cands), base=base, pure=False)
+        return list(client.gather(futures))
