@@ -1445,4 +1445,62 @@ MESSAGES: dict[str, dict[str, str]] = {
     "limits.positive": {"en": "a positive number", "zh": "正数"},
     "limits.not-number": {"en": "{raw} is not a number", "zh": "{raw} 不是数字"},
     "limits.not-positive": {"en": "{raw} is not positive", "zh": "{raw} 不是正数"},
+    # --- outputs/ (two runs' dumps compared layer by layer)
+    "outputs.msprobe-no-data": {
+        "en": 'has no "data" object of dumped APIs',
+        "zh": '没有记录各 API 的 "data" 对象',
+    },
+    "outputs.msprobe-expected": {
+        "en": 'an msprobe statistics dump.json (task "statistics") with its construct.json and stack.json',
+        "zh": 'msprobe 统计量 dump.json（task 为 "statistics"），及其 construct.json 和 stack.json',
+    },
+    "outputs.not-json": {"en": "is not valid JSON ({reason})", "zh": "不是有效的 JSON（{reason}）"},
+    "outputs.bad-mapping": {"en": "is not a layer mapping ({reason})", "zh": "不是层映射文件（{reason}）"},
+    "outputs.no-tensors": {"en": "holds no dumped tensor files", "zh": "不包含任何 dump 出的张量文件"},
+    "outputs.dump-expected": {
+        "en": "a dump folder or archive: msprobe dump.json, MindSpore statistic.csv, or MindSpore .npy tensors (MINDSPORE_DUMP_CONFIG)",
+        "zh": "dump 文件夹或压缩包：msprobe dump.json、MindSpore statistic.csv，或 MindSpore .npy 张量（MINDSPORE_DUMP_CONFIG）",
+    },
+    "outputs.more-iterations": {
+        "en": "the dump holds several iterations; the first was compared",
+        "zh": "dump 中有多个迭代，只比较了第一个",
+    },
+    "outputs.csv-columns": {"en": "lacks the columns {columns}", "zh": "缺少列 {columns}"},
+    "outputs.no-dump": {
+        "en": "holds no dump Perf Doctor can read (found: {found})",
+        "zh": "不包含 Perf Doctor 能读取的 dump（找到：{found}）",
+    },
+    "outputs.too-big": {
+        "en": "is {mib} MiB, over the {limit} MiB a dump.json may have",
+        "zh": "大小为 {mib} MiB，超过了 dump.json 的上限 {limit} MiB",
+    },
+    "outputs.diverge": {
+        "en": "Outputs first part ways at {layer} ({op_type}): {stat} differs by {rel:.3g} relative, beyond the {dtype} tolerance {tol:g}",
+        "zh": "输出首次出现分歧于 {layer}（{op_type}）：{stat} 相对差异 {rel:.3g}，超出 {dtype} 容差 {tol:g}",
+    },
+    "outputs.inputs-differ": {
+        "en": "The network input {layer} already differs between the runs ({how})",
+        "zh": "两次运行的网络输入 {layer} 已经不同（{how}）",
+    },
+    "outputs.same-stats": {
+        "en": "same statistics, other values: reordered or flipped",
+        "zh": "统计量相同而数值不同：被重排或翻转",
+    },
+    "outputs.other-stats": {
+        "en": "statistics differ by {rel:.3g} relative",
+        "zh": "统计量相对差异 {rel:.3g}",
+    },
+    "outputs.weights-differ": {
+        "en": "{n} of {total} parameters differ between the runs (first: {first}, {rel:.3g} relative)",
+        "zh": "{total} 个参数中有 {n} 个在两次运行间不同（第一个：{first}，相对差异 {rel:.3g}）",
+    },
+    "outputs.overflow": {
+        "en": "{layer} holds {non_finite} inf/nan values or a maximum of {max_abs:g} in {dtype} (FP16 ends at 65504); the other run has {other}",
+        "zh": "{layer} 含 {non_finite} 个 inf/nan 值或 {dtype} 下最大值 {max_abs:g}（FP16 上限 65504）；另一次运行为 {other}",
+    },
+    "outputs.dtype-differ": {
+        "en": "{n} matched layers compute in other dtypes ({baseline_dtype} against {target_dtype}, first at {layer})",
+        "zh": "{n} 个对应层的计算数据类型不同（{baseline_dtype} 对 {target_dtype}，首个在 {layer}）",
+    },
+    "outputs.finite": {"en": "finite values below the limit", "zh": "有限值且低于上限"},
 }

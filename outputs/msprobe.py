@@ -1,0 +1,130 @@
+"""msprobe statistics dumps (``dump.json`` beside ``construct.json`` and ``stack.json``), MindSpore/PyTorch.
+
+Each ``data`` entry is one API or module call named ``<Prefix>.<api>.<n>.<forward|backward>`` or
+``<Cell|Module>.<path>.<Class>.<forward|backward>.<n>``, holding dtype, shape, Max, Min, Mean and Norm of
+its input and output tensors. The layer key drops the call number and the framework prefix; names of one
+framework are mapped onto the other's with a ``layer_mapping.yaml`` (msprobe's cross-framework mapping).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from core.errors import InputError
+from core.text import say
+from outputs.layers import Dump, Layer
+from outputs.stats import TensorStats, canonical_dtype
+
+MODULE_NAME = re.compile(
+    r"^(Cell|Module)\.(?P<path>.+)\.(?P<cls>[^.]+)\.(?P<dir>forward|backward)\.(?P<n>\d+)$"
+)
+API_NAME = re.compile(r"^(?P<prefix>[A-Za-z_]+)\.(?P<api>.+)\.(?P<n>\d+)\.(?P<dir>forward|backward)$")
+
+
+def read_msprobe(path: Path, label: str, mapping: Mapping[str, str] | None = None) -> Dump:
+    """One msprobe ``dump.json`` as a Dump; `mapping` renames MindSpore names to PyTorch ones."""
+    raw = _load(path, label)
+    data = raw.get("data")
+    if not isinstance(data, dict):
+        raise InputError(say("outputs.msprobe-no-data"), path=label, expected=say("outputs.msprobe-expected"))
+    framework = str(raw.get("framework") or "unknown").lower()
+    names = mapping if (mapping and framework == "mindspore") else {}
+    layers = [_layer(name, entry, order, names) for order, (name, entry) in enumerate(data.items())]
+    return Dump(label, "msprobe", framework, tuple(layers), files=1, bytes_read=path.stat().st_size)
+
+
+def _load(path: Path, label: str) -> dict[str, Any]:
+    """The parsed dump.json; an InputError naming it when it is not JSON or not an object."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise InputError(
+            say("outputs.not-json", reason=str(error)[:120]),
+            path=label,
+            expected=say("outputs.msprobe-expected"),
+        ) from None
+    if not isinstance(raw, dict):
+        raise InputError(say("outputs.msprobe-no-data"), path=label, expected=say("outputs.msprobe-expected"))
+    return raw
+
+
+def _layer(name: str, entry: Any, order: int, names: Mapping[str, str]) -> Layer:
+    """One data entry as a Layer keyed for alignment."""
+    entry = entry if isinstance(entry, dict) else {}
+    inputs = _tensors(entry.get("input_args", [])) + _tensors(entry.get("input_kwargs", {}))
+    inputs += _tensors(entry.get("input", []))
+    outputs = _tensors(entry.get("output", []))
+    key, op_type, direction = layer_key(name, names)
+    return Layer(name, key, op_type, order, "layer", direction, tuple(inputs), tuple(outputs))
+
+
+def layer_key(name: str, names: Mapping[str, str]) -> tuple[str, str, str]:
+    """(alignment key, op type, direction) of an msprobe entry name."""
+    module = MODULE_NAME.match(name)
+    if module:
+        path = ".".join(names.get(part, part) for part in module["path"].split("."))
+        return f"module:{path}:{module['dir']}", module["cls"], module["dir"]
+    api = API_NAME.match(name)
+    if api:
+        last = api["api"].rsplit(".", 1)[-1]
+        mapped = names.get(last, last)
+        return f"api:{mapped}:{api['dir']}", mapped, api["dir"]
+    return f"other:{name}", name, "forward"
+
+
+def _tensors(value: Any) -> list[TensorStats | None]:
+    """Tensor statistics found in an args list, a kwargs mapping or one value (other values are None)."""
+    if isinstance(value, dict) and "dtype" not in value and "type" not in value:
+        return [item for v in value.values() for item in _tensors(v)]
+    if isinstance(value, list):
+        return [_tensor(v) for v in value]
+    return [_tensor(value)]
+
+
+def _tensor(value: Any) -> TensorStats | None:
+    """One tensor entry (has dtype and shape) as TensorStats; anything else (ints, strings, None) is None."""
+    if not isinstance(value, dict) or "dtype" not in value or "shape" not in value:
+        return None
+    shape = tuple(int(n) for n in value.get("shape") or [])
+    return TensorStats(
+        canonical_dtype(str(value["dtype"])),
+        shape,
+        _number(value.get("Max")),
+        _number(value.get("Min")),
+        _number(value.get("Mean")),
+        _number(value.get("Norm")),
+    )
+
+
+def _number(value: Any) -> float | None:
+    """A statistic as a float: booleans as 0/1, "inf"/"nan" strings as floats, null as None."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return float(value)
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def load_mapping(path: Path, label: str) -> dict[str, str]:
+    """A ``layer_mapping.yaml`` (class -> {MindSpore name: PyTorch name}) flattened to name -> name; the
+    last dotted part of each side is what an API key holds, whole dotless names rename module path parts."""
+    import yaml
+
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, yaml.YAMLError) as error:
+        raise InputError(say("outputs.bad-mapping", reason=str(error)[:120]), path=label) from None
+    if not isinstance(raw, dict):
+        raise InputError(say("outputs.bad-mapping", reason="not a mapping"), path=label)
+    names: dict[str, str] = {}
+    for section in raw.values():
+        for ms_name, pt_name in (section or {}).items() if isinstance(section, dict) else ():
+            names[str(ms_name).rsplit(".", 1)[-1]] = str(pt_name).rsplit(".", 1)[-1]
+    return names
