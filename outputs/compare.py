@@ -80,10 +80,17 @@ def compare_dumps(baseline: Dump, target: Dump) -> OutputsComparison:
     """Align two dumps and compare every matched layer's outputs and inputs."""
     alignment = align(baseline, target)
     diffs = tuple(
-        LayerDiff(b, t, worst(b.outputs, t.outputs, whole=b.role != "layer"), worst(b.inputs, t.inputs))
+        LayerDiff(b, t, worst(b.outputs, t.outputs, whole=b.role != "layer"), worst(_data(b), _data(t)))
         for b, t in alignment.pairs
     )
     return OutputsComparison(baseline, target, diffs, alignment)
+
+
+def _data(layer: Layer) -> tuple[TensorStats | None, ...]:
+    """A layer's data input: its first floating-point input, not the weights, moving statistics, flags and
+    attributes an op dump also lists as inputs (BatchNorm's mean, variance and is_training, axes ...)."""
+    floating = ("float", "bfloat")
+    return tuple(t for t in layer.inputs if t is not None and t.dtype.startswith(floating))[:1]
 
 
 def worst(

@@ -36,8 +36,9 @@ def read_dump(
     folder = materialize(source, workspace, budget=limits)
     found = _find(folder, "dump.json")
     if found is not None:
-        _check_size(found, label, limits)
-        return read_msprobe(found, _member(label, folder, found), mapping)
+        member = _member(label, folder, found)
+        _check_size(found, member, limits)
+        return read_msprobe(found, member, mapping)
     found = _find(folder, STATISTIC_CSV)
     if found is not None:
         return read_statistic_csv(found, _member(label, folder, found))
