@@ -1503,4 +1503,26 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "{n} 个对应层的计算数据类型不同（{baseline_dtype} 对 {target_dtype}，首个在 {layer}）",
     },
     "outputs.finite": {"en": "finite values below the limit", "zh": "有限值且低于上限"},
+    "outputs.md-title": {
+        "en": "Perf Doctor: where two runs' outputs part ways",
+        "zh": "Perf Doctor：两次运行的输出从哪里开始不同",
+    },
+    "outputs.md-baseline": {"en": "Baseline", "zh": "基线"},
+    "outputs.md-target": {"en": "Target", "zh": "目标"},
+    "outputs.md-layers": {"en": "layers", "zh": "层"},
+    "outputs.md-first": {"en": "First layer that parts ways", "zh": "首个出现分歧的层"},
+    "outputs.md-no-divergence": {
+        "en": "No layer parts ways: all {n} matched layers agree within their dtype's tolerance.",
+        "zh": "没有层出现分歧：{n} 个对应层均在其数据类型的容差之内。",
+    },
+    "outputs.md-first-line": {
+        "en": "`{layer}` ({op_type}), layer {depth} of {n}: {stat} differs by {rel:.3g} relative, beyond the {dtype} tolerance {tol:g}.",
+        "zh": "`{layer}`（{op_type}），第 {depth}/{n} 层：{stat} 相对差异 {rel:.3g}，超出 {dtype} 容差 {tol:g}。",
+    },
+    "outputs.md-causes": {"en": "Causes", "zh": "原因"},
+    "outputs.md-nothing": {"en": "Nothing significant.", "zh": "没有发现显著问题。"},
+    "outputs.md-depth": {"en": "Divergence along depth", "zh": "随网络深度的分歧"},
+    "outputs.md-one-sided": {"en": "Layers in one run only", "zh": "只在一次运行中出现的层"},
+    "outputs.md-rel": {"en": "relative difference", "zh": "相对差异"},
+    "outputs.md-layer-depth": {"en": "layer (execution order)", "zh": "层（执行顺序）"},
 }

@@ -1,0 +1,260 @@
+"""`perf-doctor outputs A B`: two runs' dumps compared layer by layer, as the typed OutputsSection, rendered
+to JSON, Markdown, CSV or HTML (with the divergence-along-depth plot) in English or Chinese."""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import outputs
+from core import in_lang, say
+from diagnosis import Limits, Workspace
+from doctor.build import cause_records, symptom_records
+from doctor.i18n import check_lang
+from doctor.model.outputs import DumpInfo, FirstDivergence, LayerPoint, OutputsSection
+from knowledge import evaluate
+
+FORMATS = ("md", "json", "csv", "html")
+Source = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
+
+
+@dataclass(frozen=True)
+class OutputsReport:
+    """The typed section and the language it was said in."""
+
+    section: OutputsSection
+    lang: str
+
+
+def compare_outputs(
+    baseline: Source,
+    target: Source,
+    *,
+    mapping: str | os.PathLike[str] | None = None,
+    lang: str = "en",
+    budget: Limits | None = None,
+) -> OutputsReport:
+    """Read both dumps (folders or archives) in one private workspace, compare them and rank causes."""
+    check_lang(lang)
+    names = outputs.load_mapping(_path(mapping), _path(mapping).name) if mapping else None
+    names = names or outputs.find_mapping(baseline, target)
+    with Workspace() as ws:
+        first = outputs.read_dump(baseline, ws, budget=budget, mapping=names)
+        second = outputs.read_dump(target, ws, budget=budget, mapping=names)
+    comparison = outputs.compare_dumps(first, second)
+    symptoms = outputs.output_symptoms(comparison)
+    diagnosis = evaluate(symptoms, [], ["pair"])
+    return OutputsReport(build_section(comparison, symptoms, diagnosis, lang), lang)
+
+
+def _path(value: str | os.PathLike[str] | None) -> Any:
+    from pathlib import Path
+
+    return Path(value) if value is not None else None
+
+
+def build_section(comparison: Any, symptoms: Sequence[Any], diagnosis: Any, lang: str) -> OutputsSection:
+    """The typed section from a comparison, its symptoms and the engine's ranked causes."""
+    return OutputsSection(
+        baseline=_dump_info(comparison.baseline),
+        target=_dump_info(comparison.target),
+        tolerances=dict(outputs.TOLERANCES),
+        matched=len(comparison.layers),
+        only_baseline=[layer.name for layer in comparison.alignment.only_baseline],
+        only_target=[layer.name for layer in comparison.alignment.only_target],
+        first_divergence=_first(comparison),
+        depth=[_point(i, d) for i, d in enumerate(comparison.layers)],
+        symptoms=symptom_records(symptoms, lang),
+        causes=cause_records(diagnosis.causes, lang),
+        nothing_found=diagnosis.nothing_found,
+    )
+
+
+def _dump_info(dump: Any) -> DumpInfo:
+    return DumpInfo(
+        source=dump.source,
+        layout=dump.layout,
+        framework=dump.framework,
+        layers=len(dump.layers),
+        files=dump.files,
+        bytes_read=dump.bytes_read,
+    )
+
+
+def _finite(value: float) -> float:
+    return value if value < 1e30 else 1e30
+
+
+def _point(depth: int, diff: Any) -> LayerPoint:
+    out = diff.output
+    return LayerPoint(
+        depth=depth,
+        layer=diff.baseline.name,
+        target_layer=diff.target.name,
+        op_type=diff.baseline.op_type,
+        rel_diff=None if out is None else _finite(float(out.rel_diff)),
+        stat=None if out is None else out.stat,
+        tolerance=None if out is None else out.tolerance,
+        dtype=None if out is None else out.dtype,
+        diverged=diff.diverged,
+    )
+
+
+def _first(comparison: Any) -> FirstDivergence | None:
+    first = comparison.first
+    if first is None or first.output is None:
+        return None
+    return FirstDivergence(
+        layer=first.baseline.name,
+        target_layer=first.target.name,
+        op_type=first.baseline.op_type,
+        depth=comparison.layers.index(first),
+        rel_diff=_finite(float(first.output.rel_diff)),
+        stat=first.output.stat,
+        tolerance=first.output.tolerance,
+        dtype=first.output.dtype,
+        inputs_differ=first.inputs_diverged,
+    )
+
+
+# ------------------------------------------------------------------------------------------ rendering
+
+
+def render_outputs(report: OutputsReport, fmt: str) -> str:
+    """The report in one format (md, json, csv, html)."""
+    if fmt == "json":
+        return report.section.model_dump_json(indent=2) + "\n"
+    if fmt == "csv":
+        return _csv(report.section)
+    if fmt == "html":
+        return _html(report)
+    return _markdown(report)
+
+
+def _t(key: str, lang: str, **values: Any) -> str:
+    return in_lang(say(key, **values), lang)
+
+
+def _markdown(report: OutputsReport) -> str:
+    section, lang = report.section, report.lang
+    lines = [f"# {_t('outputs.md-title', lang)}", ""]
+    for role, info in (("baseline", section.baseline), ("target", section.target)):
+        lines.append(
+            f"- {_t('outputs.md-' + role, lang)}: `{_md(info.source)}` ({info.layout}, {info.framework}, "
+            f"{info.layers} {_t('outputs.md-layers', lang)})"
+        )
+    lines += ["", f"## {_t('outputs.md-first', lang)}", ""]
+    first = section.first_divergence
+    if first is None:
+        lines.append(_t("outputs.md-no-divergence", lang, n=section.matched))
+    else:
+        lines.append(
+            _t(
+                "outputs.md-first-line",
+                lang,
+                layer=_md(first.layer),
+                op_type=_md(first.op_type),
+                depth=first.depth + 1,
+                n=section.matched,
+                stat=first.stat,
+                rel=first.rel_diff,
+                dtype=first.dtype,
+                tol=first.tolerance,
+            )
+        )
+    lines += ["", f"## {_t('outputs.md-causes', lang)}", ""]
+    ranked = [c for c in section.causes if c.significant]
+    if not ranked:
+        lines.append(_t("outputs.md-nothing", lang))
+    for cause in ranked:
+        lines += [f"{cause.rank}. **{cause.title}** ({cause.severity}, {cause.confidence:.2f})", ""]
+        code = [f"   {line}" for line in cause.fix.code.splitlines()]
+        lines += [f"   ```{cause.fix.language}", *code, "   ```"]
+    lines += [
+        "",
+        f"## {_t('outputs.md-depth', lang)}",
+        "",
+        "| # | layer | op | rel. diff | stat | tolerance |",
+    ]
+    lines.append("|---|---|---|---|---|---|")
+    for p in section.depth:
+        mark = " ⚠" if p.diverged else ""
+        rel = "—" if p.rel_diff is None else f"{p.rel_diff:.3g}"
+        tol = "—" if p.tolerance is None else f"{p.tolerance:g} ({p.dtype})"
+        row = (
+            f"| {p.depth + 1} | `{_md(p.layer)}`{mark} | {_md(p.op_type)} | {rel} | {p.stat or '—'} | {tol} |"
+        )
+        lines.append(row)
+    if section.only_baseline or section.only_target:
+        lines += ["", f"## {_t('outputs.md-one-sided', lang)}", ""]
+        lines += [f"- baseline: `{_md(n)}`" for n in section.only_baseline]
+        lines += [f"- target: `{_md(n)}`" for n in section.only_target]
+    return "\n".join(lines) + "\n"
+
+
+def _md(text: str) -> str:
+    """User data in Markdown: no table breaks, no backticks, no HTML."""
+    return html.escape(str(text).replace("|", "\\|").replace("`", "'"))
+
+
+def _csv(section: OutputsSection) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    fields = list(LayerPoint.model_fields)
+    writer.writerow(fields)
+    for point in section.depth:
+        row = point.model_dump()
+        writer.writerow([_cell(row[f]) for f in fields])
+    return buffer.getvalue()
+
+
+def _cell(value: Any) -> Any:
+    """A CSV cell that a spreadsheet will not run as a formula."""
+    return "'" + value if isinstance(value, str) and value[:1] in ("=", "+", "-", "@") else value
+
+
+def depth_figure(section: OutputsSection, lang: str = "en") -> Any:
+    """The divergence along depth: relative difference per matched layer (log scale) and the tolerance."""
+    import plotly.graph_objects as go
+
+    xs = [p.depth + 1 for p in section.depth]
+    figure = go.Figure()
+    figure.add_trace(
+        go.Scatter(
+            x=xs,
+            y=[max(p.rel_diff or 0.0, 1e-12) for p in section.depth],
+            mode="lines+markers",
+            name=_t("outputs.md-rel", lang),
+            text=[p.layer for p in section.depth],
+            marker={"color": ["#c0392b" if p.diverged else "#2e86c1" for p in section.depth]},
+        )
+    )
+    figure.add_trace(
+        go.Scatter(x=xs, y=[p.tolerance or 1e-12 for p in section.depth], mode="lines", name="tolerance")
+    )
+    figure.update_layout(
+        title=_t("outputs.md-depth", lang),
+        xaxis_title=_t("outputs.md-layer-depth", lang),
+        yaxis={"type": "log", "title": _t("outputs.md-rel", lang)},
+        height=360,
+    )
+    return figure
+
+
+def _html(report: OutputsReport) -> str:
+    """A standalone page: the Markdown report's facts and the depth plot (plotly, inline JS)."""
+    body = html.escape(_markdown(report))
+    plot = depth_figure(report.section, report.lang).to_html(full_html=False, include_plotlyjs="cdn")
+    first = report.section.first_divergence
+    data = html.escape(json.dumps(first.model_dump() if first else None))
+    return (
+        f"<!doctype html><html lang='{report.lang}'><meta charset='utf-8'><title>Perf Doctor</title>"
+        f"<body><pre>{body}</pre>{plot}"
+        f"<script type='application/json' id='first'>{data}</script></body></html>\n"
+    )

@@ -1,0 +1,76 @@
+"""`perf-doctor outputs` and its typed report on the real dumps: every format, both languages, errors."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from doctor.cli import main
+from doctor.model.outputs import OutputsSection
+from doctor.outputs_report import compare_outputs, depth_figure, render_outputs
+from tests.support.inputs import ROOT
+
+DUMPS = ROOT / "tests" / "fixtures" / "outputs"
+MSPROBE = ROOT.parent / "shared" / "samples" / "msprobe_dump"
+
+
+def test_the_section_is_typed_and_round_trips_through_json() -> None:
+    report = compare_outputs(DUMPS / "reference", DUMPS / "dropout_on")
+    data = json.loads(render_outputs(report, "json"))
+    assert OutputsSection.model_validate(data) == report.section
+    assert data["causes"][0]["id"] == "outputs-dropout-active"
+    assert data["first_divergence"]["op_type"] == "ReduceMean"
+    assert data["only_target"] == ["Default_drop-Dropout_Dropout-op0"]
+    assert data["tolerances"]["float16"] == 1e-3
+
+
+def test_markdown_says_the_first_layer_and_the_fix_in_both_languages() -> None:
+    english = render_outputs(compare_outputs(DUMPS / "reference", DUMPS / "weights"), "md")
+    chinese = render_outputs(compare_outputs(DUMPS / "reference", DUMPS / "weights", lang="zh"), "md")
+    assert "First layer that parts ways" in english and "Default_conv-Conv2d_Conv2D-op0" in english
+    assert "ms.load_param_into_net" in english
+    assert "首个出现分歧的层" in chinese and "两次运行使用了不同的权重" in chinese
+
+
+def test_the_quiet_pair_says_nothing_significant() -> None:
+    report = compare_outputs(DUMPS / "reference", DUMPS / "reference_repeat")
+    assert report.section.nothing_found and report.section.first_divergence is None
+    assert "No layer parts ways" in render_outputs(report, "md")
+
+
+def test_csv_is_the_depth_profile_and_html_holds_the_plot() -> None:
+    report = compare_outputs(DUMPS / "reference", DUMPS / "bn_train")
+    rows = list(csv.DictReader(io.StringIO(render_outputs(report, "csv"))))
+    assert [r["diverged"] for r in rows] == ["False", "True", "True", "True", "True", "True"]
+    page = render_outputs(report, "html")
+    assert "plotly" in page.lower() and "BatchNorm" in page
+    figure = depth_figure(report.section)
+    assert figure.layout.yaxis.type == "log" and len(figure.data[0].x) == 6
+
+
+def test_cli_outputs_reads_the_msprobe_pair_with_its_mapping(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(
+        [
+            "outputs",
+            str(MSPROBE / "mindspore_data"),
+            str(MSPROBE / "pytorch_data"),
+            "--mapping",
+            str(MSPROBE / "layer_mapping.yaml"),
+            "--format",
+            "json",
+        ]
+    )
+    assert code == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["first_divergence"]["layer"] == "Tensor.__add__.0.forward"
+    assert data["baseline"]["framework"] == "mindspore" and data["target"]["framework"] == "pytorch"
+
+
+def test_cli_outputs_names_a_missing_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["outputs", str(tmp_path / "gone"), str(DUMPS / "reference")])
+    assert code == 2
+    assert "gone" in capsys.readouterr().err
