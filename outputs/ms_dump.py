@@ -95,9 +95,10 @@ def _op_layer(
 ) -> Layer:
     """One op's tensor files as a Layer (inputs and outputs by slot, statistics computed)."""
     slots = {io: sorted((f for f in items if f.io == io), key=lambda f: f.slot) for io in ("input", "output")}
-    inputs = tuple(npy_stats(f.path) for f in slots["input"])
-    outputs = tuple(npy_stats(f.path) for f in slots["output"])
     role = _role(op_type, op_name, weights)
+    whole = role != "layer"  # inputs and weights are also compared byte for byte
+    inputs = tuple(npy_stats(f.path, checksum=whole) for f in slots["input"])
+    outputs = tuple(npy_stats(f.path, checksum=whole) for f in slots["output"])
     key = f"{op_type}:{OP_NUMBER.sub('', op_name)}"
     return Layer(op_name, key, op_type, order, role, "forward", inputs, outputs)
 
