@@ -1525,4 +1525,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "outputs.md-one-sided": {"en": "Layers in one run only", "zh": "只在一次运行中出现的层"},
     "outputs.md-rel": {"en": "relative difference", "zh": "相对差异"},
     "outputs.md-layer-depth": {"en": "layer (execution order)", "zh": "层（执行顺序）"},
+    "outputs.bad-npy": {
+        "en": "is not a readable .npy tensor ({reason})",
+        "zh": "不是可读取的 .npy 张量（{reason}）",
+    },
 }

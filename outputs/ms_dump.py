@@ -97,10 +97,22 @@ def _op_layer(
     slots = {io: sorted((f for f in items if f.io == io), key=lambda f: f.slot) for io in ("input", "output")}
     role = _role(op_type, op_name, weights)
     whole = role != "layer"  # inputs and weights are also compared byte for byte
-    inputs = tuple(npy_stats(f.path, checksum=whole) for f in slots["input"])
-    outputs = tuple(npy_stats(f.path, checksum=whole) for f in slots["output"])
+    inputs = tuple(_stats(f.path, whole) for f in slots["input"])
+    outputs = tuple(_stats(f.path, whole) for f in slots["output"])
     key = f"{op_type}:{OP_NUMBER.sub('', op_name)}"
     return Layer(op_name, key, op_type, order, role, "forward", inputs, outputs)
+
+
+def _stats(path: Path, checksum: bool) -> TensorStats:
+    """One tensor file's statistics; a file that is not a readable .npy is an InputError naming it."""
+    try:
+        return npy_stats(path, checksum=checksum)
+    except (ValueError, OSError, EOFError) as error:
+        raise InputError(
+            say("outputs.bad-npy", reason=str(error)[:120]),
+            path=path.name,
+            expected=say("outputs.dump-expected"),
+        ) from None
 
 
 def _role(op_type: str, op_name: str, weights: dict[str, bool]) -> str:

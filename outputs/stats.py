@@ -7,9 +7,11 @@ hold these numbers only. Both become one :class:`TensorStats`, so the comparison
 from __future__ import annotations
 
 import math
+import re
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
@@ -62,19 +64,57 @@ def canonical_dtype(name: str) -> str:
 
 
 def npy_stats(path: Path, *, checksum: bool = False) -> TensorStats:
-    """The statistics of one ``.npy`` file, reduced chunk by chunk over a memory map (never all in memory);
-    `checksum` adds the CRC-32 of the file (network inputs and weights, compared byte for byte)."""
-    array = np.load(path, mmap_mode="r", allow_pickle=False)
-    flat = array.reshape(-1)
-    dtype = canonical_dtype(str(array.dtype))
+    """The statistics of one ``.npy`` file, read in chunks into one reused buffer (never all in memory,
+    no page faults of a memory map); `checksum` adds the CRC-32 of the file (network inputs and weights,
+    compared byte for byte)."""
+    with path.open("rb") as handle:
+        shape, dtype = _header(handle)
+        if dtype.hasobject:
+            raise ValueError(f"{path.name}: object arrays are not tensors")
+        acc = _Accumulator()
+        count = math.prod(shape)
+        buffer = bytearray(min(count, CHUNK_ELEMENTS) * dtype.itemsize)  # zeroed once, reused
+        left = count
+        while left > 0:
+            got = handle.readinto(memoryview(buffer)[: min(left, CHUNK_ELEMENTS) * dtype.itemsize])
+            if not got:
+                break
+            chunk = np.frombuffer(buffer, dtype=dtype, count=got // dtype.itemsize)
+            acc.add(chunk)
+            left -= got // dtype.itemsize
+    if left > 0:
+        raise ValueError(f"the file ends {left} elements before its header's shape {shape}")
     crc = _crc(path) if checksum else None
-    shape = tuple(int(n) for n in array.shape)
-    if flat.size == 0:
-        return TensorStats(dtype, shape, None, None, None, None, 0, 0, crc)
-    acc = _Accumulator()
-    for start in range(0, flat.size, CHUNK_ELEMENTS):
-        acc.add(np.asarray(flat[start : start + CHUNK_ELEMENTS]))
-    return acc.stats(dtype, shape, crc)
+    shape = tuple(int(n) for n in shape)
+    name = canonical_dtype(str(dtype))
+    if count == 0:
+        return TensorStats(name, shape, None, None, None, None, 0, 0, crc)
+    return acc.stats(name, shape, crc)
+
+
+# The header numpy writes: {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }, padded with spaces.
+_HEADER = re.compile(
+    rb"^\{'descr': '(?P<descr>[<>|=]?[a-zA-Z]\d*)', 'fortran_order': (?:True|False), "
+    rb"'shape': \((?P<shape>[\d, ]*)\), \}\s*$"
+)
+
+
+def _header(handle: BinaryIO) -> tuple[tuple[int, ...], np.dtype]:
+    """(shape, dtype) of an open .npy file, leaving it at the data. The plain header numpy writes is parsed
+    by one regular expression (numpy's own parser, literal_eval, costs about 0.2 ms a file: 0.8 s for the
+    4000 files of a 1 GB dump); any other header goes through numpy's parser."""
+    version = np.lib.format.read_magic(handle)
+    start = handle.tell()
+    size_bytes = 2 if version == (1, 0) else 4
+    size = int.from_bytes(handle.read(size_bytes), "little")
+    match = _HEADER.match(handle.read(size))
+    if match:
+        shape = tuple(int(n) for n in match["shape"].replace(b" ", b"").split(b",") if n)
+        return shape, np.dtype(match["descr"].decode())
+    handle.seek(start)
+    read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+    shape, _fortran, dtype = read(handle)
+    return shape, dtype
 
 
 def _crc(path: Path) -> int:

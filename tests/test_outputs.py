@@ -207,3 +207,26 @@ def test_a_dump_json_over_the_file_budget_is_refused(tmp_path: Path) -> None:
     with Workspace() as ws, pytest.raises(InputError) as caught:
         read_dump(MSPROBE / "mindspore_data", ws, budget=Limits(max_profile_file_bytes=1024))
     assert caught.value.path == "mindspore_data/dump.json"
+
+
+def test_a_damaged_tensor_file_is_an_input_error_naming_it(tmp_path: Path) -> None:
+    folder = tmp_path / "run"
+    shutil.copytree(DUMPS / "reference", folder)
+    victim = next(folder.rglob("ReLU*output.0*.npy"))
+    victim.chmod(0o600)
+    victim.write_bytes(b"\x93NUMPY garbage")
+    with Workspace() as ws, pytest.raises(InputError) as caught:
+        read_dump(folder, ws)
+    assert caught.value.path == victim.name
+
+
+def test_a_truncated_tensor_file_is_an_input_error_naming_it(tmp_path: Path) -> None:
+    folder = tmp_path / "run"
+    shutil.copytree(DUMPS / "reference", folder)
+    victim = next(folder.rglob("ReLU*output.0*.npy"))
+    data = victim.read_bytes()
+    victim.chmod(0o600)
+    victim.write_bytes(data[: len(data) // 2])
+    with Workspace() as ws, pytest.raises(InputError) as caught:
+        read_dump(folder, ws)
+    assert caught.value.path == victim.name and "ends" in caught.value.problem
