@@ -1529,4 +1529,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "is not a readable .npy tensor ({reason})",
         "zh": "不是可读取的 .npy 张量（{reason}）",
     },
+    "outputs.need-two": {
+        "en": "Give both dumps, the baseline's and the target's.",
+        "zh": "请同时给出基线和目标两份 dump。",
+    },
 }

@@ -436,6 +436,13 @@ UI_TEXT: dict[str, dict[str, str]] = {
         "rules_intro": "Every root cause Perf Doctor can report, with its evidence, data needs and fix.",
         "case_link": "Link to this diagnosis",
         "tab_triage": "Triage",
+        "tab_outputs": "Compare outputs",
+        "outputs_intro": "Two runs' dumps (msprobe dump.json, MindSpore statistic.csv or .npy tensors from "
+        "MINDSPORE_DUMP_CONFIG) as archives: where their outputs first part ways, and why.",
+        "outputs_baseline": "Baseline dump (archive)",
+        "outputs_target": "Target dump (archive)",
+        "outputs_mapping": "layer_mapping.yaml (MindSpore against PyTorch, optional)",
+        "outputs_run": "Compare outputs",
         "triage_intro": "Recent cases, newest first. Filter them, see which causes many users share, and "
         "open or annotate a case (click a row to pick it).",
         "triage_cause": "Top cause",
@@ -521,6 +528,13 @@ UI_TEXT: dict[str, dict[str, str]] = {
         "rules_intro": "Perf Doctor 能报告的所有根因，以及其证据、所需数据和修复方法。",
         "case_link": "此诊断的链接",
         "tab_triage": "分诊",
+        "tab_outputs": "比较输出",
+        "outputs_intro": "上传两次运行的 dump（msprobe dump.json、MindSpore statistic.csv 或 "
+        "MINDSPORE_DUMP_CONFIG 生成的 .npy 张量）的压缩包：找出输出首次出现分歧的位置及原因。",
+        "outputs_baseline": "基线 dump（压缩包）",
+        "outputs_target": "目标 dump（压缩包）",
+        "outputs_mapping": "layer_mapping.yaml（MindSpore 对 PyTorch，可选）",
+        "outputs_run": "比较输出",
         "triage_intro": "最近的案例，最新的在前。可筛选、查看多个用户共有的原因，"
         "并打开或标注案例（点击一行即可选中）。",
         "triage_cause": "首要原因",

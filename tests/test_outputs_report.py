@@ -74,3 +74,26 @@ def test_cli_outputs_names_a_missing_input(tmp_path: Path, capsys: pytest.Captur
     code = main(["outputs", str(tmp_path / "gone"), str(DUMPS / "reference")])
     assert code == 2
     assert "gone" in capsys.readouterr().err
+
+
+def test_the_app_tab_compares_two_uploaded_archives(tmp_path: Path) -> None:
+    """The handler behind the "Compare outputs" tab, on zipped real dumps, in the page's language."""
+    import shutil
+
+    from doctor.outputs_tab import run_outputs
+
+    archives = [shutil.make_archive(str(tmp_path / n), "zip", DUMPS, n) for n in ("reference", "bn_train")]
+    markdown, plot = run_outputs(*archives, None, "中文")
+    assert "首个出现分歧的层" in markdown.value and "BatchNorm" in markdown.value
+    assert plot.visible
+    markdown, plot = run_outputs(archives[0], None, None, "English")
+    assert markdown.value.startswith("⚠") and not plot.visible
+
+
+def test_the_app_tab_says_a_bad_upload_in_one_line(tmp_path: Path) -> None:
+    from doctor.outputs_tab import run_outputs
+
+    junk = tmp_path / "junk.zip"
+    junk.write_bytes(b"not a zip")
+    markdown, plot = run_outputs(str(junk), str(junk), None, "English")
+    assert markdown.value.startswith("⚠") and "junk.zip" in markdown.value and not plot.visible
