@@ -19,8 +19,6 @@ from core import InputError, error_line, in_lang, say
 from doctor.config import AppConfig
 from doctor.facade import diagnose, inspect_model
 from doctor.i18n import t
-from doctor.outputs_report import FORMATS as OUTPUT_FORMATS
-from doctor.outputs_report import compare_outputs, render_outputs
 from doctor.problems import SIDES, SideError, problems_of
 from doctor.render import RENDERERS, render
 from doctor.report import Report
@@ -57,6 +55,15 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--case", help="with --after: store this diagnosis on the case with this id")
     compare.add_argument("--db", help="with --case: the case database (default: PERF_DOCTOR_CASE_DB)")
     compare.add_argument("--rank", type=int, help="rank to read from multi-rank output (default: lowest)")
+    compare.add_argument(
+        "--dumps",
+        nargs=2,
+        metavar=("BASELINE_DUMP", "TARGET_DUMP"),
+        help="both runs' dumps: adds where outputs part ways",
+    )
+    compare.add_argument(
+        "--dump-mapping", help="with --dumps: layer_mapping.yaml for MindSpore against PyTorch"
+    )
     compare.add_argument(
         "--baseline", dest="baseline_role", choices=("first", "second"), help="which argument is the baseline"
     )
@@ -125,14 +132,18 @@ def _outputs_parser(commands: argparse._SubParsersAction) -> None:
     outputs.add_argument("baseline", help="dump folder or archive (msprobe dump.json, statistic.csv or .npy)")
     outputs.add_argument("target", help="dump folder or archive of the other run")
     outputs.add_argument("--mapping", help="layer_mapping.yaml for a MindSpore-vs-PyTorch pair")
-    outputs.add_argument("--format", choices=OUTPUT_FORMATS, default="md", help="report format (default: md)")
+    outputs.add_argument(
+        "--format", choices=("md", "json", "csv", "html"), default="md", help="report format"
+    )
     outputs.add_argument("-o", "--output", help="write the report to this file instead of standard output")
     outputs.add_argument("--lang", choices=("en", "zh"), default="en", help="report language")
     outputs.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="print tracebacks")
 
 
 def _outputs(args: argparse.Namespace) -> int:
-    """Run `perf-doctor outputs`."""
+    """Run `perf-doctor outputs` (imported here: `compare --format json` loads no pydantic)."""
+    from doctor.outputs_report import compare_outputs, render_outputs
+
     report = compare_outputs(args.baseline, args.target, mapping=args.mapping, lang=args.lang)
     text = render_outputs(report, args.format)
     if args.output:
@@ -233,6 +244,8 @@ def _run(args: argparse.Namespace) -> int:
             lang=args.lang,
             after=args.after,
             translate=bool(args.case),  # only a stored case keeps the other languages
+            dumps=tuple(args.dumps) if args.dumps else None,
+            dump_mapping=args.dump_mapping,
         )
         if args.case:
             _attach_after(args, report)

@@ -96,6 +96,8 @@ def diagnose(
     isolate: bool = True,
     after: Source | None = None,
     translate: bool = True,
+    dumps: tuple[Source, Source] | None = None,
+    dump_mapping: str | os.PathLike[str] | None = None,
 ) -> Report:
     """Diagnose a pair of profiles (or one profile), optionally with the model's MINDIR.
 
@@ -109,8 +111,34 @@ def diagnose(
     measured gain beside the predicted one). With `translate` (the default) the document is also built in
     each other language (Report.translations: a stored case and the page's language switch show the
     viewer's); a caller that writes one report in one language (the CLI) passes False and saves that work.
+    `dumps` (baseline's, target's: folders or archives of msprobe or MindSpore dumps, `dump_mapping` a
+    layer_mapping.yaml) adds an `outputs` section: one report covers the latency and the results.
     Bad input raises core.errors.InputError with one line for the user.
     """
+    report = _diagnose_profiles(
+        baseline, target, mindir, rank, baseline_role, progress, lang, npu_smi, isolate, after, translate
+    )
+    if dumps is None:
+        return report
+    from doctor.outputs_report import attach_outputs
+
+    return attach_outputs(report, dumps[0], dumps[1], mapping=dump_mapping)
+
+
+def _diagnose_profiles(
+    baseline: Source | None,
+    target: Source | None,
+    mindir: str | os.PathLike[str] | None,
+    rank: int | None,
+    baseline_role: str | None,
+    progress: Progress | None,
+    lang: str,
+    npu_smi: str | os.PathLike[str] | None,
+    isolate: bool,
+    after: Source | None,
+    translate: bool,
+) -> Report:
+    """diagnose() of the profiles and the model."""
     check_lang(lang)
     if baseline_role not in BASELINE_CHOICES:
         raise InputError(

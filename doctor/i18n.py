@@ -54,6 +54,13 @@ REPORT_TEXT: dict[str, dict[str, str]] = {
         "target": "target",
         "after": "after the fix",
         "after_title": "After the fix",
+        "outputs_title": "Where the two runs' outputs part ways",
+        "outputs_first": "First at {layer} ({op_type}), layer {depth} of {n}: {stat} differs by {rel} "
+        "relative, beyond the {dtype} tolerance {tol}.",
+        "outputs_none": "No layer parts ways: all {n} matched layers agree within their dtype's tolerance.",
+        "outputs_layer": "Layer",
+        "outputs_rel": "Relative difference",
+        "outputs_tolerance": "Tolerance",
         "after_gain": "Measured gain: {gain} per step (target {target} → after {after}); "
         "predicted {predicted} (measured ÷ predicted {ratio}).",
         "after_per_sample": "The batches differ ({target_batch} vs {after_batch}): the gain is measured per "
@@ -241,6 +248,13 @@ REPORT_TEXT: dict[str, dict[str, str]] = {
         "target": "目标",
         "after": "修复后",
         "after_title": "修复之后",
+        "outputs_title": "两次运行的输出从哪里开始不同",
+        "outputs_first": "首次分歧于 {layer}（{op_type}），第 {depth}/{n} 层：{stat} 相对差异 {rel}，"
+        "超出 {dtype} 容差 {tol}。",
+        "outputs_none": "没有层出现分歧：{n} 个对应层均在其数据类型的容差之内。",
+        "outputs_layer": "层",
+        "outputs_rel": "相对差异",
+        "outputs_tolerance": "容差",
         "after_gain": "实测收益：每步 {gain}（目标 {target} → 修复后 {after}）；"
         "预测 {predicted}（实测 ÷ 预测 {ratio}）。",
         "after_per_sample": "两次运行的批大小不同（{target_batch} 对 {after_batch}）："

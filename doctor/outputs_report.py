@@ -10,6 +10,7 @@ import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import outputs
@@ -18,6 +19,7 @@ from diagnosis import Limits, Workspace
 from doctor.build import cause_records, symptom_records
 from doctor.i18n import check_lang
 from doctor.model.outputs import DumpInfo, FirstDivergence, LayerPoint, OutputsSection
+from doctor.report import Report
 from knowledge import evaluate
 
 FORMATS = ("md", "json", "csv", "html")
@@ -42,21 +44,41 @@ def compare_outputs(
 ) -> OutputsReport:
     """Read both dumps (folders or archives) in one private workspace, compare them and rank causes."""
     check_lang(lang)
-    names = outputs.load_mapping(_path(mapping), _path(mapping).name) if mapping else None
+    found = _analyse(baseline, target, mapping, budget)
+    return OutputsReport(build_section(*found, lang), lang)
+
+
+def attach_outputs(
+    report: Report,
+    baseline: Source,
+    target: Source,
+    *,
+    mapping: str | os.PathLike[str] | None = None,
+    budget: Limits | None = None,
+) -> Report:
+    """The report with an `outputs` section (in its language and in each translation): one report that
+    covers the latency (the profiles) and the results (the dumps)."""
+    found = _analyse(baseline, target, mapping, budget)
+    data = {**report.data, "outputs": build_section(*found, report.lang).model_dump()}
+    translations = {
+        lang: {**doc, "outputs": build_section(*found, lang).model_dump()}
+        for lang, doc in report.translations.items()
+    }
+    return Report(data, report.chain_figure, translations)
+
+
+def _analyse(
+    baseline: Source, target: Source, mapping: str | os.PathLike[str] | None, budget: Limits | None
+) -> tuple[Any, list[Any], Any]:
+    """(comparison, symptoms, ranked causes) of two dumps."""
+    names = outputs.load_mapping(Path(mapping), Path(mapping).name) if mapping else None
     names = names or outputs.find_mapping(baseline, target)
     with Workspace() as ws:
         first = outputs.read_dump(baseline, ws, budget=budget, mapping=names)
         second = outputs.read_dump(target, ws, budget=budget, mapping=names)
     comparison = outputs.compare_dumps(first, second)
     symptoms = outputs.output_symptoms(comparison)
-    diagnosis = evaluate(symptoms, [], ["pair"])
-    return OutputsReport(build_section(comparison, symptoms, diagnosis, lang), lang)
-
-
-def _path(value: str | os.PathLike[str] | None) -> Any:
-    from pathlib import Path
-
-    return Path(value) if value is not None else None
+    return comparison, symptoms, evaluate(symptoms, [], ["pair"])
 
 
 def build_section(comparison: Any, symptoms: Sequence[Any], diagnosis: Any, lang: str) -> OutputsSection:
@@ -142,14 +164,20 @@ def _t(key: str, lang: str, **values: Any) -> str:
 
 
 def _markdown(report: OutputsReport) -> str:
-    section, lang = report.section, report.lang
-    lines = [f"# {_t('outputs.md-title', lang)}", ""]
+    return section_markdown(report.section, report.lang, level=1)
+
+
+def section_markdown(section: OutputsSection, lang: str, level: int = 2) -> str:
+    """The section as Markdown, its title at heading `level` (1: a report of its own; 2: inside the
+    profile report)."""
+    head = "#" * level
+    lines = [f"{head} {_t('outputs.md-title', lang)}", ""]
     for role, info in (("baseline", section.baseline), ("target", section.target)):
         lines.append(
             f"- {_t('outputs.md-' + role, lang)}: `{_md(info.source)}` ({info.layout}, {info.framework}, "
             f"{info.layers} {_t('outputs.md-layers', lang)})"
         )
-    lines += ["", f"## {_t('outputs.md-first', lang)}", ""]
+    lines += ["", f"{head}# {_t('outputs.md-first', lang)}", ""]
     first = section.first_divergence
     if first is None:
         lines.append(_t("outputs.md-no-divergence", lang, n=section.matched))
@@ -168,7 +196,7 @@ def _markdown(report: OutputsReport) -> str:
                 tol=first.tolerance,
             )
         )
-    lines += ["", f"## {_t('outputs.md-causes', lang)}", ""]
+    lines += ["", f"{head}# {_t('outputs.md-causes', lang)}", ""]
     ranked = [c for c in section.causes if c.significant]
     if not ranked:
         lines.append(_t("outputs.md-nothing", lang))
@@ -192,7 +220,7 @@ def _markdown(report: OutputsReport) -> str:
         )
         lines.append(row)
     if section.only_baseline or section.only_target:
-        lines += ["", f"## {_t('outputs.md-one-sided', lang)}", ""]
+        lines += ["", f"{head}# {_t('outputs.md-one-sided', lang)}", ""]
         lines += [f"- baseline: `{_md(n)}`" for n in section.only_baseline]
         lines += [f"- target: `{_md(n)}`" for n in section.only_target]
     return "\n".join(lines) + "\n"

@@ -97,3 +97,26 @@ def test_the_app_tab_says_a_bad_upload_in_one_line(tmp_path: Path) -> None:
     junk.write_bytes(b"not a zip")
     markdown, plot = run_outputs(str(junk), str(junk), None, "English")
     assert markdown.value.startswith("⚠") and "junk.zip" in markdown.value and not plot.visible
+
+
+def test_one_report_covers_the_latency_and_the_results() -> None:
+    """Profiles and dumps together: the profile diagnosis and the outputs section in one document, in every
+    format that reads the model and in both languages; without dumps the document has no outputs key."""
+    from doctor import diagnose
+    from doctor.render import render
+
+    profiles = (
+        ROOT / "tests" / "fixtures" / "cpu" / "train_fp32_graph",
+        ROOT / "tests" / "fixtures" / "cpu" / "infer_fp32_graph",
+    )
+    report = diagnose(*profiles, isolate=False, dumps=(DUMPS / "reference", DUMPS / "flipped"))
+    assert report.document.outputs is not None and report.document.timing is not None
+    assert report.document.outputs.causes[0].id == "outputs-random-preprocessing"
+    data = json.loads(render(report, "json"))
+    assert data["outputs"]["first_divergence"]["op_type"] == "Conv2D"
+    assert "where two runs' outputs part ways" in render(report, "md")
+    assert "id='outputs'" in render(report, "html")
+    chinese = report.in_lang("zh")
+    assert chinese.document.outputs is not None and "随机预处理使两次运行的输入不同" in render(chinese, "md")
+    plain = diagnose(*profiles, isolate=False)
+    assert "outputs" not in plain.to_dict() and plain.document.outputs is None

@@ -18,6 +18,7 @@ from doctor.model.findings import (
     Verdict,
 )
 from doctor.model.graph import Chain, Chains, Graph, Parameters, PatternCount, Tensor
+from doctor.model.outputs import DumpInfo, FirstDivergence, LayerPoint, OutputsSection
 from doctor.model.runs import Input, PhaseTiming, ProfilerConfig, RunInfo, Timing
 from doctor.model.tables import (
     BoardRow,
@@ -39,16 +40,20 @@ __all__ = [
     "Cause",
     "Chain",
     "Chains",
+    "DumpInfo",
     "Evidence",
     "Explanation",
+    "FirstDivergence",
     "Fix",
     "Generator",
     "Graph",
     "Input",
+    "LayerPoint",
     "Leaderboards",
     "NewCause",
     "OperatorRow",
     "Operators",
+    "OutputsSection",
     "Parameters",
     "PatternCount",
     "PhaseTiming",

@@ -3,6 +3,8 @@ first part ways, the divergence along depth, and the ranked causes (the same Cau
 
 from __future__ import annotations
 
+from pydantic import Field
+
 from doctor.model.base import Count, NonNegative, Number, Record
 from doctor.model.findings import Cause, SymptomRecord
 
@@ -10,53 +12,62 @@ from doctor.model.findings import Cause, SymptomRecord
 class DumpInfo(Record):
     """One side's dump: what the user gave, its layout and framework, how much was read."""
 
-    source: str
-    layout: str  # msprobe | mindspore-npy | mindspore-statistic
-    framework: str
-    layers: Count
-    files: Count
-    bytes_read: Count
+    source: str = Field(description="What the user gave (a folder, an archive, or the file found in it).")
+    layout: str = Field(description="`msprobe`, `mindspore-npy` or `mindspore-statistic`.")
+    framework: str = Field(description="`mindspore` or `pytorch` (msprobe dumps say which).")
+    layers: Count = Field(description="Layers read: op or API calls, network inputs and parameters.")
+    files: Count = Field(description="Tensor or statistics files read.")
+    bytes_read: Count = Field(description="Bytes of those files.")
 
 
 class LayerPoint(Record):
     """One matched layer along the depth of the network."""
 
-    depth: Count
-    layer: str
-    target_layer: str
-    op_type: str
-    rel_diff: NonNegative | None  # the worst relative difference of max/min/mean/norm over its outputs
-    stat: str | None  # which statistic (or "shape", "inf/nan") differs most
-    tolerance: NonNegative | None
-    dtype: str | None  # the dtype whose tolerance was used
-    diverged: bool
+    depth: Count = Field(description="Position among the matched layers, in execution order, from 0.")
+    layer: str = Field(description="The baseline's name of the layer.")
+    target_layer: str = Field(description="The target's name of the layer it was matched with.")
+    op_type: str = Field(description="Op type or API name.")
+    rel_diff: NonNegative | None = Field(
+        description="Worst relative difference of max, min, mean and norm over its outputs (1e30: the "
+        "shapes or the inf/nan counts differ); `null` when neither side dumped an output tensor."
+    )
+    stat: str | None = Field(description="The statistic that differs most (or `shape`, `inf/nan`).")
+    tolerance: NonNegative | None = Field(description="The relative tolerance used for this layer.")
+    dtype: str | None = Field(description="The dtype whose tolerance was used (the less precise one).")
+    diverged: bool = Field(description="Beyond the tolerance.")
 
 
 class FirstDivergence(Record):
     """The first layer, in execution order, whose outputs differ beyond the tolerance."""
 
-    layer: str
-    target_layer: str
-    op_type: str
-    depth: Count
-    rel_diff: Number
-    stat: str
-    tolerance: NonNegative
-    dtype: str
-    inputs_differ: bool
+    layer: str = Field(description="The baseline's name of the layer.")
+    target_layer: str = Field(description="The target's name of the layer.")
+    op_type: str = Field(description="Op type or API name.")
+    depth: Count = Field(description="Position among the matched layers, from 0.")
+    rel_diff: Number = Field(description="Its worst relative difference (1e30: shapes or inf/nan differ).")
+    stat: str = Field(description="The statistic that differs most.")
+    tolerance: NonNegative = Field(description="The relative tolerance used.")
+    dtype: str = Field(description="The dtype whose tolerance was used.")
+    inputs_differ: bool = Field(
+        description="Its data input already differs (the difference came from before)."
+    )
 
 
 class OutputsSection(Record):
     """The outputs comparison of two runs."""
 
-    baseline: DumpInfo
-    target: DumpInfo
-    tolerances: dict[str, NonNegative]  # relative tolerance by dtype
-    matched: Count
-    only_baseline: list[str]
-    only_target: list[str]
-    first_divergence: FirstDivergence | None
-    depth: list[LayerPoint]
-    symptoms: list[SymptomRecord]
-    causes: list[Cause]
-    nothing_found: bool
+    baseline: DumpInfo = Field(description="The baseline run's dump.")
+    target: DumpInfo = Field(description="The target run's dump.")
+    tolerances: dict[str, NonNegative] = Field(description="Relative tolerance by dtype (others: exact).")
+    matched: Count = Field(description="Op or API calls matched between the runs.")
+    only_baseline: list[str] = Field(description="Layers only the baseline has.")
+    only_target: list[str] = Field(description="Layers only the target has.")
+    first_divergence: FirstDivergence | None = Field(
+        description="Where the outputs first part ways; `null`: nowhere."
+    )
+    depth: list[LayerPoint] = Field(description="The divergence along depth, one point per matched layer.")
+    symptoms: list[SymptomRecord] = Field(description="The outputs symptoms the causes were weighed on.")
+    causes: list[Cause] = Field(
+        description="Ranked causes of the difference (knowledge/rules/outputs-*.yaml)."
+    )
+    nothing_found: bool = Field(description="No significant cause: the runs agree, or nothing explains it.")
