@@ -1533,4 +1533,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Give both dumps, the baseline's and the target's.",
         "zh": "请同时给出基线和目标两份 dump。",
     },
+    "outputs.diverge-shape": {
+        "en": "Outputs first part ways at {layer} ({op_type}): the output shapes differ",
+        "zh": "输出首次出现分歧于 {layer}（{op_type}）：输出形状不同",
+    },
+    "outputs.diverge-non-finite": {
+        "en": "Outputs first part ways at {layer} ({op_type}): the counts of inf/nan values differ",
+        "zh": "输出首次出现分歧于 {layer}（{op_type}）：inf/nan 数值的个数不同",
+    },
 }

@@ -83,16 +83,26 @@ def divergence(comparison: OutputsComparison) -> Symptom | None:
         "inputs_differ": first.inputs_diverged,
     }
     clear = rel > CLEAR_FACTOR * first.output.tolerance
-    summary = say(
+    summary = _divergence_summary(first)
+    return Symptom("output-divergence", summary, "pair", 1.0 if clear else 0.7, values, _rows([first]))
+
+
+def _divergence_summary(first: LayerDiff) -> str:
+    """What parts ways at the first layer: a statistic beyond its tolerance, the shapes, or inf/nan counts."""
+    assert first.output is not None
+    named = {"layer": first.baseline.name, "op_type": first.baseline.op_type}
+    if first.output.stat == "shape":
+        return say("outputs.diverge-shape", **named)
+    if first.output.stat == "inf/nan":
+        return say("outputs.diverge-non-finite", **named)
+    return say(
         "outputs.diverge",
-        layer=first.baseline.name,
-        op_type=first.baseline.op_type,
+        **named,
         stat=first.output.stat,
-        rel=rel,
+        rel=first.output.rel_diff,
         dtype=first.output.dtype,
         tol=first.output.tolerance,
     )
-    return Symptom("output-divergence", summary, "pair", 1.0 if clear else 0.7, values, _rows([first]))
 
 
 def inputs_differ(comparison: OutputsComparison) -> Symptom | None:
