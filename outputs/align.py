@@ -1,5 +1,6 @@
 """Match the layers of two dumps: by key (op or API name and scope, call numbers dropped, names mapped
-across frameworks), then by call order, preferring a candidate whose output shapes agree."""
+across frameworks), then by call order, preferring a candidate whose output shapes agree and, among
+those, one called from the same module (msprobe's construct.json)."""
 
 from __future__ import annotations
 
@@ -28,8 +29,9 @@ def align(baseline: Dump, target: Dump) -> Alignment:
     used: set[int] = set()
     for layer in sorted(baseline.layers, key=lambda item: item.order):
         candidates = [c for c in pool.get(_base_key(layer), []) if id(c) not in used]
-        match = next((c for c in candidates if _shapes(c) == _shapes(layer)), None)
-        match = match or (candidates[0] if candidates else None)
+        same_shape = [c for c in candidates if _shapes(c) == _shapes(layer)]
+        same_scope = [c for c in same_shape if layer.scope and c.scope == layer.scope]
+        match = next(iter(same_scope or same_shape or candidates), None)
         if match is None:
             unmatched.append(layer)
             continue

@@ -25,6 +25,7 @@ class Layer:
     direction: str = "forward"
     inputs: tuple[TensorStats | None, ...] = ()
     outputs: tuple[TensorStats | None, ...] = ()
+    scope: str = ""  # the calling module's path (msprobe construct.json), names mapped; "" when unknown
 
 
 @dataclass(frozen=True)

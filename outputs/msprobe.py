@@ -33,7 +33,11 @@ def read_msprobe(path: Path, label: str, mapping: Mapping[str, str] | None = Non
         raise InputError(say("outputs.msprobe-no-data"), path=label, expected=say("outputs.msprobe-expected"))
     framework = str(raw.get("framework") or "unknown").lower()
     names = mapping if (mapping and framework == "mindspore") else {}
-    layers = [_layer(name, entry, order, names) for order, (name, entry) in enumerate(data.items())]
+    parents = _construct(path.with_name("construct.json"))
+    layers = [
+        _layer(name, entry, order, names, _scope(parents.get(name), names))
+        for order, (name, entry) in enumerate(data.items())
+    ]
     return Dump(label, "msprobe", framework, tuple(layers), files=1, bytes_read=path.stat().st_size)
 
 
@@ -52,14 +56,30 @@ def _load(path: Path, label: str) -> dict[str, Any]:
     return raw
 
 
-def _layer(name: str, entry: Any, order: int, names: Mapping[str, str]) -> Layer:
+def _construct(path: Path) -> dict[str, str]:
+    """construct.json beside dump.json: entry name -> the module that called it ({} when absent or bad;
+    the scope only breaks ties between calls of the same name)."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return {}
+    return {str(k): str(v) for k, v in raw.items() if isinstance(v, str)} if isinstance(raw, dict) else {}
+
+
+def _scope(parent: str | None, names: Mapping[str, str]) -> str:
+    """The calling module's path without its class and call number, names mapped ("" when unknown)."""
+    module = MODULE_NAME.match(parent or "")
+    return ".".join(names.get(part, part) for part in module["path"].split(".")) if module else ""
+
+
+def _layer(name: str, entry: Any, order: int, names: Mapping[str, str], scope: str = "") -> Layer:
     """One data entry as a Layer keyed for alignment."""
     entry = entry if isinstance(entry, dict) else {}
     inputs = _tensors(entry.get("input_args", [])) + _tensors(entry.get("input_kwargs", {}))
     inputs += _tensors(entry.get("input", []))
     outputs = _tensors(entry.get("output", []))
     key, op_type, direction = layer_key(name, names)
-    return Layer(name, key, op_type, order, "layer", direction, tuple(inputs), tuple(outputs))
+    return Layer(name, key, op_type, order, "layer", direction, tuple(inputs), tuple(outputs), scope)
 
 
 def layer_key(name: str, names: Mapping[str, str]) -> tuple[str, str, str]:

@@ -230,3 +230,11 @@ def test_a_truncated_tensor_file_is_an_input_error_naming_it(tmp_path: Path) -> 
     with Workspace() as ws, pytest.raises(InputError) as caught:
         read_dump(folder, ws)
     assert caught.value.path == victim.name and "ends" in caught.value.problem
+
+
+def test_msprobe_scope_comes_from_construct_json_with_names_mapped() -> None:
+    mapping = find_mapping(MSPROBE / "mindspore_data")
+    comparison = _compare(MSPROBE / "mindspore_data", MSPROBE / "pytorch_data", mapping)
+    pair = next(d for d in comparison.diffs if d.baseline.name == "Mint.logical_or.0.forward")
+    scope = "module.module.language_model.embedding.word_embeddings"
+    assert pair.baseline.scope == pair.target.scope == scope
