@@ -1541,4 +1541,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Outputs first part ways at {layer} ({op_type}): the counts of inf/nan values differ",
         "zh": "输出首次出现分歧于 {layer}（{op_type}）：inf/nan 数值的个数不同",
     },
+    "outputs.md-col-layer": {"en": "layer", "zh": "层"},
+    "outputs.md-col-op": {"en": "op", "zh": "算子"},
+    "outputs.md-col-rel": {"en": "rel. diff", "zh": "相对差异"},
+    "outputs.md-col-stat": {"en": "statistic", "zh": "统计量"},
+    "outputs.md-col-tol": {"en": "tolerance", "zh": "容差"},
 }

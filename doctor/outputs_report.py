@@ -204,12 +204,8 @@ def section_markdown(section: OutputsSection, lang: str, level: int = 2) -> str:
         lines += [f"{cause.rank}. **{cause.title}** ({cause.severity}, {cause.confidence:.2f})", ""]
         code = [f"   {line}" for line in cause.fix.code.splitlines()]
         lines += [f"   ```{cause.fix.language}", *code, "   ```"]
-    lines += [
-        "",
-        f"## {_t('outputs.md-depth', lang)}",
-        "",
-        "| # | layer | op | rel. diff | stat | tolerance |",
-    ]
+    columns = " | ".join(_t(f"outputs.md-col-{c}", lang) for c in ("layer", "op", "rel", "stat", "tol"))
+    lines += ["", f"{head}# {_t('outputs.md-depth', lang)}", "", f"| # | {columns} |"]
     lines.append("|---|---|---|---|---|---|")
     for p in section.depth:
         mark = " ⚠" if p.diverged else ""

@@ -120,3 +120,12 @@ def test_one_report_covers_the_latency_and_the_results() -> None:
     assert chinese.document.outputs is not None and "随机预处理使两次运行的输入不同" in render(chinese, "md")
     plain = diagnose(*profiles, isolate=False)
     assert "outputs" not in plain.to_dict() and plain.document.outputs is None
+
+
+@pytest.mark.parametrize("target", ["dropout_on", "weights", "fp16"])
+def test_a_chinese_outputs_report_has_no_english_sentence(target: str) -> None:
+    from tests.support.language import english_sentences
+
+    report = compare_outputs(DUMPS / "reference", DUMPS / target, lang="zh")
+    for fmt in ("md", "html"):
+        assert english_sentences(render_outputs(report, fmt)) == [], fmt
