@@ -61,6 +61,9 @@ REPORT_TEXT: dict[str, dict[str, str]] = {
         "outputs_layer": "Layer",
         "outputs_rel": "Relative difference",
         "outputs_tolerance": "Tolerance",
+        "outputs_deterministic": "From the profile: deterministic kernels (ms.set_deterministic(True)) can "
+        "slow at most the {n} reduction and atomic operators, {ms} ms of the target's {step} ms per step "
+        "({share} %).",
         "after_gain": "Measured gain: {gain} per step (target {target} → after {after}); "
         "predicted {predicted} (measured ÷ predicted {ratio}).",
         "after_per_sample": "The batches differ ({target_batch} vs {after_batch}): the gain is measured per "
@@ -255,6 +258,8 @@ REPORT_TEXT: dict[str, dict[str, str]] = {
         "outputs_layer": "层",
         "outputs_rel": "相对差异",
         "outputs_tolerance": "容差",
+        "outputs_deterministic": "根据性能数据：确定性算子（ms.set_deterministic(True)）最多只会拖慢 "
+        "{n} 个归约和原子类算子，即目标每步 {step} ms 中的 {ms} ms（{share}%）。",
         "after_gain": "实测收益：每步 {gain}（目标 {target} → 修复后 {after}）；"
         "预测 {predicted}（实测 ÷ 预测 {ratio}）。",
         "after_per_sample": "两次运行的批大小不同（{target_batch} 对 {after_batch}）："

@@ -18,7 +18,7 @@ from core import in_lang, say
 from diagnosis import Limits, Workspace
 from doctor.build import cause_records, symptom_records
 from doctor.i18n import check_lang
-from doctor.model.outputs import DumpInfo, FirstDivergence, LayerPoint, OutputsSection
+from doctor.model.outputs import DeterministicCost, DumpInfo, FirstDivergence, LayerPoint, OutputsSection
 from doctor.report import Report
 from knowledge import evaluate
 
@@ -59,12 +59,32 @@ def attach_outputs(
     """The report with an `outputs` section (in its language and in each translation): one report that
     covers the latency (the profiles) and the results (the dumps)."""
     found = _analyse(baseline, target, mapping, budget)
-    data = {**report.data, "outputs": build_section(*found, report.lang).model_dump()}
-    translations = {
-        lang: {**doc, "outputs": build_section(*found, lang).model_dump()}
-        for lang, doc in report.translations.items()
-    }
+    cost = deterministic_cost(report.data)
+
+    def section(lang: str) -> dict[str, Any]:
+        return build_section(*found, lang).model_copy(update={"deterministic_cost": cost}).model_dump()
+
+    data = {**report.data, "outputs": section(report.lang)}
+    translations = {lang: {**doc, "outputs": section(lang)} for lang, doc in report.translations.items()}
     return Report(data, report.chain_figure, translations)
+
+
+def deterministic_cost(document: dict[str, Any]) -> DeterministicCost | None:
+    """What deterministic kernels can slow, from a profile report's operator table: the target's time per
+    step in reduction and atomic operators, against its step; None without a timed target."""
+    timing = document.get("timing") or {}
+    step = timing.get("target_ms_per_step")
+    if not step:
+        return None
+    records = (document.get("operators") or {}).get("records") or []
+    reductions = [r for r in records if outputs.op_family(str(r.get("op_type") or "")) == "reduction"]
+    ms = sum(float(r.get("target_us_per_step") or 0.0) for r in reductions) / 1000.0
+    return DeterministicCost(
+        reduction_ms_per_step=round(ms, 4),
+        step_ms=round(float(step), 4),
+        share=round(ms / step, 4),
+        operators=len(reductions),
+    )
 
 
 def _analyse(
@@ -204,6 +224,19 @@ def section_markdown(section: OutputsSection, lang: str, level: int = 2) -> str:
         lines += [f"{cause.rank}. **{cause.title}** ({cause.severity}, {cause.confidence:.2f})", ""]
         code = [f"   {line}" for line in cause.fix.code.splitlines()]
         lines += [f"   ```{cause.fix.language}", *code, "   ```"]
+    if section.deterministic_cost is not None:
+        cost = section.deterministic_cost
+        lines += [
+            "",
+            _t(
+                "outputs.md-deterministic-cost",
+                lang,
+                ms=cost.reduction_ms_per_step,
+                step=cost.step_ms,
+                share=cost.share * 100,
+                n=cost.operators,
+            ),
+        ]
     columns = " | ".join(_t(f"outputs.md-col-{c}", lang) for c in ("layer", "op", "rel", "stat", "tol"))
     lines += ["", f"{head}# {_t('outputs.md-depth', lang)}", "", f"| # | {columns} |"]
     lines.append("|---|---|---|---|---|---|")

@@ -5,7 +5,7 @@ CPU ``.npy`` tensors) through diagnosis's materialisation and budgets, aligns la
 statistics with a dtype-aware tolerance, and emits symptoms for the knowledge engine.
 
 Public API: read_dump, find_mapping, load_mapping (reading); compare_dumps, depth_profile, TOLERANCES,
-OutputsComparison (comparing); output_symptoms (symptoms); Dump, Layer, TensorStats (the model).
+OutputsComparison (comparing); output_symptoms, op_family (symptoms); Dump, Layer, TensorStats (the model).
 Names are imported on first use (PEP 562).
 """
 
@@ -24,6 +24,7 @@ _EXPORTS: dict[str, str] = {
     "TOLERANCES": "outputs.compare",
     "OutputsComparison": "outputs.compare",
     "output_symptoms": "outputs.symptoms",
+    "op_family": "outputs.symptoms",
     "Dump": "outputs.layers",
     "Layer": "outputs.layers",
     "TensorStats": "outputs.stats",
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
     from outputs.layers import Dump, Layer
     from outputs.msprobe import load_mapping
     from outputs.stats import TensorStats
-    from outputs.symptoms import output_symptoms
+    from outputs.symptoms import op_family, output_symptoms
 
 __getattr__ = lazy_getattr(__name__, _EXPORTS, globals())
 
@@ -49,6 +50,7 @@ __all__ = [
     "depth_profile",
     "find_mapping",
     "load_mapping",
+    "op_family",
     "output_symptoms",
     "read_dump",
 ]

@@ -42,7 +42,13 @@ CLEAR_FACTOR = 10.0  # a difference this many tolerances wide is beyond doubt
 
 def family(layer: Layer) -> str:
     """dropout, batchnorm, cast, reduction or other."""
-    return next((name for name, pattern in FAMILIES if pattern.search(layer.op_type)), "other")
+    return op_family(layer.op_type)
+
+
+def op_family(op_type: str) -> str:
+    """The family of an op type or API name (also used on a profile's operators: what deterministic
+    kernels can slow)."""
+    return next((name for name, pattern in FAMILIES if pattern.search(op_type)), "other")
 
 
 def output_symptoms(comparison: OutputsComparison) -> list[Symptom]:

@@ -129,3 +129,23 @@ def test_a_chinese_outputs_report_has_no_english_sentence(target: str) -> None:
     report = compare_outputs(DUMPS / "reference", DUMPS / target, lang="zh")
     for fmt in ("md", "html"):
         assert english_sentences(render_outputs(report, fmt)) == [], fmt
+
+
+def test_with_a_profile_the_deterministic_fix_cost_is_read_from_it() -> None:
+    """The target's reduction/atomic operator time per step bounds what ms.set_deterministic(True) slows."""
+    from doctor import diagnose
+
+    cpu = ROOT / "tests" / "fixtures" / "cpu"
+    report = diagnose(
+        cpu / "train_fp32_graph",
+        cpu / "infer_fp32_graph",
+        isolate=False,
+        dumps=(DUMPS / "reference", DUMPS / "weights"),
+    )
+    cost = report.document.outputs.deterministic_cost
+    records = report.data["operators"]["records"]
+    matmul = sum(r["target_us_per_step"] for r in records if r["op_type"] == "MatMul") / 1000
+    assert cost is not None and cost.operators >= 1
+    assert cost.reduction_ms_per_step == pytest.approx(matmul, abs=1e-3)
+    assert cost.step_ms == pytest.approx(report.data["timing"]["target_ms_per_step"], rel=1e-3)
+    assert compare_outputs(DUMPS / "reference", DUMPS / "weights").section.deterministic_cost is None

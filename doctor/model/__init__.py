@@ -18,7 +18,7 @@ from doctor.model.findings import (
     Verdict,
 )
 from doctor.model.graph import Chain, Chains, Graph, Parameters, PatternCount, Tensor
-from doctor.model.outputs import DumpInfo, FirstDivergence, LayerPoint, OutputsSection
+from doctor.model.outputs import DeterministicCost, DumpInfo, FirstDivergence, LayerPoint, OutputsSection
 from doctor.model.runs import Input, PhaseTiming, ProfilerConfig, RunInfo, Timing
 from doctor.model.tables import (
     BoardRow,
@@ -40,6 +40,7 @@ __all__ = [
     "Cause",
     "Chain",
     "Chains",
+    "DeterministicCost",
     "DumpInfo",
     "Evidence",
     "Explanation",

@@ -53,6 +53,18 @@ class FirstDivergence(Record):
     )
 
 
+class DeterministicCost(Record):
+    """From the target's profile: the time deterministic kernels (ms.set_deterministic(True)) can slow."""
+
+    reduction_ms_per_step: NonNegative = Field(
+        description="Time per step of the target's reduction and atomic operators (ReduceSum/Mean, MatMul, "
+        "AllReduce, scatter, norm, softmax): what deterministic kernels can slow at most."
+    )
+    step_ms: NonNegative = Field(description="The target's time per step.")
+    share: NonNegative = Field(description="reduction_ms_per_step / step_ms.")
+    operators: Count = Field(description="How many of the target's operators are reductions or atomics.")
+
+
 class OutputsSection(Record):
     """The outputs comparison of two runs."""
 
@@ -71,3 +83,8 @@ class OutputsSection(Record):
         description="Ranked causes of the difference (knowledge/rules/outputs-*.yaml)."
     )
     nothing_found: bool = Field(description="No significant cause: the runs agree, or nothing explains it.")
+    deterministic_cost: DeterministicCost | None = Field(
+        default=None,
+        description="With profiles in the same report: the target's time deterministic kernels can slow; "
+        "`null` without a profile.",
+    )
