@@ -122,7 +122,7 @@ def diagnose(
         return report
     from doctor.outputs_report import attach_outputs
 
-    return attach_outputs(report, dumps[0], dumps[1], mapping=dump_mapping)
+    return attach_outputs(report, dumps[0], dumps[1], mapping=dump_mapping, isolate=isolate)
 
 
 def _diagnose_profiles(

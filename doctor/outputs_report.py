@@ -15,11 +15,13 @@ from typing import Any
 
 import outputs
 from core import in_lang, say
-from diagnosis import Limits, Workspace
+from diagnosis import Limits, Workspace, archive_kind
+from doctor import isolation
 from doctor.build import cause_records, symptom_records
 from doctor.i18n import check_lang
 from doctor.model.outputs import DeterministicCost, DumpInfo, FirstDivergence, LayerPoint, OutputsSection
 from doctor.report import Report
+from doctor.uploads import public_folders
 from knowledge import evaluate
 
 FORMATS = ("md", "json", "csv", "html")
@@ -41,10 +43,12 @@ def compare_outputs(
     mapping: str | os.PathLike[str] | None = None,
     lang: str = "en",
     budget: Limits | None = None,
+    isolate: bool = True,
 ) -> OutputsReport:
-    """Read both dumps (folders or archives) in one private workspace, compare them and rank causes."""
+    """Read both dumps (folders or archives) in one private workspace, compare them and rank causes. With
+    `isolate` (the default) an archive is unpacked in a child process under limits, as profiles are."""
     check_lang(lang)
-    found = _analyse(baseline, target, mapping, budget)
+    found = _analyse(baseline, target, mapping, budget, isolate)
     return OutputsReport(build_section(*found, lang), lang)
 
 
@@ -55,10 +59,11 @@ def attach_outputs(
     *,
     mapping: str | os.PathLike[str] | None = None,
     budget: Limits | None = None,
+    isolate: bool = True,
 ) -> Report:
     """The report with an `outputs` section (in its language and in each translation): one report that
     covers the latency (the profiles) and the results (the dumps)."""
-    found = _analyse(baseline, target, mapping, budget)
+    found = _analyse(baseline, target, mapping, budget, isolate)
     cost = deterministic_cost(report.data)
 
     def section(lang: str) -> dict[str, Any]:
@@ -67,6 +72,19 @@ def attach_outputs(
     data = {**report.data, "outputs": section(report.lang)}
     translations = {lang: {**doc, "outputs": section(lang)} for lang, doc in report.translations.items()}
     return Report(data, report.chain_figure, translations)
+
+
+def _read_dump(
+    source: Source, ws: Workspace, budget: Limits | None, names: dict[str, str] | None, isolate: bool
+) -> Any:
+    """One dump; an archive is unpacked first, in a child process under limits when `isolate`."""
+    path = Path(source) if isinstance(source, (str, os.PathLike)) else None
+    if isolate and path is not None and path.is_file() and archive_kind(path) is not None:
+        from doctor.facade import display_name  # the facade imports this module on use
+
+        folder = isolation.materialize(source, ws, budget=budget)
+        return outputs.read_dump(folder, ws, budget=budget, mapping=names, label=display_name(source))
+    return outputs.read_dump(source, ws, budget=budget, mapping=names)
 
 
 def deterministic_cost(document: dict[str, Any]) -> DeterministicCost | None:
@@ -88,15 +106,18 @@ def deterministic_cost(document: dict[str, Any]) -> DeterministicCost | None:
 
 
 def _analyse(
-    baseline: Source, target: Source, mapping: str | os.PathLike[str] | None, budget: Limits | None
+    baseline: Source,
+    target: Source,
+    mapping: str | os.PathLike[str] | None,
+    budget: Limits | None,
+    isolate: bool = True,
 ) -> tuple[Any, list[Any], Any]:
     """(comparison, symptoms, ranked causes) of two dumps."""
     names = outputs.load_mapping(Path(mapping), Path(mapping).name) if mapping else None
     names = names or outputs.find_mapping(baseline, target)
-    with Workspace() as ws:
-        first = outputs.read_dump(baseline, ws, budget=budget, mapping=names)
-        second = outputs.read_dump(target, ws, budget=budget, mapping=names)
-    comparison = outputs.compare_dumps(first, second)
+    with Workspace(forbidden=public_folders()) as ws:
+        sides = [_read_dump(source, ws, budget, names, isolate) for source in (baseline, target)]
+    comparison = outputs.compare_dumps(*sides)
     symptoms = outputs.output_symptoms(comparison)
     return comparison, symptoms, evaluate(symptoms, [], ["pair"])
 

@@ -23,9 +23,10 @@ def read_dump(
     *,
     budget: Limits | None = None,
     mapping: dict[str, str] | None = None,
+    label: str | None = None,
 ) -> Dump:
     """The dump in `source`: msprobe ``dump.json``, MindSpore ``statistic.csv`` or ``.npy`` tensors."""
-    label = _label(source)
+    label = label or _label(source)  # a caller that extracted an archive elsewhere names the user's file
     limits = budget if budget is not None else Limits.from_env()
     single = _single_file(source)
     if single is not None and single.name == "dump.json":
