@@ -1,12 +1,14 @@
 """Summarise a generated MindSpore-layout dump folder (thousands of .npy files) in streaming, side by side
 with reading its bytes once, in one run; prints a table (Markdown) for bench/RESULTS.md.
 
-    .venv/bin/python bench/bench_outputs.py --gib 1.0 --files 4000
+    .venv/bin/python bench/bench_outputs.py --gib 1.0 --files 4000 --rounds 5
 
 The folder is generated under a private temporary directory (named like MindSpore's CPU dump:
-rank_0/Net/0/0/<Op>.<name>.0.0.<ts>.output.0.DefaultFormat.Float32.npy) and removed afterwards. Both
-measurements read the same files in the same order; the byte read goes first and last (its mean is the
-reference), so page-cache state is the same for both.
+rank_0/Net/0/0/<Op>.<name>.0.0.<ts>.output.0.DefaultFormat.Float32.npy) and removed afterwards. Each
+round reads the bytes once and summarises the folder with one and with two reader threads, in an order
+that rotates from round to round; the table gives each measurement's median over the rounds and the
+median of the per-round ratios (a shared machine's load moves from second to second, a ratio within one
+round compares like with like). Every file is in the page cache for every measurement.
 """
 
 from __future__ import annotations
@@ -14,9 +16,11 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -53,34 +57,62 @@ def read_bytes(folder: Path) -> tuple[float, float]:
     return time.perf_counter() - start, time.process_time() - cpu
 
 
-def summarise(folder: Path) -> tuple[float, float, int]:
+def summarise(folder: Path, readers: int) -> tuple[float, float]:
     """(wall, CPU) seconds to read the dump into per-tensor statistics (outputs.ms_dump.read_npy_dump)."""
     start, cpu = time.perf_counter(), time.process_time()
-    dump = read_npy_dump(folder, folder.name)
-    return time.perf_counter() - start, time.process_time() - cpu, len(dump.layers)
+    read_npy_dump(folder, folder.name, readers=readers)
+    return time.perf_counter() - start, time.process_time() - cpu
+
+
+def measure(folder: Path, rounds: int) -> dict[str, list[tuple[float, float]]]:
+    """(wall, CPU) of each measurement in each round, the order rotating from round to round."""
+    runs: dict[str, Callable[[], tuple[float, float]]] = {
+        "read": lambda: read_bytes(folder),
+        "summary, 1 reader": lambda: summarise(folder, 1),
+        "summary, 2 readers": lambda: summarise(folder, 2),
+    }
+    names = list(runs)
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in names}
+    read_bytes(folder)  # warm the page cache
+    for round_ in range(rounds):
+        for name in names[round_ % 3 :] + names[: round_ % 3]:
+            times[name].append(runs[name]())
+    return times
 
 
 def main() -> None:
-    """Generate, measure side by side, print the table."""
+    """Generate, measure interleaved, print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gib", type=float, default=1.0)
     parser.add_argument("--files", type=int, default=4000)
+    parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="perf-doctor-bench-") as tmp:
         folder = Path(tmp) / "dump"
         size = generate(folder, int(args.gib * (1 << 30)), args.files)
-        first = read_bytes(folder)
-        summary, summary_cpu, layers = summarise(folder)
-        last = read_bytes(folder)
-    floor, floor_cpu = (first[0] + last[0]) / 2, (first[1] + last[1]) / 2
+        load = os.getloadavg()[0]
+        times = measure(folder, args.rounds)
+        load = max(load, os.getloadavg()[0])
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    head = "| input | files | MiB | read once: wall / CPU (s) | summary: wall / CPU (s) | wall ratio |"
-    print(head + " peak RSS (MiB) |")
-    print("|---|---|---|---|---|---|---|")
-    print(
-        f"| generated float32 .npy dump | {layers} | {size / (1 << 20):.0f} | {floor:.2f} / {floor_cpu:.2f}"
-        f" | {summary:.2f} / {summary_cpu:.2f} | {summary / floor:.1f} | {peak:.0f} |"
-    )
+    floor = times.pop("read")
+    print(f"{args.files} float32 .npy files, {size / (1 << 20):.0f} MiB, {args.rounds} rounds, ", end="")
+    print(f"load average up to {load:.1f}, peak RSS {peak:.0f} MiB")
+    print()
+    print("| measurement | wall median (s) | CPU median (s) | wall / read, median of rounds | all rounds |")
+    print("|---|---|---|---|---|")
+    print(f"| read the bytes once | {_median(floor, 0):.2f} | {_median(floor, 1):.2f} | 1 | |")
+    for name, runs in times.items():
+        ratios = [run[0] / base[0] for run, base in zip(runs, floor, strict=True)]
+        every = " ".join(f"{r:.1f}" for r in ratios)
+        print(
+            f"| {name} | {_median(runs, 0):.2f} | {_median(runs, 1):.2f} | {statistics.median(ratios):.2f} |",
+            end="",
+        )
+        print(f" {every} |")
+
+
+def _median(runs: list[tuple[float, float]], index: int) -> float:
+    return statistics.median(run[index] for run in runs)
 
 
 if __name__ == "__main__":

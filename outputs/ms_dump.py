@@ -14,6 +14,7 @@ import os
 import re
 from collections import defaultdict
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +31,7 @@ OP_NUMBER = re.compile(r"-op\d+$")
 IR_PARAM = re.compile(r"^%para\d+_(?P<name>\S+?):.*IsWeight: (?P<weight>true|false)\s*$", re.MULTILINE)
 WEIGHT_WORDS = re.compile(r"weight|bias|gamma|beta|moving_|embedding|scale", re.IGNORECASE)
 STATISTIC_CSV = "statistic.csv"
+READERS = 2  # threads summarising tensor files: one reads while another reduces (bench/bench_outputs.py)
 
 
 @dataclass(frozen=True)
@@ -71,8 +73,9 @@ def _iteration_number(path: Path) -> int:
     return int(path.name) if path.name.isdigit() else 0
 
 
-def read_npy_dump(folder: Path, label: str) -> Dump:
-    """A CPU/GPU tensor dump as a Dump: statistics of every tensor file, ops in execution order."""
+def read_npy_dump(folder: Path, label: str, *, readers: int = READERS) -> Dump:
+    """A CPU/GPU tensor dump as a Dump: statistics of every tensor file (computed by `readers` threads,
+    numpy and file reads let go of the GIL), ops in execution order."""
     files = list(tensor_files(folder))
     if not files:
         raise InputError(say("outputs.no-tensors"), path=label, expected=say("outputs.dump-expected"))
@@ -81,8 +84,9 @@ def read_npy_dump(folder: Path, label: str) -> Dump:
     for item in files:
         grouped[(item.op_type, item.op_name)].append(item)
     ops = sorted(grouped.items(), key=lambda kv: min(f.timestamp for f in kv[1]))
+    stats = _all_stats(files, weights, readers)
     layers = [
-        _op_layer(op_type, op_name, items, order, weights)
+        _op_layer(op_type, op_name, items, order, weights, stats)
         for order, ((op_type, op_name), items) in enumerate(ops)
     ]
     size = sum(f.path.stat().st_size for f in files)
@@ -90,15 +94,29 @@ def read_npy_dump(folder: Path, label: str) -> Dump:
     return Dump(label, "mindspore-npy", "mindspore", tuple(_numbered(layers)), len(files), size, notes)
 
 
+def _all_stats(files: list[TensorFile], weights: dict[str, bool], readers: int) -> dict[Path, TensorStats]:
+    """Every file's statistics (inputs and weights with their CRC), in a pool of `readers` threads."""
+    jobs = [(f.path, _role(f.op_type, f.op_name, weights) != "layer") for f in files]
+    if readers <= 1:
+        return {path: _stats(path, whole) for path, whole in jobs}
+    with ThreadPoolExecutor(readers, thread_name_prefix="npy-stats") as pool:
+        found = pool.map(lambda job: _stats(*job), jobs, chunksize=1)
+        return {path: result for (path, _whole), result in zip(jobs, found, strict=True)}
+
+
 def _op_layer(
-    op_type: str, op_name: str, items: list[TensorFile], order: int, weights: dict[str, bool]
+    op_type: str,
+    op_name: str,
+    items: list[TensorFile],
+    order: int,
+    weights: dict[str, bool],
+    stats: dict[Path, TensorStats],
 ) -> Layer:
-    """One op's tensor files as a Layer (inputs and outputs by slot, statistics computed)."""
+    """One op's tensor files as a Layer (inputs and outputs by slot, statistics already computed)."""
     slots = {io: sorted((f for f in items if f.io == io), key=lambda f: f.slot) for io in ("input", "output")}
     role = _role(op_type, op_name, weights)
-    whole = role != "layer"  # inputs and weights are also compared byte for byte
-    inputs = tuple(_stats(f.path, whole) for f in slots["input"])
-    outputs = tuple(_stats(f.path, whole) for f in slots["output"])
+    inputs = tuple(stats[f.path] for f in slots["input"])
+    outputs = tuple(stats[f.path] for f in slots["output"])
     key = f"{op_type}:{OP_NUMBER.sub('', op_name)}"
     return Layer(op_name, key, op_type, order, role, "forward", inputs, outputs)
 

@@ -238,3 +238,31 @@ def test_msprobe_scope_comes_from_construct_json_with_names_mapped() -> None:
     pair = next(d for d in comparison.diffs if d.baseline.name == "Mint.logical_or.0.forward")
     scope = "module.module.language_model.embedding.word_embeddings"
     assert pair.baseline.scope == pair.target.scope == scope
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "float64", "int64", "bool"])
+def test_streamed_statistics_match_a_float64_reduction(
+    dtype: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chunks cut elements in two (CHUNK_BYTES not a multiple of the item size) and float32 blocks are
+    summed by BLAS: max/min exact, mean and norm within 1e-6 of numpy in float64, inf/nan counted."""
+    import numpy as np
+
+    from outputs import stats
+
+    monkeypatch.setattr(stats, "CHUNK_BYTES", 4099)
+    monkeypatch.setattr(stats, "BLOCK", 300)
+    rng = np.random.default_rng(7)
+    values = (rng.standard_normal((37, 111)) * 50 + 3).astype(dtype)
+    if dtype.startswith("float"):
+        values[3, 4], values[5, 6] = np.nan, -np.inf
+    path = tmp_path / "t.npy"
+    np.save(path, values)
+    got = stats.npy_stats(path)
+    wide = values.astype(np.float64).ravel()
+    finite = wide[np.isfinite(wide)]
+    assert got.shape == (37, 111) and got.dtype == dtype
+    assert got.nan == int(np.isnan(wide).sum()) and got.inf == int(np.isinf(wide).sum())
+    assert got.max == np.nanmax(wide) and got.min == np.nanmin(wide)
+    assert got.mean == pytest.approx(finite.mean(), rel=1e-6)
+    assert got.norm == pytest.approx(float(np.sqrt(finite @ finite)), rel=1e-6)
