@@ -3,9 +3,7 @@ to JSON, Markdown, CSV or HTML (with the divergence-along-depth plot) in English
 
 from __future__ import annotations
 
-import csv
 import html
-import io
 import json
 import os
 from collections.abc import Sequence
@@ -194,7 +192,9 @@ def render_outputs(report: OutputsReport, fmt: str) -> str:
     if fmt == "json":
         return report.section.model_dump_json(indent=2) + "\n"
     if fmt == "csv":
-        return _csv(report.section)
+        from doctor.render.csv import outputs_csv
+
+        return outputs_csv(report.section)
     if fmt == "html":
         return _html(report)
     return _markdown(report)
@@ -279,22 +279,6 @@ def section_markdown(section: OutputsSection, lang: str, level: int = 2) -> str:
 def _md(text: str) -> str:
     """User data in Markdown: no table breaks, no backticks, no HTML."""
     return html.escape(str(text).replace("|", "\\|").replace("`", "'"))
-
-
-def _csv(section: OutputsSection) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    fields = list(LayerPoint.model_fields)
-    writer.writerow(fields)
-    for point in section.depth:
-        row = point.model_dump()
-        writer.writerow([_cell(row[f]) for f in fields])
-    return buffer.getvalue()
-
-
-def _cell(value: Any) -> Any:
-    """A CSV cell that a spreadsheet will not run as a formula."""
-    return "'" + value if isinstance(value, str) and value[:1] in ("=", "+", "-", "@") else value
 
 
 def depth_figure(section: OutputsSection, lang: str = "en") -> Any:

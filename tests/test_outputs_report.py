@@ -6,11 +6,12 @@ import csv
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from doctor.cli import main
-from doctor.model.outputs import OutputsSection
+from doctor.model.outputs import LayerPoint, OutputsSection
 from doctor.outputs_report import compare_outputs, depth_figure, render_outputs
 from tests.support.inputs import ROOT
 
@@ -116,10 +117,33 @@ def test_one_report_covers_the_latency_and_the_results() -> None:
     assert data["outputs"]["first_divergence"]["op_type"] == "Conv2D"
     assert "where two runs' outputs part ways" in render(report, "md")
     assert "id='outputs'" in render(report, "html")
+    _assert_combined_csv(report, render(report, "csv"))
     chinese = report.in_lang("zh")
     assert chinese.document.outputs is not None and "随机预处理使两次运行的输入不同" in render(chinese, "md")
     plain = diagnose(*profiles, isolate=False)
     assert "outputs" not in plain.to_dict() and plain.document.outputs is None
+    assert "\n\n" not in render(plain, "csv")  # without dumps: the operator table alone
+
+
+def _assert_combined_csv(report: Any, text: str) -> None:
+    """The combined CSV: the operator table, one empty line, then the depth table of the outputs section
+    (LayerPoint's columns, one row per matched layer), both readable as CSV; a layer name that a
+    spreadsheet would run as a formula is quoted, numbers stay numbers."""
+    operators, depth = text.split("\n\n")
+    assert len(list(csv.DictReader(io.StringIO(operators)))) == len(report.operators())
+    rows = list(csv.DictReader(io.StringIO(depth)))
+    section = report.document.outputs
+    assert list(rows[0]) == list(LayerPoint.model_fields) and len(rows) == len(section.depth)
+    first = next(r for r in rows if r["diverged"] == "True")
+    assert first["op_type"] == "Conv2D" and int(first["depth"]) == section.first_divergence.depth
+    assert float(first["rel_diff"]) == pytest.approx(section.first_divergence.rel_diff)
+    points = [p.model_copy(update={"layer": "=HYPERLINK(1)"}) for p in section.depth]
+    hostile = report.document.model_copy(update={"outputs": section.model_copy(update={"depth": points})})
+    from doctor.render import render
+    from doctor.report import Report
+
+    depth = render(Report.of(hostile), "csv").split("\n\n")[1]
+    assert all(r["layer"] == "'=HYPERLINK(1)" for r in csv.DictReader(io.StringIO(depth)))
 
 
 @pytest.mark.parametrize("target", ["dropout_on", "weights", "fp16"])
