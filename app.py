@@ -1149,7 +1149,7 @@ def build_demo(config: AppConfig | None = None, example: str | None = None) -> g
             with gr.Tab(I18N("tab_inspect"), id="inspect"):
                 inspect_outs = _inspect_tab(config, events)
             with gr.Tab(I18N("tab_outputs"), id="outputs"):
-                outputs_tab(I18N, events.language)
+                outputs_tab(I18N, events.language, events.uploads)
             with gr.Tab(I18N("tab_rules"), id="rules"):
                 rules_query, rules_catalog = _rules_tab()
             events.tabs = tabs

@@ -193,7 +193,7 @@ class _Accumulator:
     """Running max/min, sum and sum of squares over chunks, with inf/nan counted only when the extremes say
     there are any (max and min propagate nan and show inf).
 
-    float32 and float16 are reduced block by block in float32: max, min and two single-threaded BLAS dots
+    float32 and float16 are reduced block by block in float32: max, min and two BLAS dots
     (with ones: the sum; with itself: the squares), four passes over a block in cache and no copy of a
     float32 tensor; the block totals are kept in float64, which keeps the sum and norm within about 1e-7
     relative of a float64 reduction (tests/test_outputs.py). Other dtypes are widened to float64 per

@@ -173,3 +173,57 @@ def test_with_a_profile_the_deterministic_fix_cost_is_read_from_it() -> None:
     assert cost.reduction_ms_per_step == pytest.approx(matmul, abs=1e-3)
     assert cost.step_ms == pytest.approx(report.data["timing"]["target_ms_per_step"], rel=1e-3)
     assert compare_outputs(DUMPS / "reference", DUMPS / "weights").section.deterministic_cost is None
+
+
+def test_the_app_tab_registers_its_uploads_with_the_upload_ledger(tmp_path: Path) -> None:
+    """The tab's uploads are tracked like the profiles': a page holds what its inputs show across runs and
+    lets go when it closes (the files are deleted); an API call's run deletes its files when it ends; an
+    upload already deleted is said as such, naming it."""
+    import shutil
+
+    from doctor.outputs_tab import SLOTS, _holder, run_outputs
+    from doctor.uploads import UploadLedger
+
+    root = tmp_path / "gradio"
+    ledger = UploadLedger(root)
+
+    def upload(name: str) -> str:
+        folder = root / f"sha-{name}"
+        folder.mkdir(parents=True)
+        return shutil.make_archive(str(folder / name), "zip", DUMPS, name)
+
+    baseline, target = upload("reference"), upload("bn_train")
+    ledger.record([baseline, target])
+    ledger.open_session("page")
+    for slot, path in zip(SLOTS, (baseline, target), strict=False):
+        _holder(ledger, slot)(path, type("Request", (), {"session_hash": "page"})())
+    assert ledger.count(baseline) == 1 and ledger.count(target) == 1
+    for _ in range(2):  # a re-run finds its files: the page holds them
+        markdown, plot = run_outputs(baseline, target, None, "English", uploads=ledger, session="page")
+        assert "BatchNorm" in markdown.value and plot.visible
+        assert Path(baseline).exists() and ledger.count(baseline) == 1
+    ledger.end_session("page")
+    assert not Path(baseline).exists() and not Path(target).exists()
+
+    baseline, target = upload("weights"), upload("dropout_on")
+    ledger.record([baseline, target])
+    markdown, _plot = run_outputs(baseline, target, None, "English", uploads=ledger, session=None)
+    assert not markdown.value.startswith("⚠")
+    assert not Path(baseline).exists() and not Path(target).exists(), "an API call's files go when it ends"
+    markdown, plot = run_outputs(baseline, target, None, "English", uploads=ledger, session=None)
+    assert markdown.value.startswith("⚠") and "weights.zip" in markdown.value and not plot.visible
+
+
+def test_the_app_passes_its_upload_ledger_to_the_outputs_tab() -> None:
+    """app.py builds the tab with its ledger, so its three upload inputs hold their files (change events)."""
+    import gradio as gr
+
+    from doctor.outputs_tab import outputs_tab
+    from doctor.uploads import UploadLedger
+
+    source = (ROOT / "app.py").read_text(encoding="utf-8")
+    assert "outputs_tab(I18N, events.language, events.uploads)" in source
+    with gr.Blocks() as demo:
+        outputs_tab(lambda key: key, None, UploadLedger(ROOT / "no-such-upload-folder"))
+    changes = [d for d in demo.fns.values() if any(t[1] == "change" for t in d.targets)]
+    assert len(changes) == 3
