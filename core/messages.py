@@ -1550,4 +1550,6 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "From the profile: deterministic kernels (ms.set_deterministic(True), the fix for run-to-run differences of reductions) can slow at most the {n} reduction and atomic operators, {ms:.3g} ms of the target's {step:.3g} ms per step ({share:.1f} %). Profile once with it on to measure.",
         "zh": "根据性能数据：确定性算子（ms.set_deterministic(True)，用于消除归约类算子的运行间差异）最多只会拖慢 {n} 个归约和原子类算子，即目标每步 {step:.3g} ms 中的 {ms:.3g} ms（{share:.1f}%）。开启后再采集一次即可实测。",
     },
+    "outputs.md-call-site": {"en": "Called in the baseline from", "zh": "基线中的调用位置"},
+    "outputs.md-target-call-site": {"en": "Called in the target from", "zh": "目标中的调用位置"},
 }

@@ -61,6 +61,8 @@ REPORT_TEXT: dict[str, dict[str, str]] = {
         "outputs_layer": "Layer",
         "outputs_rel": "Relative difference",
         "outputs_tolerance": "Tolerance",
+        "outputs_call_site": "Called in the baseline from",
+        "outputs_target_call_site": "Called in the target from",
         "outputs_deterministic": "From the profile: deterministic kernels (ms.set_deterministic(True)) can "
         "slow at most the {n} reduction and atomic operators, {ms} ms of the target's {step} ms per step "
         "({share} %).",
@@ -258,6 +260,8 @@ REPORT_TEXT: dict[str, dict[str, str]] = {
         "outputs_layer": "层",
         "outputs_rel": "相对差异",
         "outputs_tolerance": "容差",
+        "outputs_call_site": "基线中的调用位置",
+        "outputs_target_call_site": "目标中的调用位置",
         "outputs_deterministic": "根据性能数据：确定性算子（ms.set_deterministic(True)）最多只会拖慢 "
         "{n} 个归约和原子类算子，即目标每步 {step} ms 中的 {ms} ms（{share}%）。",
         "after_gain": "实测收益：每步 {gain}（目标 {target} → 修复后 {after}）；"

@@ -19,6 +19,7 @@ from doctor.build import cause_records, symptom_records
 from doctor.i18n import check_lang
 from doctor.model.outputs import DeterministicCost, DumpInfo, FirstDivergence, LayerPoint, OutputsSection
 from doctor.report import Report
+from doctor.text import md_code
 from doctor.uploads import public_folders
 from knowledge import evaluate
 
@@ -181,6 +182,8 @@ def _first(comparison: Any) -> FirstDivergence | None:
         tolerance=first.output.tolerance,
         dtype=first.output.dtype,
         inputs_differ=first.inputs_diverged,
+        call_site=first.baseline.call_site or None,
+        target_call_site=first.target.call_site or None,
     )
 
 
@@ -237,6 +240,7 @@ def section_markdown(section: OutputsSection, lang: str, level: int = 2) -> str:
                 tol=first.tolerance,
             )
         )
+        lines += _call_sites_markdown(first, lang)
     lines += ["", f"{head}# {_t('outputs.md-causes', lang)}", ""]
     ranked = [c for c in section.causes if c.significant]
     if not ranked:
@@ -274,6 +278,16 @@ def section_markdown(section: OutputsSection, lang: str, level: int = 2) -> str:
         lines += [f"- baseline: `{_md(n)}`" for n in section.only_baseline]
         lines += [f"- target: `{_md(n)}`" for n in section.only_target]
     return "\n".join(lines) + "\n"
+
+
+def _call_sites_markdown(first: FirstDivergence, lang: str) -> list[str]:
+    """Where each run's first divergent call was made (msprobe stack.json), as list items; [] if unknown."""
+    sites = [
+        ("outputs.md-call-site", first.call_site),
+        ("outputs.md-target-call-site", first.target_call_site),
+    ]
+    items = [f"- {_t(key, lang)}: {md_code(site)}" for key, site in sites if site]
+    return ["", *items] if items else []
 
 
 def _md(text: str) -> str:

@@ -26,6 +26,7 @@ class Layer:
     inputs: tuple[TensorStats | None, ...] = ()
     outputs: tuple[TensorStats | None, ...] = ()
     scope: str = ""  # the calling module's path (msprobe construct.json), names mapped; "" when unknown
+    call_site: str = ""  # the user's code that made the call (msprobe stack.json): "file:line in func: code"
 
 
 @dataclass(frozen=True)

@@ -34,8 +34,9 @@ def read_msprobe(path: Path, label: str, mapping: Mapping[str, str] | None = Non
     framework = str(raw.get("framework") or "unknown").lower()
     names = mapping if (mapping and framework == "mindspore") else {}
     parents = _construct(path.with_name("construct.json"))
+    sites = call_sites(path.with_name("stack.json"))
     layers = [
-        _layer(name, entry, order, names, _scope(parents.get(name), names))
+        _layer(name, entry, order, names, _scope(parents.get(name), names), sites.get(name, ""))
         for order, (name, entry) in enumerate(data.items())
     ]
     return Dump(label, "msprobe", framework, tuple(layers), files=1, bytes_read=path.stat().st_size)
@@ -66,20 +67,62 @@ def _construct(path: Path) -> dict[str, str]:
     return {str(k): str(v) for k, v in raw.items() if isinstance(v, str)} if isinstance(raw, dict) else {}
 
 
+# One frame of a Python traceback as msprobe stores it: "File <path>, line <n>, in <function>, \n <code>".
+FRAME = re.compile(
+    r"^File (?P<file>.+?), line (?P<line>\d+), in (?P<func>[^,\n]+),?\s*(?P<code>.*)$", re.DOTALL
+)
+# Frames that are not the user's code: installed packages (frameworks) and msprobe's own hooks.
+NOT_USER_CODE = re.compile(r"site-packages|dist-packages|/msprobe/|/mstt/|<frozen |^<")
+
+
+def call_sites(path: Path) -> dict[str, str]:
+    """stack.json beside dump.json: entry name -> the first frame of the user's code that made the call
+    ("file:line in function: code"); {} when the file is absent or not understood. Both of msprobe's
+    layouts are read: {name: [frames]} and {id: [[names], [frames]]}."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return {}
+    sites: dict[str, str] = {}
+    for key, value in raw.items() if isinstance(raw, dict) else ():
+        grouped = isinstance(value, list) and len(value) == 2 and all(isinstance(v, list) for v in value)
+        names, frames = (value[0], value[1]) if grouped else ([key], value)
+        site = _user_frame(frames if isinstance(frames, list) else [])
+        if site:
+            sites.update({str(name): site for name in names})
+    return sites
+
+
+def _user_frame(frames: list[Any]) -> str:
+    """The first frame outside installed packages and msprobe, as "file:line in function: code"."""
+    for frame in frames:
+        match = FRAME.match(str(frame).strip())
+        if match and not NOT_USER_CODE.search(match["file"]):
+            code = " ".join(match["code"].split())
+            return f"{match['file']}:{match['line']} in {match['func'].strip()}" + (
+                f": {code}" if code else ""
+            )
+    return ""
+
+
 def _scope(parent: str | None, names: Mapping[str, str]) -> str:
     """The calling module's path without its class and call number, names mapped ("" when unknown)."""
     module = MODULE_NAME.match(parent or "")
     return ".".join(names.get(part, part) for part in module["path"].split(".")) if module else ""
 
 
-def _layer(name: str, entry: Any, order: int, names: Mapping[str, str], scope: str = "") -> Layer:
+def _layer(
+    name: str, entry: Any, order: int, names: Mapping[str, str], scope: str = "", call_site: str = ""
+) -> Layer:
     """One data entry as a Layer keyed for alignment."""
     entry = entry if isinstance(entry, dict) else {}
     inputs = _tensors(entry.get("input_args", [])) + _tensors(entry.get("input_kwargs", {}))
     inputs += _tensors(entry.get("input", []))
     outputs = _tensors(entry.get("output", []))
     key, op_type, direction = layer_key(name, names)
-    return Layer(name, key, op_type, order, "layer", direction, tuple(inputs), tuple(outputs), scope)
+    return Layer(
+        name, key, op_type, order, "layer", direction, tuple(inputs), tuple(outputs), scope, call_site
+    )
 
 
 def layer_key(name: str, names: Mapping[str, str]) -> tuple[str, str, str]:

@@ -17,6 +17,7 @@ from tests.support.inputs import ROOT
 
 DUMPS = ROOT / "tests" / "fixtures" / "outputs"
 MSPROBE = ROOT.parent / "shared" / "samples" / "msprobe_dump"
+CPU = ROOT / "tests" / "fixtures" / "cpu"
 
 
 def test_the_section_is_typed_and_round_trips_through_json() -> None:
@@ -227,3 +228,52 @@ def test_the_app_passes_its_upload_ledger_to_the_outputs_tab() -> None:
         outputs_tab(lambda key: key, None, UploadLedger(ROOT / "no-such-upload-folder"))
     changes = [d for d in demo.fns.values() if any(t[1] == "change" for t in d.targets)]
     assert len(changes) == 3
+
+
+def test_the_msprobe_first_divergence_says_where_each_run_made_the_call(tmp_path: Path) -> None:
+    """stack.json of the real sample: the first divergent API's call site in each run is the first frame
+    of the user's code (not MindSpore, PyTorch or msprobe), said in JSON, Markdown and HTML, en and zh;
+    here it shows the two aligned __add__ calls come from different lines. Without stack.json: no site."""
+    import shutil
+
+    report = compare_outputs(
+        MSPROBE / "mindspore_data", MSPROBE / "pytorch_data", mapping=MSPROBE / "layer_mapping.yaml"
+    )
+    first = report.section.first_divergence
+    assert first is not None and first.layer == "Tensor.__add__.0.forward"
+    assert first.call_site == (
+        "/path_to_net/PanGu_ms/pangu/training/utils.py:65 in get_ltor_reset_masks_and_position_ids: "
+        "eod_index = position_ids[b, data[b] == eod_token]"
+    )
+    assert first.target_call_site == (
+        "/path_to_net/PanGu/pangu/training/utils.py:176 in get_ltor_reset_masks_and_position_ids: "
+        "attention_mask[b, 0, (i + 1):, :(i + 1)] = 0"
+    )
+    assert json.loads(render_outputs(report, "json"))["first_divergence"]["call_site"] == first.call_site
+    markdown = render_outputs(report, "md")
+    assert f"- Called in the baseline from: `{first.call_site}`" in markdown
+    assert "utils.py:176" in markdown
+    chinese = compare_outputs(
+        MSPROBE / "mindspore_data",
+        MSPROBE / "pytorch_data",
+        mapping=MSPROBE / "layer_mapping.yaml",
+        lang="zh",
+    )
+    assert "- 基线中的调用位置: `" in render_outputs(chinese, "md")
+    from doctor import diagnose
+    from doctor.render import render
+    from doctor.report import Report
+
+    profiles = (CPU / "train_fp32_graph", CPU / "infer_fp32_graph")
+    document = diagnose(*profiles, isolate=False).document.model_copy(update={"outputs": report.section})
+    page = render(Report.of(document), "html")
+    assert "Called in the target from: <code>/path_to_net/PanGu/pangu/training/utils.py:176" in page
+    assert "(i + 1):, :(i + 1)] = 0</code>" in page
+    bare = tmp_path / "ms"
+    shutil.copytree(MSPROBE / "mindspore_data", bare)
+    (bare / "stack.json").unlink()
+    alone = compare_outputs(bare, MSPROBE / "pytorch_data", mapping=MSPROBE / "layer_mapping.yaml")
+    assert alone.section.first_divergence is not None
+    assert alone.section.first_divergence.call_site is None
+    assert alone.section.first_divergence.target_call_site == first.target_call_site
+    assert "Called in the baseline from" not in render_outputs(alone, "md")

@@ -51,6 +51,14 @@ class FirstDivergence(Record):
     inputs_differ: bool = Field(
         description="Its data input already differs (the difference came from before)."
     )
+    call_site: str | None = Field(
+        default=None,
+        description="The baseline's code that made the call, from msprobe's stack.json: the first frame "
+        "outside installed packages and msprobe (`file:line in function: code`); `null` when unknown.",
+    )
+    target_call_site: str | None = Field(
+        default=None, description="The same for the target's call; `null` when unknown."
+    )
 
 
 class DeterministicCost(Record):
