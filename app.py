@@ -42,6 +42,7 @@ from doctor.files import ReportFiles, case_id_of
 from doctor.help import collect_help
 from doctor.i18n import LANGS, LANGUAGE_NAMES, UI_TEXT, page_lang, t
 from doctor.isolation import kill_all_children, run_cancellable
+from doctor.outputs_tab import outputs_tab
 from doctor.problems import failure_markdown, problems_markdown
 from doctor.report import Report
 from doctor.rules_view import rules_markdown
@@ -1148,6 +1149,8 @@ def build_demo(config: AppConfig | None = None, example: str | None = None) -> g
                 inputs, outputs = _compare_tab(config, preload, events)
             with gr.Tab(I18N("tab_inspect"), id="inspect"):
                 inspect_outs = _inspect_tab(config, events)
+            with gr.Tab(I18N("tab_outputs"), id="outputs"):
+                outputs_tab(I18N, events.language, events.uploads)
             with gr.Tab(I18N("tab_rules"), id="rules"):
                 rules_query, rules_catalog = _rules_tab()
             events.tabs = tabs

@@ -1631,4 +1631,111 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "has a step without Computing or Free time",
         "zh": "存在缺少 Computing 或 Free 时间的 step",
     },
+    # --- outputs/ (two runs' dumps compared layer by layer)
+    "outputs.msprobe-no-data": {
+        "en": 'has no "data" object of dumped APIs',
+        "zh": '没有记录各 API 的 "data" 对象',
+    },
+    "outputs.msprobe-expected": {
+        "en": 'an msprobe statistics dump.json (task "statistics") with its construct.json and stack.json',
+        "zh": 'msprobe 统计量 dump.json（task 为 "statistics"），及其 construct.json 和 stack.json',
+    },
+    "outputs.not-json": {"en": "is not valid JSON ({reason})", "zh": "不是有效的 JSON（{reason}）"},
+    "outputs.bad-mapping": {"en": "is not a layer mapping ({reason})", "zh": "不是层映射文件（{reason}）"},
+    "outputs.no-tensors": {"en": "holds no dumped tensor files", "zh": "不包含任何 dump 出的张量文件"},
+    "outputs.dump-expected": {
+        "en": "a dump folder or archive: msprobe dump.json, MindSpore statistic.csv, or MindSpore .npy tensors (MINDSPORE_DUMP_CONFIG)",
+        "zh": "dump 文件夹或压缩包：msprobe dump.json、MindSpore statistic.csv，或 MindSpore .npy 张量（MINDSPORE_DUMP_CONFIG）",
+    },
+    "outputs.more-iterations": {
+        "en": "the dump holds several iterations; the first was compared",
+        "zh": "dump 中有多个迭代，只比较了第一个",
+    },
+    "outputs.csv-columns": {"en": "lacks the columns {columns}", "zh": "缺少列 {columns}"},
+    "outputs.no-dump": {
+        "en": "holds no dump Perf Doctor can read (found: {found})",
+        "zh": "不包含 Perf Doctor 能读取的 dump（找到：{found}）",
+    },
+    "outputs.too-big": {
+        "en": "is {mib} MiB, over the {limit} MiB a dump.json may have",
+        "zh": "大小为 {mib} MiB，超过了 dump.json 的上限 {limit} MiB",
+    },
+    "outputs.diverge": {
+        "en": "Outputs first part ways at {layer} ({op_type}): {stat} differs by {rel:.3g} relative, beyond the {dtype} tolerance {tol:g}",
+        "zh": "输出首次出现分歧于 {layer}（{op_type}）：{stat} 相对差异 {rel:.3g}，超出 {dtype} 容差 {tol:g}",
+    },
+    "outputs.inputs-differ": {
+        "en": "The network input {layer} already differs between the runs ({how})",
+        "zh": "两次运行的网络输入 {layer} 已经不同（{how}）",
+    },
+    "outputs.same-stats": {
+        "en": "same statistics, other values: reordered or flipped",
+        "zh": "统计量相同而数值不同：被重排或翻转",
+    },
+    "outputs.other-stats": {
+        "en": "statistics differ by {rel:.3g} relative",
+        "zh": "统计量相对差异 {rel:.3g}",
+    },
+    "outputs.weights-differ": {
+        "en": "{n} of {total} parameters differ between the runs (first: {first}, {rel:.3g} relative)",
+        "zh": "{total} 个参数中有 {n} 个在两次运行间不同（第一个：{first}，相对差异 {rel:.3g}）",
+    },
+    "outputs.overflow": {
+        "en": "{layer} holds {non_finite} inf/nan values or a maximum of {max_abs:g} in {dtype} (FP16 ends at 65504); the other run has {other}",
+        "zh": "{layer} 含 {non_finite} 个 inf/nan 值或 {dtype} 下最大值 {max_abs:g}（FP16 上限 65504）；另一次运行为 {other}",
+    },
+    "outputs.dtype-differ": {
+        "en": "{n} matched layers compute in other dtypes ({baseline_dtype} against {target_dtype}, first at {layer})",
+        "zh": "{n} 个对应层的计算数据类型不同（{baseline_dtype} 对 {target_dtype}，首个在 {layer}）",
+    },
+    "outputs.finite": {"en": "finite values below the limit", "zh": "有限值且低于上限"},
+    "outputs.md-title": {
+        "en": "Perf Doctor: where two runs' outputs part ways",
+        "zh": "Perf Doctor：两次运行的输出从哪里开始不同",
+    },
+    "outputs.md-baseline": {"en": "Baseline", "zh": "基线"},
+    "outputs.md-target": {"en": "Target", "zh": "目标"},
+    "outputs.md-layers": {"en": "layers", "zh": "层"},
+    "outputs.md-first": {"en": "First layer that parts ways", "zh": "首个出现分歧的层"},
+    "outputs.md-no-divergence": {
+        "en": "No layer parts ways: all {n} matched layers agree within their dtype's tolerance.",
+        "zh": "没有层出现分歧：{n} 个对应层均在其数据类型的容差之内。",
+    },
+    "outputs.md-first-line": {
+        "en": "`{layer}` ({op_type}), layer {depth} of {n}: {stat} differs by {rel:.3g} relative, beyond the {dtype} tolerance {tol:g}.",
+        "zh": "`{layer}`（{op_type}），第 {depth}/{n} 层：{stat} 相对差异 {rel:.3g}，超出 {dtype} 容差 {tol:g}。",
+    },
+    "outputs.md-causes": {"en": "Causes", "zh": "原因"},
+    "outputs.md-nothing": {"en": "Nothing significant.", "zh": "没有发现显著问题。"},
+    "outputs.md-depth": {"en": "Divergence along depth", "zh": "随网络深度的分歧"},
+    "outputs.md-one-sided": {"en": "Layers in one run only", "zh": "只在一次运行中出现的层"},
+    "outputs.md-rel": {"en": "relative difference", "zh": "相对差异"},
+    "outputs.md-layer-depth": {"en": "layer (execution order)", "zh": "层（执行顺序）"},
+    "outputs.bad-npy": {
+        "en": "is not a readable .npy tensor ({reason})",
+        "zh": "不是可读取的 .npy 张量（{reason}）",
+    },
+    "outputs.need-two": {
+        "en": "Give both dumps, the baseline's and the target's.",
+        "zh": "请同时给出基线和目标两份 dump。",
+    },
+    "outputs.diverge-shape": {
+        "en": "Outputs first part ways at {layer} ({op_type}): the output shapes differ",
+        "zh": "输出首次出现分歧于 {layer}（{op_type}）：输出形状不同",
+    },
+    "outputs.diverge-non-finite": {
+        "en": "Outputs first part ways at {layer} ({op_type}): the counts of inf/nan values differ",
+        "zh": "输出首次出现分歧于 {layer}（{op_type}）：inf/nan 数值的个数不同",
+    },
+    "outputs.md-col-layer": {"en": "layer", "zh": "层"},
+    "outputs.md-col-op": {"en": "op", "zh": "算子"},
+    "outputs.md-col-rel": {"en": "rel. diff", "zh": "相对差异"},
+    "outputs.md-col-stat": {"en": "statistic", "zh": "统计量"},
+    "outputs.md-col-tol": {"en": "tolerance", "zh": "容差"},
+    "outputs.md-deterministic-cost": {
+        "en": "From the profile: deterministic kernels (ms.set_deterministic(True), the fix for run-to-run differences of reductions) can slow at most the {n} reduction and atomic operators, {ms:.3g} ms of the target's {step:.3g} ms per step ({share:.1f} %). Profile once with it on to measure.",
+        "zh": "根据性能数据：确定性算子（ms.set_deterministic(True)，用于消除归约类算子的运行间差异）最多只会拖慢 {n} 个归约和原子类算子，即目标每步 {step:.3g} ms 中的 {ms:.3g} ms（{share:.1f}%）。开启后再采集一次即可实测。",
+    },
+    "outputs.md-call-site": {"en": "Called in the baseline from", "zh": "基线中的调用位置"},
+    "outputs.md-target-call-site": {"en": "Called in the target from", "zh": "目标中的调用位置"},
 }

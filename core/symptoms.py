@@ -345,6 +345,40 @@ SYMPTOM_KINDS: dict[str, SymptomKind] = {
         "A rank's bandwidth on a link type (HCCS, RDMA, SDMA, PCIe) is under half the median of the others.",
         ("links", "rank", "link", "bandwidth_ratio"),
     ),
+    # --- two runs' dumps compared layer by layer (source "pair", outputs/) ---
+    "output-divergence": SymptomKind(
+        "The first layer (in execution order) whose output statistics differ beyond the dtype's tolerance.",
+        (
+            "layer",
+            "op_type",
+            "family",
+            "rel_diff",
+            "tolerance",
+            "dtype",
+            "stat",
+            "depth",
+            "layers",
+            "diverged_layers",
+            "one_sided_dropouts",
+            "inputs_differ",
+        ),
+    ),
+    "output-inputs-differ": SymptomKind(
+        "A network input differs between the runs: other statistics, or equal statistics over other values.",
+        ("input", "rel_diff", "same_statistics", "inputs"),
+    ),
+    "output-weights-differ": SymptomKind(
+        "Parameters (weights, not BatchNorm's moving statistics) differ between the runs.",
+        ("parameters", "total", "first", "rel_diff"),
+    ),
+    "output-overflow": SymptomKind(
+        "An FP16/BF16 tensor of the target holds inf or values at the FP16 limit (65504); the baseline not.",
+        ("layer", "non_finite", "max_abs", "dtype"),
+    ),
+    "output-dtype-differ": SymptomKind(
+        "Matched layers compute in other floating dtypes (another precision mode or mixed-precision level).",
+        ("layers", "baseline_dtype", "target_dtype", "layer"),
+    ),
     # --- a MINDIR (source "mindir") ---
     "mindir-train-mode": SymptomKind(
         "Exported in training mode: BatchNorm is_training=True or Dropout nodes.",

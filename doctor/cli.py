@@ -1,4 +1,4 @@
-"""Command line: `perf-doctor compare`, `inspect`, `triage`, `pack` and `serve`.
+"""Command line: `perf-doctor compare`, `outputs`, `inspect`, `triage`, `pack` and `serve`.
 
 Exit codes: 0 done (for `triage`: the batch completed, even when some submissions were broken; their rows
 say why); 2 bad input or usage (one line on stderr); 1 internal error (one line plus a hint to rerun with
@@ -63,9 +63,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--scheduler", help="a Dask scheduler (tcp://HOST:8786) whose workers read the ranks (default: local)"
     )
     compare.add_argument(
+        "--dumps",
+        nargs=2,
+        metavar=("BASELINE_DUMP", "TARGET_DUMP"),
+        help="both runs' dumps: adds where outputs part ways",
+    )
+    compare.add_argument(
+        "--dump-mapping", help="with --dumps: layer_mapping.yaml for MindSpore against PyTorch"
+    )
+    compare.add_argument(
         "--baseline", dest="baseline_role", choices=("first", "second"), help="which argument is the baseline"
     )
     _output_options(compare)
+
+    _outputs_parser(commands)
 
     inspect = commands.add_parser("inspect", help="check a MINDIR model on its own")
     inspect.add_argument("model", help="a .mindir file")
@@ -118,6 +129,35 @@ def _triage_parser(commands: argparse._SubParsersAction) -> None:
         default=argparse.SUPPRESS,
         help="print the traceback of an internal error",
     )
+
+
+def _outputs_parser(commands: argparse._SubParsersAction) -> None:
+    """`perf-doctor outputs A B`: where two runs' outputs part ways, and why."""
+    outputs = commands.add_parser(
+        "outputs", help="compare two runs' dumps layer by layer: where and why they differ"
+    )
+    outputs.add_argument("baseline", help="dump folder or archive (msprobe dump.json, statistic.csv or .npy)")
+    outputs.add_argument("target", help="dump folder or archive of the other run")
+    outputs.add_argument("--mapping", help="layer_mapping.yaml for a MindSpore-vs-PyTorch pair")
+    outputs.add_argument(
+        "--format", choices=("md", "json", "csv", "html"), default="md", help="report format"
+    )
+    outputs.add_argument("-o", "--output", help="write the report to this file instead of standard output")
+    outputs.add_argument("--lang", choices=("en", "zh"), default="en", help="report language")
+    outputs.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="print tracebacks")
+
+
+def _outputs(args: argparse.Namespace) -> int:
+    """Run `perf-doctor outputs` (imported here: `compare --format json` loads no pydantic)."""
+    from doctor.outputs_report import compare_outputs, render_outputs
+
+    report = compare_outputs(args.baseline, args.target, mapping=args.mapping, lang=args.lang)
+    text = render_outputs(report, args.format)
+    if args.output:
+        write_output(Path(args.output), text, args.output)
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK
 
 
 def _output_options(parser: argparse.ArgumentParser) -> None:
@@ -197,6 +237,8 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_OK  # reached only where execv is stubbed (tests): it replaces the process
     if args.command == "triage":
         return _triage(args)
+    if args.command == "outputs":
+        return _outputs(args)
     if args.command == "pack":
         return _pack(args)
     inputs = (
@@ -215,6 +257,8 @@ def _run(args: argparse.Namespace) -> int:
             lang=args.lang,
             after=args.after,
             translate=bool(args.case),  # only a stored case keeps the other languages
+            dumps=tuple(args.dumps) if args.dumps else None,
+            dump_mapping=args.dump_mapping,
         )
         if args.case:
             _attach_after(args, report)

@@ -107,6 +107,8 @@ def diagnose(
     after: Source | None = None,
     translate: bool = True,
     scheduler: str | None = None,
+    dumps: tuple[Source, Source] | None = None,
+    dump_mapping: str | os.PathLike[str] | None = None,
 ) -> Report:
     """Diagnose a pair of profiles (or one profile), optionally with the model's MINDIR.
 
@@ -123,8 +125,46 @@ def diagnose(
     A profile holding several ranks is read whole unless `rank` narrows it: every rank is summarised (a
     local process pool, or the Dask cluster at `scheduler`, e.g. tcp://HOST:8786), the slow rank is found
     and diagnosed against a typical rank, and the report gains a `ranks` section.
+    `dumps` (baseline's, target's: folders or archives of msprobe or MindSpore dumps, `dump_mapping` a
+    layer_mapping.yaml) adds an `outputs` section: one report covers the latency and the results.
     Bad input raises core.errors.InputError with one line for the user.
     """
+    report = _diagnose_profiles(
+        baseline,
+        target,
+        mindir,
+        rank,
+        baseline_role,
+        progress,
+        lang,
+        npu_smi,
+        isolate,
+        after,
+        translate,
+        scheduler,
+    )
+    if dumps is None:
+        return report
+    from doctor.outputs_report import attach_outputs
+
+    return attach_outputs(report, dumps[0], dumps[1], mapping=dump_mapping, isolate=isolate)
+
+
+def _diagnose_profiles(
+    baseline: Source | None,
+    target: Source | None,
+    mindir: str | os.PathLike[str] | None,
+    rank: int | None,
+    baseline_role: str | None,
+    progress: Progress | None,
+    lang: str,
+    npu_smi: str | os.PathLike[str] | None,
+    isolate: bool,
+    after: Source | None,
+    translate: bool,
+    scheduler: str | None,
+) -> Report:
+    """diagnose() of the profiles and the model."""
     check_lang(lang)
     rank = check_rank(rank)
     if baseline_role not in BASELINE_CHOICES:

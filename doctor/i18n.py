@@ -54,6 +54,18 @@ REPORT_TEXT: dict[str, dict[str, str]] = {
         "target": "target",
         "after": "after the fix",
         "after_title": "After the fix",
+        "outputs_title": "Where the two runs' outputs part ways",
+        "outputs_first": "First at {layer} ({op_type}), layer {depth} of {n}: {stat} differs by {rel} "
+        "relative, beyond the {dtype} tolerance {tol}.",
+        "outputs_none": "No layer parts ways: all {n} matched layers agree within their dtype's tolerance.",
+        "outputs_layer": "Layer",
+        "outputs_rel": "Relative difference",
+        "outputs_tolerance": "Tolerance",
+        "outputs_call_site": "Called in the baseline from",
+        "outputs_target_call_site": "Called in the target from",
+        "outputs_deterministic": "From the profile: deterministic kernels (ms.set_deterministic(True)) can "
+        "slow at most the {n} reduction and atomic operators, {ms} ms of the target's {step} ms per step "
+        "({share} %).",
         "after_gain": "Measured gain: {gain} per step (target {target} → after {after}); "
         "predicted {predicted} (measured ÷ predicted {ratio}).",
         "after_per_sample": "The batches differ ({target_batch} vs {after_batch}): the gain is measured per "
@@ -287,6 +299,17 @@ REPORT_TEXT: dict[str, dict[str, str]] = {
         "target": "目标",
         "after": "修复后",
         "after_title": "修复之后",
+        "outputs_title": "两次运行的输出从哪里开始不同",
+        "outputs_first": "首次分歧于 {layer}（{op_type}），第 {depth}/{n} 层：{stat} 相对差异 {rel}，"
+        "超出 {dtype} 容差 {tol}。",
+        "outputs_none": "没有层出现分歧：{n} 个对应层均在其数据类型的容差之内。",
+        "outputs_layer": "层",
+        "outputs_rel": "相对差异",
+        "outputs_tolerance": "容差",
+        "outputs_call_site": "基线中的调用位置",
+        "outputs_target_call_site": "目标中的调用位置",
+        "outputs_deterministic": "根据性能数据：确定性算子（ms.set_deterministic(True)）最多只会拖慢 "
+        "{n} 个归约和原子类算子，即目标每步 {step} ms 中的 {ms} ms（{share}%）。",
         "after_gain": "实测收益：每步 {gain}（目标 {target} → 修复后 {after}）；"
         "预测 {predicted}（实测 ÷ 预测 {ratio}）。",
         "after_per_sample": "两次运行的批大小不同（{target_batch} 对 {after_batch}）："
@@ -528,6 +551,13 @@ UI_TEXT: dict[str, dict[str, str]] = {
         "rules_intro": "Every root cause Perf Doctor can report, with its evidence, data needs and fix.",
         "case_link": "Link to this diagnosis",
         "tab_triage": "Triage",
+        "tab_outputs": "Compare outputs",
+        "outputs_intro": "Two runs' dumps (msprobe dump.json, MindSpore statistic.csv or .npy tensors from "
+        "MINDSPORE_DUMP_CONFIG) as archives: where their outputs first part ways, and why.",
+        "outputs_baseline": "Baseline dump (archive)",
+        "outputs_target": "Target dump (archive)",
+        "outputs_mapping": "layer_mapping.yaml (MindSpore against PyTorch, optional)",
+        "outputs_run": "Compare outputs",
         "triage_intro": "Recent cases, newest first. Filter them, see which causes many users share, and "
         "open or annotate a case (click a row to pick it).",
         "triage_cause": "Top cause",
@@ -614,6 +644,13 @@ UI_TEXT: dict[str, dict[str, str]] = {
         "rules_intro": "Perf Doctor 能报告的所有根因，以及其证据、所需数据和修复方法。",
         "case_link": "此诊断的链接",
         "tab_triage": "分诊",
+        "tab_outputs": "比较输出",
+        "outputs_intro": "上传两次运行的 dump（msprobe dump.json、MindSpore statistic.csv 或 "
+        "MINDSPORE_DUMP_CONFIG 生成的 .npy 张量）的压缩包：找出输出首次出现分歧的位置及原因。",
+        "outputs_baseline": "基线 dump（压缩包）",
+        "outputs_target": "目标 dump（压缩包）",
+        "outputs_mapping": "layer_mapping.yaml（MindSpore 对 PyTorch，可选）",
+        "outputs_run": "比较输出",
         "triage_intro": "最近的案例，最新的在前。可筛选、查看多个用户共有的原因，"
         "并打开或标注案例（点击一行即可选中）。",
         "triage_cause": "首要原因",

@@ -289,6 +289,27 @@ class UploadLedger:
             LOG.warning("could not delete an upload: %s", error.strerror)
 
 
+@contextmanager
+def holding(ledger: UploadLedger | None, session: str | None, slots: Mapping[str, object]) -> Iterator[None]:
+    """Around one analysis of uploaded files (`slots`: input name -> its value): an open browser session
+    holds what its inputs show (a re-run works), the request holds every path while it runs and lets go
+    after (the last holder deletes the file); an upload already deleted is an InputError naming it."""
+    if ledger is None:
+        yield
+        return
+    if ledger.has_session(session):
+        for slot, value in slots.items():
+            ledger.hold(str(session), slot, given_paths([value]))
+    paths = given_paths(slots.values())
+    ledger.restore(paths)  # a bundled example's copy deleted by another app or a cache sweep
+    ledger.claim(paths)
+    try:
+        ledger.require_present(paths)
+        yield
+    finally:
+        ledger.release(paths)
+
+
 def given_paths(values: Iterable[object]) -> list[str]:
     """Every path in a handler's input values (a path, a list of paths or None), in order, repeats kept:
     each occurrence was one upload."""

@@ -138,8 +138,14 @@ def test_resolution_accepts_instance_attributes_and_snippet_names() -> None:
 
 
 def test_ascend_only_fixes_are_resolved_not_executed() -> None:
+    """Only Ascend-only fixes are resolved instead of executed, and fixes calling a once-per-process setting
+    that another executed fix already calls (outputs-nondeterministic's ms.set_deterministic(True) beside
+    deterministic-mode's ms.set_deterministic(False): the shared runner process can take only one)."""
     assert {r.id for r in RESOLVE} >= {"communication-overhead", "profiler-config-mismatch"}
-    assert all("Ascend" in r.fix.code or "NPU" in r.fix.code for r in RESOLVE)
+    executed_once = {setting for rule in EXECUTE for setting in one_shot_calls(rule.fix.code)}
+    for rule in RESOLVE:
+        one_shot = one_shot_calls(rule.fix.code)
+        assert "Ascend" in rule.fix.code or "NPU" in rule.fix.code or (one_shot and one_shot <= executed_once)
 
 
 # --- execution on CPU -------------------------------------------------------------------------------

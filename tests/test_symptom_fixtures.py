@@ -27,16 +27,18 @@ import yaml
 
 import diagnosis.analyzers
 import graph
+import outputs
 from core.model import Run
 from core.symptoms import SYMPTOM_KINDS, Emits, Symptom
+from diagnosis import Workspace
 from diagnosis.analyzers import PAIR_ANALYZERS, RUN_ANALYZERS
 from diagnosis.compare import Side, compare_sides, prepare
 from tests.support.inputs import ROOT
 from tests.support.runs import FIXTURES, fixture_run
 
 CASES_DIR = FIXTURES / "symptoms"
-EMITTER_PACKAGES = ("core", "diagnosis", "graph", "knowledge", "doctor")
-CASE_KEYS = {"name", "baseline", "target", "run", "mindir", "profile", "edit"}
+EMITTER_PACKAGES = ("core", "diagnosis", "graph", "outputs", "knowledge", "doctor")
+CASE_KEYS = {"name", "baseline", "target", "run", "mindir", "profile", "edit", "dump_baseline", "dump_target"}
 GROUPS = ("fires", "quiet", "shared")
 
 
@@ -88,14 +90,23 @@ class Case:
 
     @property
     def shape(self) -> str:
-        """ "pair", "run" or "mindir" (a MINDIR, joined with a profile when one is given)."""
+        """ "pair", "run", "mindir" (a MINDIR, joined with a profile when one is given) or "dumps" (two
+        runs' dumps compared layer by layer)."""
+        if "dump_baseline" in self.inputs:
+            return "dumps"
         return next(s for s in ("mindir", "run", "pair") if s in self.inputs or s == "pair")
 
 
 def _case(kind: str, group: str, raw: dict[str, Any]) -> Case:
     assert set(raw) <= CASE_KEYS, f"{kind} {group} {raw.get('name')}: unknown keys {set(raw) - CASE_KEYS}"
     inputs = {k: v for k, v in raw.items() if k not in ("name", "edit")}
-    shapes = [{"baseline", "target"}, {"run"}, {"mindir"}, {"mindir", "profile"}]
+    shapes = [
+        {"baseline", "target"},
+        {"run"},
+        {"mindir"},
+        {"mindir", "profile"},
+        {"dump_baseline", "dump_target"},
+    ]
     assert set(inputs) in shapes, f"{kind}: {raw['name']}: inputs {sorted(inputs)}"
     edit = raw.get("edit", {})
     assert set(edit) <= set(inputs), f"{kind}: {raw['name']}: edits a side it has not"
@@ -111,7 +122,7 @@ def load_cases(path: Path) -> dict[str, list[Case]]:
     assert set(raw) <= {"kind", "not_differential", *GROUPS}, f"{path.name}: unknown top-level keys"
     assert raw["kind"] == path.stem, f"{path.name}: kind {raw['kind']!r} differs from the file name"
     cases = {group: [_case(raw["kind"], group, c) for c in raw.get(group, [])] for group in GROUPS}
-    assert all(c.shape == "pair" for c in cases["shared"]), f"{path.stem}: a shared case is a pair"
+    assert all(c.shape in ("pair", "dumps") for c in cases["shared"]), f"{path.stem}: a shared case is a pair"
     return cases
 
 
@@ -134,7 +145,10 @@ CASES = all_cases()
 def emitter_modules() -> dict[str, ModuleType]:
     """Every module that declares EMITS: the analyzers (registered by their import) and the graph checks."""
     names = [f"diagnosis.analyzers.{m.name}" for m in pkgutil.iter_modules(diagnosis.analyzers.__path__)]
-    modules = [importlib.import_module(n) for n in [*names, "graph.hygiene", "graph.profile_join"]]
+    modules = [
+        importlib.import_module(n)
+        for n in [*names, "graph.hygiene", "graph.profile_join", "outputs.symptoms"]
+    ]
     return {m.__name__: m for m in modules if hasattr(m, "EMITS")}
 
 
@@ -188,7 +202,14 @@ _EMITTED: dict[tuple[object, ...], tuple[tuple[str, Symptom], ...]] = {}
 def _emit(case: Case) -> tuple[tuple[str, Symptom], ...]:
     """What `emitted` returns, computed."""
     out: list[tuple[str, Symptom]] = []
-    if case.shape == "mindir":
+    if case.shape == "dumps":
+        with Workspace() as ws:
+            sides = [
+                outputs.read_dump(FIXTURES / case.inputs[k], ws) for k in ("dump_baseline", "dump_target")
+            ]
+        symptoms = outputs.output_symptoms(outputs.compare_dumps(*sides))
+        out += [(outputs.output_symptoms.__module__, s) for s in symptoms]
+    elif case.shape == "mindir":
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             model = graph.load_mindir(FIXTURES / case.inputs["mindir"])

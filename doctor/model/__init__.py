@@ -18,6 +18,7 @@ from doctor.model.findings import (
     Verdict,
 )
 from doctor.model.graph import Chain, Chains, Graph, Parameters, PatternCount, Tensor
+from doctor.model.outputs import DeterministicCost, DumpInfo, FirstDivergence, LayerPoint, OutputsSection
 from doctor.model.ranks import RankCause, RankDelta, RankJob, RankRow, Ranks, RankStep, SlowLink, SlowRank
 from doctor.model.runs import Headline, Input, PhaseTiming, ProfilerConfig, RunInfo, Timing
 from doctor.model.tables import (
@@ -40,17 +41,22 @@ __all__ = [
     "Cause",
     "Chain",
     "Chains",
+    "DeterministicCost",
+    "DumpInfo",
     "Evidence",
     "Explanation",
+    "FirstDivergence",
     "Fix",
     "Generator",
     "Graph",
     "Headline",
     "Input",
+    "LayerPoint",
     "Leaderboards",
     "NewCause",
     "OperatorRow",
     "Operators",
+    "OutputsSection",
     "Parameters",
     "PatternCount",
     "PhaseTiming",

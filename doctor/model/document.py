@@ -10,6 +10,7 @@ from doctor.model.after import After
 from doctor.model.base import Record
 from doctor.model.findings import Cause, ReportWarning, SymptomRecord, Verdict
 from doctor.model.graph import Graph
+from doctor.model.outputs import OutputsSection
 from doctor.model.ranks import Ranks
 from doctor.model.runs import Input, RunInfo, Timing
 from doctor.model.tables import Leaderboards, Operators, Step
@@ -64,19 +65,23 @@ class ReportDocument(Record):
         description="How the causes fared in the run profiled after the fixes; the key is absent when no "
         "after run was given.",
     )
-
     ranks: Ranks | None = Field(
         default=None,
         description="Every rank of the multi-rank inputs (per-step breakdown, slow rank and why, slow "
         "links); the key is absent when every input holds one rank or --rank chose one.",
     )
+    outputs: OutputsSection | None = Field(
+        default=None,
+        description="Two runs' dumps compared layer by layer (where their outputs first part ways, and why); "
+        "the key is absent when no dumps were given.",
+    )
 
     @model_serializer(mode="wrap")
     def _without_absent_after(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """The document's keys; `after` only when an after run was given and `ranks` only for a multi-rank
-        input (other reports are unchanged)."""
+        """The document's keys; `after` only when an after run was given, `ranks` only for a multi-rank
+        input and `outputs` only when dumps were (other reports are unchanged)."""
         data = handler(self)
-        for key in ("after", "ranks"):
+        for key in ("after", "ranks", "outputs"):
             if getattr(self, key) is None:
                 data.pop(key, None)
         return data

@@ -4,15 +4,24 @@ Text cells that a spreadsheet would run as a formula (starting with = + - @ TAB 
 apostrophe; numeric columns are written as numbers, so sorting and sums still work, rounded to
 CSV_DIGITS decimals (54.8, not the float sum 54.800000000000004); integer columns (ranks, block dims)
 as whole numbers (3, not 3.0), empty where missing.
+
+A report that also compares two runs' outputs (`--dumps`) holds a second table after one empty line: the
+outputs section's divergence along depth (one row per matched layer, the columns of LayerPoint), written
+the same way. A report without dumps is the operator table alone.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from doctor.report import Report
 from doctor.shape import OPERATOR_COLUMNS
 from doctor.text import csv_safe
+
+if TYPE_CHECKING:  # the model (pydantic) loads only for a report that holds an outputs section
+    from doctor.model.outputs import OutputsSection
 
 CSV_DIGITS = 3
 
@@ -24,7 +33,25 @@ def render_csv(report: Report) -> str:
     frame[integers] = frame[integers].round().astype("Int64")
     floats = frame.select_dtypes("float").columns
     frame[floats] = frame[floats].round(CSV_DIGITS)
-    return safe_frame(frame).to_csv(index=False, lineterminator="\n")
+    table = safe_frame(frame).to_csv(index=False, lineterminator="\n")
+    if not report.data.get("outputs"):
+        return table
+    section = report.document.outputs
+    return table if section is None else table + "\n" + outputs_csv(section)
+
+
+def outputs_csv(section: OutputsSection) -> str:
+    """The outputs section's divergence along depth, one row per matched layer (LayerPoint's columns):
+    formula-safe text, whole-number depths, relative differences and tolerances as numbers (not rounded:
+    they span 1e-9 to 1e30)."""
+    from doctor.model.outputs import LayerPoint
+
+    columns = list(LayerPoint.model_fields)
+    frame = pd.DataFrame([point.model_dump() for point in section.depth], columns=columns)
+    frame["depth"] = frame["depth"].astype("Int64")
+    for column in ("layer", "target_layer", "op_type", "stat", "dtype"):
+        frame[column] = frame[column].map(lambda v: csv_safe(v) if isinstance(v, str) else v)
+    return frame.to_csv(index=False, lineterminator="\n")
 
 
 def safe_frame(frame: pd.DataFrame) -> pd.DataFrame:

@@ -35,7 +35,11 @@ TEMPLATE = "report.html.j2"
 
 def render_html(report: Report) -> str:
     """The full report as one self-contained HTML page."""
-    figures = report_figures(report).values()
+    figures = list(report_figures(report).values())
+    if report.document.outputs is not None:  # two runs' dumps: the divergence along depth
+        from doctor.outputs_report import depth_figure
+
+        figures.append(depth_figure(report.document.outputs, report.lang))
     return render_page(report.data, [_figure_html(fig, first=i == 0) for i, fig in enumerate(figures)])
 
 

@@ -45,6 +45,7 @@ def render_markdown(report: Report) -> str:
         causes_markdown(report),
         after_markdown(report),
         ranks_markdown(report),
+        outputs_markdown(report),
         f"## {t('warnings', lang)}",
         warnings_markdown(report),
         operators_markdown(report),
@@ -160,6 +161,16 @@ def _link(reference: Reference) -> str:
     if url.startswith(("https://", "http://")) and not any(c in url for c in " ()<>\"'"):
         return f"[{md_text(title)}]({url})"
     return f"{md_text(title)} ({md_code(url)})"
+
+
+def outputs_markdown(report: Report) -> str:
+    """The outputs section (two runs' dumps compared layer by layer); empty when no dumps were given."""
+    section = report.document.outputs
+    if section is None:
+        return ""
+    from doctor.outputs_report import section_markdown
+
+    return section_markdown(section, lang=report.lang, level=2).rstrip()
 
 
 def after_markdown(report: Report) -> str:

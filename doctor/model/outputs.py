@@ -1,0 +1,98 @@
+"""The outputs comparison as a typed report part: two runs' dumps compared layer by layer, where they
+first part ways, the divergence along depth, and the ranked causes (the same Cause model as profiles)."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from doctor.model.base import Count, NonNegative, Number, Record
+from doctor.model.findings import Cause, SymptomRecord
+
+
+class DumpInfo(Record):
+    """One side's dump: what the user gave, its layout and framework, how much was read."""
+
+    source: str = Field(description="What the user gave (a folder, an archive, or the file found in it).")
+    layout: str = Field(description="`msprobe`, `mindspore-npy` or `mindspore-statistic`.")
+    framework: str = Field(description="`mindspore` or `pytorch` (msprobe dumps say which).")
+    layers: Count = Field(description="Layers read: op or API calls, network inputs and parameters.")
+    files: Count = Field(description="Tensor or statistics files read.")
+    bytes_read: Count = Field(description="Bytes of those files.")
+
+
+class LayerPoint(Record):
+    """One matched layer along the depth of the network."""
+
+    depth: Count = Field(description="Position among the matched layers, in execution order, from 0.")
+    layer: str = Field(description="The baseline's name of the layer.")
+    target_layer: str = Field(description="The target's name of the layer it was matched with.")
+    op_type: str = Field(description="Op type or API name.")
+    rel_diff: NonNegative | None = Field(
+        description="Worst relative difference of max, min, mean and norm over its outputs (1e30: the "
+        "shapes or the inf/nan counts differ); `null` when neither side dumped an output tensor."
+    )
+    stat: str | None = Field(description="The statistic that differs most (or `shape`, `inf/nan`).")
+    tolerance: NonNegative | None = Field(description="The relative tolerance used for this layer.")
+    dtype: str | None = Field(description="The dtype whose tolerance was used (the less precise one).")
+    diverged: bool = Field(description="Beyond the tolerance.")
+
+
+class FirstDivergence(Record):
+    """The first layer, in execution order, whose outputs differ beyond the tolerance."""
+
+    layer: str = Field(description="The baseline's name of the layer.")
+    target_layer: str = Field(description="The target's name of the layer.")
+    op_type: str = Field(description="Op type or API name.")
+    depth: Count = Field(description="Position among the matched layers, from 0.")
+    rel_diff: Number = Field(description="Its worst relative difference (1e30: shapes or inf/nan differ).")
+    stat: str = Field(description="The statistic that differs most.")
+    tolerance: NonNegative = Field(description="The relative tolerance used.")
+    dtype: str = Field(description="The dtype whose tolerance was used.")
+    inputs_differ: bool = Field(
+        description="Its data input already differs (the difference came from before)."
+    )
+    call_site: str | None = Field(
+        default=None,
+        description="The baseline's code that made the call, from msprobe's stack.json: the first frame "
+        "outside installed packages and msprobe (`file:line in function: code`); `null` when unknown.",
+    )
+    target_call_site: str | None = Field(
+        default=None, description="The same for the target's call; `null` when unknown."
+    )
+
+
+class DeterministicCost(Record):
+    """From the target's profile: the time deterministic kernels (ms.set_deterministic(True)) can slow."""
+
+    reduction_ms_per_step: NonNegative = Field(
+        description="Time per step of the target's reduction and atomic operators (ReduceSum/Mean, MatMul, "
+        "AllReduce, scatter, norm, softmax): what deterministic kernels can slow at most."
+    )
+    step_ms: NonNegative = Field(description="The target's time per step.")
+    share: NonNegative = Field(description="reduction_ms_per_step / step_ms.")
+    operators: Count = Field(description="How many of the target's operators are reductions or atomics.")
+
+
+class OutputsSection(Record):
+    """The outputs comparison of two runs."""
+
+    baseline: DumpInfo = Field(description="The baseline run's dump.")
+    target: DumpInfo = Field(description="The target run's dump.")
+    tolerances: dict[str, NonNegative] = Field(description="Relative tolerance by dtype (others: exact).")
+    matched: Count = Field(description="Op or API calls matched between the runs.")
+    only_baseline: list[str] = Field(description="Layers only the baseline has.")
+    only_target: list[str] = Field(description="Layers only the target has.")
+    first_divergence: FirstDivergence | None = Field(
+        description="Where the outputs first part ways; `null`: nowhere."
+    )
+    depth: list[LayerPoint] = Field(description="The divergence along depth, one point per matched layer.")
+    symptoms: list[SymptomRecord] = Field(description="The outputs symptoms the causes were weighed on.")
+    causes: list[Cause] = Field(
+        description="Ranked causes of the difference (knowledge/rules/outputs-*.yaml)."
+    )
+    nothing_found: bool = Field(description="No significant cause: the runs agree, or nothing explains it.")
+    deterministic_cost: DeterministicCost | None = Field(
+        default=None,
+        description="With profiles in the same report: the target's time deterministic kernels can slow; "
+        "`null` without a profile.",
+    )

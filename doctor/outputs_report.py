@@ -1,0 +1,336 @@
+"""`perf-doctor outputs A B`: two runs' dumps compared layer by layer, as the typed OutputsSection, rendered
+to JSON, Markdown, CSV or HTML (with the divergence-along-depth plot) in English or Chinese."""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import outputs
+from core import in_lang, say
+from diagnosis import Limits, Workspace, archive_kind
+from doctor import isolation
+from doctor.build import cause_records, symptom_records
+from doctor.i18n import check_lang
+from doctor.model.outputs import DeterministicCost, DumpInfo, FirstDivergence, LayerPoint, OutputsSection
+from doctor.report import Report
+from doctor.text import md_code
+from doctor.uploads import public_folders
+from knowledge import evaluate
+
+FORMATS = ("md", "json", "csv", "html")
+Source = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
+
+
+@dataclass(frozen=True)
+class OutputsReport:
+    """The typed section and the language it was said in."""
+
+    section: OutputsSection
+    lang: str
+
+
+def compare_outputs(
+    baseline: Source,
+    target: Source,
+    *,
+    mapping: str | os.PathLike[str] | None = None,
+    lang: str = "en",
+    budget: Limits | None = None,
+    isolate: bool = True,
+) -> OutputsReport:
+    """Read both dumps (folders or archives) in one private workspace, compare them and rank causes. With
+    `isolate` (the default) an archive is unpacked in a child process under limits, as profiles are."""
+    check_lang(lang)
+    found = _analyse(baseline, target, mapping, budget, isolate)
+    return OutputsReport(build_section(*found, lang), lang)
+
+
+def attach_outputs(
+    report: Report,
+    baseline: Source,
+    target: Source,
+    *,
+    mapping: str | os.PathLike[str] | None = None,
+    budget: Limits | None = None,
+    isolate: bool = True,
+) -> Report:
+    """The report with an `outputs` section (in its language and in each translation): one report that
+    covers the latency (the profiles) and the results (the dumps)."""
+    found = _analyse(baseline, target, mapping, budget, isolate)
+    cost = deterministic_cost(report.data)
+
+    def section(lang: str) -> dict[str, Any]:
+        return build_section(*found, lang).model_copy(update={"deterministic_cost": cost}).model_dump()
+
+    data = {**report.data, "outputs": section(report.lang)}
+    translations = {lang: {**doc, "outputs": section(lang)} for lang, doc in report.translations.items()}
+    return Report(data, report.chain_figure, translations)
+
+
+def _read_dump(
+    source: Source, ws: Workspace, budget: Limits | None, names: dict[str, str] | None, isolate: bool
+) -> Any:
+    """One dump; an archive is unpacked first, in a child process under limits when `isolate`."""
+    path = Path(source) if isinstance(source, (str, os.PathLike)) else None
+    if isolate and path is not None and path.is_file() and archive_kind(path) is not None:
+        from doctor.facade import display_name  # the facade imports this module on use
+
+        folder = isolation.materialize(source, ws, budget=budget)
+        return outputs.read_dump(folder, ws, budget=budget, mapping=names, label=display_name(source))
+    return outputs.read_dump(source, ws, budget=budget, mapping=names)
+
+
+def deterministic_cost(document: dict[str, Any]) -> DeterministicCost | None:
+    """What deterministic kernels can slow, from a profile report's operator table: the target's time per
+    step in reduction and atomic operators, against its step; None without a timed target."""
+    timing = document.get("timing") or {}
+    step = timing.get("target_ms_per_step")
+    if not step:
+        return None
+    records = (document.get("operators") or {}).get("records") or []
+    reductions = [r for r in records if outputs.op_family(str(r.get("op_type") or "")) == "reduction"]
+    ms = sum(float(r.get("target_us_per_step") or 0.0) for r in reductions) / 1000.0
+    return DeterministicCost(
+        reduction_ms_per_step=round(ms, 4),
+        step_ms=round(float(step), 4),
+        share=round(ms / step, 4),
+        operators=len(reductions),
+    )
+
+
+def _analyse(
+    baseline: Source,
+    target: Source,
+    mapping: str | os.PathLike[str] | None,
+    budget: Limits | None,
+    isolate: bool = True,
+) -> tuple[Any, list[Any], Any]:
+    """(comparison, symptoms, ranked causes) of two dumps."""
+    names = outputs.load_mapping(Path(mapping), Path(mapping).name) if mapping else None
+    names = names or outputs.find_mapping(baseline, target)
+    with Workspace(forbidden=public_folders()) as ws:
+        sides = [_read_dump(source, ws, budget, names, isolate) for source in (baseline, target)]
+    comparison = outputs.compare_dumps(*sides)
+    symptoms = outputs.output_symptoms(comparison)
+    return comparison, symptoms, evaluate(symptoms, [], ["pair"])
+
+
+def build_section(comparison: Any, symptoms: Sequence[Any], diagnosis: Any, lang: str) -> OutputsSection:
+    """The typed section from a comparison, its symptoms and the engine's ranked causes."""
+    return OutputsSection(
+        baseline=_dump_info(comparison.baseline),
+        target=_dump_info(comparison.target),
+        tolerances=dict(outputs.TOLERANCES),
+        matched=len(comparison.layers),
+        only_baseline=[layer.name for layer in comparison.alignment.only_baseline],
+        only_target=[layer.name for layer in comparison.alignment.only_target],
+        first_divergence=_first(comparison),
+        depth=[_point(i, d) for i, d in enumerate(comparison.layers)],
+        symptoms=symptom_records(symptoms, lang),
+        causes=cause_records(diagnosis.causes, lang),
+        nothing_found=diagnosis.nothing_found,
+    )
+
+
+def _dump_info(dump: Any) -> DumpInfo:
+    return DumpInfo(
+        source=dump.source,
+        layout=dump.layout,
+        framework=dump.framework,
+        layers=len(dump.layers),
+        files=dump.files,
+        bytes_read=dump.bytes_read,
+    )
+
+
+def _finite(value: float) -> float:
+    return value if value < 1e30 else 1e30
+
+
+def _point(depth: int, diff: Any) -> LayerPoint:
+    out = diff.output
+    return LayerPoint(
+        depth=depth,
+        layer=diff.baseline.name,
+        target_layer=diff.target.name,
+        op_type=diff.baseline.op_type,
+        rel_diff=None if out is None else _finite(float(out.rel_diff)),
+        stat=None if out is None else out.stat,
+        tolerance=None if out is None else out.tolerance,
+        dtype=None if out is None else out.dtype,
+        diverged=diff.diverged,
+    )
+
+
+def _first(comparison: Any) -> FirstDivergence | None:
+    first = comparison.first
+    if first is None or first.output is None:
+        return None
+    return FirstDivergence(
+        layer=first.baseline.name,
+        target_layer=first.target.name,
+        op_type=first.baseline.op_type,
+        depth=comparison.layers.index(first),
+        rel_diff=_finite(float(first.output.rel_diff)),
+        stat=first.output.stat,
+        tolerance=first.output.tolerance,
+        dtype=first.output.dtype,
+        inputs_differ=first.inputs_diverged,
+        call_site=first.baseline.call_site or None,
+        target_call_site=first.target.call_site or None,
+    )
+
+
+# ------------------------------------------------------------------------------------------ rendering
+
+
+def render_outputs(report: OutputsReport, fmt: str) -> str:
+    """The report in one format (md, json, csv, html)."""
+    if fmt == "json":
+        return report.section.model_dump_json(indent=2) + "\n"
+    if fmt == "csv":
+        from doctor.render.csv import outputs_csv
+
+        return outputs_csv(report.section)
+    if fmt == "html":
+        return _html(report)
+    return _markdown(report)
+
+
+def _t(key: str, lang: str, **values: Any) -> str:
+    return in_lang(say(key, **values), lang)
+
+
+def _markdown(report: OutputsReport) -> str:
+    return section_markdown(report.section, report.lang, level=1)
+
+
+def section_markdown(section: OutputsSection, lang: str, level: int = 2) -> str:
+    """The section as Markdown, its title at heading `level` (1: a report of its own; 2: inside the
+    profile report)."""
+    head = "#" * level
+    lines = [f"{head} {_t('outputs.md-title', lang)}", ""]
+    for role, info in (("baseline", section.baseline), ("target", section.target)):
+        lines.append(
+            f"- {_t('outputs.md-' + role, lang)}: `{_md(info.source)}` ({info.layout}, {info.framework}, "
+            f"{info.layers} {_t('outputs.md-layers', lang)})"
+        )
+    lines += ["", f"{head}# {_t('outputs.md-first', lang)}", ""]
+    first = section.first_divergence
+    if first is None:
+        lines.append(_t("outputs.md-no-divergence", lang, n=section.matched))
+    else:
+        lines.append(
+            _t(
+                "outputs.md-first-line",
+                lang,
+                layer=_md(first.layer),
+                op_type=_md(first.op_type),
+                depth=first.depth + 1,
+                n=section.matched,
+                stat=first.stat,
+                rel=first.rel_diff,
+                dtype=first.dtype,
+                tol=first.tolerance,
+            )
+        )
+        lines += _call_sites_markdown(first, lang)
+    lines += ["", f"{head}# {_t('outputs.md-causes', lang)}", ""]
+    ranked = [c for c in section.causes if c.significant]
+    if not ranked:
+        lines.append(_t("outputs.md-nothing", lang))
+    for cause in ranked:
+        lines += [f"{cause.rank}. **{cause.title}** ({cause.severity}, {cause.confidence:.2f})", ""]
+        code = [f"   {line}" for line in cause.fix.code.splitlines()]
+        lines += [f"   ```{cause.fix.language}", *code, "   ```"]
+    if section.deterministic_cost is not None:
+        cost = section.deterministic_cost
+        lines += [
+            "",
+            _t(
+                "outputs.md-deterministic-cost",
+                lang,
+                ms=cost.reduction_ms_per_step,
+                step=cost.step_ms,
+                share=cost.share * 100,
+                n=cost.operators,
+            ),
+        ]
+    columns = " | ".join(_t(f"outputs.md-col-{c}", lang) for c in ("layer", "op", "rel", "stat", "tol"))
+    lines += ["", f"{head}# {_t('outputs.md-depth', lang)}", "", f"| # | {columns} |"]
+    lines.append("|---|---|---|---|---|---|")
+    for p in section.depth:
+        mark = " ⚠" if p.diverged else ""
+        rel = "—" if p.rel_diff is None else f"{p.rel_diff:.3g}"
+        tol = "—" if p.tolerance is None else f"{p.tolerance:g} ({p.dtype})"
+        row = (
+            f"| {p.depth + 1} | `{_md(p.layer)}`{mark} | {_md(p.op_type)} | {rel} | {p.stat or '—'} | {tol} |"
+        )
+        lines.append(row)
+    if section.only_baseline or section.only_target:
+        lines += ["", f"{head}# {_t('outputs.md-one-sided', lang)}", ""]
+        lines += [f"- baseline: `{_md(n)}`" for n in section.only_baseline]
+        lines += [f"- target: `{_md(n)}`" for n in section.only_target]
+    return "\n".join(lines) + "\n"
+
+
+def _call_sites_markdown(first: FirstDivergence, lang: str) -> list[str]:
+    """Where each run's first divergent call was made (msprobe stack.json), as list items; [] if unknown."""
+    sites = [
+        ("outputs.md-call-site", first.call_site),
+        ("outputs.md-target-call-site", first.target_call_site),
+    ]
+    items = [f"- {_t(key, lang)}: {md_code(site)}" for key, site in sites if site]
+    return ["", *items] if items else []
+
+
+def _md(text: str) -> str:
+    """User data in Markdown: no table breaks, no backticks, no HTML."""
+    return html.escape(str(text).replace("|", "\\|").replace("`", "'"))
+
+
+def depth_figure(section: OutputsSection, lang: str = "en") -> Any:
+    """The divergence along depth: relative difference per matched layer (log scale) and the tolerance."""
+    import plotly.graph_objects as go
+
+    xs = [p.depth + 1 for p in section.depth]
+    figure = go.Figure()
+    figure.add_trace(
+        go.Scatter(
+            x=xs,
+            y=[max(p.rel_diff or 0.0, 1e-12) for p in section.depth],
+            mode="lines+markers",
+            name=_t("outputs.md-rel", lang),
+            text=[p.layer for p in section.depth],
+            marker={"color": ["#c0392b" if p.diverged else "#2e86c1" for p in section.depth]},
+        )
+    )
+    figure.add_trace(
+        go.Scatter(x=xs, y=[p.tolerance or 1e-12 for p in section.depth], mode="lines", name="tolerance")
+    )
+    figure.update_layout(
+        title=_t("outputs.md-depth", lang),
+        xaxis_title=_t("outputs.md-layer-depth", lang),
+        yaxis={"type": "log", "title": _t("outputs.md-rel", lang)},
+        height=360,
+    )
+    return figure
+
+
+def _html(report: OutputsReport) -> str:
+    """A standalone page: the Markdown report's facts and the depth plot (plotly, inline JS)."""
+    body = html.escape(_markdown(report))
+    plot = depth_figure(report.section, report.lang).to_html(full_html=False, include_plotlyjs="cdn")
+    first = report.section.first_divergence
+    data = html.escape(json.dumps(first.model_dump() if first else None))
+    return (
+        f"<!doctype html><html lang='{report.lang}'><meta charset='utf-8'><title>Perf Doctor</title>"
+        f"<body><pre>{body}</pre>{plot}"
+        f"<script type='application/json' id='first'>{data}</script></body></html>\n"
+    )

@@ -1,0 +1,56 @@
+"""Two runs' outputs compared layer by layer: dumps in, the first layer that parts ways and symptoms out.
+
+A stage beside diagnosis and graph: it reads dumps (msprobe dump.json, MindSpore statistic.csv, MindSpore
+CPU ``.npy`` tensors) through diagnosis's materialisation and budgets, aligns layers, compares their
+statistics with a dtype-aware tolerance, and emits symptoms for the knowledge engine.
+
+Public API: read_dump, find_mapping, load_mapping (reading); compare_dumps, depth_profile, TOLERANCES,
+OutputsComparison (comparing); output_symptoms, op_family (symptoms); Dump, Layer, TensorStats (the model).
+Names are imported on first use (PEP 562).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from core.lazy import lazy_getattr
+
+_EXPORTS: dict[str, str] = {
+    "read_dump": "outputs.ingest",
+    "find_mapping": "outputs.ingest",
+    "load_mapping": "outputs.msprobe",
+    "compare_dumps": "outputs.compare",
+    "depth_profile": "outputs.compare",
+    "TOLERANCES": "outputs.compare",
+    "OutputsComparison": "outputs.compare",
+    "output_symptoms": "outputs.symptoms",
+    "op_family": "outputs.symptoms",
+    "Dump": "outputs.layers",
+    "Layer": "outputs.layers",
+    "TensorStats": "outputs.stats",
+}
+
+if TYPE_CHECKING:
+    from outputs.compare import TOLERANCES, OutputsComparison, compare_dumps, depth_profile
+    from outputs.ingest import find_mapping, read_dump
+    from outputs.layers import Dump, Layer
+    from outputs.msprobe import load_mapping
+    from outputs.stats import TensorStats
+    from outputs.symptoms import op_family, output_symptoms
+
+__getattr__ = lazy_getattr(__name__, _EXPORTS, globals())
+
+__all__ = [
+    "TOLERANCES",
+    "Dump",
+    "Layer",
+    "OutputsComparison",
+    "TensorStats",
+    "compare_dumps",
+    "depth_profile",
+    "find_mapping",
+    "load_mapping",
+    "op_family",
+    "output_symptoms",
+    "read_dump",
+]

@@ -1,0 +1,223 @@
+"""MindSpore's own dump (MINDSPORE_DUMP_CONFIG): per-op ``.npy`` tensors (CPU/GPU, ``saved_data: "tensor"``)
+or ``statistic.csv`` (Ascend/GPU, ``saved_data: "statistic"``).
+
+Tensor files are named ``<OpType>.<OpName>.<task>.<stream>.<timestamp>.<input|output>.<slot>.<format>.
+<dtype>.npy`` below ``rank_<id>/<net>/<graph>/<iteration>/``; parameters and network inputs are
+``Parameter.<name>...output.0...``. ``graphs/*.ir`` says which parameters are weights (``IsWeight``). The
+statistics of a tensor file are computed in streaming (outputs.stats); only the first iteration is read.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+from collections import defaultdict
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from core.errors import InputError
+from core.text import say
+from outputs.layers import Dump, Layer
+from outputs.stats import TensorStats, canonical_dtype, npy_stats
+
+NPY_NAME = re.compile(
+    r"^(?P<op_type>[^.]+)\.(?P<op_name>.+)\.(?P<task>\d+)\.(?P<stream>\d+)\.(?P<ts>\d+)"
+    r"\.(?P<io>input|output)\.(?P<slot>\d+)\.(?P<fmt>[^.]+)\.(?P<dtype>[^.]+)\.npy$"
+)
+OP_NUMBER = re.compile(r"-op\d+$")
+IR_PARAM = re.compile(r"^%para\d+_(?P<name>\S+?):.*IsWeight: (?P<weight>true|false)\s*$", re.MULTILINE)
+WEIGHT_WORDS = re.compile(r"weight|bias|gamma|beta|moving_|embedding|scale", re.IGNORECASE)
+STATISTIC_CSV = "statistic.csv"
+READERS = 2  # threads summarising tensor files: one reads while another reduces (bench/bench_outputs.py)
+
+
+@dataclass(frozen=True)
+class TensorFile:
+    """One dumped tensor file, parsed from its name."""
+
+    path: Path
+    op_type: str
+    op_name: str
+    timestamp: int
+    io: str
+    slot: int
+
+
+def tensor_files(folder: Path) -> Iterator[TensorFile]:
+    """Every dumped tensor of the first iteration folder holding any (os.scandir: thousands of files)."""
+    for iteration in iteration_folders(folder)[:1]:
+        with os.scandir(iteration) as entries:
+            for entry in entries:
+                match = NPY_NAME.match(entry.name)
+                if match and entry.is_file():
+                    yield TensorFile(
+                        Path(entry.path),
+                        match["op_type"],
+                        match["op_name"],
+                        int(match["ts"]),
+                        match["io"],
+                        int(match["slot"]),
+                    )
+
+
+def iteration_folders(folder: Path) -> list[Path]:
+    """Folders directly holding dumped ``.npy`` files, the lowest iteration first."""
+    found = {Path(root) for root, _dirs, files in os.walk(folder) if any(NPY_NAME.match(f) for f in files)}
+    return sorted(found, key=lambda p: (len(p.parts), _iteration_number(p), str(p)))
+
+
+def _iteration_number(path: Path) -> int:
+    return int(path.name) if path.name.isdigit() else 0
+
+
+def read_npy_dump(folder: Path, label: str, *, readers: int = READERS) -> Dump:
+    """A CPU/GPU tensor dump as a Dump: statistics of every tensor file (computed by `readers` threads,
+    numpy and file reads let go of the GIL), ops in execution order."""
+    files = list(tensor_files(folder))
+    if not files:
+        raise InputError(say("outputs.no-tensors"), path=label, expected=say("outputs.dump-expected"))
+    weights = _weight_flags(folder)
+    grouped: dict[tuple[str, str], list[TensorFile]] = defaultdict(list)
+    for item in files:
+        grouped[(item.op_type, item.op_name)].append(item)
+    ops = sorted(grouped.items(), key=lambda kv: min(f.timestamp for f in kv[1]))
+    stats = _all_stats(files, weights, readers)
+    layers = [
+        _op_layer(op_type, op_name, items, order, weights, stats)
+        for order, ((op_type, op_name), items) in enumerate(ops)
+    ]
+    size = sum(f.path.stat().st_size for f in files)
+    notes = (say("outputs.more-iterations"),) if len(iteration_folders(folder)) > 1 else ()
+    return Dump(label, "mindspore-npy", "mindspore", tuple(_numbered(layers)), len(files), size, notes)
+
+
+def _all_stats(files: list[TensorFile], weights: dict[str, bool], readers: int) -> dict[Path, TensorStats]:
+    """Every file's statistics (inputs and weights with their CRC), in a pool of `readers` threads."""
+    jobs = [(f.path, _role(f.op_type, f.op_name, weights) != "layer") for f in files]
+    if readers <= 1:
+        return {path: _stats(path, whole) for path, whole in jobs}
+    with ThreadPoolExecutor(readers, thread_name_prefix="npy-stats") as pool:
+        found = pool.map(lambda job: _stats(*job), jobs, chunksize=1)
+        return {path: result for (path, _whole), result in zip(jobs, found, strict=True)}
+
+
+def _op_layer(
+    op_type: str,
+    op_name: str,
+    items: list[TensorFile],
+    order: int,
+    weights: dict[str, bool],
+    stats: dict[Path, TensorStats],
+) -> Layer:
+    """One op's tensor files as a Layer (inputs and outputs by slot, statistics already computed)."""
+    slots = {io: sorted((f for f in items if f.io == io), key=lambda f: f.slot) for io in ("input", "output")}
+    role = _role(op_type, op_name, weights)
+    inputs = tuple(stats[f.path] for f in slots["input"])
+    outputs = tuple(stats[f.path] for f in slots["output"])
+    key = f"{op_type}:{OP_NUMBER.sub('', op_name)}"
+    return Layer(op_name, key, op_type, order, role, "forward", inputs, outputs)
+
+
+def _stats(path: Path, checksum: bool) -> TensorStats:
+    """One tensor file's statistics; a file that is not a readable .npy is an InputError naming it."""
+    try:
+        return npy_stats(path, checksum=checksum)
+    except (ValueError, OSError, EOFError) as error:
+        raise InputError(
+            say("outputs.bad-npy", reason=str(error)[:120]),
+            path=path.name,
+            expected=say("outputs.dump-expected"),
+        ) from None
+
+
+def _role(op_type: str, op_name: str, weights: dict[str, bool]) -> str:
+    """ "weight", "input" (a Parameter the graph does not hold as a weight) or "layer"."""
+    if op_type != "Parameter":
+        return "layer"
+    if op_name in weights:
+        return "weight" if weights[op_name] else "input"
+    return "weight" if WEIGHT_WORDS.search(op_name) else "input"
+
+
+def _weight_flags(folder: Path) -> dict[str, bool]:
+    """Parameter name (as in dump file names, dots as underscores) -> IsWeight, from graphs/*.ir."""
+    flags: dict[str, bool] = {}
+    for ir in sorted(folder.rglob("*.ir"))[:20]:
+        text = ir.read_text(encoding="utf-8", errors="replace")
+        for match in IR_PARAM.finditer(text):
+            flags[match["name"].replace(".", "_").replace("/", "_")] = match["weight"] == "true"
+    return flags
+
+
+def _numbered(layers: list[Layer]) -> Iterator[Layer]:
+    """Layers whose keys repeat get their call number in the key (#1, #2 ...), so each aligns once."""
+    seen: dict[str, int] = defaultdict(int)
+    for layer in layers:
+        count = seen[layer.key]
+        seen[layer.key] += 1
+        yield layer if not count else Layer(**{**layer.__dict__, "key": f"{layer.key}#{count}"})
+
+
+# ------------------------------------------------------------------------------- statistic.csv
+
+
+STAT_COLUMNS = {"max": "Max Value", "min": "Min Value", "mean": "Avg Value", "norm": "L2Norm Value"}
+
+
+def read_statistic_csv(path: Path, label: str) -> Dump:
+    """An Ascend/GPU ``statistic.csv`` (one row per op input/output) as a Dump."""
+    rows: dict[tuple[str, str], dict[str, dict[int, TensorStats]]] = {}
+    stamps: dict[tuple[str, str], int] = {}
+    with path.open(encoding="utf-8", errors="replace", newline="") as handle:
+        reader = csv.DictReader(handle)
+        missing = {"Op Type", "Op Name", "IO", "Slot"} - set(reader.fieldnames or ())
+        if missing:
+            raise InputError(
+                say("outputs.csv-columns", columns=", ".join(sorted(missing))),
+                path=label,
+                expected=say("outputs.dump-expected"),
+            )
+        for row in reader:
+            op = (row["Op Type"], row["Op Name"])
+            stamps.setdefault(op, _int(row.get("Timestamp")) or len(stamps))
+            io = "input" if row["IO"].strip().lower().startswith("in") else "output"
+            rows.setdefault(op, {"input": {}, "output": {}})[io][_int(row["Slot"]) or 0] = _row_stats(row)
+    layers = []
+    for order, op in enumerate(sorted(rows, key=lambda o: stamps[o])):
+        op_type, op_name = op
+        slots = rows[op]
+        inputs = tuple(slots["input"][k] for k in sorted(slots["input"]))
+        outputs = tuple(slots["output"][k] for k in sorted(slots["output"]))
+        role = _role(op_type, op_name, {})
+        key = f"{op_type}:{OP_NUMBER.sub('', op_name.replace('/', '_'))}"
+        layers.append(Layer(op_name, key, op_type, order, role, "forward", inputs, outputs))
+    return Dump(label, "mindspore-statistic", "mindspore", tuple(_numbered(layers)), 1, path.stat().st_size)
+
+
+def _row_stats(row: dict[str, str]) -> TensorStats:
+    """One statistic.csv row as TensorStats."""
+    shape = tuple(int(n) for n in re.findall(r"\d+", row.get("Shape") or ""))
+    counts = [_int(row.get(c)) for c in ("Negative Inf Count", "Positive Inf Count")]
+    inf = None if all(c is None for c in counts) else sum(c or 0 for c in counts)
+    return TensorStats(
+        canonical_dtype(row.get("Data Type") or "unknown"),
+        shape,
+        *(_float(row.get(STAT_COLUMNS[s])) for s in ("max", "min", "mean", "norm")),
+        nan=_int(row.get("NaN Count")),
+        inf=inf,
+    )
+
+
+def _float(text: str | None) -> float | None:
+    try:
+        return float(text) if text not in (None, "") else None
+    except ValueError:
+        return None
+
+
+def _int(text: str | None) -> int | None:
+    value = _float(text)
+    return None if value is None else int(value)

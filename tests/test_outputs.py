@@ -1,0 +1,268 @@
+"""Outputs comparison on real inputs: the MindSpore 2.10 CPU dump pairs (tests/fixtures/outputs, made by its
+generate.py) each rank their own cause first, the same run twice says nothing, and the real msprobe
+MindSpore-vs-PyTorch sample pair (../shared/samples/msprobe_dump) reads and names its first divergent API."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from core.errors import InputError
+from diagnosis import Limits, Workspace
+from knowledge import evaluate
+from outputs import compare_dumps, depth_profile, find_mapping, output_symptoms, read_dump
+from outputs.compare import tensor_diff, tolerance
+from outputs.stats import TensorStats
+from tests.support.inputs import ROOT
+
+DUMPS = ROOT / "tests" / "fixtures" / "outputs"
+MSPROBE = ROOT.parent / "shared" / "samples" / "msprobe_dump"
+
+PAIRS = [
+    ("reference", "dropout_on", "outputs-dropout-active"),
+    ("reference", "bn_train", "outputs-bn-training"),
+    ("reference", "flipped", "outputs-random-preprocessing"),
+    ("reference", "fp16", "outputs-precision-mode"),
+    ("reference", "weights", "outputs-weights-differ"),
+    ("big_fp32", "big_fp16", "outputs-fp16-overflow"),
+]
+
+
+def _compare(baseline: Path | str, target: Path | str, mapping: dict[str, str] | None = None):
+    with Workspace() as ws:
+        return compare_dumps(read_dump(baseline, ws, mapping=mapping), read_dump(target, ws, mapping=mapping))
+
+
+@pytest.mark.parametrize(("baseline", "target", "cause"), PAIRS, ids=[p[1] for p in PAIRS])
+def test_each_cause_ranks_first_on_its_own_pair(baseline: str, target: str, cause: str) -> None:
+    comparison = _compare(DUMPS / baseline, DUMPS / target)
+    diagnosis = evaluate(output_symptoms(comparison), [], ["pair"])
+    assert diagnosis.causes and diagnosis.causes[0].id == cause, [c.id for c in diagnosis.causes]
+    assert diagnosis.causes[0].significant
+    assert comparison.first is not None
+
+
+def test_the_same_run_twice_says_nothing() -> None:
+    comparison = _compare(DUMPS / "reference", DUMPS / "reference_repeat")
+    assert comparison.first is None
+    assert output_symptoms(comparison) == []
+    diagnosis = evaluate(output_symptoms(comparison), [], ["pair"])
+    assert diagnosis.nothing_found and not diagnosis.causes
+    assert len(comparison.layers) == 6  # Conv2D, BatchNorm, ReLU, ReduceMean, MatMul, BiasAdd
+
+
+def test_a_run_against_itself_is_identical_layer_by_layer() -> None:
+    comparison = _compare(DUMPS / "flipped", DUMPS / "flipped")
+    assert all(d.output is not None and d.output.rel_diff == 0.0 for d in comparison.diffs)
+    assert not comparison.alignment.only_baseline and not comparison.alignment.only_target
+
+
+def test_first_divergence_and_depth_profile_on_batchnorm_pair() -> None:
+    comparison = _compare(DUMPS / "reference", DUMPS / "bn_train")
+    first = comparison.first
+    assert first is not None and first.baseline.op_type == "BatchNorm"
+    assert not first.inputs_diverged  # Conv2D before it agrees
+    profile = depth_profile(comparison)
+    assert [p["diverged"] for p in profile] == [False, True, True, True, True, True]
+    assert profile[0]["tolerance"] == 1e-6
+
+
+def test_dropout_left_on_is_seen_though_the_eval_graph_has_no_dropout_op() -> None:
+    comparison = _compare(DUMPS / "reference", DUMPS / "dropout_on")
+    assert [layer.op_type for layer in comparison.alignment.only_target] == ["Dropout"]
+    (divergence,) = [s for s in output_symptoms(comparison) if s.kind == "output-divergence"]
+    assert divergence.values["family"] == "dropout" and divergence.values["one_sided_dropouts"] == 1
+
+
+def test_a_flip_keeps_the_input_statistics_but_not_its_bytes() -> None:
+    comparison = _compare(DUMPS / "reference", DUMPS / "flipped")
+    (inputs,) = [s for s in output_symptoms(comparison) if s.kind == "output-inputs-differ"]
+    assert inputs.values["input"] == "x" and inputs.values["same_statistics"] is True
+
+
+def test_batchnorm_moving_statistics_are_not_taken_for_changed_weights() -> None:
+    comparison = _compare(DUMPS / "reference", DUMPS / "bn_train")
+    kinds = {s.kind for s in output_symptoms(comparison)}
+    assert "output-weights-differ" not in kinds
+    changed = {d.baseline.name for d in comparison.of_role("weight") if d.diverged}
+    assert changed == {"bn_moving_mean", "bn_moving_variance"}  # training-mode BN updated them
+
+
+def test_msprobe_sample_pair_reads_and_names_its_first_divergent_api() -> None:
+    mapping = find_mapping(MSPROBE / "mindspore_data")
+    assert mapping is not None and mapping["RmsNorm"] == "npu_rms_norm"
+    comparison = _compare(MSPROBE / "mindspore_data", MSPROBE / "pytorch_data", mapping)
+    assert comparison.baseline.framework == "mindspore" and comparison.target.framework == "pytorch"
+    names = {d.baseline.name: d.target.name for d in comparison.diffs}
+    assert names["Primitive.norm.RmsNorm.0.forward"] == "NPU.npu_rms_norm.0.forward"
+    assert names["Mint.logical_or.0.forward"] == "Tensor.__or__.0.forward"
+    assert (
+        names[
+            "Cell.network_with_loss.module.language_model.encoder.layers.0.attention.ParallelAttention.forward.0"
+        ]
+        == "Module.module.module.language_model.encoder.layers.0.self_attention.ParallelAttention.forward.0"
+    )
+    first = comparison.first
+    assert first is not None and first.baseline.name == "Tensor.__add__.0.forward"
+    assert first.output is not None and first.output.stat == "shape"  # [5, 2] index arithmetic vs a scalar
+    later = [d for d in comparison.layers if d is not first]
+    assert not any(d.diverged for d in later)  # every other matched API agrees within tolerance
+
+
+def test_without_the_mapping_cross_framework_names_stay_apart() -> None:
+    comparison = _compare(MSPROBE / "mindspore_data", MSPROBE / "pytorch_data")
+    assert "Primitive.norm.RmsNorm.0.forward" in {layer.name for layer in comparison.alignment.only_baseline}
+
+
+def test_an_archive_reads_like_its_folder(tmp_path: Path) -> None:
+    archive = tmp_path / "weights.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        for path in sorted((DUMPS / "weights").rglob("*")):
+            if path.is_file():
+                zipped.write(path, path.relative_to(DUMPS).as_posix())
+    from_zip, from_folder = (
+        _compare(DUMPS / "reference", archive),
+        _compare(DUMPS / "reference", DUMPS / "weights"),
+    )
+    assert [d.output for d in from_zip.diffs] == [d.output for d in from_folder.diffs]
+    assert from_zip.target.files == from_folder.target.files
+
+
+def test_statistic_csv_gives_the_comparison_the_npy_files_give(tmp_path: Path) -> None:
+    """statistic.csv in the documented column layout, written from the real dumps' statistics."""
+    for name in ("reference", "bn_train"):
+        _write_statistic_csv(DUMPS / name, tmp_path / name / "statistic.csv")
+    from_csv = _compare(tmp_path / "reference", tmp_path / "bn_train")
+    from_npy = _compare(DUMPS / "reference", DUMPS / "bn_train")
+    assert from_csv.first is not None and from_npy.first is not None
+    assert from_csv.first.baseline.name.endswith("BatchNorm-op0")
+    assert from_csv.first.output.rel_diff == pytest.approx(from_npy.first.output.rel_diff, rel=1e-6)
+
+
+def _write_statistic_csv(folder: Path, out: Path) -> None:
+    """Rows with the statistic.csv header of the MindSpore dump documentation, values from the .npy files."""
+    from outputs.ms_dump import tensor_files
+    from outputs.stats import npy_stats
+
+    header = [
+        "Op Type",
+        "Op Name",
+        "Task ID",
+        "Stream ID",
+        "Timestamp",
+        "IO",
+        "Slot",
+        "Data Size",
+        "Data Type",
+    ]
+    header += ["Shape", "Max Value", "Min Value", "Avg Value", "Count", "NaN Count", "Negative Inf Count"]
+    header += ["Positive Inf Count", "L2Norm Value"]
+    out.parent.mkdir(parents=True)
+    with out.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(header)
+        for item in sorted(tensor_files(folder), key=lambda f: f.timestamp):
+            s = npy_stats(item.path)
+            shape = "(" + ",".join(str(n) for n in s.shape) + ")"
+            writer.writerow(
+                [item.op_type, item.op_name.replace("_", "/", 1), 0, 0, item.timestamp, item.io,
+                 item.slot, item.path.stat().st_size, s.dtype, shape, s.max, s.min, s.mean, s.count,
+                 s.nan, 0, s.inf, s.norm]
+            )  # fmt: skip
+
+
+def test_tolerance_follows_the_less_precise_dtype() -> None:
+    assert tolerance("float32", "float32") == (1e-6, "float32")
+    assert tolerance("float32", "float16") == (1e-3, "float16")
+    assert tolerance("bfloat16", "float16") == (1e-2, "bfloat16")
+    assert tolerance("int64", "int64") == (0.0, "int64")
+    a = TensorStats("float16", (4,), 1.0, -1.0, 0.1, 2.0)
+    assert not tensor_diff(a, TensorStats("float16", (4,), 1.0005, -1.0, 0.1, 2.0)).diverged
+    assert tensor_diff(a, TensorStats("float16", (4,), 1.01, -1.0, 0.1, 2.0)).diverged
+
+
+def test_a_folder_without_a_dump_is_an_input_error_naming_it(tmp_path: Path) -> None:
+    folder = tmp_path / "my_run"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("hello", encoding="utf-8")
+    with Workspace() as ws, pytest.raises(InputError) as caught:
+        read_dump(folder, ws)
+    assert caught.value.path == "my_run" and "notes.txt" in caught.value.problem
+
+
+def test_a_broken_dump_json_is_an_input_error_naming_it(tmp_path: Path) -> None:
+    folder = tmp_path / "run"
+    shutil.copytree(MSPROBE / "mindspore_data", folder)
+    (folder / "dump.json").write_text("{not json", encoding="utf-8")
+    with Workspace() as ws, pytest.raises(InputError) as caught:
+        read_dump(folder, ws)
+    assert caught.value.path == "run/dump.json"
+
+
+def test_a_dump_json_over_the_file_budget_is_refused(tmp_path: Path) -> None:
+    with Workspace() as ws, pytest.raises(InputError) as caught:
+        read_dump(MSPROBE / "mindspore_data", ws, budget=Limits(max_profile_file_bytes=1024))
+    assert caught.value.path == "mindspore_data/dump.json"
+
+
+def test_a_damaged_tensor_file_is_an_input_error_naming_it(tmp_path: Path) -> None:
+    folder = tmp_path / "run"
+    shutil.copytree(DUMPS / "reference", folder)
+    victim = next(folder.rglob("ReLU*output.0*.npy"))
+    victim.chmod(0o600)
+    victim.write_bytes(b"\x93NUMPY garbage")
+    with Workspace() as ws, pytest.raises(InputError) as caught:
+        read_dump(folder, ws)
+    assert caught.value.path == victim.name
+
+
+def test_a_truncated_tensor_file_is_an_input_error_naming_it(tmp_path: Path) -> None:
+    folder = tmp_path / "run"
+    shutil.copytree(DUMPS / "reference", folder)
+    victim = next(folder.rglob("ReLU*output.0*.npy"))
+    data = victim.read_bytes()
+    victim.chmod(0o600)
+    victim.write_bytes(data[: len(data) // 2])
+    with Workspace() as ws, pytest.raises(InputError) as caught:
+        read_dump(folder, ws)
+    assert caught.value.path == victim.name and "ends" in caught.value.problem
+
+
+def test_msprobe_scope_comes_from_construct_json_with_names_mapped() -> None:
+    mapping = find_mapping(MSPROBE / "mindspore_data")
+    comparison = _compare(MSPROBE / "mindspore_data", MSPROBE / "pytorch_data", mapping)
+    pair = next(d for d in comparison.diffs if d.baseline.name == "Mint.logical_or.0.forward")
+    scope = "module.module.language_model.embedding.word_embeddings"
+    assert pair.baseline.scope == pair.target.scope == scope
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "float64", "int64", "bool"])
+def test_streamed_statistics_match_a_float64_reduction(
+    dtype: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chunks cut elements in two (CHUNK_BYTES not a multiple of the item size) and float32 blocks are
+    summed by BLAS: max/min exact, mean and norm within 1e-6 of numpy in float64, inf/nan counted."""
+    import numpy as np
+
+    from outputs import stats
+
+    monkeypatch.setattr(stats, "CHUNK_BYTES", 4099)
+    monkeypatch.setattr(stats, "BLOCK", 300)
+    rng = np.random.default_rng(7)
+    values = (rng.standard_normal((37, 111)) * 50 + 3).astype(dtype)
+    if dtype.startswith("float"):
+        values[3, 4], values[5, 6] = np.nan, -np.inf
+    path = tmp_path / "t.npy"
+    np.save(path, values)
+    got = stats.npy_stats(path)
+    wide = values.astype(np.float64).ravel()
+    finite = wide[np.isfinite(wide)]
+    assert got.shape == (37, 111) and got.dtype == dtype
+    assert got.nan == int(np.isnan(wide).sum()) and got.inf == int(np.isinf(wide).sum())
+    assert got.max == np.nanmax(wide) and got.min == np.nanmin(wide)
+    assert got.mean == pytest.approx(finite.mean(), rel=1e-6)
+    assert got.norm == pytest.approx(float(np.sqrt(finite @ finite)), rel=1e-6)

@@ -1,0 +1,279 @@
+"""`perf-doctor outputs` and its typed report on the real dumps: every format, both languages, errors."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from doctor.cli import main
+from doctor.model.outputs import LayerPoint, OutputsSection
+from doctor.outputs_report import compare_outputs, depth_figure, render_outputs
+from tests.support.inputs import ROOT
+
+DUMPS = ROOT / "tests" / "fixtures" / "outputs"
+MSPROBE = ROOT.parent / "shared" / "samples" / "msprobe_dump"
+CPU = ROOT / "tests" / "fixtures" / "cpu"
+
+
+def test_the_section_is_typed_and_round_trips_through_json() -> None:
+    report = compare_outputs(DUMPS / "reference", DUMPS / "dropout_on")
+    data = json.loads(render_outputs(report, "json"))
+    assert OutputsSection.model_validate(data) == report.section
+    assert data["causes"][0]["id"] == "outputs-dropout-active"
+    assert data["first_divergence"]["op_type"] == "ReduceMean"
+    assert data["only_target"] == ["Default_drop-Dropout_Dropout-op0"]
+    assert data["tolerances"]["float16"] == 1e-3
+
+
+def test_markdown_says_the_first_layer_and_the_fix_in_both_languages() -> None:
+    english = render_outputs(compare_outputs(DUMPS / "reference", DUMPS / "weights"), "md")
+    chinese = render_outputs(compare_outputs(DUMPS / "reference", DUMPS / "weights", lang="zh"), "md")
+    assert "First layer that parts ways" in english and "Default_conv-Conv2d_Conv2D-op0" in english
+    assert "ms.load_param_into_net" in english
+    assert "首个出现分歧的层" in chinese and "两次运行使用了不同的权重" in chinese
+
+
+def test_the_quiet_pair_says_nothing_significant() -> None:
+    report = compare_outputs(DUMPS / "reference", DUMPS / "reference_repeat")
+    assert report.section.nothing_found and report.section.first_divergence is None
+    assert "No layer parts ways" in render_outputs(report, "md")
+
+
+def test_csv_is_the_depth_profile_and_html_holds_the_plot() -> None:
+    report = compare_outputs(DUMPS / "reference", DUMPS / "bn_train")
+    rows = list(csv.DictReader(io.StringIO(render_outputs(report, "csv"))))
+    assert [r["diverged"] for r in rows] == ["False", "True", "True", "True", "True", "True"]
+    page = render_outputs(report, "html")
+    assert "plotly" in page.lower() and "BatchNorm" in page
+    figure = depth_figure(report.section)
+    assert figure.layout.yaxis.type == "log" and len(figure.data[0].x) == 6
+
+
+def test_cli_outputs_reads_the_msprobe_pair_with_its_mapping(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(
+        [
+            "outputs",
+            str(MSPROBE / "mindspore_data"),
+            str(MSPROBE / "pytorch_data"),
+            "--mapping",
+            str(MSPROBE / "layer_mapping.yaml"),
+            "--format",
+            "json",
+        ]
+    )
+    assert code == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["first_divergence"]["layer"] == "Tensor.__add__.0.forward"
+    assert data["baseline"]["framework"] == "mindspore" and data["target"]["framework"] == "pytorch"
+
+
+def test_cli_outputs_names_a_missing_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["outputs", str(tmp_path / "gone"), str(DUMPS / "reference")])
+    assert code == 2
+    assert "gone" in capsys.readouterr().err
+
+
+def test_the_app_tab_compares_two_uploaded_archives(tmp_path: Path) -> None:
+    """The handler behind the "Compare outputs" tab, on zipped real dumps, in the page's language."""
+    import shutil
+
+    from doctor.outputs_tab import run_outputs
+
+    archives = [shutil.make_archive(str(tmp_path / n), "zip", DUMPS, n) for n in ("reference", "bn_train")]
+    markdown, plot = run_outputs(*archives, None, "中文")
+    assert "首个出现分歧的层" in markdown.value and "BatchNorm" in markdown.value
+    assert plot.visible
+    markdown, plot = run_outputs(archives[0], None, None, "English")
+    assert markdown.value.startswith("⚠") and not plot.visible
+
+
+def test_the_app_tab_says_a_bad_upload_in_one_line(tmp_path: Path) -> None:
+    from doctor.outputs_tab import run_outputs
+
+    junk = tmp_path / "junk.zip"
+    junk.write_bytes(b"not a zip")
+    markdown, plot = run_outputs(str(junk), str(junk), None, "English")
+    assert markdown.value.startswith("⚠") and "junk.zip" in markdown.value and not plot.visible
+
+
+def test_one_report_covers_the_latency_and_the_results() -> None:
+    """Profiles and dumps together: the profile diagnosis and the outputs section in one document, in every
+    format that reads the model and in both languages; without dumps the document has no outputs key."""
+    from doctor import diagnose
+    from doctor.render import render
+
+    profiles = (
+        ROOT / "tests" / "fixtures" / "cpu" / "train_fp32_graph",
+        ROOT / "tests" / "fixtures" / "cpu" / "infer_fp32_graph",
+    )
+    report = diagnose(*profiles, isolate=False, dumps=(DUMPS / "reference", DUMPS / "flipped"))
+    assert report.document.outputs is not None and report.document.timing is not None
+    assert report.document.outputs.causes[0].id == "outputs-random-preprocessing"
+    data = json.loads(render(report, "json"))
+    assert data["outputs"]["first_divergence"]["op_type"] == "Conv2D"
+    assert "where two runs' outputs part ways" in render(report, "md")
+    assert "id='outputs'" in render(report, "html")
+    _assert_combined_csv(report, render(report, "csv"))
+    chinese = report.in_lang("zh")
+    assert chinese.document.outputs is not None and "随机预处理使两次运行的输入不同" in render(chinese, "md")
+    plain = diagnose(*profiles, isolate=False)
+    assert "outputs" not in plain.to_dict() and plain.document.outputs is None
+    assert "\n\n" not in render(plain, "csv")  # without dumps: the operator table alone
+
+
+def _assert_combined_csv(report: Any, text: str) -> None:
+    """The combined CSV: the operator table, one empty line, then the depth table of the outputs section
+    (LayerPoint's columns, one row per matched layer), both readable as CSV; a layer name that a
+    spreadsheet would run as a formula is quoted, numbers stay numbers."""
+    operators, depth = text.split("\n\n")
+    assert len(list(csv.DictReader(io.StringIO(operators)))) == len(report.operators())
+    rows = list(csv.DictReader(io.StringIO(depth)))
+    section = report.document.outputs
+    assert list(rows[0]) == list(LayerPoint.model_fields) and len(rows) == len(section.depth)
+    first = next(r for r in rows if r["diverged"] == "True")
+    assert first["op_type"] == "Conv2D" and int(first["depth"]) == section.first_divergence.depth
+    assert float(first["rel_diff"]) == pytest.approx(section.first_divergence.rel_diff)
+    points = [p.model_copy(update={"layer": "=HYPERLINK(1)"}) for p in section.depth]
+    hostile = report.document.model_copy(update={"outputs": section.model_copy(update={"depth": points})})
+    from doctor.render import render
+    from doctor.report import Report
+
+    depth = render(Report.of(hostile), "csv").split("\n\n")[1]
+    assert all(r["layer"] == "'=HYPERLINK(1)" for r in csv.DictReader(io.StringIO(depth)))
+
+
+@pytest.mark.parametrize("target", ["dropout_on", "weights", "fp16"])
+def test_a_chinese_outputs_report_has_no_english_sentence(target: str) -> None:
+    from tests.support.language import english_sentences
+
+    report = compare_outputs(DUMPS / "reference", DUMPS / target, lang="zh")
+    for fmt in ("md", "html"):
+        assert english_sentences(render_outputs(report, fmt)) == [], fmt
+
+
+def test_with_a_profile_the_deterministic_fix_cost_is_read_from_it() -> None:
+    """The target's reduction/atomic operator time per step bounds what ms.set_deterministic(True) slows."""
+    from doctor import diagnose
+
+    cpu = ROOT / "tests" / "fixtures" / "cpu"
+    report = diagnose(
+        cpu / "train_fp32_graph",
+        cpu / "infer_fp32_graph",
+        isolate=False,
+        dumps=(DUMPS / "reference", DUMPS / "weights"),
+    )
+    cost = report.document.outputs.deterministic_cost
+    records = report.data["operators"]["records"]
+    matmul = sum(r["target_us_per_step"] for r in records if r["op_type"] == "MatMul") / 1000
+    assert cost is not None and cost.operators >= 1
+    assert cost.reduction_ms_per_step == pytest.approx(matmul, abs=1e-3)
+    assert cost.step_ms == pytest.approx(report.data["timing"]["target_ms_per_step"], rel=1e-3)
+    assert compare_outputs(DUMPS / "reference", DUMPS / "weights").section.deterministic_cost is None
+
+
+def test_the_app_tab_registers_its_uploads_with_the_upload_ledger(tmp_path: Path) -> None:
+    """The tab's uploads are tracked like the profiles': a page holds what its inputs show across runs and
+    lets go when it closes (the files are deleted); an API call's run deletes its files when it ends; an
+    upload already deleted is said as such, naming it."""
+    import shutil
+
+    from doctor.outputs_tab import SLOTS, _holder, run_outputs
+    from doctor.uploads import UploadLedger
+
+    root = tmp_path / "gradio"
+    ledger = UploadLedger(root)
+
+    def upload(name: str) -> str:
+        folder = root / f"sha-{name}"
+        folder.mkdir(parents=True)
+        return shutil.make_archive(str(folder / name), "zip", DUMPS, name)
+
+    baseline, target = upload("reference"), upload("bn_train")
+    ledger.record([baseline, target])
+    ledger.open_session("page")
+    for slot, path in zip(SLOTS, (baseline, target), strict=False):
+        _holder(ledger, slot)(path, type("Request", (), {"session_hash": "page"})())
+    assert ledger.count(baseline) == 1 and ledger.count(target) == 1
+    for _ in range(2):  # a re-run finds its files: the page holds them
+        markdown, plot = run_outputs(baseline, target, None, "English", uploads=ledger, session="page")
+        assert "BatchNorm" in markdown.value and plot.visible
+        assert Path(baseline).exists() and ledger.count(baseline) == 1
+    ledger.end_session("page")
+    assert not Path(baseline).exists() and not Path(target).exists()
+
+    baseline, target = upload("weights"), upload("dropout_on")
+    ledger.record([baseline, target])
+    markdown, _plot = run_outputs(baseline, target, None, "English", uploads=ledger, session=None)
+    assert not markdown.value.startswith("⚠")
+    assert not Path(baseline).exists() and not Path(target).exists(), "an API call's files go when it ends"
+    markdown, plot = run_outputs(baseline, target, None, "English", uploads=ledger, session=None)
+    assert markdown.value.startswith("⚠") and "weights.zip" in markdown.value and not plot.visible
+
+
+def test_the_app_passes_its_upload_ledger_to_the_outputs_tab() -> None:
+    """app.py builds the tab with its ledger, so its three upload inputs hold their files (change events)."""
+    import gradio as gr
+
+    from doctor.outputs_tab import outputs_tab
+    from doctor.uploads import UploadLedger
+
+    source = (ROOT / "app.py").read_text(encoding="utf-8")
+    assert "outputs_tab(I18N, events.language, events.uploads)" in source
+    with gr.Blocks() as demo:
+        outputs_tab(lambda key: key, None, UploadLedger(ROOT / "no-such-upload-folder"))
+    changes = [d for d in demo.fns.values() if any(t[1] == "change" for t in d.targets)]
+    assert len(changes) == 3
+
+
+def test_the_msprobe_first_divergence_says_where_each_run_made_the_call(tmp_path: Path) -> None:
+    """stack.json of the real sample: the first divergent API's call site in each run is the first frame
+    of the user's code (not MindSpore, PyTorch or msprobe), said in JSON, Markdown and HTML, en and zh;
+    here it shows the two aligned __add__ calls come from different lines. Without stack.json: no site."""
+    import shutil
+
+    report = compare_outputs(
+        MSPROBE / "mindspore_data", MSPROBE / "pytorch_data", mapping=MSPROBE / "layer_mapping.yaml"
+    )
+    first = report.section.first_divergence
+    assert first is not None and first.layer == "Tensor.__add__.0.forward"
+    assert first.call_site == (
+        "/path_to_net/PanGu_ms/pangu/training/utils.py:65 in get_ltor_reset_masks_and_position_ids: "
+        "eod_index = position_ids[b, data[b] == eod_token]"
+    )
+    assert first.target_call_site == (
+        "/path_to_net/PanGu/pangu/training/utils.py:176 in get_ltor_reset_masks_and_position_ids: "
+        "attention_mask[b, 0, (i + 1):, :(i + 1)] = 0"
+    )
+    assert json.loads(render_outputs(report, "json"))["first_divergence"]["call_site"] == first.call_site
+    markdown = render_outputs(report, "md")
+    assert f"- Called in the baseline from: `{first.call_site}`" in markdown
+    assert "utils.py:176" in markdown
+    chinese = compare_outputs(
+        MSPROBE / "mindspore_data",
+        MSPROBE / "pytorch_data",
+        mapping=MSPROBE / "layer_mapping.yaml",
+        lang="zh",
+    )
+    assert "- 基线中的调用位置: `" in render_outputs(chinese, "md")
+    from doctor import diagnose
+    from doctor.render import render
+    from doctor.report import Report
+
+    profiles = (CPU / "train_fp32_graph", CPU / "infer_fp32_graph")
+    document = diagnose(*profiles, isolate=False).document.model_copy(update={"outputs": report.section})
+    page = render(Report.of(document), "html")
+    assert "Called in the target from: <code>/path_to_net/PanGu/pangu/training/utils.py:176" in page
+    assert "(i + 1):, :(i + 1)] = 0</code>" in page
+    bare = tmp_path / "ms"
+    shutil.copytree(MSPROBE / "mindspore_data", bare)
+    (bare / "stack.json").unlink()
+    alone = compare_outputs(bare, MSPROBE / "pytorch_data", mapping=MSPROBE / "layer_mapping.yaml")
+    assert alone.section.first_divergence is not None
+    assert alone.section.first_divergence.call_site is None
+    assert alone.section.first_divergence.target_call_site == first.target_call_site
+    assert "Called in the baseline from" not in render_outputs(alone, "md")
