@@ -251,7 +251,7 @@ def _diagnose(
         if len(sides) == 3:
             analysis.after = _pair(analysis.baseline, sides[2], "first", _quiet, lang)  # type: ignore[arg-type]
             analysis.inputs.append(_after_input(sides[2]))
-        analysis.npu_smi = npu_smi is not None
+        analysis.npu_smi = options.npu_smi is not None
         if _given(mindir):
             model = _load_model(mindir, step, isolate)  # type: ignore[arg-type]
             _add_model(analysis, model)
