@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
-import sys
 import warnings
 from pathlib import Path
 
@@ -30,9 +29,10 @@ from diagnosis.ingest import read_folder
 from diagnosis.stats import robust_cv
 from tests.support.inputs import ROOT
 from tests.support.runs import cpu_run
+from tests.support.scripts import load_script
 
-sys.path.insert(0, str(ROOT / "bench"))
-from gen_ascend import Variant, build, write_run  # bench/ is not a package
+_gen = load_script(ROOT / "bench" / "gen_ascend.py", "bench_gen_ascend")  # bench/ is not a package
+Variant, build, write_run = _gen.Variant, _gen.build, _gen.write_run
 
 SERVING = ROOT / "tests" / "fixtures" / "ascend_symptoms" / "serving"
 STEPS = 12
