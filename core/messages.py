@@ -1089,6 +1089,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "re-export the profile; step ids are never negative in a real one",
         "zh": "重新导出性能数据；真实的性能数据中步编号从不为负",
     },
+    "ingest.starts-overflow": {
+        "en": "every launch start time ({value:g} {unit} or more) is too large to express in microseconds",
+        "zh": "每个算子调用的开始时间（{value:g} {unit} 或更大）都太大，无法用微秒表示",
+    },
     # --- diagnosis/sources.py, upload_tree.py and the readers' other format errors
     "sources.not-a-path": {
         "en": "an entry of the file list is not a path: {item!r}",

@@ -91,3 +91,37 @@ def test_a_model_request_leaves_no_graph_behind(monkeypatch) -> None:
         assert graphs and graphs[0]() is None
     finally:
         gc.enable()
+
+
+def _legacy_ms_timeline(dest, starts: list[str]):  # type: ignore[no-untyped-def]
+    """A copy of the real-format MindSpore 1.x profile (timeline in ms) whose launch starts cycle through
+    `starts`: a finite 1e308 ms is 1e311 us, beyond float64, once the reader converts it."""
+    import shutil
+
+    folder = shutil.copytree(ASCEND / "legacy_ascend_1x", dest / "legacy_1x")
+    path = next(folder.rglob("output_timeline_data_0.txt"))
+    lines = path.read_text().splitlines()
+    rows = [line.split(",") for line in lines[1:]]
+    for index, row in enumerate(rows):
+        row[2] = starts[index % len(starts)]
+    path.write_text("\n".join([lines[0], *(",".join(row) for row in rows)]) + "\n")
+    return folder
+
+
+def test_finite_ms_starts_too_large_for_microseconds_are_named_as_such(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Issue 33 item 12: every start 1e308 (finite, in ms) overflowed to inf in µs and was reported as
+    'every value is infinite'; the error now says the finite values are too large in microseconds."""
+    with pytest.raises(InputError) as caught:
+        read_folder(_legacy_ms_timeline(tmp_path, ["1e308"]))
+    message = caught.value.message
+    assert message.startswith("output_timeline_data_0.txt: ")
+    assert "too large to express in microseconds" in message and "infinite" not in message
+
+
+def test_finite_ms_starts_keep_zero_and_subnormal(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """1e308 ms rows are dropped with a warning; -0 and 1e-320 ms are kept (finite in µs)."""
+    run = read_folder(_legacy_ms_timeline(tmp_path, ["1e308", "-0", "1e-320"]))
+    starts = run.kernels["start_us"].astype("float64")
+    assert len(starts) and bool(starts.map(math.isfinite).all())
+    assert (starts.abs() < 1e-310).all() and len(starts) == 22  # 2 of every 3 of the 34 launches
+    assert [lim.topic for lim in run.limitations].count("start-times") == 1

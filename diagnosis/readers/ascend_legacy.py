@@ -177,10 +177,13 @@ def read_timeline(path: Path) -> pa.Table:
         table, header = _read_spaced(path)
     else:
         table = read_csv(path, _TIMELINE_COLS, required=("name", "start", "duration"))
+    scale = _unit_scale(header, "start_time")
+    start_us = pc.multiply(table.column("start"), scale)
+    _refuse_overflowing_starts(path, table.column("start"), start_us, scale)
     return pa.table(
         {
             "name": table.column("name"),
-            "start_us": pc.multiply(table.column("start"), _unit_scale(header, "start_time")),
+            "start_us": start_us,
             "duration_us": pc.multiply(table.column("duration"), _unit_scale(header, "duration")),
         }
     )
@@ -207,6 +210,23 @@ def _read_spaced(path: Path) -> tuple[pa.Table, list[str]]:
             expected=say("legacy.row-format"),
         ) from None
     return table, header
+
+
+def _refuse_overflowing_starts(
+    path: Path, raw: pa.ChunkedArray, start_us: pa.ChunkedArray, scale: float
+) -> None:
+    """A file whose every start is finite as written but infinite once in µs (1e308 ms) is an InputError
+    saying so, not 'every value is infinite'; when only some overflow, ingest drops them with a warning."""
+    written = raw.to_numpy().astype("float64")
+    converted = start_us.to_numpy().astype("float64")
+    overflow = np.isfinite(written) & np.isinf(converted)
+    if overflow.any() and not np.isfinite(converted[~np.isnan(converted)]).any():
+        unit = "ms" if scale > 1 else "us"
+        raise InputError(
+            say("ingest.starts-overflow", value=float(np.abs(written[overflow]).min()), unit=unit),
+            path=path.name,
+            expected=say("ingest.finite-starts"),
+        )
 
 
 def _unit_scale(header: list[str], field: str) -> float:

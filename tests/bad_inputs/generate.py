@@ -1354,6 +1354,47 @@ def _mindir_fifo(dest: Path) -> Path:
     return path
 
 
+LEGACY_MS_PAIR = {"kind": "folder", "call": "compare", "baseline": "tests/fixtures/ascend/legacy_ascend_1x"}
+
+
+def _legacy_ms_starts(dest: Path, starts: list[str]) -> Path:
+    """The MindSpore 1.x profile (timeline in ms) with launch starts cycling through `starts`."""
+    shutil.copytree(ASCEND / "legacy_ascend_1x", dest)
+    path = dest / "profiler" / "output_timeline_data_0.txt"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    rows = [line.split(",") for line in lines[1:]]
+    for index, row in enumerate(rows):
+        row[2] = starts[index % len(starts)]
+    path.write_text("\n".join([lines[0], *(",".join(row) for row in rows)]) + "\n", encoding="utf-8")
+    return dest
+
+
+@case(
+    name="legacy_ms_starts_beyond_microseconds",
+    outcome="error",
+    match=r"output_timeline_data_0\.txt: every launch start time \(1e\+308 ms or more\) is too large",
+    runtime=True,
+    **LEGACY_MS_PAIR,
+    note="issue 33 item 12: every start 1e308 ms, finite as written, overflows once in us",
+)
+def _legacy_ms_starts_beyond_us(dest: Path) -> Path:
+    return _legacy_ms_starts(dest, ["1e308"])
+
+
+@case(
+    name="legacy_ms_starts_extreme_finite",
+    outcome="partial",
+    warnings=[
+        r"12 launches with a non-finite start time \(inf\) were dropped from output_timeline_data_0\.txt"
+    ],
+    runtime=True,
+    **LEGACY_MS_PAIR,
+    note="issue 33 item 12: starts 1e308, -0 and 1e-320 ms: the -0 and subnormal launches are kept",
+)
+def _legacy_ms_starts_extreme(dest: Path) -> Path:
+    return _legacy_ms_starts(dest, ["1e308", "-0", "1e-320"])
+
+
 def write_huge_model(path: Path, nodes: int = 100_000) -> Path:
     """A valid MINDIR of one long chain of Add nodes: about 48 bytes a node on disk, but about 3 KB a node
     in memory once decoded and walked (100,000 nodes: a 5 MB file that needs about 300 MB). Not part of
