@@ -30,21 +30,27 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
 from core.errors import InputError
-from core.model import Limitation, ProfilerConfig, Run, RunMeta, conform_kernels, conform_steps
+from core.model import Limitation, ProfilerConfig, Run, RunMeta, conform_steps
 from core.text import say
 from diagnosis.readers import Candidate, catalog
-from diagnosis.readers.ascend import complete, kernel_limitations
+from diagnosis.readers.ascend import kernel_limitations, kernels_from_trace
 from diagnosis.readers.cann_msprof import CANN, devices_of, op_summaries, prof_folders
 from diagnosis.readers.discover import classify
-from diagnosis.readers.io import check_file, display, load_json, to_frame
+from diagnosis.readers.io import check_file, display, load_json
 from diagnosis.readers.steps import step_ids
 from diagnosis.readers.tables import run_tables
-from diagnosis.readers.trace import FREQ_NAME, HARDWARE, OVERLAP, add_freq, freq_frame, iter_events
+from diagnosis.readers.trace import (
+    FREQ_NAME,
+    HARDWARE,
+    OVERLAP,
+    DeviceTimeline,
+    add_freq,
+    freq_frame,
+    iter_events,
+)
 from diagnosis.readers.traits import amp_of, infer_execution_mode, name_pairs, phase_of
-from diagnosis.readers.values import map_unique, normalise_columns, op_type_of_kernel, scope_of
 
 LAYOUT = "cann-msprof-timeline"
 LAYOUTS = (LAYOUT,)
@@ -217,19 +223,9 @@ def _span(event: dict[str, Any]) -> tuple[float, float] | None:
 
 
 def _kernels(rows: pd.DataFrame, first: Path) -> pd.DataFrame:
-    """Kernel rows of every iteration -> canonical kernels in start order (names carry MindSpore scopes)."""
+    """Kernel rows of every iteration -> canonical kernels in start order (names carry MindSpore scopes),
+    as a trace's Ascend Hardware events are read."""
     if rows.empty:
         raise InputError(say("timeline.no-kernels"), path=display(first), expected=say("timeline.expected"))
-    rows = rows.sort_values("start_us", kind="stable")
-    names = pa.array(rows["name"].tolist(), type=pa.string())
-    table = pa.table(
-        {
-            "name": names,
-            "op_type": map_unique(names, op_type_of_kernel),
-            "scope": map_unique(names, scope_of),
-            "start_us": pa.array(rows["start_us"].to_numpy(dtype="float64")),
-            "duration_us": pa.array(rows["duration_us"].to_numpy(dtype="float64")),
-            "core": pa.array(rows["core"].tolist(), type=pa.string()),
-        }
-    )
-    return conform_kernels(to_frame(complete(normalise_columns(table))))
+    empty = pd.DataFrame()
+    return kernels_from_trace(DeviceTimeline(rows, empty, empty, empty, {}), first)
