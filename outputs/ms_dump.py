@@ -31,7 +31,7 @@ OP_NUMBER = re.compile(r"-op\d+$")
 IR_PARAM = re.compile(r"^%para\d+_(?P<name>\S+?):.*IsWeight: (?P<weight>true|false)\s*$", re.MULTILINE)
 WEIGHT_WORDS = re.compile(r"weight|bias|gamma|beta|moving_|embedding|scale", re.IGNORECASE)
 STATISTIC_CSV = "statistic.csv"
-READERS = 2  # threads summarising tensor files: one reads while another reduces (bench/bench_outputs.py)
+READERS = 1  # threads summarising tensor files; 2 were no faster on the shared bench machine (RESULTS.md)
 
 
 @dataclass(frozen=True)
