@@ -31,7 +31,7 @@ OP_NUMBER = re.compile(r"-op\d+$")
 IR_PARAM = re.compile(r"^%para\d+_(?P<name>\S+?):.*IsWeight: (?P<weight>true|false)\s*$", re.MULTILINE)
 WEIGHT_WORDS = re.compile(r"weight|bias|gamma|beta|moving_|embedding|scale", re.IGNORECASE)
 STATISTIC_CSV = "statistic.csv"
-READERS = 2  # threads summarising tensor files: one reads while another reduces (bench/bench_outputs.py)
+READERS = 1  # threads summarising tensor files; 2 were no faster on the shared bench machine (RESULTS.md)
 
 
 @dataclass(frozen=True)
@@ -46,9 +46,10 @@ class TensorFile:
     slot: int
 
 
-def tensor_files(folder: Path) -> Iterator[TensorFile]:
-    """Every dumped tensor of the first iteration folder holding any (os.scandir: thousands of files)."""
-    for iteration in iteration_folders(folder)[:1]:
+def tensor_files(folder: Path, iterations: list[Path] | None = None) -> Iterator[TensorFile]:
+    """Every dumped tensor of the first iteration folder holding any (os.scandir: thousands of files);
+    `iterations`: iteration_folders(folder) when already known."""
+    for iteration in (iteration_folders(folder) if iterations is None else iterations)[:1]:
         with os.scandir(iteration) as entries:
             for entry in entries:
                 match = NPY_NAME.match(entry.name)
@@ -76,7 +77,8 @@ def _iteration_number(path: Path) -> int:
 def read_npy_dump(folder: Path, label: str, *, readers: int = READERS) -> Dump:
     """A CPU/GPU tensor dump as a Dump: statistics of every tensor file (computed by `readers` threads,
     numpy and file reads let go of the GIL), ops in execution order."""
-    files = list(tensor_files(folder))
+    iterations = iteration_folders(folder)
+    files = list(tensor_files(folder, iterations))
     if not files:
         raise InputError(say("outputs.no-tensors"), path=label, expected=say("outputs.dump-expected"))
     weights = _weight_flags(folder)
@@ -90,7 +92,7 @@ def read_npy_dump(folder: Path, label: str, *, readers: int = READERS) -> Dump:
         for order, ((op_type, op_name), items) in enumerate(ops)
     ]
     size = sum(f.path.stat().st_size for f in files)
-    notes = (say("outputs.more-iterations"),) if len(iteration_folders(folder)) > 1 else ()
+    notes = (say("outputs.more-iterations"),) if len(iterations) > 1 else ()
     return Dump(label, "mindspore-npy", "mindspore", tuple(_numbered(layers)), len(files), size, notes)
 
 
