@@ -271,8 +271,10 @@ def _cluster_ranks(folder: Path) -> tuple[list[Any], str | None]:
     path = find_cluster_step_trace(folder)
     if path is None:
         return [], None
+    from diagnosis.scale import display_base
+
     try:
-        return read_cluster_step_trace(path, folder), None
+        return read_cluster_step_trace(path, display_base(folder)), None
     except InputError as error:
         where = _relative(Path(error.path), str(folder)) if error.path else None
         return [], error_line(InputError(error.problem, path=where, expected=error.expected))

@@ -54,7 +54,7 @@ def summarize_ranks(
     from diagnosis.ingest import summarize_candidate
 
     ordered = sorted(cands, key=lambda c: c.rank or 0)
-    base = str(folder)
+    base = str(display_base(folder))
     if scheduler:
         return _on_dask(ordered, base, scheduler)
     n = workers(len(ordered), sum(_export_bytes(c.root) for c in ordered))
@@ -64,6 +64,20 @@ def summarize_ranks(
     context = multiprocessing.get_context("forkserver")
     with ProcessPoolExecutor(max_workers=n, mp_context=context) as pool:
         return list(pool.map(summarize_candidate, ordered, [base] * len(ordered), chunksize=1))
+
+
+def display_base(folder: Path) -> Path:
+    """The folder rank roots are named relative to: below the single folders an archive or a parent folder
+    wraps around the job, so a folder and its packed archive name the ranks alike."""
+    for _ in range(8):
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            return folder
+        if len(entries) != 1 or not entries[0].is_dir():
+            return folder
+        folder = Path(entries[0].path)
+    return folder
 
 
 def _export_bytes(root: Path) -> int:
