@@ -131,7 +131,6 @@ def test_kept_names_keep_every_file_a_reader_opened_and_drop_the_rest():
             assert run.files and all(kept.fullmatch(Path(f).name) for f in run.files)
     for dropped in (
         "ascend_mindspore_profiler_0.db",
-        "analysis.db",
         "profiler_20261130_123.log",
         "msprof_0.json",
     ):
