@@ -211,19 +211,20 @@ def _run(analysis: Callable[[], Any]) -> Any:
         raise failure.toast from None
 
 
-def _analyse(analysis: Callable[[], Any], lang: str = "en") -> Any:
-    """Run a doctor call; bad input becomes one line per problem, a bug a generic line (logged). Raises
-    Failed, carrying both the inline Markdown and the escaped gr.Error for API callers."""
+def _analyse(analysis: Callable[[], Any], lang: str = "en", button: str = "run") -> Any:
+    """Run a doctor call; bad input becomes one line per problem, a bug a generic line (logged), each
+    telling to press the tab's `button` (a UI_TEXT key) again. Raises Failed, carrying both the inline
+    Markdown and the escaped gr.Error for API callers."""
     try:
         return analysis()
     except InputError as error:
         toast = gr.Error(error_text(error.message), title="Input problem", print_exception=False)
-        raise Failed(problems_markdown(error, lang), toast) from None
+        raise Failed(problems_markdown(error, lang, button), toast) from None
     except Exception as error:
         LOG.exception("analysis failed")
         message = f"Internal error ({type(error).__name__}); the server log has the details."
         toast = gr.Error(error_text(message), print_exception=False)
-        raise Failed(failure_markdown(lang, type(error).__name__), toast) from None
+        raise Failed(failure_markdown(lang, type(error).__name__, button), toast) from None
 
 
 def _session(request: gr.Request | None) -> str | None:
@@ -247,7 +248,7 @@ def _using_uploads(
     uploads.restore(paths)  # a bundled example's copy deleted by another app or a cache sweep
     uploads.claim(paths)
     try:
-        _analyse(lambda: uploads.require_present(paths), lang)
+        _analyse(lambda: uploads.require_present(paths), lang, "inspect" if "inspect" in slots else "run")
         yield
     finally:
         uploads.release(paths)
@@ -458,7 +459,7 @@ def inspect(
     def produce() -> dict[str, Any]:
         with _using_uploads(uploads, request, {"inspect": mindir}, lang):
             report = _analyse(
-                lambda: inspect_model(mindir or "", progress=_progress(progress), lang=lang), lang
+                lambda: inspect_model(mindir or "", progress=_progress(progress), lang=lang), lang, "inspect"
             )
             return inspect_values(report, _keep(cases, report, [("mindir", mindir)], request))
 

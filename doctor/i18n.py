@@ -192,9 +192,9 @@ REPORT_TEXT: dict[str, dict[str, str]] = {
         "side_after": "After the fix",
         "side_input": "Input",
         "problem_expected": "expected",
-        "problem_todo": "Fix this input and press Diagnose again; "
+        "problem_todo": "Fix this input and press {button} again; "
         "[how to collect and what to upload]({help}).",
-        "internal_error": "Internal error ({kind}); the server log has the details. Press Diagnose to retry.",
+        "internal_error": "Internal error ({kind}); the server log has the details. Press {button} to retry.",
         "stale": "**The inputs changed since this result was made.** Press Diagnose to update it; "
         "the result below is for the previous inputs.",
     },
@@ -372,8 +372,8 @@ REPORT_TEXT: dict[str, dict[str, str]] = {
         "side_after": "修复后",
         "side_input": "输入",
         "problem_expected": "应为",
-        "problem_todo": "请修正此输入后再次点击“诊断”；参见[如何采集以及上传哪些文件]({help})。",
-        "internal_error": "内部错误（{kind}）；详情见服务器日志。请点击“诊断”重试。",
+        "problem_todo": "请修正此输入后再次点击“{button}”；参见[如何采集以及上传哪些文件]({help})。",
+        "internal_error": "内部错误（{kind}）；详情见服务器日志。请点击“{button}”重试。",
         "stale": "**输入已在此结果生成后更改。** 请点击“诊断”更新；下方结果对应之前的输入。",
     },
 }
