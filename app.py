@@ -62,11 +62,22 @@ CSS = """
 /* Fix code wraps instead of being cut off or scrolled sideways. */
 #causes pre, #causes code, #inspect-causes pre, #inspect-causes code, #below-threshold pre,
 #collect-help pre {white-space: pre-wrap; overflow-wrap: anywhere;}
-/* Narrow screens: the plots and tables come before the (long) cause list. */
+/* Table headers and cells break between words only: a narrow column never spells "why not fused" or
+   "resolved" letter by letter; every column keeps room for a short header word. */
+th .header-text, th .header-content, td .cell-wrap, #after td, #after th {
+  word-break: normal !important; overflow-wrap: normal !important; hyphens: none;}
+th {min-width: 4.5rem;}
+#after table {display: block; overflow-x: auto; max-width: 100%;}
+/* Narrow screens (a phone from 360 px): one column, verdict and causes first, then the plots and tables;
+   no column keeps its desktop minimum width, so nothing is cut off or scrolled sideways. */
 @media (max-width: 820px) {
-  #results-row {flex-direction: column;}
-  #details-column {order: 1;}
-  #causes-column {order: 2;}
+  #results-row, #inspect-results-row {flex-direction: column;}
+  #causes-column, #inspect-causes-column {order: 1;}
+  #details-column, #inspect-details-column {order: 2;}
+  #results-row > .column, #inspect-results-row > .column, #title-row > * {
+    min-width: 0 !important; width: 100% !important; max-width: 100%;}
+  #title-row {flex-wrap: wrap;}
+  #title-row h1 {font-size: 1.5rem; word-break: keep-all; overflow-wrap: normal; hyphens: none;}
 }
 """
 NO_CASE = ("", "")  # (banner, link) when no case was kept
@@ -760,13 +771,15 @@ def _case_parts(prefix: str) -> dict[str, gr.components.Component]:
     return {"case_info": banner, "case_link": link}
 
 
-def _wide_table(label: str, elem_id: str, *, max_chars: int, pinned_columns: int) -> gr.Dataframe:
+def _wide_table(
+    label: str, elem_id: str, *, max_chars: int, pinned_columns: int, max_height: int = 520
+) -> gr.Dataframe:
     """A read-only table of many rows: searchable, wrapped, its first columns pinned, copy and
     fullscreen buttons (the operator table and the triage case list)."""
     return gr.Dataframe(
         interactive=False,
         show_search="search",
-        max_height=520,
+        max_height=max_height,
         wrap=True,
         max_chars=max_chars,
         pinned_columns=pinned_columns,
@@ -970,13 +983,13 @@ def _inspect_tab(config: AppConfig, events: Events) -> list[gr.components.Compon
     notice = gr.Markdown(elem_id="inspect-notice", visible=False)
     verdict = gr.Markdown(elem_id="inspect-verdict", visible=False)
     case = _case_parts("inspect-")
-    with gr.Row(equal_height=False):
-        with gr.Column(scale=5, min_width=420):
+    with gr.Row(equal_height=False, elem_id="inspect-results-row"):
+        with gr.Column(scale=5, min_width=420, elem_id="inspect-causes-column"):
             causes = gr.Markdown(elem_id="inspect-causes")
             below_box, below = _below_threshold_box("inspect-below-threshold")
-        with gr.Column(scale=6, min_width=480):
+        with gr.Column(scale=6, min_width=480, elem_id="inspect-details-column"):
             graph_md = gr.Markdown(elem_id="inspect-graph")
-            chains = _wide_table("chains", "inspect-chains", max_chars=80, pinned_columns=2)
+            chains = _wide_table("chains", "inspect-chains", max_chars=80, pinned_columns=2, max_height=900)
             plot = gr.Plot(
                 label=I18N("plot_chains"), show_label=False, visible=False, elem_id="inspect-plot-chains"
             )
@@ -1140,7 +1153,7 @@ def build_demo(config: AppConfig | None = None, example: str | None = None) -> g
     events = Events(config, CaseBook.from_config(config))
     preload = next((p for p in available_pairs() if p.name == example), None)
     with gr.Blocks(title="MindSpore Perf Doctor", delete_cache=(1800, 3600), analytics_enabled=False) as demo:
-        with gr.Row():
+        with gr.Row(elem_id="title-row"):
             gr.Markdown(f"# {I18N('app_title')}")
             events.language = _language_switch()
         with gr.Tabs(elem_id="main-tabs") as tabs:

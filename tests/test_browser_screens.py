@@ -1,0 +1,141 @@
+"""Issue 31 in a real browser (Debian Chromium, as tests/test_browser.py): the app at a phone's and a
+laptop's width, the reopened case, the Inspect table, the Chinese page, the triage desk and progress.
+
+At 390 px and at 1366 px the page never scrolls sideways (`scrollWidth <= innerWidth`) and every result
+element lies within the viewport's width.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+
+from tests.support.inputs import EXAMPLE, RESNET, files_of
+from tests.test_browser import (  # noqa: F401 - the launch-args fixture points pytest-playwright at Chromium
+    TIMEOUT_MS,
+    browser_type_launch_args,
+)
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+from playwright.sync_api import Browser, Page, expect  # noqa: E402
+
+PHONE = {"width": 390, "height": 844}
+LAPTOP = {"width": 1366, "height": 900}
+WIDTHS = {"phone": PHONE, "laptop": LAPTOP}
+# The result components of both tabs (their elem_id): each must lie inside the viewport's width.
+RESULTS = (
+    "title-row", "notice", "verdict", "case-info", "case-link", "runs-box", "baseline-note", "causes",
+    "below-threshold", "after", "plot-waterfall", "plot-ops", "plot-delta", "plot-steps", "plot-breakdown",
+    "plot-chains", "operators", "compare-chains", "warnings", "inspect-verdict", "inspect-causes",
+    "inspect-graph", "inspect-chains", "inspect-plot-chains", "triage-table", "triage-groups",
+)  # fmt: skip
+OUTSIDE = """(ids) => {
+  const width = window.innerWidth;
+  const out = [];
+  for (const id of ids) {
+    const el = document.getElementById(id);
+    if (!el || el.offsetParent === null) continue;
+    const box = el.getBoundingClientRect();
+    if (box.width && (box.left < -0.5 || box.right > width + 0.5)) out.push([id, box.left, box.right]);
+    for (const inner of el.querySelectorAll(".js-plotly-plot, .prose, pre, h1, h2, h3")) {
+      const r = inner.getBoundingClientRect();
+      if (r.width && (r.left < -0.5 || r.right > width + 0.5)) out.push([id + " " + inner.tagName, r.left, r.right]);
+    }
+  }
+  return {scroll: document.documentElement.scrollWidth, width, out};
+}"""
+
+
+def fits(page: Page) -> None:
+    """No sideways scroll of the page, and every shown result element within the viewport's width."""
+    found = page.evaluate(OUTSIDE, list(RESULTS))
+    assert found["scroll"] <= found["width"], found
+    assert found["out"] == [], found
+
+
+def _page(browser: Browser, viewport: dict, locale: str = "en-US") -> Page:
+    context = browser.new_context(locale=locale, viewport=viewport, accept_downloads=True)
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    return page
+
+
+@pytest.fixture(params=sorted(WIDTHS))
+def sized(request: pytest.FixtureRequest, browser: Browser) -> Iterator[Page]:
+    """A page at the phone's and at the laptop's width."""
+    page = _page(browser, WIDTHS[request.param])
+    yield page
+    page.context.close()
+
+
+def _diagnose_example(page: Page, app_url: str) -> None:
+    page.goto(app_url)
+    expect(page.locator("#run-compare")).to_be_visible()
+    page.locator("#baseline-files input[type=file]").set_input_files(files_of(EXAMPLE / "baseline"))
+    page.locator("#target-files input[type=file]").set_input_files(files_of(EXAMPLE / "target"))
+    expect(page.locator("#target-files")).to_contain_text("cpu_op_detail_info_0")
+    page.locator("#run-compare").click()
+    expect(page.locator("#causes h3").first).to_contain_text("1.")
+    expect(page.locator("#plot-ops .js-plotly-plot")).to_be_visible()
+
+
+def _tab(page: Page, name: str) -> None:
+    """Select a tab by its label; on a phone, Gradio may have moved it into its "More tabs" menu."""
+    tab = page.get_by_role("tab", name=name, exact=True)
+    if tab.count() and tab.first.is_visible():
+        tab.first.click()
+        return
+    for menu in page.get_by_role("button", name="More tabs").all():
+        if not menu.is_visible():
+            continue
+        menu.click()
+        item = page.locator(".overflow-dropdown:not(.hide) button", has_text=name)
+        if item.count():
+            item.first.click()
+            return
+        menu.click()
+    raise AssertionError(f"no tab {name!r}")
+
+
+def test_the_diagnosis_fits_the_screen_with_verdict_and_causes_first_on_a_phone(sized: Page, app_url: str):
+    page = sized
+    _diagnose_example(page, app_url)
+    fits(page)
+    title = page.locator("#title-row h1")
+    assert title.evaluate("h => h.scrollWidth <= h.clientWidth"), "the title is cut off"
+    assert len(title.evaluate("h => h.getClientRects().length ? h.innerText : ''").split("\n")) == 1
+    verdict, causes = page.locator("#verdict").bounding_box(), page.locator("#causes").bounding_box()
+    plot = page.locator("#plot-ops").bounding_box()
+    assert verdict and causes and plot
+    assert verdict["y"] < causes["y"]
+    if page.viewport_size == PHONE:
+        assert causes["y"] < plot["y"], "on a phone the causes come before the plots"
+    for name in ("Operators", "Fusion chains", "Top 10"):
+        _tab(page, name)
+        fits(page)
+
+
+def test_the_inspect_table_shows_every_chain_with_readable_headers(sized: Page, app_url: str):
+    page = sized
+    page.goto(app_url)
+    expect(page.locator("#run-compare")).to_be_visible()
+    _tab(page, "Inspect a model")
+    page.locator("#inspect-file input[type=file]").set_input_files(str(RESNET))
+    page.locator("#run-inspect").click()
+    table = page.locator("#inspect-chains")
+    expect(table.get_by_role("gridcell", name="conv-bn-act").first).to_be_visible()
+    fits(page)
+    for header in table.locator("th").all():
+        if header.is_visible():
+            box = header.bounding_box()
+            assert box and box["height"] < 80, (header.inner_text(), box)  # not spelt down the page
+    shown = [c for c in table.locator("[data-testid$='-1'][role=gridcell]").all() if c.is_visible()]
+    assert len(shown) >= 10, "at most a few of 54 chains are visible"
+    body = table.locator(".table-wrap, [role=grid]").first
+    body.evaluate(
+        "el => { for (const s of [el, ...el.querySelectorAll('*')]) s.scrollTop = s.scrollHeight; }"
+    )
+    expect(table.get_by_role("gridcell", name="54", exact=True)).to_be_visible()
