@@ -7,7 +7,6 @@ element lies within the viewport's width.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 import pytest
@@ -42,7 +41,8 @@ OUTSIDE = """(ids) => {
     if (box.width && (box.left < -0.5 || box.right > width + 0.5)) out.push([id, box.left, box.right]);
     for (const inner of el.querySelectorAll(".js-plotly-plot, .prose, pre, h1, h2, h3")) {
       const r = inner.getBoundingClientRect();
-      if (r.width && (r.left < -0.5 || r.right > width + 0.5)) out.push([id + " " + inner.tagName, r.left, r.right]);
+      const outside = r.width && (r.left < -0.5 || r.right > width + 0.5);
+      if (outside) out.push([id + " " + inner.tagName, r.left, r.right]);
     }
   }
   return {scroll: document.documentElement.scrollWidth, width, out};
