@@ -587,9 +587,32 @@ class Events:
         shown = {box: gr.Column(visible=box_lang == lang) for box_lang, box in self.language_boxes}
         return {**shown, self.language: gr.Radio(value=LANGUAGE_NAMES[lang])} if self.language else shown
 
+    async def swap_compare(
+        self,
+        baseline: list[str] | None,
+        target: list[str] | None,
+        mindir: str | None,
+        rank: float | None,
+        role: str,
+        after: list[str] | None,
+        report: dict[str, Any] | None,
+        request: gr.Request,
+        progress: gr.Progress = gr.Progress(),  # noqa: B008 - Gradio's documented way to receive progress
+    ) -> dict[gr.components.Component, Any]:
+        """The diagnosis after a swap; a report reopened from its case has no runs on the page, so it
+        stays as it is and a notice says to upload them again (a run would only say "nothing to
+        diagnose" and throw the report away)."""
+        if report and not baseline and not target:
+            notice = self._results("pair").parts["notice"]
+            return {notice: gr.Markdown(value=t("swap_reopened", _lang(request)), visible=True)}
+        return await self.compare(baseline, target, mindir, rank, role, after, request, progress)
+
     @staticmethod
-    def swap(report: dict[str, Any] | None, baseline: list[str] | None) -> str:
-        """The baseline option that makes the other run of the shown report the baseline."""
+    def swap(report: dict[str, Any] | None, baseline: list[str] | None) -> Any:
+        """The baseline option that makes the other run of the shown report the baseline (unchanged for
+        a reopened report, whose runs are not on the page: see swap_compare)."""
+        if report and not baseline:
+            return gr.skip()
         first = display_name(baseline) if baseline else None
         return swapped_choice(baseline_slot(report, first))
 
@@ -914,8 +937,8 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
     fixes.input(reprofile, [report_json, fixes], dl_reprofile, api_visibility="private")
     # One click makes the other run the baseline and diagnoses again.
     swap.click(events.swap, [report_json, baseline], role, queue=False, api_visibility="private").then(
-        events.compare,
-        inputs,
+        events.swap_compare,
+        [*inputs, report_json],
         outputs,
         api_visibility="private",
         concurrency_limit=config.concurrency,

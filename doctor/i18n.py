@@ -197,6 +197,8 @@ REPORT_TEXT: dict[str, dict[str, str]] = {
         "internal_error": "Internal error ({kind}); the server log has the details. Press {button} to retry.",
         "stale": "**The inputs changed since this result was made.** Press Diagnose to update it; "
         "the result below is for the previous inputs.",
+        "swap_reopened": "This report was reopened from its case, so its runs are not on this page: "
+        "upload the baseline and the target again to swap them. The report below is unchanged.",
     },
     "zh": {
         "title": "Perf Doctor 诊断报告",
@@ -375,6 +377,8 @@ REPORT_TEXT: dict[str, dict[str, str]] = {
         "problem_todo": "请修正此输入后再次点击“{button}”；参见[如何采集以及上传哪些文件]({help})。",
         "internal_error": "内部错误（{kind}）；详情见服务器日志。请点击“{button}”重试。",
         "stale": "**输入已在此结果生成后更改。** 请点击“诊断”更新；下方结果对应之前的输入。",
+        "swap_reopened": "此报告是从案例重新打开的，页面上没有它的两次运行："
+        "请重新上传基线和目标后再交换。下方报告保持不变。",
     },
 }
 

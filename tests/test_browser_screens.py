@@ -7,6 +7,7 @@ element lies within the viewport's width.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -139,3 +140,27 @@ def test_the_inspect_table_shows_every_chain_with_readable_headers(sized: Page, 
         "el => { for (const s of [el, ...el.querySelectorAll('*')]) s.scrollTop = s.scrollHeight; }"
     )
     expect(table.get_by_role("gridcell", name="54", exact=True)).to_be_visible()
+
+
+def _case_link(page: Page) -> str:
+    box = page.locator("#case-link input, #case-link textarea").first
+    expect(box).to_have_value(re.compile(r"\?case=[A-Za-z0-9_-]{22}$"))
+    return box.input_value()
+
+
+def test_swap_on_a_reopened_case_keeps_the_report(browser: Browser, app_url: str):
+    page = _page(browser, LAPTOP)
+    try:
+        _diagnose_example(page, app_url)
+        link = _case_link(page)
+        fresh = page.context.new_page()
+        fresh.goto(link)
+        expect(fresh.locator("#causes")).to_contain_text("precision-mismatch")
+        verdict = fresh.locator("#verdict").inner_text()
+        fresh.locator("#swap-roles").click()
+        expect(fresh.locator("#notice")).to_contain_text("upload the baseline and the target again")
+        expect(fresh.locator("#verdict")).to_have_text(verdict)
+        expect(fresh.locator("#causes")).to_contain_text("precision-mismatch")
+        assert "nothing to diagnose" not in fresh.locator("body").inner_text()
+    finally:
+        page.context.close()
