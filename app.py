@@ -208,10 +208,11 @@ def error_text(message: str) -> str:
 class Failed(Exception):
     """An analysis that did not finish: for a browser page, the Markdown shown in the result area."""
 
-    def __init__(self, markdown: str, toast: gr.Error) -> None:
+    def __init__(self, markdown: str, toast: gr.Error, line: str = "") -> None:
         super().__init__(markdown)
         self.markdown = markdown
         self.toast = toast
+        self.line = line  # the error on one line (English), as the triage list shows it
 
 
 def _run(analysis: Callable[[], Any]) -> Any:
@@ -230,12 +231,12 @@ def _analyse(analysis: Callable[[], Any], lang: str = "en", button: str = "run")
         return analysis()
     except InputError as error:
         toast = gr.Error(error_text(error.message), title="Input problem", print_exception=False)
-        raise Failed(problems_markdown(error, lang, button), toast) from None
+        raise Failed(problems_markdown(error, lang, button), toast, error.message) from None
     except Exception as error:
         LOG.exception("analysis failed")
         message = f"Internal error ({type(error).__name__}); the server log has the details."
         toast = gr.Error(error_text(message), print_exception=False)
-        raise Failed(failure_markdown(lang, type(error).__name__, button), toast) from None
+        raise Failed(failure_markdown(lang, type(error).__name__, button), toast, message) from None
 
 
 def _session(request: gr.Request | None) -> str | None:
@@ -401,12 +402,28 @@ def inspect_values(report: Report, case: tuple[str, str] = NO_CASE) -> dict[str,
 
 
 def _keep(
-    cases: CaseBook | None, report: Report, given: Given, request: gr.Request | None
+    cases: CaseBook | None,
+    report: Report,
+    given: Given,
+    request: gr.Request | None,
+    example: bool = False,
 ) -> tuple[str, str]:
-    """Keep a report as a case when the app has a case book; (banner, link)."""
+    """Keep a report as a case when the app has a case book (a click on a bundled example marked as
+    one); (banner, link)."""
     if cases is None:
         return NO_CASE
-    return triage.record_case(cases, report, given, _base_url(request))
+    return triage.record_case(cases, report, given, _base_url(request), example=example)
+
+
+def _diagnosed(cases: CaseBook | None, given: Given, example: bool, analysis: Callable[[], Any]) -> Any:
+    """Run an analysis (`analysis` raises Failed); a failure is kept as a failed case with its error line
+    when the app has a case book, so support sees it in the triage list."""
+    try:
+        return analysis()
+    except Failed as failure:
+        if cases is not None:
+            triage.record_failure(cases, given, failure.line, example=example)
+        raise
 
 
 def compare(
@@ -421,9 +438,11 @@ def compare(
     after: list[str] | None = None,
     cases: CaseBook | None = None,
     uploads: UploadLedger | None = None,
+    example: bool = False,
 ) -> dict[str, Any]:
     """Diagnose a baseline/target pair of profiles (archives or folder files), optionally with a MINDIR
-    and the target profiled again after the fixes (`after`).
+    and the target profiled again after the fixes (`after`); `example`: a click on a bundled example
+    (its case is marked as one).
 
     Returns the Compare tab's values by name (compare_values). With `uploads`, the request holds its
     uploaded files while it runs and a browser session keeps them for a re-run; a browser page gets
@@ -434,20 +453,25 @@ def compare(
 
     def produce() -> dict[str, Any]:
         with _using_uploads(uploads, request, dict(given), lang):
-            report = _analyse(
-                lambda: diagnose(
-                    baseline or None,
-                    target or None,
-                    mindir or None,
-                    rank=None if rank is None else int(rank),
-                    baseline_role=ROLE_CHOICES.get(role),
-                    progress=_progress(progress),
-                    lang=lang,
-                    after=after or None,
+            report = _diagnosed(
+                cases,
+                given,
+                example,
+                lambda: _analyse(
+                    lambda: diagnose(
+                        baseline or None,
+                        target or None,
+                        mindir or None,
+                        rank=None if rank is None else int(rank),
+                        baseline_role=ROLE_CHOICES.get(role),
+                        progress=_progress(progress),
+                        lang=lang,
+                        after=after or None,
+                    ),
+                    lang,
                 ),
-                lang,
             )
-            kept = _keep(cases, report, given, request)  # the case store first
+            kept = _keep(cases, report, given, request, example)  # the case store first
             return compare_values(
                 report, kept, ROLE_CHOICES.get(role), display_name(baseline) if baseline else None
             )
@@ -462,6 +486,7 @@ def inspect(
     *,
     cases: CaseBook | None = None,
     uploads: UploadLedger | None = None,
+    example: bool = False,
 ) -> dict[str, Any]:
     """Check one MINDIR model: export hygiene and fusion chains. Returns the Inspect tab's values by
     name (inspect_values); uploads and problems as in `compare`."""
@@ -469,10 +494,18 @@ def inspect(
 
     def produce() -> dict[str, Any]:
         with _using_uploads(uploads, request, {"inspect": mindir}, lang):
-            report = _analyse(
-                lambda: inspect_model(mindir or "", progress=_progress(progress), lang=lang), lang, "inspect"
+            given = [("mindir", mindir)]
+            report = _diagnosed(
+                cases,
+                given,
+                example,
+                lambda: _analyse(
+                    lambda: inspect_model(mindir or "", progress=_progress(progress), lang=lang),
+                    lang,
+                    "inspect",
+                ),
             )
-            return inspect_values(report, _keep(cases, report, [("mindir", mindir)], request))
+            return inspect_values(report, _keep(cases, report, given, request, example))
 
     return _attempt(INSPECT_OUTPUTS, uploads, request, produce)
 
@@ -526,6 +559,34 @@ class Events:
         MINDIR and an after-the-fix run; the result is kept as a case. Returns the Compare tab's values
         by component. Runs in a worker thread; a cancelled request kills its isolated decoders
         (run_cancellable)."""
+        return await self._compare(baseline, target, mindir, rank, role, after, request, progress)
+
+    async def compare_example(
+        self,
+        baseline: list[str] | None,
+        target: list[str] | None,
+        mindir: str | None,
+        rank: float | None,
+        role: str,
+        after: list[str] | None,
+        request: gr.Request,
+        progress: gr.Progress = gr.Progress(),  # noqa: B008 - Gradio's documented way to receive progress
+    ) -> dict[gr.components.Component, Any]:
+        """`compare` after a click on a bundled example: its case is marked as an example's."""
+        return await self._compare(baseline, target, mindir, rank, role, after, request, progress, True)
+
+    async def _compare(
+        self,
+        baseline: list[str] | None,
+        target: list[str] | None,
+        mindir: str | None,
+        rank: float | None,
+        role: str,
+        after: list[str] | None,
+        request: gr.Request,
+        progress: gr.Progress,
+        example: bool = False,
+    ) -> dict[gr.components.Component, Any]:
         values = await run_cancellable(
             lambda: compare(
                 baseline,
@@ -538,6 +599,7 @@ class Events:
                 after=after,
                 cases=self.cases,
                 uploads=self.uploads,
+                example=example,
             )
         )
         return self._results("pair").keyed(values)
@@ -550,8 +612,23 @@ class Events:
     ) -> dict[gr.components.Component, Any]:
         """Check one MINDIR model: export hygiene and fusion chains; the result is kept as a case. A
         cancelled request kills its isolated decoder."""
+        return await self._inspect(mindir, request, progress)
+
+    async def inspect_example(
+        self,
+        mindir: str | None,
+        request: gr.Request,
+        progress: gr.Progress = gr.Progress(),  # noqa: B008 - Gradio's documented way to receive progress
+    ) -> dict[gr.components.Component, Any]:
+        """`inspect` after a click on the bundled example model: its case is marked as an example's."""
+        return await self._inspect(mindir, request, progress, True)
+
+    async def _inspect(
+        self, mindir: str | None, request: gr.Request, progress: gr.Progress, example: bool = False
+    ) -> dict[gr.components.Component, Any]:
+        cases, uploads = self.cases, self.uploads
         values = await run_cancellable(
-            lambda: inspect(mindir, request, progress, cases=self.cases, uploads=self.uploads)
+            lambda: inspect(mindir, request, progress, cases=cases, uploads=uploads, example=example)
         )
         return self._results("mindir").keyed(values)
 
@@ -772,6 +849,28 @@ SWITCH_HEAD = r"""<script>
 </script>"""
 
 
+# Progress and results in view: before a run the page scrolls so that the button and the progress shown on
+# the result area below it are on screen; after it, to the verdict (or the problems), as after reopening
+# a case. Each returns its arguments: Gradio passes them on to the event's function.
+SCROLL_TO_PROGRESS = """(...args) => {
+  const button = document.querySelector("#run-compare, #run-inspect");
+  const shown = [...document.querySelectorAll("#run-compare, #run-inspect")].find((b) => b.offsetParent);
+  (shown || button)?.scrollIntoView({block: "start", behavior: "instant"});
+  return args;
+}"""
+SCROLL_TO_RESULT = """(...args) => {
+  const ids = ["notice", "verdict", "inspect-notice", "inspect-verdict"];
+  const shown = ids.map((id) => document.getElementById(id)).find((el) => el && el.offsetParent);
+  shown?.scrollIntoView({block: "start", behavior: "instant"});
+  return args;
+}"""
+
+
+def _scroll_to_result(event: Any) -> None:
+    """After `event`, the verdict (or the problems) of the shown tab at the top of the screen."""
+    event.then(None, None, None, js=SCROLL_TO_RESULT, queue=False, api_visibility="private")
+
+
 def _language_switch() -> gr.Radio:
     """The page's language control (each language named in itself); the browser's locale is the default."""
     names = [LANGUAGE_NAMES[lang] for lang in LANGS]
@@ -926,13 +1025,16 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
     outputs = events.compare_results.outputs
     slots = ("baseline", "target", "mindir", None, None, "after")  # rank and role hold no upload
     _watch_inputs(events, zip(slots, inputs, strict=True), verdict, notice)
-    run.click(
-        events.compare,
-        inputs,
-        outputs,
-        api_name="compare",
-        concurrency_limit=config.concurrency,
-        concurrency_id="analysis",
+    run.click(None, None, None, js=SCROLL_TO_PROGRESS, queue=False, api_visibility="private")
+    _scroll_to_result(
+        run.click(
+            events.compare,
+            inputs,
+            outputs,
+            api_name="compare",
+            concurrency_limit=config.concurrency,
+            concurrency_id="analysis",
+        )
     )
     fixes.input(reprofile, [report_json, fixes], dl_reprofile, api_visibility="private")
     # One click makes the other run the baseline and diagnoses again.
@@ -947,7 +1049,7 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
     for example in examples:
         # Clicking an example fills the inputs, then diagnoses them in the same pool as the button.
         example.load_input_event.then(
-            events.compare,
+            events.compare_example,
             inputs,
             outputs,
             api_visibility="private",
@@ -1038,17 +1140,20 @@ def _inspect_tab(config: AppConfig, events: Events) -> list[gr.components.Compon
     events.inspect_results = Results(INSPECT_OUTPUTS, parts)
     outputs = events.inspect_results.outputs
     _watch_inputs(events, [(INSPECT_SLOTS[0], mindir)], verdict, notice)
-    run.click(
-        events.inspect,
-        [mindir],
-        outputs,
-        api_name="inspect",
-        concurrency_limit=config.concurrency,
-        concurrency_id="analysis",
+    run.click(None, None, None, js=SCROLL_TO_PROGRESS, queue=False, api_visibility="private")
+    _scroll_to_result(
+        run.click(
+            events.inspect,
+            [mindir],
+            outputs,
+            api_name="inspect",
+            concurrency_limit=config.concurrency,
+            concurrency_id="analysis",
+        )
     )
     for example in examples:  # clicking the example model inspects it
         example.load_input_event.then(
-            events.inspect,
+            events.inspect_example,
             [mindir],
             outputs,
             api_visibility="private",
@@ -1163,7 +1268,7 @@ def _triage_tab(events: Events, opened: list[gr.components.Component]) -> gr.Tab
     changed = [form["message"], table, groups]
     form["save"].click(events.triage_update, [*picked, *filters], changed, api_name="triage_update")
     form["delete"].click(events.triage_delete, [form["case_id"], *filters], changed, api_name="triage_delete")
-    form["open"].click(events.open_case, [form["case_id"]], opened, api_name="open_case")
+    _scroll_to_result(form["open"].click(events.open_case, [form["case_id"]], opened, api_name="open_case"))
     form["attach"].click(
         events.triage_attach, [form["case_id"], form["after"], *filters], changed, api_name="triage_attach"
     )
@@ -1195,7 +1300,7 @@ def build_demo(config: AppConfig | None = None, example: str | None = None) -> g
         boxes = [box for _, box in events.language_boxes] + [events.language]
         demo.load(events.show_language, None, boxes, queue=False, api_visibility="private")
         demo.load(search_rules, rules_query, rules_catalog, queue=False, api_visibility="private")
-        demo.load(events.open_linked_case, None, opened, api_visibility="private")
+        _scroll_to_result(demo.load(events.open_linked_case, None, opened, api_visibility="private"))
         if triage_tab is not None and config.staff:
             demo.load(events.show_triage, None, triage_tab, api_visibility="private")
         if preload is not None:
