@@ -15,6 +15,7 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 import argparse
 import contextlib
 import html
+import json
 import logging
 import signal
 import sys
@@ -37,7 +38,7 @@ from doctor.cases import STATUSES, CaseBook
 from doctor.cases.book import Given
 from doctor.config import AppConfig
 from doctor.examples import MODEL, MODEL_LABEL_KEY, PairExample, available_pairs
-from doctor.facade import display_name, serve_uploads
+from doctor.facade import FolderFiles, display_name, serve_uploads
 from doctor.files import ReportFiles, case_id_of
 from doctor.help import collect_help
 from doctor.i18n import LANGS, LANGUAGE_NAMES, UI_TEXT, page_lang, t
@@ -59,6 +60,7 @@ CSS = """
 #verdict, #inspect-verdict {font-size: 1.1rem; padding: .6rem .9rem; border-radius: 8px;
   border: 1px solid #d4a72c;}
 #notice, #inspect-notice {padding: .4rem .9rem; border-radius: 8px; border: 1px solid #cf222e;}
+.pd-hidden {display: none !important;}
 /* Fix code wraps instead of being cut off or scrolled sideways. */
 #causes pre, #causes code, #inspect-causes pre, #inspect-causes code, #below-threshold pre,
 #collect-help pre {white-space: pre-wrap; overflow-wrap: anywhere;}
@@ -80,6 +82,10 @@ th {min-width: 4.5rem;}
   #title-row h1 {font-size: 1.5rem; word-break: keep-all; overflow-wrap: normal; hyphens: none;}
 }
 """
+# The triage table's column widths (triage.TABLE_COLUMNS order): what support reads first fits 1366 px.
+TRIAGE_FIRST_WIDTHS = {"case": 190, "submission": 230, "verdict": 330, "top_cause": 170, "severity": 95}
+TRIAGE_FIRST_WIDTHS |= {"status": 95, "ranks": 70}
+TRIAGE_WIDTHS = [f"{TRIAGE_FIRST_WIDTHS.get(name, 150)}px" for name in triage.TABLE_COLUMNS]
 NO_CASE = ("", "")  # (banner, link) when no case was kept
 BOXES = ("verdict", "notice")  # framed Markdown boxes, hidden while they have nothing to say
 # The result components of each tab by name, in the order of its event's outputs: the order in which
@@ -515,9 +521,28 @@ def search_rules(query: str, request: gr.Request) -> str:
     return rules_markdown(query or "", _lang(request))
 
 
-def keep_files(files: list[str] | None) -> list[str] | None:
-    """A folder picked with the upload button becomes the value of the side's file list."""
-    return files
+def _file_names(files: Iterable[str]) -> frozenset[str]:
+    return frozenset(os.path.basename(str(path)) for path in files)
+
+
+MAX_FOLDERS = 4096  # folder uploads whose names an app remembers (the oldest are forgotten)
+# The browser sends a picked folder's files by their names only: this script writes the folder's name
+# (from webkitRelativePath) by side into the hidden #folder-names box, which the upload event sends along.
+FOLDER_HEAD = r"""<script>
+document.addEventListener("change", (event) => {
+  const input = event.target;
+  if (!(input instanceof HTMLInputElement) || !input.webkitdirectory || !input.files?.length) return;
+  const folder = (input.files[0].webkitRelativePath || "").split("/")[0];
+  const side = input.parentElement?.querySelector("[id$='-files']")?.id.replace(/-files$/, "");
+  const box = document.querySelector("#folder-names textarea, #folder-names input");
+  if (!folder || !side || !box) return;
+  let names = {};
+  try { names = JSON.parse(box.value || "{}"); } catch (e) { names = {}; }
+  names[side] = folder;
+  box.value = JSON.stringify(names);
+  box.dispatchEvent(new Event("input", {bubbles: true}));
+}, true);
+</script>"""
 
 
 class Events:
@@ -536,6 +561,35 @@ class Events:
         self.help: gr.Markdown | None = None  # the collection help, filled in the viewer's language
         self.language_boxes: list[tuple[str, gr.Column]] = []  # blocks only one language's viewers see
         self.language: gr.Radio | None = None  # the page's language switch
+        # (session, side) -> (the names of a folder's uploaded files, the folder's name)
+        self.folders: dict[tuple[str, str], tuple[frozenset[str], str]] = {}
+        self.folder_names: gr.Textbox | None = None  # the hidden box the page writes folder names into
+
+    def keep_folder(self, side: str) -> Callable[..., Any]:
+        """The handler of a side's folder upload: its files become the side's file list, and this page
+        remembers the folder's name (from the #folder-names box) with the files' names, so that cases
+        and reports name the folder (Gradio stores the files again under other paths)."""
+
+        def keep(files: list[str] | None, names: str | None, request: gr.Request) -> list[str] | None:
+            try:
+                folder = json.loads(names or "{}").get(side)
+            except (ValueError, AttributeError):
+                folder = None
+            session = _session(request)
+            if files and session and isinstance(folder, str) and folder.strip():
+                if len(self.folders) >= MAX_FOLDERS:
+                    self.folders.pop(next(iter(self.folders)))
+                self.folders[(session, side)] = (_file_names(files), folder.strip()[:200])
+            return files
+
+        return keep
+
+    def named(self, side: str, files: list[str] | None, request: gr.Request | None) -> list[str] | None:
+        """A side's files as FolderFiles when they are the folder this page uploaded for that side."""
+        if not files or isinstance(files, str):
+            return files
+        names, folder = self.folders.get((_session(request) or "", side), (frozenset(), ""))
+        return FolderFiles(files, folder) if folder and names == _file_names(files) else files
 
     def _results(self, kind: str) -> Results:
         """The Compare tab's results, or the Inspect tab's for a model-only (`kind` "mindir") report."""
@@ -587,6 +641,8 @@ class Events:
         progress: gr.Progress,
         example: bool = False,
     ) -> dict[gr.components.Component, Any]:
+        baseline, target = self.named("baseline", baseline, request), self.named("target", target, request)
+        after = self.named("after", after, request)
         values = await run_cancellable(
             lambda: compare(
                 baseline,
@@ -811,14 +867,14 @@ class Events:
 # -------------------------------------------------------------------------------------------- layout
 
 
-def _side(key: str, value: list[str] | None) -> tuple[gr.File, gr.UploadButton]:
+def _side(events: Events, key: str, value: list[str] | None) -> tuple[gr.File, gr.UploadButton]:
     files = without_stray_file(
         gr.File(value=value, label=I18N(key), file_count="multiple", elem_id=f"{key}-files", height=140)
     )
     folder = without_stray_file(
         gr.UploadButton(I18N(f"{key}_folder"), file_count="directory", size="sm", elem_id=f"{key}-folder")
     )
-    folder.upload(keep_files, folder, files, api_visibility="private")
+    folder.upload(events.keep_folder(key), [folder, events.folder_names], files, api_visibility="private")
     return files, folder
 
 
@@ -860,8 +916,13 @@ SCROLL_TO_PROGRESS = """(...args) => {
 }"""
 SCROLL_TO_RESULT = """(...args) => {
   const ids = ["notice", "verdict", "inspect-notice", "inspect-verdict"];
-  const shown = ids.map((id) => document.getElementById(id)).find((el) => el && el.offsetParent);
-  shown?.scrollIntoView({block: "start", behavior: "instant"});
+  let tries = 100;  // the page shows the result a moment after the event ends (up to 10 s)
+  const scroll = () => {
+    const shown = ids.map((id) => document.getElementById(id)).find((el) => el && el.offsetParent);
+    if (shown) shown.scrollIntoView({block: "start", behavior: "instant"});
+    else if (--tries > 0) setTimeout(scroll, 100);
+  };
+  setTimeout(scroll, 50);
   return args;
 }"""
 
@@ -894,12 +955,19 @@ def _case_parts(prefix: str) -> dict[str, gr.components.Component]:
 
 
 def _wide_table(
-    label: str, elem_id: str, *, max_chars: int, pinned_columns: int, max_height: int = 520
+    label: str,
+    elem_id: str,
+    *,
+    max_chars: int,
+    pinned_columns: int,
+    max_height: int = 520,
+    column_widths: list[str] | None = None,
 ) -> gr.Dataframe:
     """A read-only table of many rows: searchable, wrapped, its first columns pinned, copy and
     fullscreen buttons (the operator table and the triage case list)."""
     return gr.Dataframe(
         interactive=False,
+        column_widths=column_widths,
         show_search="search",
         max_height=max_height,
         wrap=True,
@@ -926,13 +994,14 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
     gr.Markdown(I18N("intro"))
     with gr.Accordion(I18N("collect_help"), open=False, elem_id="collect-help"):
         events.help = gr.Markdown(elem_id="collect-help-text")
+    events.folder_names = gr.Textbox(elem_id="folder-names", elem_classes=["pd-hidden"], show_label=False)
     with gr.Row(equal_height=False):
         with gr.Column():
-            baseline, _ = _side("baseline", preload.files("baseline") if preload else None)
+            baseline, _ = _side(events, "baseline", preload.files("baseline") if preload else None)
         with gr.Column():
-            target, _ = _side("target", preload.files("target") if preload else None)
+            target, _ = _side(events, "target", preload.files("target") if preload else None)
         with gr.Column():
-            after, _ = _side("after", [])  # a default, so API clients may leave it out
+            after, _ = _side(events, "after", [])  # a default, so API clients may leave it out
         with gr.Column():
             mindir = without_stray_file(
                 gr.File(label=I18N("mindir"), file_types=[".mindir"], elem_id="mindir-file", height=140)
@@ -1220,7 +1289,9 @@ def _triage_tables() -> tuple[gr.Dataframe, gr.Dataframe]:
     """The case table (sortable and searchable in the browser) and the counts per top cause."""
     with gr.Tabs():
         with gr.Tab(I18N("triage_cases")):
-            table = _wide_table("triage_cases", "triage-table", max_chars=90, pinned_columns=2)
+            table = _wide_table(
+                "triage_cases", "triage-table", max_chars=90, pinned_columns=1, column_widths=TRIAGE_WIDTHS
+            )
         with gr.Tab(I18N("triage_groups")):
             groups = gr.Dataframe(interactive=False, elem_id="triage-groups", label=I18N("triage_groups"))
     return table, groups
@@ -1343,7 +1414,7 @@ def launch_kwargs(config: AppConfig, demo: gr.Blocks) -> dict[str, Any]:
         "footer_links": ["api"],
         "i18n": I18N,
         "css": CSS,
-        "head": SWITCH_HEAD,
+        "head": SWITCH_HEAD + FOLDER_HEAD,
         "show_error": False,
     }
 

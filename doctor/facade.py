@@ -8,7 +8,7 @@ MINDIR graph, asks the knowledge base for ranked causes and assembles the report
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -219,8 +219,19 @@ def _given(source: Source | os.PathLike[str] | None) -> bool:
     return len(source) > 0
 
 
+class FolderFiles(list):  # type: ignore[type-arg] - a list of paths, as Source allows
+    """The files of one uploaded folder with the folder's name (the browser sends only file names)."""
+
+    def __init__(self, paths: Iterable[str], folder: str) -> None:
+        super().__init__(paths)
+        self.folder = folder
+
+
 def display_name(source: Source) -> str:
     """A short name for an input: the folder or archive name, or how many files were uploaded."""
+    folder = getattr(source, "folder", None)
+    if folder:
+        return str(folder)
     if isinstance(source, (str, os.PathLike)):
         return Path(source).name or str(source)
     items = [Path(p).name for p in source]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -72,11 +73,18 @@ def sized(request: pytest.FixtureRequest, browser: Browser) -> Iterator[Page]:
     page.context.close()
 
 
-def _diagnose_example(page: Page, app_url: str) -> None:
+def _diagnose_example(page: Page, app_url: str, folders: bool = False) -> None:
+    """Upload the example pair (`folders`: each as a folder, with the folder button) and diagnose it."""
     page.goto(app_url)
     expect(page.locator("#run-compare")).to_be_visible()
-    page.locator("#baseline-files input[type=file]").set_input_files(files_of(EXAMPLE / "baseline"))
-    page.locator("#target-files input[type=file]").set_input_files(files_of(EXAMPLE / "target"))
+    for side in ("baseline", "target"):
+        if folders:
+            with page.expect_file_chooser() as chooser:
+                page.locator(f"#{side}-folder").click()
+            chooser.value.set_files(str(EXAMPLE / side))
+        else:
+            page.locator(f"#{side}-files input[type=file]").set_input_files(files_of(EXAMPLE / side))
+        expect(page.locator(f"#{side}-files")).to_contain_text("cpu_op_detail_info_0")
     expect(page.locator("#target-files")).to_contain_text("cpu_op_detail_info_0")
     page.locator("#run-compare").click()
     expect(page.locator("#causes h3").first).to_contain_text("1.")
@@ -162,5 +170,104 @@ def test_swap_on_a_reopened_case_keeps_the_report(browser: Browser, app_url: str
         expect(fresh.locator("#verdict")).to_have_text(verdict)
         expect(fresh.locator("#causes")).to_contain_text("precision-mismatch")
         assert "nothing to diagnose" not in fresh.locator("body").inner_text()
+    finally:
+        page.context.close()
+
+
+# Watches, from before a click, whether a progress indicator of the result area is ever on screen.
+WATCH_PROGRESS = """() => {
+  window.__progressSeen = false;
+  const look = () => {
+    for (const el of document.querySelectorAll("[data-testid='status-tracker']:not(.hide)")) {
+      const box = el.getBoundingClientRect();
+      if (box.height > 0 && box.top >= 0 && box.top < window.innerHeight) window.__progressSeen = true;
+    }
+  };
+  new MutationObserver(look).observe(document.body, {subtree: true, childList: true, attributes: true});
+}"""
+IN_VIEW = "el => { const b = el.getBoundingClientRect(); return b.top >= 0 && b.top < window.innerHeight; }"
+
+
+def test_diagnose_scrolls_to_the_progress_then_to_the_verdict(browser: Browser, app_url: str):
+    page = _page(browser, LAPTOP)
+    try:
+        page.goto(app_url)
+        expect(page.locator("#run-compare")).to_be_visible()
+        page.locator("#baseline-files input[type=file]").set_input_files(files_of(EXAMPLE / "baseline"))
+        page.locator("#target-files input[type=file]").set_input_files(files_of(EXAMPLE / "target"))
+        expect(page.locator("#target-files")).to_contain_text("cpu_op_detail_info_0")
+        page.evaluate("window.scrollTo(0, 0)")
+        page.evaluate(WATCH_PROGRESS)
+        page.locator("#run-compare").click()
+        expect(page.locator("#causes h3").first).to_be_visible()
+        assert page.evaluate("window.__progressSeen"), "the progress indicator stayed below the fold"
+        page.wait_for_function(f"() => ({IN_VIEW})(document.querySelector('#verdict'))")
+    finally:
+        page.context.close()
+
+
+@pytest.fixture(scope="module")
+def desk(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The app with the Triage tab on (a private network) and its own case database."""
+    from app import build_demo, launch_kwargs
+    from doctor.config import AppConfig
+    from tests.support.inputs import free_port
+
+    db = tmp_path_factory.mktemp("cases") / "cases.sqlite3"
+    config = AppConfig(triage="on", case_db=str(db))
+    demo = build_demo(config)
+    _, url, _ = demo.launch(
+        server_name="127.0.0.1",
+        server_port=free_port(),
+        prevent_thread_lock=True,
+        quiet=True,
+        **launch_kwargs(config, demo),
+    )
+    yield url
+    demo.close()
+
+
+def test_the_triage_desk_at_1366_px(browser: Browser, desk: str, tmp_path: Path):
+    """The columns support reads sit on screen; an example click makes no listed case; a failed diagnosis
+    is listed as failed; Open and a fresh case link land on the report."""
+    page = _page(browser, LAPTOP)
+    try:
+        _diagnose_example(page, desk, folders=True)
+        link = _case_link(page)
+        case_id = link.rsplit("=", 1)[1]
+        page.locator("#examples").get_by_text("Graph training vs inference left in PyNative").click()
+        expect(page.locator("#causes")).to_contain_text("execution-mode-mismatch")
+        page.locator("#target-files button[aria-label='Clear']").first.click()
+        page.locator("#baseline-files button[aria-label='Clear']").first.click()
+        bad = tmp_path / "random.mindir"
+        bad.write_bytes(bytes(range(256)) * 4)
+        page.locator("#mindir-file input[type=file]").set_input_files(str(bad))
+        page.locator("#run-compare").click()
+        expect(page.locator("#notice")).to_contain_text("random.mindir")
+
+        _tab(page, "Triage")
+        table = page.locator("#triage-table")
+        expect(table.get_by_role("gridcell", name=case_id)).to_be_visible()
+        expect(table.get_by_test_id("cell-0-2")).to_contain_text("FAILED: mindir random.mindir")
+        assert table.get_by_text("execution-mode-mismatch").count() == 0, "the example click is not listed"
+        fits(page)
+        for name in ("submission", "verdict", "top_cause", "severity", "status", "ranks"):
+            header = table.locator("th", has_text=name).first
+            box = header.bounding_box()
+            assert box and box["x"] + box["width"] <= LAPTOP["width"], (name, box)
+        # The inputs by the box they were given in, folders by their names (not "5 files").
+        expect(table).to_contain_text("baseline: baseline · target: target")
+
+        table.get_by_role("gridcell", name=case_id).click()
+        expect(page.locator("#triage-case input, #triage-case textarea").first).to_have_value(case_id)
+        page.evaluate("window.scrollTo(0, 0)")
+        page.locator("#triage-open").click()
+        expect(page.locator("#causes")).to_contain_text("precision-mismatch")
+        page.wait_for_function(f"() => ({IN_VIEW})(document.querySelector('#verdict'))")
+
+        fresh = page.context.new_page()
+        fresh.goto(link)
+        expect(fresh.locator("#causes")).to_contain_text("precision-mismatch")
+        fresh.wait_for_function(f"() => ({IN_VIEW})(document.querySelector('#verdict'))")
     finally:
         page.context.close()
