@@ -347,7 +347,8 @@ def _shared_values(report: Report, view: ReportView, case: tuple[str, str]) -> d
     """What both tabs show of a report: verdict, causes (those below the threshold in a box shown only
     when it has some), warnings, chains, report files, the case banner and link, and the JSON report."""
     banner, link = case
-    paths = FILES.write(report, case_id_of(link))
+    case_id = case_id_of(link)
+    paths = FILES.write(report.with_case(case_id, link) if case_id else report, case_id)
     return {
         "verdict": gr.Markdown(value=view.verdict, visible=True),
         "causes": view.causes,

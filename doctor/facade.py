@@ -228,16 +228,17 @@ class FolderFiles(list):  # type: ignore[type-arg] - a list of paths, as Source 
 
 
 def display_name(source: Source) -> str:
-    """A short name for an input: the folder or archive name, or how many files were uploaded."""
+    """A short name for an input: the folder or archive name, else the first of the uploaded files'
+    names and how many more there are ("cpu_op_detail_info_0.csv +4")."""
     folder = getattr(source, "folder", None)
     if folder:
         return str(folder)
     if isinstance(source, (str, os.PathLike)):
         return Path(source).name or str(source)
-    items = [Path(p).name for p in source]
+    items = sorted(Path(p).name for p in source)
     if len(items) == 1:
         return items[0]
-    return f"{len(items)} files"
+    return f"{items[0]} +{len(items) - 1}"  # the user's own file names, in no language
 
 
 def _read_all(

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import gradio as gr
@@ -15,8 +16,10 @@ from doctor import diagnose
 from doctor.cases import CaseBook, CaseFilter, SqliteCaseStore
 from doctor.config import AppConfig
 from doctor.examples import available_pairs
+from doctor.facade import FolderFiles
 from doctor.i18n import LANGS
 from doctor.problems import problems_markdown
+from doctor.render import render
 from doctor.triage import view as triage_view
 from graph.loader import decode
 from tests.support.inputs import CPU, EXAMPLE, files_of
@@ -103,3 +106,23 @@ def test_the_triage_table_shows_what_support_reads_first(book: CaseBook) -> None
     assert list(table.frame.columns)[:7] == first
     row = table.frame.iloc[0].tolist()
     assert triage_view.selection(row)[0] == table.frame.iloc[0]["case"]
+
+
+def test_downloaded_reports_carry_the_case_id_link_and_real_input_names(book: CaseBook) -> None:
+    given = (files_of(EXAMPLE / "baseline"), FolderFiles(files_of(EXAMPLE / "target"), "infer_run"))
+    values = app.compare(*given, None, None, "auto", _Request(), cases=book)
+    link = values["case_link"].value
+    case_id = link.rsplit("=", 1)[1]
+    for fmt in ("html", "md", "json"):
+        text = Path(values[f"dl_{fmt}"]).read_text(encoding="utf-8")
+        assert case_id in text and link in text, fmt
+        assert "infer_run" in text and "cpu_framework_0.txt +4" in text and "5 files" not in text, fmt
+    [row] = _rows(book)
+    assert row["submission"] == "baseline: cpu_framework_0.txt +4 · target: infer_run"
+
+
+def test_the_chinese_html_report_has_chinese_table_headers() -> None:
+    report = diagnose(EXAMPLE / "baseline", EXAMPLE / "target", lang="zh", isolate=False)
+    page = render(report, "html")
+    headers = re.findall(r"<th>([^<]*)</th>", page)
+    assert headers and not [h for h in headers if re.fullmatch(r"[a-z ]+", h)], headers

@@ -39,6 +39,7 @@ def render_markdown(report: Report) -> str:
     lang = report.lang
     parts = [
         f"# {t('title', lang)}",
+        case_markdown(report),
         verdict_markdown(report),
         inputs_markdown(report),
         f"## {t('causes', lang)}",
@@ -54,6 +55,12 @@ def render_markdown(report: Report) -> str:
         footer_markdown(report),
     ]
     return strip_control("\n\n".join(p for p in parts if p).rstrip() + "\n")
+
+
+def case_markdown(report: Report) -> str:
+    """The case id and link of a kept case's download ("" otherwise)."""
+    case = report.document.case
+    return t("case_line", report.lang, case=md_code(case.id), link=case.link) if case else ""
 
 
 def verdict_markdown(report: Report) -> str:
