@@ -61,6 +61,9 @@ CSS = """
   border: 1px solid #d4a72c;}
 #notice, #inspect-notice {padding: .4rem .9rem; border-radius: 8px; border: 1px solid #cf222e;}
 .pd-hidden {display: none !important;}
+/* The language switch: one line, and a visible focus ring for keyboard users. */
+#lang-switch .wrap {flex-wrap: nowrap;}
+#lang-switch label:focus-within {outline: 2px solid var(--color-accent, #f97316); outline-offset: 2px;}
 /* Fix code wraps instead of being cut off or scrolled sideways. */
 #causes pre, #causes code, #inspect-causes pre, #inspect-causes code, #below-threshold pre,
 #collect-help pre {white-space: pre-wrap; overflow-wrap: anywhere;}
@@ -920,8 +923,10 @@ SCROLL_TO_RESULT = """(...args) => {
   let tries = 100;  // the page shows the result a moment after the event ends (up to 10 s)
   const scroll = () => {
     const shown = ids.map((id) => document.getElementById(id)).find((el) => el && el.offsetParent);
-    if (shown) shown.scrollIntoView({block: "start", behavior: "instant"});
-    else if (--tries > 0) setTimeout(scroll, 100);
+    if (shown) {  // again once the page has laid out what the event changed
+      shown.scrollIntoView({block: "start", behavior: "instant"});
+      setTimeout(() => shown.scrollIntoView({block: "start", behavior: "instant"}), 600);
+    } else if (--tries > 0) setTimeout(scroll, 100);
   };
   setTimeout(scroll, 50);
   return args;
@@ -936,7 +941,15 @@ def _scroll_to_result(event: Any) -> None:
 def _language_switch() -> gr.Radio:
     """The page's language control (each language named in itself); the browser's locale is the default."""
     names = [LANGUAGE_NAMES[lang] for lang in LANGS]
-    radio = gr.Radio(names, value=names[0], show_label=False, elem_id="lang-switch", container=False, scale=0)
+    radio = gr.Radio(
+        names,
+        value=names[0],
+        label="Language / 语言",  # what a screen reader says for the group (shown in no language's place)
+        show_label=False,
+        elem_id="lang-switch",
+        container=False,
+        scale=0,
+    )
     radio.input(None, radio, None, js=SWITCH_JS, api_visibility="private")  # a user choice, not a load
     return radio
 

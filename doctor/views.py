@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 
 from doctor.chain_rows import chain_records
-from doctor.i18n import t
+from doctor.i18n import t, word
 from doctor.plots import report_figures
 from doctor.render.markdown import (
     after_markdown,
@@ -171,7 +171,7 @@ def runs_table(report: Report) -> Table:
                 "source": run["source"],
                 "layout": run["layout"],
                 "device": run["device"],
-                "mode": run["execution_mode"],
+                "mode": word("mode_", str(run["execution_mode"]), lang),
                 "phase": t(f"phase_{run['phase']}", lang),
                 "steps": run["steps"],
                 "batch": run["batch"],

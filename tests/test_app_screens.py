@@ -126,3 +126,14 @@ def test_the_chinese_html_report_has_chinese_table_headers() -> None:
     page = render(report, "html")
     headers = re.findall(r"<th>([^<]*)</th>", page)
     assert headers and not [h for h in headers if re.fullmatch(r"[a-z ]+", h)], headers
+
+
+def test_chinese_warning_kinds_and_runs_cells() -> None:
+    report = diagnose(EXAMPLE / "baseline", EXAMPLE / "target", lang="zh", isolate=False)
+    view = app.report_view(report)
+    kinds = re.findall(r"^- \*\*([^*]+)\*\*", view.warnings, flags=re.M)
+    assert kinds and not [k for k in kinds if k in ("undecided", "limitation", "note", "model")], kinds
+    cells = [str(v) for v in view.runs.frame.to_numpy().ravel()]
+    assert "graph" not in cells and "5 files" not in cells, cells
+    page = render(report, "html")
+    assert not re.search(r"<b>(undecided|limitation|note|model)</b>", page)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from doctor.chain_rows import chain_records
-from doctor.i18n import t
+from doctor.i18n import t, word
 from doctor.report import Report
 from doctor.text import (
     fenced,
@@ -243,7 +243,7 @@ def warnings_markdown(report: Report) -> str:
             text = f"({', '.join(t(r, report.lang) for r in w.roles)}) {text}"
         if w.remedy:
             text += f" → {md_text(w.remedy)}"
-        lines.append(f"- **{md_text(w.kind)}**: {text}")
+        lines.append(f"- **{md_text(word('warning_', w.kind, report.lang))}**: {text}")
     return "\n".join(lines)
 
 
