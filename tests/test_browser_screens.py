@@ -7,13 +7,14 @@ element lies within the viewport's width.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.support.inputs import EXAMPLE, RESNET, files_of
+from tests.support.inputs import EXAMPLE, RESNET, ROOT, files_of
 from tests.test_browser import (  # noqa: F401 - the launch-args fixture points pytest-playwright at Chromium
     TIMEOUT_MS,
     browser_type_launch_args,
@@ -24,6 +25,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 from playwright.sync_api import Browser, Page, expect  # noqa: E402
 
 PHONE = {"width": 390, "height": 844}
+PHONE_SCREENSHOT = ROOT / "docs" / "screenshot-phone.png"
 LAPTOP = {"width": 1366, "height": 900}
 WIDTHS = {"phone": PHONE, "laptop": LAPTOP}
 # The result components of both tabs (their elem_id): each must lie inside the viewport's width.
@@ -122,6 +124,10 @@ def test_the_diagnosis_fits_the_screen_with_verdict_and_causes_first_on_a_phone(
     assert verdict["y"] < causes["y"]
     if page.viewport_size == PHONE:
         assert causes["y"] < plot["y"], "on a phone the causes come before the plots"
+        # The README's phone screenshot is refreshed on request only (as tests/test_browser.py's).
+        if os.environ.get("PERF_DOCTOR_UPDATE_SCREENSHOT") == "1":
+            page.locator("#verdict").scroll_into_view_if_needed()
+            page.screenshot(path=str(PHONE_SCREENSHOT))
     for name in ("Operators", "Fusion chains", "Top 10"):
         _tab(page, name)
         fits(page)
