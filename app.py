@@ -15,6 +15,7 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 import argparse
 import contextlib
 import html
+import json
 import logging
 import signal
 import sys
@@ -37,7 +38,7 @@ from doctor.cases import STATUSES, CaseBook
 from doctor.cases.book import Given
 from doctor.config import AppConfig
 from doctor.examples import MODEL, MODEL_LABEL_KEY, PairExample, available_pairs
-from doctor.facade import display_name, serve_uploads
+from doctor.facade import FolderFiles, display_name, serve_uploads
 from doctor.files import ReportFiles, case_id_of
 from doctor.help import collect_help
 from doctor.i18n import LANGS, LANGUAGE_NAMES, UI_TEXT, page_lang, t
@@ -60,16 +61,35 @@ CSS = """
 #verdict, #inspect-verdict {font-size: 1.1rem; padding: .6rem .9rem; border-radius: 8px;
   border: 1px solid #d4a72c;}
 #notice, #inspect-notice {padding: .4rem .9rem; border-radius: 8px; border: 1px solid #cf222e;}
+.pd-hidden {display: none !important;}
+/* The language switch: one line, and a visible focus ring for keyboard users. */
+#lang-switch .wrap {flex-wrap: nowrap;}
+#lang-switch label:focus-within {outline: 2px solid var(--color-accent, #f97316); outline-offset: 2px;}
 /* Fix code wraps instead of being cut off or scrolled sideways. */
 #causes pre, #causes code, #inspect-causes pre, #inspect-causes code, #below-threshold pre,
 #collect-help pre {white-space: pre-wrap; overflow-wrap: anywhere;}
-/* Narrow screens: the plots and tables come before the (long) cause list. */
+/* Table headers and cells break between words only: a narrow column never spells "why not fused" or
+   "resolved" letter by letter; every column keeps room for a short header word. */
+th .header-text, th .header-content, td .cell-wrap, #after td, #after th {
+  word-break: normal !important; overflow-wrap: normal !important; hyphens: none;}
+th {min-width: 4.5rem;}
+#after table {display: block; overflow-x: auto; max-width: 100%;}
+/* Narrow screens (a phone from 360 px): one column, verdict and causes first, then the plots and tables;
+   no column keeps its desktop minimum width, so nothing is cut off or scrolled sideways. */
 @media (max-width: 820px) {
-  #results-row {flex-direction: column;}
-  #details-column {order: 1;}
-  #causes-column {order: 2;}
+  #results-row, #inspect-results-row {flex-direction: column;}
+  #causes-column, #inspect-causes-column {order: 1;}
+  #details-column, #inspect-details-column {order: 2;}
+  #results-row > .column, #inspect-results-row > .column, #title-row > * {
+    min-width: 0 !important; width: 100% !important; max-width: 100%;}
+  #title-row {flex-wrap: wrap;}
+  #title-row h1 {font-size: 1.5rem; word-break: keep-all; overflow-wrap: normal; hyphens: none;}
 }
 """
+# The triage table's column widths (triage.TABLE_COLUMNS order): what support reads first fits 1366 px.
+TRIAGE_FIRST_WIDTHS = {"case": 190, "submission": 230, "verdict": 330, "top_cause": 170, "severity": 95}
+TRIAGE_FIRST_WIDTHS |= {"status": 95, "ranks": 70}
+TRIAGE_WIDTHS = [f"{TRIAGE_FIRST_WIDTHS.get(name, 150)}px" for name in triage.TABLE_COLUMNS]
 NO_CASE = ("", "")  # (banner, link) when no case was kept
 BOXES = ("verdict", "notice")  # framed Markdown boxes, hidden while they have nothing to say
 # The result components of each tab by name, in the order of its event's outputs: the order in which
@@ -198,10 +218,11 @@ def error_text(message: str) -> str:
 class Failed(Exception):
     """An analysis that did not finish: for a browser page, the Markdown shown in the result area."""
 
-    def __init__(self, markdown: str, toast: gr.Error) -> None:
+    def __init__(self, markdown: str, toast: gr.Error, line: str = "") -> None:
         super().__init__(markdown)
         self.markdown = markdown
         self.toast = toast
+        self.line = line  # the error on one line (English), as the triage list shows it
 
 
 def _run(analysis: Callable[[], Any]) -> Any:
@@ -212,19 +233,20 @@ def _run(analysis: Callable[[], Any]) -> Any:
         raise failure.toast from None
 
 
-def _analyse(analysis: Callable[[], Any], lang: str = "en") -> Any:
-    """Run a doctor call; bad input becomes one line per problem, a bug a generic line (logged). Raises
-    Failed, carrying both the inline Markdown and the escaped gr.Error for API callers."""
+def _analyse(analysis: Callable[[], Any], lang: str = "en", button: str = "run") -> Any:
+    """Run a doctor call; bad input becomes one line per problem, a bug a generic line (logged), each
+    telling to press the tab's `button` (a UI_TEXT key) again. Raises Failed, carrying both the inline
+    Markdown and the escaped gr.Error for API callers."""
     try:
         return analysis()
     except InputError as error:
         toast = gr.Error(error_text(error.message), title="Input problem", print_exception=False)
-        raise Failed(problems_markdown(error, lang), toast) from None
+        raise Failed(problems_markdown(error, lang, button), toast, error.message) from None
     except Exception as error:
         LOG.exception("analysis failed")
         message = f"Internal error ({type(error).__name__}); the server log has the details."
         toast = gr.Error(error_text(message), print_exception=False)
-        raise Failed(failure_markdown(lang, type(error).__name__), toast) from None
+        raise Failed(failure_markdown(lang, type(error).__name__, button), toast, message) from None
 
 
 def _session(request: gr.Request | None) -> str | None:
@@ -248,7 +270,7 @@ def _using_uploads(
     uploads.restore(paths)  # a bundled example's copy deleted by another app or a cache sweep
     uploads.claim(paths)
     try:
-        _analyse(lambda: uploads.require_present(paths), lang)
+        _analyse(lambda: uploads.require_present(paths), lang, "inspect" if "inspect" in slots else "run")
         yield
     finally:
         uploads.release(paths)
@@ -329,7 +351,8 @@ def _shared_values(report: Report, view: ReportView, case: tuple[str, str]) -> d
     """What both tabs show of a report: verdict, causes (those below the threshold in a box shown only
     when it has some), warnings, chains, report files, the case banner and link, and the JSON report."""
     banner, link = case
-    paths = FILES.write(report, case_id_of(link))
+    case_id = case_id_of(link)
+    paths = FILES.write(report.with_case(case_id, link) if case_id else report, case_id)
     return {
         "verdict": gr.Markdown(value=view.verdict, visible=True),
         "causes": view.causes,
@@ -390,12 +413,28 @@ def inspect_values(report: Report, case: tuple[str, str] = NO_CASE) -> dict[str,
 
 
 def _keep(
-    cases: CaseBook | None, report: Report, given: Given, request: gr.Request | None
+    cases: CaseBook | None,
+    report: Report,
+    given: Given,
+    request: gr.Request | None,
+    example: bool = False,
 ) -> tuple[str, str]:
-    """Keep a report as a case when the app has a case book; (banner, link)."""
+    """Keep a report as a case when the app has a case book (a click on a bundled example marked as
+    one); (banner, link)."""
     if cases is None:
         return NO_CASE
-    return triage.record_case(cases, report, given, _base_url(request))
+    return triage.record_case(cases, report, given, _base_url(request), example=example)
+
+
+def _diagnosed(cases: CaseBook | None, given: Given, example: bool, analysis: Callable[[], Any]) -> Any:
+    """Run an analysis (`analysis` raises Failed); a failure is kept as a failed case with its error line
+    when the app has a case book, so support sees it in the triage list."""
+    try:
+        return analysis()
+    except Failed as failure:
+        if cases is not None:
+            triage.record_failure(cases, given, failure.line, example=example)
+        raise
 
 
 def compare(
@@ -410,9 +449,11 @@ def compare(
     after: list[str] | None = None,
     cases: CaseBook | None = None,
     uploads: UploadLedger | None = None,
+    example: bool = False,
 ) -> dict[str, Any]:
     """Diagnose a baseline/target pair of profiles (archives or folder files), optionally with a MINDIR
-    and the target profiled again after the fixes (`after`).
+    and the target profiled again after the fixes (`after`); `example`: a click on a bundled example
+    (its case is marked as one).
 
     Returns the Compare tab's values by name (compare_values). With `uploads`, the request holds its
     uploaded files while it runs and a browser session keeps them for a re-run; a browser page gets
@@ -423,20 +464,25 @@ def compare(
 
     def produce() -> dict[str, Any]:
         with _using_uploads(uploads, request, dict(given), lang):
-            report = _analyse(
-                lambda: diagnose(
-                    baseline or None,
-                    target or None,
-                    mindir or None,
-                    rank=rank,  # checked by diagnose: a whole number in range (NaN, inf, 1e400 refused)
-                    baseline_role=ROLE_CHOICES.get(role),
-                    progress=_progress(progress),
-                    lang=lang,
-                    after=after or None,
+            report = _diagnosed(
+                cases,
+                given,
+                example,
+                lambda: _analyse(
+                    lambda: diagnose(
+                        baseline or None,
+                        target or None,
+                        mindir or None,
+                        rank=rank,  # checked by diagnose: a whole number in range (NaN, inf, 1e400 refused)
+                        baseline_role=ROLE_CHOICES.get(role),
+                        progress=_progress(progress),
+                        lang=lang,
+                        after=after or None,
+                    ),
+                    lang,
                 ),
-                lang,
             )
-            kept = _keep(cases, report, given, request)  # the case store first
+            kept = _keep(cases, report, given, request, example)  # the case store first
             return compare_values(
                 report, kept, ROLE_CHOICES.get(role), display_name(baseline) if baseline else None
             )
@@ -451,6 +497,7 @@ def inspect(
     *,
     cases: CaseBook | None = None,
     uploads: UploadLedger | None = None,
+    example: bool = False,
 ) -> dict[str, Any]:
     """Check one MINDIR model: export hygiene and fusion chains. Returns the Inspect tab's values by
     name (inspect_values); uploads and problems as in `compare`."""
@@ -458,10 +505,18 @@ def inspect(
 
     def produce() -> dict[str, Any]:
         with _using_uploads(uploads, request, {"inspect": mindir}, lang):
-            report = _analyse(
-                lambda: inspect_model(mindir or "", progress=_progress(progress), lang=lang), lang
+            given = [("mindir", mindir)]
+            report = _diagnosed(
+                cases,
+                given,
+                example,
+                lambda: _analyse(
+                    lambda: inspect_model(mindir or "", progress=_progress(progress), lang=lang),
+                    lang,
+                    "inspect",
+                ),
             )
-            return inspect_values(report, _keep(cases, report, [("mindir", mindir)], request))
+            return inspect_values(report, _keep(cases, report, given, request, example))
 
     return _attempt(INSPECT_OUTPUTS, uploads, request, produce)
 
@@ -471,9 +526,28 @@ def search_rules(query: str, request: gr.Request) -> str:
     return rules_markdown(query or "", _lang(request))
 
 
-def keep_files(files: list[str] | None) -> list[str] | None:
-    """A folder picked with the upload button becomes the value of the side's file list."""
-    return files
+def _file_names(files: Iterable[str]) -> frozenset[str]:
+    return frozenset(os.path.basename(str(path)) for path in files)
+
+
+MAX_FOLDERS = 4096  # folder uploads whose names an app remembers (the oldest are forgotten)
+# The browser sends a picked folder's files by their names only: this script writes the folder's name
+# (from webkitRelativePath) by side into the hidden #folder-names box, which the upload event sends along.
+FOLDER_HEAD = r"""<script>
+document.addEventListener("change", (event) => {
+  const input = event.target;
+  if (!(input instanceof HTMLInputElement) || !input.webkitdirectory || !input.files?.length) return;
+  const folder = (input.files[0].webkitRelativePath || "").split("/")[0];
+  const side = input.parentElement?.querySelector("[id$='-files']")?.id.replace(/-files$/, "");
+  const box = document.querySelector("#folder-names textarea, #folder-names input");
+  if (!folder || !side || !box) return;
+  let names = {};
+  try { names = JSON.parse(box.value || "{}"); } catch (e) { names = {}; }
+  names[side] = folder;
+  box.value = JSON.stringify(names);
+  box.dispatchEvent(new Event("input", {bubbles: true}));
+}, true);
+</script>"""
 
 
 class Events:
@@ -492,6 +566,35 @@ class Events:
         self.help: gr.Markdown | None = None  # the collection help, filled in the viewer's language
         self.language_boxes: list[tuple[str, gr.Column]] = []  # blocks only one language's viewers see
         self.language: gr.Radio | None = None  # the page's language switch
+        # (session, side) -> (the names of a folder's uploaded files, the folder's name)
+        self.folders: dict[tuple[str, str], tuple[frozenset[str], str]] = {}
+        self.folder_names: gr.Textbox | None = None  # the hidden box the page writes folder names into
+
+    def keep_folder(self, side: str) -> Callable[..., Any]:
+        """The handler of a side's folder upload: its files become the side's file list, and this page
+        remembers the folder's name (from the #folder-names box) with the files' names, so that cases
+        and reports name the folder (Gradio stores the files again under other paths)."""
+
+        def keep(files: list[str] | None, names: str | None, request: gr.Request) -> list[str] | None:
+            try:
+                folder = json.loads(names or "{}").get(side)
+            except (ValueError, AttributeError):
+                folder = None
+            session = _session(request)
+            if files and session and isinstance(folder, str) and folder.strip():
+                if len(self.folders) >= MAX_FOLDERS:
+                    self.folders.pop(next(iter(self.folders)))
+                self.folders[(session, side)] = (_file_names(files), folder.strip()[:200])
+            return files
+
+        return keep
+
+    def named(self, side: str, files: list[str] | None, request: gr.Request | None) -> list[str] | None:
+        """A side's files as FolderFiles when they are the folder this page uploaded for that side."""
+        if not files or isinstance(files, str):
+            return files
+        names, folder = self.folders.get((_session(request) or "", side), (frozenset(), ""))
+        return FolderFiles(files, folder) if folder and names == _file_names(files) else files
 
     def _results(self, kind: str) -> Results:
         """The Compare tab's results, or the Inspect tab's for a model-only (`kind` "mindir") report."""
@@ -515,6 +618,36 @@ class Events:
         MINDIR and an after-the-fix run; the result is kept as a case. Returns the Compare tab's values
         by component. Runs in a worker thread; a cancelled request kills its isolated decoders
         (run_cancellable)."""
+        return await self._compare(baseline, target, mindir, rank, role, after, request, progress)
+
+    async def compare_example(
+        self,
+        baseline: list[str] | None,
+        target: list[str] | None,
+        mindir: str | None,
+        rank: float | None,
+        role: str,
+        after: list[str] | None,
+        request: gr.Request,
+        progress: gr.Progress = gr.Progress(),  # noqa: B008 - Gradio's documented way to receive progress
+    ) -> dict[gr.components.Component, Any]:
+        """`compare` after a click on a bundled example: its case is marked as an example's."""
+        return await self._compare(baseline, target, mindir, rank, role, after, request, progress, True)
+
+    async def _compare(
+        self,
+        baseline: list[str] | None,
+        target: list[str] | None,
+        mindir: str | None,
+        rank: float | None,
+        role: str,
+        after: list[str] | None,
+        request: gr.Request,
+        progress: gr.Progress,
+        example: bool = False,
+    ) -> dict[gr.components.Component, Any]:
+        baseline, target = self.named("baseline", baseline, request), self.named("target", target, request)
+        after = self.named("after", after, request)
         values = await run_cancellable(
             lambda: compare(
                 baseline,
@@ -527,6 +660,7 @@ class Events:
                 after=after,
                 cases=self.cases,
                 uploads=self.uploads,
+                example=example,
             )
         )
         return self._results("pair").keyed(values)
@@ -539,8 +673,23 @@ class Events:
     ) -> dict[gr.components.Component, Any]:
         """Check one MINDIR model: export hygiene and fusion chains; the result is kept as a case. A
         cancelled request kills its isolated decoder."""
+        return await self._inspect(mindir, request, progress)
+
+    async def inspect_example(
+        self,
+        mindir: str | None,
+        request: gr.Request,
+        progress: gr.Progress = gr.Progress(),  # noqa: B008 - Gradio's documented way to receive progress
+    ) -> dict[gr.components.Component, Any]:
+        """`inspect` after a click on the bundled example model: its case is marked as an example's."""
+        return await self._inspect(mindir, request, progress, True)
+
+    async def _inspect(
+        self, mindir: str | None, request: gr.Request, progress: gr.Progress, example: bool = False
+    ) -> dict[gr.components.Component, Any]:
+        cases, uploads = self.cases, self.uploads
         values = await run_cancellable(
-            lambda: inspect(mindir, request, progress, cases=self.cases, uploads=self.uploads)
+            lambda: inspect(mindir, request, progress, cases=cases, uploads=uploads, example=example)
         )
         return self._results("mindir").keyed(values)
 
@@ -576,9 +725,32 @@ class Events:
         shown = {box: gr.Column(visible=box_lang == lang) for box_lang, box in self.language_boxes}
         return {**shown, self.language: gr.Radio(value=LANGUAGE_NAMES[lang])} if self.language else shown
 
+    async def swap_compare(
+        self,
+        baseline: list[str] | None,
+        target: list[str] | None,
+        mindir: str | None,
+        rank: float | None,
+        role: str,
+        after: list[str] | None,
+        report: dict[str, Any] | None,
+        request: gr.Request,
+        progress: gr.Progress = gr.Progress(),  # noqa: B008 - Gradio's documented way to receive progress
+    ) -> dict[gr.components.Component, Any]:
+        """The diagnosis after a swap; a report reopened from its case has no runs on the page, so it
+        stays as it is and a notice says to upload them again (a run would only say "nothing to
+        diagnose" and throw the report away)."""
+        if report and not baseline and not target:
+            notice = self._results("pair").parts["notice"]
+            return {notice: gr.Markdown(value=t("swap_reopened", _lang(request)), visible=True)}
+        return await self.compare(baseline, target, mindir, rank, role, after, request, progress)
+
     @staticmethod
-    def swap(report: dict[str, Any] | None, baseline: list[str] | None) -> str:
-        """The baseline option that makes the other run of the shown report the baseline."""
+    def swap(report: dict[str, Any] | None, baseline: list[str] | None) -> Any:
+        """The baseline option that makes the other run of the shown report the baseline (unchanged for
+        a reopened report, whose runs are not on the page: see swap_compare)."""
+        if report and not baseline:
+            return gr.skip()
         first = display_name(baseline) if baseline else None
         return swapped_choice(baseline_slot(report, first))
 
@@ -701,14 +873,14 @@ class Events:
 # -------------------------------------------------------------------------------------------- layout
 
 
-def _side(key: str, value: list[str] | None) -> tuple[gr.File, gr.UploadButton]:
+def _side(events: Events, key: str, value: list[str] | None) -> tuple[gr.File, gr.UploadButton]:
     files = without_stray_file(
         gr.File(value=value, label=I18N(key), file_count="multiple", elem_id=f"{key}-files", height=140)
     )
     folder = without_stray_file(
         gr.UploadButton(I18N(f"{key}_folder"), file_count="directory", size="sm", elem_id=f"{key}-folder")
     )
-    folder.upload(keep_files, folder, files, api_visibility="private")
+    folder.upload(events.keep_folder(key), [folder, events.folder_names], files, api_visibility="private")
     return files, folder
 
 
@@ -739,10 +911,47 @@ SWITCH_HEAD = r"""<script>
 </script>"""
 
 
+# Progress and results in view: before a run the page scrolls so that the button and the progress shown on
+# the result area below it are on screen; after it, to the verdict (or the problems), as after reopening
+# a case. Each returns its arguments: Gradio passes them on to the event's function.
+SCROLL_TO_PROGRESS = """(...args) => {
+  const button = document.querySelector("#run-compare, #run-inspect");
+  const shown = [...document.querySelectorAll("#run-compare, #run-inspect")].find((b) => b.offsetParent);
+  (shown || button)?.scrollIntoView({block: "start", behavior: "instant"});
+  return args;
+}"""
+SCROLL_TO_RESULT = """(...args) => {
+  const ids = ["notice", "verdict", "inspect-notice", "inspect-verdict"];
+  let tries = 100;  // the page shows the result a moment after the event ends (up to 10 s)
+  const scroll = () => {
+    const shown = ids.map((id) => document.getElementById(id)).find((el) => el && el.offsetParent);
+    if (shown) {  // again once the page has laid out what the event changed
+      shown.scrollIntoView({block: "start", behavior: "instant"});
+      setTimeout(() => shown.scrollIntoView({block: "start", behavior: "instant"}), 600);
+    } else if (--tries > 0) setTimeout(scroll, 100);
+  };
+  setTimeout(scroll, 50);
+  return args;
+}"""
+
+
+def _scroll_to_result(event: Any) -> None:
+    """After `event`, the verdict (or the problems) of the shown tab at the top of the screen."""
+    event.then(None, None, None, js=SCROLL_TO_RESULT, queue=False, api_visibility="private")
+
+
 def _language_switch() -> gr.Radio:
     """The page's language control (each language named in itself); the browser's locale is the default."""
     names = [LANGUAGE_NAMES[lang] for lang in LANGS]
-    radio = gr.Radio(names, value=names[0], show_label=False, elem_id="lang-switch", container=False, scale=0)
+    radio = gr.Radio(
+        names,
+        value=names[0],
+        label="Language / 语言",  # what a screen reader says for the group (shown in no language's place)
+        show_label=False,
+        elem_id="lang-switch",
+        container=False,
+        scale=0,
+    )
     radio.input(None, radio, None, js=SWITCH_JS, api_visibility="private")  # a user choice, not a load
     return radio
 
@@ -761,13 +970,22 @@ def _case_parts(prefix: str) -> dict[str, gr.components.Component]:
     return {"case_info": banner, "case_link": link}
 
 
-def _wide_table(label: str, elem_id: str, *, max_chars: int, pinned_columns: int) -> gr.Dataframe:
+def _wide_table(
+    label: str,
+    elem_id: str,
+    *,
+    max_chars: int,
+    pinned_columns: int,
+    max_height: int = 520,
+    column_widths: list[str] | None = None,
+) -> gr.Dataframe:
     """A read-only table of many rows: searchable, wrapped, its first columns pinned, copy and
     fullscreen buttons (the operator table and the triage case list)."""
     return gr.Dataframe(
         interactive=False,
+        column_widths=column_widths,
         show_search="search",
-        max_height=520,
+        max_height=max_height,
         wrap=True,
         max_chars=max_chars,
         pinned_columns=pinned_columns,
@@ -792,13 +1010,14 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
     gr.Markdown(I18N("intro"))
     with gr.Accordion(I18N("collect_help"), open=False, elem_id="collect-help"):
         events.help = gr.Markdown(elem_id="collect-help-text")
+    events.folder_names = gr.Textbox(elem_id="folder-names", elem_classes=["pd-hidden"], show_label=False)
     with gr.Row(equal_height=False):
         with gr.Column():
-            baseline, _ = _side("baseline", preload.files("baseline") if preload else None)
+            baseline, _ = _side(events, "baseline", preload.files("baseline") if preload else None)
         with gr.Column():
-            target, _ = _side("target", preload.files("target") if preload else None)
+            target, _ = _side(events, "target", preload.files("target") if preload else None)
         with gr.Column():
-            after, _ = _side("after", [])  # a default, so API clients may leave it out
+            after, _ = _side(events, "after", [])  # a default, so API clients may leave it out
         with gr.Column():
             mindir = without_stray_file(
                 gr.File(label=I18N("mindir"), file_types=[".mindir"], elem_id="mindir-file", height=140)
@@ -891,19 +1110,22 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
     outputs = events.compare_results.outputs
     slots = ("baseline", "target", "mindir", None, None, "after")  # rank and role hold no upload
     _watch_inputs(events, zip(slots, inputs, strict=True), verdict, notice)
-    run.click(
-        events.compare,
-        inputs,
-        outputs,
-        api_name="compare",
-        concurrency_limit=config.concurrency,
-        concurrency_id="analysis",
+    run.click(None, None, None, js=SCROLL_TO_PROGRESS, queue=False, api_visibility="private")
+    _scroll_to_result(
+        run.click(
+            events.compare,
+            inputs,
+            outputs,
+            api_name="compare",
+            concurrency_limit=config.concurrency,
+            concurrency_id="analysis",
+        )
     )
     fixes.input(reprofile, [report_json, fixes], dl_reprofile, api_visibility="private")
     # One click makes the other run the baseline and diagnoses again.
     swap.click(events.swap, [report_json, baseline], role, queue=False, api_visibility="private").then(
-        events.compare,
-        inputs,
+        events.swap_compare,
+        [*inputs, report_json],
         outputs,
         api_visibility="private",
         concurrency_limit=config.concurrency,
@@ -912,7 +1134,7 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
     for example in examples:
         # Clicking an example fills the inputs, then diagnoses them in the same pool as the button.
         example.load_input_event.then(
-            events.compare,
+            events.compare_example,
             inputs,
             outputs,
             api_visibility="private",
@@ -971,13 +1193,13 @@ def _inspect_tab(config: AppConfig, events: Events) -> list[gr.components.Compon
     notice = gr.Markdown(elem_id="inspect-notice", visible=False)
     verdict = gr.Markdown(elem_id="inspect-verdict", visible=False)
     case = _case_parts("inspect-")
-    with gr.Row(equal_height=False):
-        with gr.Column(scale=5, min_width=420):
+    with gr.Row(equal_height=False, elem_id="inspect-results-row"):
+        with gr.Column(scale=5, min_width=420, elem_id="inspect-causes-column"):
             causes = gr.Markdown(elem_id="inspect-causes")
             below_box, below = _below_threshold_box("inspect-below-threshold")
-        with gr.Column(scale=6, min_width=480):
+        with gr.Column(scale=6, min_width=480, elem_id="inspect-details-column"):
             graph_md = gr.Markdown(elem_id="inspect-graph")
-            chains = _wide_table("chains", "inspect-chains", max_chars=80, pinned_columns=2)
+            chains = _wide_table("chains", "inspect-chains", max_chars=80, pinned_columns=2, max_height=900)
             plot = gr.Plot(
                 label=I18N("plot_chains"), show_label=False, visible=False, elem_id="inspect-plot-chains"
             )
@@ -1003,17 +1225,20 @@ def _inspect_tab(config: AppConfig, events: Events) -> list[gr.components.Compon
     events.inspect_results = Results(INSPECT_OUTPUTS, parts)
     outputs = events.inspect_results.outputs
     _watch_inputs(events, [(INSPECT_SLOTS[0], mindir)], verdict, notice)
-    run.click(
-        events.inspect,
-        [mindir],
-        outputs,
-        api_name="inspect",
-        concurrency_limit=config.concurrency,
-        concurrency_id="analysis",
+    run.click(None, None, None, js=SCROLL_TO_PROGRESS, queue=False, api_visibility="private")
+    _scroll_to_result(
+        run.click(
+            events.inspect,
+            [mindir],
+            outputs,
+            api_name="inspect",
+            concurrency_limit=config.concurrency,
+            concurrency_id="analysis",
+        )
     )
     for example in examples:  # clicking the example model inspects it
         example.load_input_event.then(
-            events.inspect,
+            events.inspect_example,
             [mindir],
             outputs,
             api_visibility="private",
@@ -1080,7 +1305,9 @@ def _triage_tables() -> tuple[gr.Dataframe, gr.Dataframe]:
     """The case table (sortable and searchable in the browser) and the counts per top cause."""
     with gr.Tabs():
         with gr.Tab(I18N("triage_cases")):
-            table = _wide_table("triage_cases", "triage-table", max_chars=90, pinned_columns=2)
+            table = _wide_table(
+                "triage_cases", "triage-table", max_chars=90, pinned_columns=1, column_widths=TRIAGE_WIDTHS
+            )
         with gr.Tab(I18N("triage_groups")):
             groups = gr.Dataframe(interactive=False, elem_id="triage-groups", label=I18N("triage_groups"))
     return table, groups
@@ -1128,7 +1355,7 @@ def _triage_tab(events: Events, opened: list[gr.components.Component]) -> gr.Tab
     changed = [form["message"], table, groups]
     form["save"].click(events.triage_update, [*picked, *filters], changed, api_name="triage_update")
     form["delete"].click(events.triage_delete, [form["case_id"], *filters], changed, api_name="triage_delete")
-    form["open"].click(events.open_case, [form["case_id"]], opened, api_name="open_case")
+    _scroll_to_result(form["open"].click(events.open_case, [form["case_id"]], opened, api_name="open_case"))
     form["attach"].click(
         events.triage_attach, [form["case_id"], form["after"], *filters], changed, api_name="triage_attach"
     )
@@ -1141,7 +1368,7 @@ def build_demo(config: AppConfig | None = None, example: str | None = None) -> g
     events = Events(config, CaseBook.from_config(config))
     preload = next((p for p in available_pairs() if p.name == example), None)
     with gr.Blocks(title="MindSpore Perf Doctor", delete_cache=(1800, 3600), analytics_enabled=False) as demo:
-        with gr.Row():
+        with gr.Row(elem_id="title-row"):
             gr.Markdown(f"# {I18N('app_title')}")
             events.language = _language_switch()
         with gr.Tabs(elem_id="main-tabs") as tabs:
@@ -1162,7 +1389,7 @@ def build_demo(config: AppConfig | None = None, example: str | None = None) -> g
         boxes = [box for _, box in events.language_boxes] + [events.language]
         demo.load(events.show_language, None, boxes, queue=False, api_visibility="private")
         demo.load(search_rules, rules_query, rules_catalog, queue=False, api_visibility="private")
-        demo.load(events.open_linked_case, None, opened, api_visibility="private")
+        _scroll_to_result(demo.load(events.open_linked_case, None, opened, api_visibility="private"))
         if triage_tab is not None and config.staff:
             demo.load(events.show_triage, None, triage_tab, api_visibility="private")
         if preload is not None:
@@ -1205,7 +1432,7 @@ def launch_kwargs(config: AppConfig, demo: gr.Blocks) -> dict[str, Any]:
         "footer_links": ["api"],
         "i18n": I18N,
         "css": CSS,
-        "head": SWITCH_HEAD,
+        "head": SWITCH_HEAD + FOLDER_HEAD,
         "show_error": False,
     }
 

@@ -964,6 +964,14 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "{n} calls were not inlined (calls nested over {depth} deep); they appear as opaque call nodes",
         "zh": "{n} 个调用未内联（调用嵌套超过 {depth} 层）；它们显示为不透明的调用节点",
     },
+    "mindir.bytes-corrupt": {
+        "en": "the bytes are damaged or belong to another kind of file",
+        "zh": "文件内容已损坏，或属于其他类型的文件",
+    },
+    "mindir.too-deep": {
+        "en": "its messages are nested too deeply to be a model",
+        "zh": "其消息嵌套过深，不可能是模型",
+    },
     # --- reader format errors shared by the readers (cpu.py, trace.py, host.py, ascend*.py, sqlite_db.py …)
     "reader.file-missing": {"en": "file missing", "zh": "缺少文件"},
     "reader.missing-columns": {"en": "missing columns {missing}", "zh": "缺少列 {missing}"},

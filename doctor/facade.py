@@ -10,7 +10,7 @@ from __future__ import annotations
 import gc
 import math
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass, field
@@ -318,14 +318,26 @@ def _given(source: Source | os.PathLike[str] | None) -> bool:
     return len(source) > 0
 
 
+class FolderFiles(list):  # type: ignore[type-arg] - a list of paths, as Source allows
+    """The files of one uploaded folder with the folder's name (the browser sends only file names)."""
+
+    def __init__(self, paths: Iterable[str], folder: str) -> None:
+        super().__init__(paths)
+        self.folder = folder
+
+
 def display_name(source: Source) -> str:
-    """A short name for an input: the folder or archive name, or how many files were uploaded."""
+    """A short name for an input: the folder or archive name, else the first of the uploaded files'
+    names and how many more there are ("cpu_op_detail_info_0.csv +4")."""
+    folder = getattr(source, "folder", None)
+    if folder:
+        return str(folder)
     if isinstance(source, (str, os.PathLike)):
         return Path(source).name or str(source)
-    items = [Path(p).name for p in source]
+    items = sorted(Path(p).name for p in source)
     if len(items) == 1:
         return items[0]
-    return f"{len(items)} files"
+    return f"{items[0]} +{len(items) - 1}"  # the user's own file names, in no language
 
 
 def _read_all(

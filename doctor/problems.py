@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from core import InputError, in_lang
-from doctor.i18n import t
+from doctor.i18n import UI_TEXT, t
 from doctor.text import md_code, md_text
 
 SIDES = ("baseline", "target", "mindir", "after")
@@ -51,24 +51,26 @@ def problems_of(error: InputError) -> list[InputError]:
     return list(error.problems) if isinstance(error, InputProblems) else [error]
 
 
-def problem_line(error: InputError, lang: str) -> str:
-    """One Markdown line: the input, the file, the problem, what to do, a link to the collection help."""
+def problem_line(error: InputError, lang: str, button: str = "run") -> str:
+    """One Markdown line: the input, the file, the problem, what to do (press the tab's `button`, a
+    UI_TEXT key: "run" is Diagnose, "inspect" Inspect), a link to the collection help."""
     side = getattr(error, "side", None)
     file = getattr(error, "file", None) if side else error.path
     head = f"**{t(f'side_{side}', lang)}**" if side in SIDES else f"**{t('side_input', lang)}**"
     where = f" {md_code(file)}" if file else ""
     said = f"{t('problem_expected', lang)} {md_text(in_lang(error.expected, lang))}"
     expected = f"; {said}" if error.expected else ""
-    todo = t("problem_todo", lang, help=HELP_ANCHOR)
+    todo = t("problem_todo", lang, help=HELP_ANCHOR, button=UI_TEXT[lang][button])
     return f"- {head}{where}: {md_text(in_lang(error.problem, lang))}{expected}. {todo}"
 
 
-def problems_markdown(error: InputError, lang: str) -> str:
+def problems_markdown(error: InputError, lang: str, button: str = "run") -> str:
     """The problems of a failed run for the result area: a heading, then one line per problem."""
-    lines = [problem_line(problem, lang) for problem in problems_of(error)]
+    lines = [problem_line(problem, lang, button) for problem in problems_of(error)]
     return "\n".join([f"### {t('problems', lang)}", "", *lines])
 
 
-def failure_markdown(lang: str, kind: str) -> str:
+def failure_markdown(lang: str, kind: str, button: str = "run") -> str:
     """A failure that is not the user's (a bug): what happened and that the server log has more."""
-    return "\n".join([f"### {t('problems', lang)}", "", f"- {t('internal_error', lang, kind=md_text(kind))}"])
+    line = t("internal_error", lang, kind=md_text(kind), button=UI_TEXT[lang][button])
+    return "\n".join([f"### {t('problems', lang)}", "", f"- {line}"])

@@ -73,6 +73,12 @@ class Report:
         """The translations as plain JSON-able documents by language (what a case keeps beside the report)."""
         return {lang: copy.deepcopy(doc) for lang, doc in self.translations.items()}
 
+    def with_case(self, case_id: str, link: str) -> Report:
+        """This report (and its translations) carrying the case it is kept as: the app's downloads."""
+        case = {"id": case_id, "link": link}
+        translations = {lang: {**doc, "case": case} for lang, doc in self.translation_data().items()}
+        return Report.from_dict({**self.data, "case": case}, self.chain_figure, translations)
+
     @classmethod
     def from_dict(
         cls, data: dict[str, Any], chain_figure: Any = None, translations: Mapping[str, Any] | None = None

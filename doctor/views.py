@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 
 from doctor.chain_rows import chain_records
-from doctor.i18n import t
+from doctor.i18n import t, word
 from doctor.plots import report_figures
 from doctor.render.markdown import (
     after_markdown,
@@ -136,23 +136,30 @@ def leaderboard_table(report: Report, role: str) -> Table:
 
 
 def chain_table(report: Report) -> Table:
-    """Every fusion chain (chain_records) for gr.Dataframe; empty without a model."""
+    """Every fusion chain (chain_records) for gr.Dataframe; empty without a model. The reason and the
+    measured time are left out when no chain has one (a model without a profile, nothing blocked): an
+    empty column only squeezes the others and spells its header letter by letter."""
     records = chain_records(report.data)
     frame = pd.DataFrame(
         records, columns=["index", "pattern", "scope", "ops", "status", "reason", "separate_us"]
     )
     lang = report.lang
-    return _table(
-        [
-            (t("col_rank", lang), frame["index"], "number"),
-            (t("col_pattern", lang), frame["pattern"], "str"),
-            (t("col_status", lang), frame["status"].map(lambda s: t(f"chain_{s}", lang)), "str"),
-            (t("col_blocked_reason", lang), frame["reason"], "str"),
-            (t("col_separate_us", lang), frame["separate_us"], "number"),
-            (t("col_ops", lang), frame["ops"], "str"),
-            (t("col_scope", lang), frame["scope"], "str"),
-        ]
-    )
+    columns = [
+        (t("col_rank", lang), frame["index"], "number"),
+        (t("col_pattern", lang), frame["pattern"], "str"),
+        (t("col_status", lang), frame["status"].map(lambda s: t(f"chain_{s}", lang)), "str"),
+        (t("col_blocked_reason", lang), frame["reason"], "str"),
+        (t("col_separate_us", lang), frame["separate_us"], "number"),
+        (t("col_ops", lang), frame["ops"], "str"),
+        (t("col_scope", lang), frame["scope"], "str"),
+    ]
+    optional = {t("col_blocked_reason", lang), t("col_separate_us", lang)}
+    return _table([c for c in columns if c[0] not in optional or not _all_missing(c[1])])
+
+
+def _all_missing(values: pd.Series) -> bool:
+    """True when a column holds no value at all (None, NaN or empty text)."""
+    return all(is_missing(v) or v == "" for v in values)
 
 
 def runs_table(report: Report) -> Table:
@@ -167,7 +174,7 @@ def runs_table(report: Report) -> Table:
                 "source": run["source"],
                 "layout": run["layout"],
                 "device": run["device"],
-                "mode": run["execution_mode"],
+                "mode": word("mode_", str(run["execution_mode"]), lang),
                 "phase": t(f"phase_{run['phase']}", lang),
                 "steps": run["steps"],
                 "batch": run["batch"],

@@ -9,6 +9,7 @@ bytes are dropped before returning, so weights are never kept.
 from __future__ import annotations
 
 import gc
+import logging
 import os
 import stat
 from collections import Counter
@@ -30,6 +31,7 @@ from graph.values import IOMONAD, MONAD, UMONAD, text
 MAX_FILE_BYTES = 2 * 1024**3  # a protobuf message cannot be larger (format guide §1, §9)
 TESTED_MIND_IR_VERSIONS = (1, 2, 3)
 EXPECTED = say("mindir.expected")
+LOG = logging.getLogger("perf_doctor.graph")
 NODE_BUDGET_ENV = "PERF_DOCTOR_MAX_GRAPH_NODES"
 
 
@@ -159,7 +161,10 @@ def decode(data: bytes, file: Path | str = "<bytes>") -> Any:
     try:
         return schema.model_class().FromString(data)
     except (DecodeError, RecursionError, ValueError) as err:
-        reason = str(err) or type(err).__name__
+        # The decoder's own text (English, naming our internal message type) stays in the log.
+        LOG.info("MINDIR %s not decoded: %s", file, err)
+        deep = isinstance(err, RecursionError) or "depth" in str(err).lower()
+        reason = say("mindir.too-deep" if deep else "mindir.bytes-corrupt")
         raise InputError(
             say("mindir.undecodable", reason=reason), path=str(file), expected=EXPECTED
         ) from None

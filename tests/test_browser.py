@@ -212,23 +212,6 @@ def test_the_runs_are_summarised_and_one_click_swaps_them(page_en: Page, app_url
     expect(first_row).to_contain_text("inference")
 
 
-def test_on_a_narrow_screen_the_result_tabs_come_before_the_causes(browser: Browser, app_url: str):
-    context = browser.new_context(locale="en-US", viewport={"width": 420, "height": 900})
-    page = context.new_page()
-    page.set_default_timeout(TIMEOUT_MS)
-    try:
-        _open(page, app_url)
-        _upload_pair(page, EXAMPLE / "baseline", EXAMPLE / "target")
-        page.locator("#run-compare").click()
-        expect(page.locator("#causes")).to_contain_text("precision-mismatch")
-        plot = page.locator("#plot-ops").bounding_box()
-        causes = page.locator("#causes").bounding_box()
-        assert plot is not None and causes is not None
-        assert plot["y"] < causes["y"], (plot, causes)
-    finally:
-        context.close()
-
-
 def test_malicious_operator_name_renders_as_text(page_en: Page, app_url: str, xss_profile: Path):
     page = page_en
     dialogs: list[str] = []

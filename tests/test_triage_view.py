@@ -15,7 +15,7 @@ from core.errors import InputError
 from doctor.cases import NO_CAUSE, CaseBook, CaseFilter, CaseMeta, SqliteCaseStore
 from doctor.triage import view
 from doctor.triage.output import output_format, rows_csv, rows_json
-from doctor.triage.view import COLUMN_NAMES, TRIAGE_COLUMNS
+from doctor.triage.view import COLUMN_NAMES, TABLE_COLUMNS, TRIAGE_COLUMNS
 from tests.support.inputs import XSS
 from tests.support.reports import NOW, model_report, pair_report, single_report
 
@@ -43,8 +43,10 @@ def _fill(book: CaseBook) -> dict[str, str]:
 def test_triage_table_has_the_columns_with_text_and_number_types_only(book):
     ids = _fill(book)
     table, _ = view.list_cases(book, "", "", "", 100)
-    assert list(table.frame.columns) == list(COLUMN_NAMES) and table.datatype == [
-        k for _, k in TRIAGE_COLUMNS
+    kinds = dict(TRIAGE_COLUMNS)
+    assert sorted(TABLE_COLUMNS) == sorted(COLUMN_NAMES), "the tab shows every column, in its own order"
+    assert list(table.frame.columns) == list(TABLE_COLUMNS) and table.datatype == [
+        kinds[name] for name in TABLE_COLUMNS
     ]
     assert set(table.datatype) == {"str", "number"}
     rows = {row["case"]: row for row in table.frame.to_dict(orient="records")}

@@ -84,10 +84,12 @@ class CaseBook:
         kind: str | None = None,
         message: str = "",
         figure: str | None = None,
+        example: bool = False,
     ) -> str:
         """Keep a diagnosis (or, with `report` None, a submission that could not be diagnosed, with
         `kind` and `message` saying why); returns the new case id. `figure` is the chain figure as
-        plotly JSON when the report object no longer carries it."""
+        plotly JSON when the report object no longer carries it; `example` marks a run of a bundled
+        example (listed apart from the users' submissions)."""
         self.purge_due()
         if figure is None and report is not None and report.chain_figure is not None:
             figure = report.chain_figure.to_json()
@@ -98,6 +100,7 @@ class CaseBook:
             figure=figure,
             uploads=self.kept_uploads(given),
             translations={} if report is None else report.translation_data(),
+            example=example,
         )
         return self.store.put(None if report is None else report.data, meta)
 

@@ -94,6 +94,7 @@ class CaseMeta:
     translations: Mapping[str, Mapping[str, Any]] = field(
         default_factory=dict
     )  # the report by other language
+    example: bool = False  # a run of a bundled example (kept apart from the users' submissions)
 
 
 @dataclass(frozen=True)
@@ -118,6 +119,8 @@ class CaseSummary:
     remaining: str = ""  # the causes still found ("id (worse)" when their time grew)
     gain_ms: float | None = None  # measured gain per step (target minus after)
     predicted_gain_ms: float | None = None  # the gain the diagnosis predicted
+    ranks: int | None = None  # how many ranks (devices) the profiles hold (None: no profile)
+    example: bool = False  # a run of a bundled example
 
 
 @dataclass(frozen=True)
@@ -141,6 +144,7 @@ class CaseFilter:
     top_cause: str | None = None
     severity: str | None = None
     status: str | None = None
+    examples: bool = False  # True: the runs of bundled examples instead of the users' submissions
 
 
 class CaseStore(Protocol):
@@ -198,6 +202,7 @@ def summarize(report: Mapping[str, Any] | None) -> dict[str, Any]:
             "severity": None,
             "confidence": None,
             "recoverable_ms": None,
+            "ranks": None,
             **after_facts(None),
         }
     verdict = report.get("verdict") or {}
@@ -212,6 +217,7 @@ def summarize(report: Mapping[str, Any] | None) -> dict[str, Any]:
         "severity": cause.get("severity"),
         "confidence": cause.get("confidence"),
         "recoverable_ms": verdict.get("recoverable_ms_per_step"),
+        "ranks": rank_count(report.get("runs") or []),
         **after_facts(report.get("after")),
     }
 
@@ -225,6 +231,12 @@ def _rank_facts(ranks: Mapping[str, Any] | None) -> list[str]:
         text = f"{job['role']}: {job['ranks']} ranks"
         facts.append(text + (f", slow rank {slow['rank']}" if slow else ""))
     return facts
+
+
+def rank_count(runs: list[Mapping[str, Any]]) -> int | None:
+    """How many ranks the runs' profiles hold (the most of any run); None without a profile run."""
+    counts = [len(run.get("ranks_available") or [run.get("rank")]) for run in runs]
+    return max(counts) if counts else None
 
 
 def after_facts(after: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -37,7 +37,9 @@ from doctor.cases.model import (
 )
 from doctor.text import one_line
 
-SCHEMA_VERSION = 2  # 2: the after-the-fix columns (resolved, remaining, gain_ms, predicted_gain_ms)
+SCHEMA_VERSION = (
+    3  # 2: the after-the-fix columns (resolved, remaining, gain_ms, predicted_gain_ms); 3: ranks, example
+)
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS cases (
     id TEXT PRIMARY KEY,
@@ -78,14 +80,18 @@ ADDED_COLUMNS = (
     ("gain_ms", "REAL"),
     ("predicted_gain_ms", "REAL"),
     ("translations", "BLOB"),  # the report in the other languages: {lang: report}, compressed JSON
+    ("ranks", "INTEGER"),  # how many ranks (devices) the profiles hold
+    ("example", "INTEGER NOT NULL DEFAULT 0"),  # 1: a run of a bundled example, not a user's submission
 )
-AFTER_FIELDS = tuple(name for name, _ in ADDED_COLUMNS if name != "translations")
+AFTER_FIELDS = ("resolved", "remaining", "gain_ms", "predicted_gain_ms")
+REPORT_FIELDS = (*AFTER_FIELDS, "ranks")  # the added columns a report determines
 # (SQL column, CaseSummary field) in the order every summary query selects them
 _SUMMARY = (
     ("id", "case_id"),
     *((name, name) for name in ("created", "updated", "source", "kind", "layouts", "verdict", "top_cause")),
     *((name, name) for name in ("severity", "confidence", "recoverable_ms", "status", "note", "message")),
-    *((name, name) for name in AFTER_FIELDS),
+    *((name, name) for name in REPORT_FIELDS),
+    ("example", "example"),
 )
 SUMMARY_COLUMNS = ", ".join(column for column, _ in _SUMMARY)
 SUMMARY_FIELDS = tuple(name for _, name in _SUMMARY)
@@ -153,8 +159,9 @@ class SqliteCaseStore:
     # ------------------------------------------------------------------------------------ operations
 
     def put(self, report: Mapping[str, Any] | None, meta: CaseMeta) -> str:
-        """Store a new case (the report as compressed JSON); returns its new id."""
-        facts = summarize(report)
+        """Store a new case (the report as compressed JSON); returns its new id. The summary columns are
+        said in English whatever language the report was made in (the triage list is one list)."""
+        facts = summarize(english(report, meta.translations))
         created = (meta.created or datetime.now(timezone.utc)).timestamp()
         row = (
             created,
@@ -172,6 +179,8 @@ class SqliteCaseStore:
             None if meta.figure is None else zlib.compress(meta.figure.encode("utf-8")),
             *(facts[name] for name in AFTER_FIELDS),
             _pack(dict(meta.translations)) if meta.translations else None,
+            facts["ranks"],
+            int(meta.example),
         )
         with self._write() as conn:
             case_id = self._insert(conn, row)
@@ -190,8 +199,8 @@ class SqliteCaseStore:
                 conn.execute(
                     "INSERT INTO cases (id, created, updated, source, kind, layouts, verdict, top_cause, "
                     "severity, confidence, recoverable_ms, message, report, figure, "
-                    "resolved, remaining, gain_ms, predicted_gain_ms, translations) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "resolved, remaining, gain_ms, predicted_gain_ms, translations, ranks, example) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (case_id, *row),
                 )
                 return case_id
@@ -255,8 +264,8 @@ class SqliteCaseStore:
         """Store a case's new report (its diagnosis with the after run), its translations (the old ones
         are dropped) and every summary column it determines; the staff fields stay. CaseNotFound for an
         unknown id."""
-        facts = summarize(report)
-        columns = ("verdict", "top_cause", "severity", "confidence", "recoverable_ms", *AFTER_FIELDS)
+        facts = summarize(english(report, translations))
+        columns = ("verdict", "top_cause", "severity", "confidence", "recoverable_ms", *REPORT_FIELDS)
         assignments = ", ".join(f"{name} = ?" for name in columns)  # fixed names only
         with self._write() as conn:
             changed = conn.execute(
@@ -326,12 +335,22 @@ def _where(filters: CaseFilter) -> tuple[str, tuple[Any, ...]]:
     if filters.status:
         clauses.append("status = ?")
         params.append(filters.status)
+    clauses.append("example = ?")  # the runs of bundled examples are listed apart from submissions
+    params.append(int(filters.examples))
     return (" WHERE " + " AND ".join(clauses) if clauses else ""), tuple(params)
+
+
+def english(report: Mapping[str, Any] | None, translations: Documents | None) -> Mapping[str, Any] | None:
+    """The English document of a report (the report itself when it is English or has no translation)."""
+    if report is None or report.get("lang", "en") == "en":
+        return report
+    return (translations or {}).get("en", report)
 
 
 def _summary(row: tuple[Any, ...]) -> CaseSummary:
     """A CaseSummary from a row in SUMMARY_COLUMNS order."""
     values = dict(zip(SUMMARY_FIELDS, row, strict=True))
+    values["example"] = bool(values["example"])
     for moment in ("created", "updated"):
         values[moment] = datetime.fromtimestamp(values[moment], timezone.utc)
     return CaseSummary(**values)

@@ -26,6 +26,13 @@ class Generator(Record):
     version: str = Field(description="Its version.")
 
 
+class CaseRef(Record):
+    """The case a report is kept as (the app's downloads): its id and the link that reopens it."""
+
+    id: str = Field(pattern=r"^[A-Za-z0-9_-]{22}$", description="The case id.")
+    link: str = Field(description="The link that reopens the case in the app.")
+
+
 class ReportDocument(Record):
     """One diagnosis of MindSpore profiles and/or a MINDIR model (docs/report-schema.md)."""
 
@@ -76,12 +83,18 @@ class ReportDocument(Record):
         "the key is absent when no dumps were given.",
     )
 
+    case: CaseRef | None = Field(
+        default=None,
+        description="The case the app keeps this report as; the key is absent outside the app's downloads.",
+    )
+
     @model_serializer(mode="wrap")
     def _without_absent_after(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         """The document's keys; `after` only when an after run was given, `ranks` only for a multi-rank
-        input and `outputs` only when dumps were (other reports are unchanged)."""
+        input, `outputs` only when dumps were and `case` only in a kept case's download (other reports are
+        unchanged)."""
         data = handler(self)
-        for key in ("after", "ranks", "outputs"):
+        for key in ("after", "ranks", "outputs", "case"):
             if getattr(self, key) is None:
                 data.pop(key, None)
         return data

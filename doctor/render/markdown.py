@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from doctor.chain_rows import chain_records
-from doctor.i18n import t
+from doctor.i18n import t, word
 from doctor.report import Report
 from doctor.text import (
     fenced,
@@ -39,6 +39,7 @@ def render_markdown(report: Report) -> str:
     lang = report.lang
     parts = [
         f"# {t('title', lang)}",
+        case_markdown(report),
         verdict_markdown(report),
         inputs_markdown(report),
         f"## {t('causes', lang)}",
@@ -56,6 +57,12 @@ def render_markdown(report: Report) -> str:
         footer_markdown(report),
     ]
     return strip_control("\n\n".join(p for p in parts if p).rstrip() + "\n")
+
+
+def case_markdown(report: Report) -> str:
+    """The case id and link of a kept case's download ("" otherwise)."""
+    case = report.document.case
+    return t("case_line", report.lang, case=md_code(case.id), link=case.link) if case else ""
 
 
 def verdict_markdown(report: Report) -> str:
@@ -348,7 +355,7 @@ def warnings_markdown(report: Report) -> str:
             text = f"({', '.join(t(r, report.lang) for r in w.roles)}) {text}"
         if w.remedy:
             text += f" → {md_text(w.remedy)}"
-        lines.append(f"- **{md_text(w.kind)}**: {text}")
+        lines.append(f"- **{md_text(word('warning_', w.kind, report.lang))}**: {text}")
     return "\n".join(lines)
 
 

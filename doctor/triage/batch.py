@@ -192,6 +192,7 @@ def result_row(name: str, result: Result, when: datetime, case_id: str = "") -> 
         "confidence": facts["confidence"],
         "recoverable_ms": facts["recoverable_ms"],
         **{name: facts[name] for name in ("resolved", "remaining", "gain_ms", "predicted_gain_ms")},
+        "ranks": facts["ranks"],
         "status": STATUSES[0],
         "note": "",
         "message": result["message"],

@@ -23,7 +23,7 @@ from core import InputError, say
 from diagnosis import Source
 from doctor.cases import NO_CAUSE, STATUSES, Case, CaseBook, CaseFilter, CaseSummary
 from doctor.cases.book import Given
-from doctor.facade import diagnose
+from doctor.facade import diagnose, display_name
 from doctor.i18n import t
 from doctor.report import SCHEMA_VERSION, Report
 from doctor.text import md_code, md_text
@@ -49,8 +49,14 @@ TRIAGE_COLUMNS: tuple[tuple[str, str], ...] = (
     ("status", "str"),
     ("note", "str"),
     ("message", "str"),
+    ("ranks", "number"),
 )
 COLUMN_NAMES = tuple(name for name, _ in TRIAGE_COLUMNS)
+# The Triage tab's column order: what support reads first (inputs, verdict, top cause, severity, status,
+# rank count) fits a 1366 px screen; the rest follows to the right.
+SHOWN_FIRST = ("case", "submission", "verdict", "top_cause", "severity", "status", "ranks")
+TABLE_COLUMNS = (*SHOWN_FIRST, *(name for name in COLUMN_NAMES if name not in SHOWN_FIRST))
+FAILED = "FAILED"  # the verdict of a submission that could not be diagnosed, before its error line
 GROUP_COLUMNS: tuple[tuple[str, str], ...] = (
     ("top_cause", "str"),
     ("cases", "number"),
@@ -82,7 +88,7 @@ def summary_row(summary: CaseSummary) -> dict[str, Any]:
         "submission": summary.source,
         "kind": summary.kind,
         "layouts": summary.layouts,
-        "verdict": summary.verdict,
+        "verdict": summary.verdict or (f"{FAILED}: {summary.message}" if summary.kind == "error" else ""),
         "top_cause": summary.top_cause,
         "severity": summary.severity,
         "confidence": summary.confidence,
@@ -94,6 +100,7 @@ def summary_row(summary: CaseSummary) -> dict[str, Any]:
         "status": summary.status,
         "note": summary.note,
         "message": summary.message,
+        "ranks": summary.ranks,
     }
 
 
@@ -109,12 +116,13 @@ def rows_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
 
 
 def triage_table(summaries: Sequence[CaseSummary]) -> Table:
-    """The triage table for gr.Dataframe (missing numbers shown empty)."""
+    """The triage table for gr.Dataframe in TABLE_COLUMNS order (missing numbers shown empty)."""
     frame = rows_frame(summary_row(s) for s in summaries)
+    kinds = dict(TRIAGE_COLUMNS)
     for name, kind in TRIAGE_COLUMNS:
         if kind == "number":
             frame[name] = frame[name].astype(object).where(frame[name].notna(), None)
-    return Table(frame, [kind for _, kind in TRIAGE_COLUMNS])
+    return Table(frame[list(TABLE_COLUMNS)], [kinds[name] for name in TABLE_COLUMNS])
 
 
 def cause_groups(summaries: Sequence[CaseSummary]) -> Table:
@@ -171,9 +179,9 @@ def read_limit(limit: float | None, default: int = 200) -> int:
 
 def selection(row: Sequence[Any] | None) -> tuple[str, str, str]:
     """(case id, status, note) of a clicked triage row, so staff can open or annotate that case."""
-    if not row or len(row) != len(COLUMN_NAMES):
+    if not row or len(row) != len(TABLE_COLUMNS):
         return "", STATUSES[0], ""
-    values = dict(zip(COLUMN_NAMES, row, strict=True))
+    values = dict(zip(TABLE_COLUMNS, row, strict=True))
     status = values["status"] if values["status"] in STATUSES else STATUSES[0]
     return str(values["case"] or ""), status, str(values["note"] or "")
 
@@ -233,15 +241,54 @@ def reopened_banner(summary: CaseSummary, lang: str, staff: bool = False) -> str
 # ------------------------------------------------------------------------------- what the app calls
 
 
-def record_case(book: CaseBook, report: Report, given: Given, base_url: str | None) -> tuple[str, str]:
+def given_source(given: Given, names: Mapping[str, str] | None = None) -> str:
+    """'baseline: train_run · target: infer_run': each input by the box the user put it in, named as the
+    user knows it (`names`: a folder's name by box, else the archive or file name, or how many files)."""
+    named = names or {}
+    parts = []
+    for role, value in given:
+        if not value:
+            continue
+        name = named.get(role) or display_name(value)  # type: ignore[arg-type]
+        parts.append(f"{role}: {name}")
+    return " · ".join(parts)
+
+
+def record_case(
+    book: CaseBook,
+    report: Report,
+    given: Given,
+    base_url: str | None,
+    *,
+    names: Mapping[str, str] | None = None,
+    example: bool = False,
+) -> tuple[str, str]:
     """Keep a fresh diagnosis as a case: (banner Markdown, link). A storage failure does not hide the
-    diagnosis: the banner says the case was not saved and the link is empty."""
+    diagnosis: the banner says the case was not saved and the link is empty. The case lists its inputs
+    by the boxes they were given in (a lone run in the Baseline box is the baseline), as given_source."""
     try:
-        case_id = book.record(report, given=given)
+        case_id = book.record(report, given=given, source=given_source(given, names), example=example)
     except InputError as error:
         LOG.warning("case not saved: %s", error.message)
         return t("case_not_saved", report.lang, error=md_text(error.message)), ""
     return saved_banner(case_id, report.lang, book.retention_days), book.link(case_id, base_url)
+
+
+def record_failure(
+    book: CaseBook,
+    given: Given,
+    error_line: str,
+    *,
+    names: Mapping[str, str] | None = None,
+    example: bool = False,
+) -> None:
+    """Keep a diagnosis that failed as a case of kind "error" with its error line, so support sees it in
+    the triage list; a storage failure is only logged (the user already reads the error)."""
+    try:
+        book.record(None, given=given, source=given_source(given, names), kind="error", message=error_line,
+                    example=example)  # fmt: skip
+    except InputError as error:
+        LOG.warning("failed diagnosis not saved: %s", error.message)
 
 
 def reopen_case(

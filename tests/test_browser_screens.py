@@ -1,0 +1,286 @@
+"""Issue 31 in a real browser (Debian Chromium, as tests/test_browser.py): the app at a phone's and a
+laptop's width, the reopened case, the Inspect table, the Chinese page, the triage desk and progress.
+
+At 390 px and at 1366 px the page never scrolls sideways (`scrollWidth <= innerWidth`) and every result
+element lies within the viewport's width.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.inputs import EXAMPLE, RESNET, ROOT, files_of
+from tests.test_browser import (  # noqa: F401 - the launch-args fixture points pytest-playwright at Chromium
+    TIMEOUT_MS,
+    browser_type_launch_args,
+)
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+from playwright.sync_api import Browser, Page, expect  # noqa: E402
+
+PHONE = {"width": 390, "height": 844}
+PHONE_SCREENSHOT = ROOT / "docs" / "screenshot-phone.png"
+LAPTOP = {"width": 1366, "height": 900}
+WIDTHS = {"phone": PHONE, "laptop": LAPTOP}
+# The result components of both tabs (their elem_id): each must lie inside the viewport's width.
+RESULTS = (
+    "title-row", "notice", "verdict", "case-info", "case-link", "runs-box", "baseline-note", "causes",
+    "below-threshold", "after", "plot-waterfall", "plot-ops", "plot-delta", "plot-steps", "plot-breakdown",
+    "plot-chains", "operators", "compare-chains", "warnings", "inspect-verdict", "inspect-causes",
+    "inspect-graph", "inspect-chains", "inspect-plot-chains", "triage-table", "triage-groups",
+)  # fmt: skip
+OUTSIDE = """(ids) => {
+  const width = window.innerWidth;
+  const out = [];
+  for (const id of ids) {
+    const el = document.getElementById(id);
+    if (!el || el.offsetParent === null) continue;
+    const box = el.getBoundingClientRect();
+    if (box.width && (box.left < -0.5 || box.right > width + 0.5)) out.push([id, box.left, box.right]);
+    for (const inner of el.querySelectorAll(".js-plotly-plot, .prose, pre, h1, h2, h3")) {
+      const r = inner.getBoundingClientRect();
+      const outside = r.width && (r.left < -0.5 || r.right > width + 0.5);
+      if (outside) out.push([id + " " + inner.tagName, r.left, r.right]);
+    }
+  }
+  return {scroll: document.documentElement.scrollWidth, width, out};
+}"""
+
+
+def fits(page: Page) -> None:
+    """No sideways scroll of the page, and every shown result element within the viewport's width."""
+    found = page.evaluate(OUTSIDE, list(RESULTS))
+    assert found["scroll"] <= found["width"], found
+    assert found["out"] == [], found
+
+
+def _page(browser: Browser, viewport: dict, locale: str = "en-US") -> Page:
+    context = browser.new_context(locale=locale, viewport=viewport, accept_downloads=True)
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    return page
+
+
+@pytest.fixture(params=sorted(WIDTHS))
+def sized(request: pytest.FixtureRequest, browser: Browser) -> Iterator[Page]:
+    """A page at the phone's and at the laptop's width."""
+    page = _page(browser, WIDTHS[request.param])
+    yield page
+    page.context.close()
+
+
+def _diagnose_example(page: Page, app_url: str, folders: bool = False) -> None:
+    """Upload the example pair (`folders`: each as a folder, with the folder button) and diagnose it."""
+    page.goto(app_url)
+    expect(page.locator("#run-compare")).to_be_visible()
+    for side in ("baseline", "target"):
+        if folders:
+            with page.expect_file_chooser() as chooser:
+                page.locator(f"#{side}-folder").click()
+            chooser.value.set_files(str(EXAMPLE / side))
+        else:
+            page.locator(f"#{side}-files input[type=file]").set_input_files(files_of(EXAMPLE / side))
+        expect(page.locator(f"#{side}-files")).to_contain_text("cpu_op_detail_info_0")
+    expect(page.locator("#target-files")).to_contain_text("cpu_op_detail_info_0")
+    page.locator("#run-compare").click()
+    expect(page.locator("#causes h3").first).to_contain_text("1.")
+    expect(page.locator("#plot-ops .js-plotly-plot")).to_be_visible()
+
+
+def _tab(page: Page, name: str) -> None:
+    """Select a tab by its label; on a phone, Gradio may have moved it into its "More tabs" menu."""
+    tab = page.get_by_role("tab", name=name, exact=True)
+    if tab.count() and tab.first.is_visible():
+        tab.first.click()
+        return
+    for menu in page.get_by_role("button", name="More tabs").all():
+        if not menu.is_visible():
+            continue
+        menu.click()
+        item = page.locator(".overflow-dropdown:not(.hide) button", has_text=name)
+        if item.count():
+            item.first.click()
+            return
+        menu.click()
+    raise AssertionError(f"no tab {name!r}")
+
+
+def test_the_diagnosis_fits_the_screen_with_verdict_and_causes_first_on_a_phone(sized: Page, app_url: str):
+    page = sized
+    _diagnose_example(page, app_url)
+    fits(page)
+    title = page.locator("#title-row h1")
+    assert title.evaluate("h => h.scrollWidth <= h.clientWidth"), "the title is cut off"
+    assert len(title.evaluate("h => h.getClientRects().length ? h.innerText : ''").split("\n")) == 1
+    verdict, causes = page.locator("#verdict").bounding_box(), page.locator("#causes").bounding_box()
+    plot = page.locator("#plot-ops").bounding_box()
+    assert verdict and causes and plot
+    assert verdict["y"] < causes["y"]
+    if page.viewport_size == PHONE:
+        assert causes["y"] < plot["y"], "on a phone the causes come before the plots"
+        # The README's phone screenshot is refreshed on request only (as tests/test_browser.py's).
+        if os.environ.get("PERF_DOCTOR_UPDATE_SCREENSHOT") == "1":
+            page.locator("#verdict").scroll_into_view_if_needed()
+            page.screenshot(path=str(PHONE_SCREENSHOT))
+    for name in ("Operators", "Fusion chains", "Top 10"):
+        _tab(page, name)
+        fits(page)
+
+
+def test_the_inspect_table_shows_every_chain_with_readable_headers(sized: Page, app_url: str):
+    page = sized
+    page.goto(app_url)
+    expect(page.locator("#run-compare")).to_be_visible()
+    _tab(page, "Inspect a model")
+    page.locator("#inspect-file input[type=file]").set_input_files(str(RESNET))
+    page.locator("#run-inspect").click()
+    table = page.locator("#inspect-chains")
+    expect(table.get_by_role("gridcell", name="conv-bn-act").first).to_be_visible()
+    fits(page)
+    for header in table.locator("th").all():
+        if header.is_visible():
+            box = header.bounding_box()
+            assert box and box["height"] < 80, (header.inner_text(), box)  # not spelt down the page
+    shown = [c for c in table.locator("[data-testid$='-1'][role=gridcell]").all() if c.is_visible()]
+    assert len(shown) >= 10, "at most a few of 54 chains are visible"
+    body = table.locator(".table-wrap, [role=grid]").first
+    body.evaluate(
+        "el => { for (const s of [el, ...el.querySelectorAll('*')]) s.scrollTop = s.scrollHeight; }"
+    )
+    expect(table.get_by_role("gridcell", name="54", exact=True)).to_be_visible()
+
+
+def _case_link(page: Page) -> str:
+    box = page.locator("#case-link input, #case-link textarea").first
+    expect(box).to_have_value(re.compile(r"\?case=[A-Za-z0-9_-]{22}$"))
+    return box.input_value()
+
+
+def test_swap_on_a_reopened_case_keeps_the_report(browser: Browser, app_url: str):
+    page = _page(browser, LAPTOP)
+    try:
+        _diagnose_example(page, app_url)
+        link = _case_link(page)
+        fresh = page.context.new_page()
+        fresh.goto(link)
+        expect(fresh.locator("#causes")).to_contain_text("precision-mismatch")
+        verdict = fresh.locator("#verdict").inner_text()
+        fresh.locator("#swap-roles").click()
+        expect(fresh.locator("#notice")).to_contain_text("upload the baseline and the target again")
+        expect(fresh.locator("#verdict")).to_have_text(verdict)
+        expect(fresh.locator("#causes")).to_contain_text("precision-mismatch")
+        assert "nothing to diagnose" not in fresh.locator("body").inner_text()
+    finally:
+        page.context.close()
+
+
+# Watches, from before a click, whether a progress indicator of the result area is ever on screen.
+WATCH_PROGRESS = """() => {
+  window.__progressSeen = false;
+  const look = () => {
+    for (const el of document.querySelectorAll("[data-testid='status-tracker']:not(.hide)")) {
+      const box = el.getBoundingClientRect();
+      if (box.height > 0 && box.top >= 0 && box.top < window.innerHeight) window.__progressSeen = true;
+    }
+  };
+  new MutationObserver(look).observe(document.body, {subtree: true, childList: true, attributes: true});
+}"""
+IN_VIEW = "el => { const b = el.getBoundingClientRect(); return b.top >= 0 && b.top < window.innerHeight; }"
+
+
+def test_diagnose_scrolls_to_the_progress_then_to_the_verdict(browser: Browser, app_url: str):
+    page = _page(browser, LAPTOP)
+    try:
+        page.goto(app_url)
+        expect(page.locator("#run-compare")).to_be_visible()
+        page.locator("#baseline-files input[type=file]").set_input_files(files_of(EXAMPLE / "baseline"))
+        page.locator("#target-files input[type=file]").set_input_files(files_of(EXAMPLE / "target"))
+        expect(page.locator("#target-files")).to_contain_text("cpu_op_detail_info_0")
+        page.evaluate("window.scrollTo(0, 0)")
+        page.evaluate(WATCH_PROGRESS)
+        page.locator("#run-compare").click()
+        expect(page.locator("#causes h3").first).to_be_visible()
+        assert page.evaluate("window.__progressSeen"), "the progress indicator stayed below the fold"
+        page.wait_for_function(f"() => ({IN_VIEW})(document.querySelector('#verdict'))")
+    finally:
+        page.context.close()
+
+
+@pytest.fixture(scope="module")
+def desk(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The app with the Triage tab on (a private network) and its own case database."""
+    from app import build_demo, launch_kwargs
+    from doctor.config import AppConfig
+    from tests.support.inputs import free_port
+
+    db = tmp_path_factory.mktemp("cases") / "cases.sqlite3"
+    config = AppConfig(triage="on", case_db=str(db))
+    demo = build_demo(config)
+    _, url, _ = demo.launch(
+        server_name="127.0.0.1",
+        server_port=free_port(),
+        prevent_thread_lock=True,
+        quiet=True,
+        **launch_kwargs(config, demo),
+    )
+    yield url
+    demo.close()
+
+
+def test_the_triage_desk_at_1366_px(browser: Browser, desk: str, tmp_path: Path):
+    """The columns support reads sit on screen; an example click makes no listed case; a failed diagnosis
+    is listed as failed."""
+    page = _page(browser, LAPTOP)
+    try:
+        _diagnose_example(page, desk, folders=True)
+        link = _case_link(page)
+        case_id = link.rsplit("=", 1)[1]
+        page.locator("#examples").get_by_text("Graph training vs inference left in PyNative").click()
+        expect(page.locator("#causes")).to_contain_text("execution-mode-mismatch")
+        page.locator("#target-files button[aria-label='Clear']").first.click()
+        page.locator("#baseline-files button[aria-label='Clear']").first.click()
+        bad = tmp_path / "random.mindir"
+        bad.write_bytes(bytes(range(256)) * 4)
+        page.locator("#mindir-file input[type=file]").set_input_files(str(bad))
+        page.locator("#run-compare").click()
+        expect(page.locator("#notice")).to_contain_text("random.mindir")
+
+        _tab(page, "Triage")
+        table = page.locator("#triage-table")
+        expect(table.get_by_role("gridcell", name=case_id)).to_be_visible()
+        expect(table.get_by_test_id("cell-0-2")).to_contain_text("FAILED: mindir random.mindir")
+        assert table.get_by_text("execution-mode-mismatch").count() == 0, "the example click is not listed"
+        fits(page)
+        for name in ("submission", "verdict", "top_cause", "severity", "status", "ranks"):
+            header = table.locator("th", has_text=name).first
+            box = header.bounding_box()
+            assert box and box["x"] + box["width"] <= LAPTOP["width"], (name, box)
+        # The inputs by the box they were given in, folders by their names (not "5 files").
+        expect(table).to_contain_text("baseline: baseline · target: target")
+
+    finally:
+        page.context.close()
+
+
+def test_the_language_radio_has_a_name_and_a_focus_ring(browser: Browser, app_url: str):
+    """A screen reader hears the group's label (not "Radio"); keyboard focus shows a ring."""
+    page = _page(browser, LAPTOP)
+    try:
+        page.goto(app_url)
+        expect(page.locator("#run-compare")).to_be_visible()
+        switch = page.locator("#lang-switch")
+        expect(switch).to_contain_text("Language")  # the group's label for a screen reader, not "Radio"
+        assert "Radio" not in switch.inner_text()
+        page.locator("#lang-switch input").first.focus()
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("ArrowLeft")
+        ring = page.evaluate("() => getComputedStyle(document.activeElement.closest('label')).outlineStyle")
+        assert ring not in ("none", ""), ring
+    finally:
+        page.context.close()
