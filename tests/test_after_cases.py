@@ -15,6 +15,7 @@ import doctor.cli as cli
 from core import InputError
 from doctor import Report, diagnose
 from doctor.cases import CaseBook, CaseMeta, SqliteCaseStore, summarize
+from doctor.cases.sqlite import SCHEMA_VERSION
 from doctor.triage import view as triage
 from tests.support.inputs import CPU
 
@@ -111,7 +112,7 @@ def test_a_version_1_database_gains_the_after_columns(tmp_path):
     assert (old.verdict, old.resolved, old.remaining, old.gain_ms) == ("an old verdict", "", "", None)
     new = store.get(store.put(looped().data, CaseMeta()))
     assert new.summary.resolved == "execution-mode-mismatch"
-    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 2
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
 
 
 @pytest.mark.slow

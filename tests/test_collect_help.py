@@ -120,7 +120,7 @@ def _page_texts() -> dict[str, str]:
     texts |= {f"rules:{lang}": rules_markdown("", lang) for lang in LANGS}
     texts |= {f"ui:{lang}:{key}": value for lang in LANGS for key, value in UI_TEXT[lang].items()}
     texts |= {
-        f"report:{lang}:{k}": v.format(help=HELP_ANCHOR) if "{help}" in v else v
+        f"report:{lang}:{k}": v.replace("{help}", HELP_ANCHOR)
         for lang in LANGS
         for k, v in REPORT_TEXT[lang].items()
     }
