@@ -6,6 +6,7 @@ collects their candidates and picks one.
 
 from __future__ import annotations
 
+import csv
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -324,8 +325,8 @@ def summarize_candidate(cand: Candidate, base: str = "") -> Any:
     root = _relative(cand.root, base)
     try:
         quick = quick_summary(cand.root, rank, root, cand.layout)
-    except InputError:
-        quick = None  # the full read names the problem
+    except (InputError, OSError, ValueError, KeyError, TypeError, csv.Error):  # UnicodeDecodeError too
+        quick = None  # a damaged small file: the full read names the problem
     if quick is not None:
         return quick
     try:
