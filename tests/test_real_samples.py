@@ -202,4 +202,11 @@ def test_each_profile_compared_with_itself_gives_nothing_significant(folder: str
     assert report.data["verdict"]["status"] == "nothing-found", [c["id"] for c in report.causes]
     assert not [c for c in report.causes if c["significant"]]
     assert not [c["id"] for c in report.causes if c["severity_label"] in ("high", "critical")]
-    assert not [s for s in report.data["symptoms"] if s["kind"] == "frequency-drop"]  # the clock stays full
+    kinds = {s["kind"] for s in report.data["symptoms"]}
+    assert "frequency-drop" not in kinds  # the clock stays full while kernels run
+    # OP State = dynamic is how kernels were compiled, not changing shapes (issue 28, point 2); in the
+    # communication-bound jobs, communication is not idle time (point 1). The lone single-card files keep
+    # their device-idle: their gaps between kernels are real.
+    assert "dynamic-shapes" not in kinds
+    if not folder.startswith("ascend/"):
+        assert "device-idle" not in kinds, kinds
