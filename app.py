@@ -922,15 +922,8 @@ SCROLL_TO_PROGRESS = """(...args) => {
 }"""
 SCROLL_TO_RESULT = """(...args) => {
   const ids = ["notice", "verdict", "inspect-notice", "inspect-verdict"];
-  let tries = 100;  // the page shows the result a moment after the event ends (up to 10 s)
-  const scroll = () => {
-    const shown = ids.map((id) => document.getElementById(id)).find((el) => el && el.offsetParent);
-    if (shown) {  // again once the page has laid out what the event changed
-      shown.scrollIntoView({block: "start", behavior: "instant"});
-      setTimeout(() => shown.scrollIntoView({block: "start", behavior: "instant"}), 600);
-    } else if (--tries > 0) setTimeout(scroll, 100);
-  };
-  setTimeout(scroll, 50);
+  const shown = ids.map((id) => document.getElementById(id)).find((el) => el && el.offsetParent);
+  shown?.scrollIntoView({block: "start", behavior: "instant"});
   return args;
 }"""
 
