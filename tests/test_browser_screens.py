@@ -14,13 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.inputs import EXAMPLE, RESNET, ROOT, files_of
-from tests.test_browser import (  # noqa: F401 - the launch-args fixture points pytest-playwright at Chromium
+from tests.support.browser import (  # noqa: F401 - the launch-args fixture points pytest-playwright at Chromium
     TIMEOUT_MS,
     browser_type_launch_args,
+    require_chromium,
 )
+from tests.support.inputs import EXAMPLE, RESNET, ROOT, files_of
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
+require_chromium()
 
 from playwright.sync_api import Browser, Page, expect  # noqa: E402
 

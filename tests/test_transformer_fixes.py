@@ -19,6 +19,7 @@ FUNCTIONS = {
     "FastGelu": "fast_gelu",
     "SiLU": "silu",
     "RotaryPositionEmbedding": "rotary_position_embedding",
+    "Softmax": "softmax",
 }
 
 

@@ -113,7 +113,7 @@ def test_triage_list_shows_recent_cases_with_their_columns_and_groups(client, ca
         "high",
         "new",
     )
-    assert amp["submission"] == "baseline: 5 files · target: 5 files"
+    assert amp["submission"] == "baseline: cpu_framework_0.txt +4 · target: cpu_framework_0.txt +4"
     assert by_case[cases["pynative"]]["kind"] == "single" and by_case[cases["model"]]["kind"] == "model"
     assert [row["when"] for row in rows] == sorted((row["when"] for row in rows), reverse=True)
     counts = {group["top_cause"]: group["cases"] for group in groups}
