@@ -1717,6 +1717,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "`{layer}` ({op_type}), layer {depth} of {n}: {stat} differs by {rel:.3g} relative, beyond the {dtype} tolerance {tol:g}.",
         "zh": "`{layer}`（{op_type}），第 {depth}/{n} 层：{stat} 相对差异 {rel:.3g}，超出 {dtype} 容差 {tol:g}。",
     },
+    "outputs.md-first-shape": {
+        "en": "`{layer}` ({op_type}), layer {depth} of {n}: the two runs' outputs have different shapes.",
+        "zh": "`{layer}`（{op_type}），第 {depth}/{n} 层：两次运行的输出形状不同。",
+    },
     "outputs.md-causes": {"en": "Causes", "zh": "原因"},
     "outputs.md-nothing": {"en": "Nothing significant.", "zh": "没有发现显著问题。"},
     "outputs.md-depth": {"en": "Divergence along depth", "zh": "随网络深度的分歧"},

@@ -57,6 +57,8 @@ REPORT_TEXT: dict[str, dict[str, str]] = {
         "outputs_title": "Where the two runs' outputs part ways",
         "outputs_first": "First at {layer} ({op_type}), layer {depth} of {n}: {stat} differs by {rel} "
         "relative, beyond the {dtype} tolerance {tol}.",
+        "outputs_first_shape": "First at {layer} ({op_type}), layer {depth} of {n}: the two runs' outputs "
+        "have different shapes.",
         "outputs_none": "No layer parts ways: all {n} matched layers agree within their dtype's tolerance.",
         "outputs_layer": "Layer",
         "outputs_rel": "Relative difference",
@@ -310,6 +312,7 @@ REPORT_TEXT: dict[str, dict[str, str]] = {
         "after": "修复后",
         "after_title": "修复之后",
         "outputs_title": "两次运行的输出从哪里开始不同",
+        "outputs_first_shape": "首次分歧于 {layer}（{op_type}），第 {depth}/{n} 层：两次运行的输出形状不同。",
         "outputs_first": "首次分歧于 {layer}（{op_type}），第 {depth}/{n} 层：{stat} 相对差异 {rel}，"
         "超出 {dtype} 容差 {tol}。",
         "outputs_none": "没有层出现分歧：{n} 个对应层均在其数据类型的容差之内。",

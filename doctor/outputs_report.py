@@ -149,8 +149,11 @@ def _dump_info(dump: Any) -> DumpInfo:
     )
 
 
+UNBOUNDED = 1e30  # the model's stand-in for a difference with no finite size (shapes or inf/nan differ)
+
+
 def _finite(value: float) -> float:
-    return value if value < 1e30 else 1e30
+    return value if value < UNBOUNDED else UNBOUNDED
 
 
 def _point(depth: int, diff: Any) -> LayerPoint:
@@ -228,7 +231,7 @@ def section_markdown(section: OutputsSection, lang: str, level: int = 2) -> str:
     else:
         lines.append(
             _t(
-                "outputs.md-first-line",
+                "outputs.md-first-shape" if first.stat == "shape" else "outputs.md-first-line",
                 lang,
                 layer=_md(first.layer),
                 op_type=_md(first.op_type),
@@ -267,7 +270,7 @@ def section_markdown(section: OutputsSection, lang: str, level: int = 2) -> str:
     lines.append("|---|---|---|---|---|---|")
     for p in section.depth:
         mark = " ⚠" if p.diverged else ""
-        rel = "—" if p.rel_diff is None else f"{p.rel_diff:.3g}"
+        rel = "—" if p.rel_diff is None else "∞" if p.rel_diff >= UNBOUNDED else f"{p.rel_diff:.3g}"
         tol = "—" if p.tolerance is None else f"{p.tolerance:g} ({p.dtype})"
         row = (
             f"| {p.depth + 1} | `{_md(p.layer)}`{mark} | {_md(p.op_type)} | {rel} | {p.stat or '—'} | {tol} |"

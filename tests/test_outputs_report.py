@@ -253,6 +253,9 @@ def test_the_msprobe_first_divergence_says_where_each_run_made_the_call(tmp_path
     markdown = render_outputs(report, "md")
     assert f"- Called in the baseline from: `{first.call_site}`" in markdown
     assert "utils.py:176" in markdown
+    # a shape mismatch is said as one, not as a sentinel relative difference (1e+30)
+    assert first.stat == "shape" and "the two runs' outputs have different shapes" in markdown
+    assert "1e+30" not in markdown
     chinese = compare_outputs(
         MSPROBE / "mindspore_data",
         MSPROBE / "pytorch_data",
@@ -269,6 +272,7 @@ def test_the_msprobe_first_divergence_says_where_each_run_made_the_call(tmp_path
     page = render(Report.of(document), "html")
     assert "Called in the target from: <code>/path_to_net/PanGu/pangu/training/utils.py:176" in page
     assert "(i + 1):, :(i + 1)] = 0</code>" in page
+    assert "have different shapes" in page
     bare = tmp_path / "ms"
     shutil.copytree(MSPROBE / "mindspore_data", bare)
     (bare / "stack.json").unlink()
