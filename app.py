@@ -33,25 +33,25 @@ from gradio_client import utils as client_utils
 from starlette.middleware import Middleware
 
 from core import InputError
+from desk.cases import STATUSES, CaseBook
+from desk.cases.book import Given
+from desk.triage import TriageDenied
+from desk.triage import view as triage
 from doctor import diagnose, inspect_model
-from doctor.cases import STATUSES, CaseBook
-from doctor.cases.book import Given
 from doctor.config import AppConfig
-from doctor.examples import MODEL, MODEL_LABEL_KEY, PairExample, available_pairs
 from doctor.facade import FolderFiles, display_name, serve_uploads
-from doctor.files import ReportFiles, case_id_of
-from doctor.help import collect_help
 from doctor.i18n import LANGS, LANGUAGE_NAMES, UI_TEXT, page_lang, t
-from doctor.isolation import kill_all_children, run_cancellable
-from doctor.outputs_tab import outputs_tab
 from doctor.problems import failure_markdown, problems_markdown
 from doctor.report import Report
-from doctor.rules_view import rules_markdown
-from doctor.triage import TriageDenied
-from doctor.triage import view as triage
-from doctor.uploads import UploadLedger, UploadRecorder, given_paths
-from doctor.views import ReportView, Table, baseline_note, baseline_slot, report_view, swapped_choice
 from knowledge import SEVERITIES
+from sandbox.isolation import kill_all_children, run_cancellable
+from webapp.examples import MODEL, MODEL_LABEL_KEY, PairExample, available_pairs
+from webapp.files import ReportFiles, case_id_of
+from webapp.help import collect_help
+from webapp.outputs_tab import outputs_tab
+from webapp.rules_view import rules_markdown
+from webapp.uploads import UploadLedger, UploadRecorder, given_paths
+from webapp.views import ReportView, Table, baseline_note, baseline_slot, report_view, swapped_choice
 
 LOG = logging.getLogger("perf_doctor.app")
 I18N = gr.I18n(**UI_TEXT)
@@ -398,7 +398,7 @@ def _script_button(path: Any) -> gr.DownloadButton:
 
 
 def reprofile(report_json: dict[str, Any] | None, fixes: list[str] | None) -> gr.DownloadButton:
-    """A fresh reprofile.py for the shown report with the ticked fixes (doctor.files, doctor.reprofile)."""
+    """A fresh reprofile.py for the shown report with the ticked fixes (webapp.files, doctor.reprofile)."""
     if not report_json:
         return _script_button(None)
     return _script_button(_run(lambda: FILES.write_script(Report.from_client(report_json), fixes or [])))
@@ -552,7 +552,7 @@ document.addEventListener("change", (event) => {
 
 class Events:
     """The event functions that need this app's case book, upload ledger and settings (one instance per
-    built app, so two apps in one process never share a store). Each delegates to doctor.triage."""
+    built app, so two apps in one process never share a store). Each delegates to desk.triage."""
 
     def __init__(self, config: AppConfig, cases: CaseBook) -> None:
         self.config = config
@@ -849,7 +849,7 @@ class Events:
         limit: float | None,
         request: gr.Request,
     ) -> dict[gr.components.Component, Any]:
-        """Give a case its after-the-fix run (doctor.triage); returns a confirmation with the resolved and
+        """Give a case its after-the-fix run (desk.triage); returns a confirmation with the resolved and
         remaining causes, and the refreshed tables."""
         self._staff(request)
         lang = _lang(request)

@@ -221,9 +221,9 @@ def compile_ours() -> None:
 
 
 def ours_command() -> list[str]:
-    """The perf-doctor console script of this environment (else `python -m doctor.cli`)."""
+    """The perf-doctor console script of this environment (else `python -m cli.main`)."""
     script = Path(sys.executable).with_name("perf-doctor")
-    return [str(script)] if script.is_file() else [sys.executable, "-m", "doctor.cli"]
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "cli.main"]
 
 
 def run_ours(pair: Pair, work: Path) -> Sample:

@@ -4,7 +4,7 @@ bench/RESULTS.md holds ratios measured on another day; the machine's speed chang
 commit took 1.26 s and 2.2 s at 100k rows on two days), so a ratio against an old table mixes the code's
 change with the machine's. This script measures the reference commit and the working tree side by side
 instead: the reference is checked out into a private temporary git worktree, both are byte-compiled, the
-page cache is warmed, and fresh `python -m doctor.cli compare BASE TARGET --format json` processes of the
+page cache is warmed, and fresh `python -m cli.main compare BASE TARGET --format json` processes of the
 two alternate (`--repeat` each). Wall time (best and median), CPU time (user + system, median) and peak
 RSS (median) are printed per size with the ratio current / reference, and the goal (within 5 % on the median
 wall time and the peak memory) marked met or not. With --instructions the instructions each tree executes
@@ -63,7 +63,7 @@ def run_tree(tree: Path, pair, work: Path, wrapper: tuple[str, ...] = ()) -> Sam
     report = work / "report.json"
     report.unlink(missing_ok=True)
     env = {**os.environ, "PYTHONPATH": str(tree)}
-    cmd = [*wrapper, sys.executable, "-m", "doctor.cli", "compare", str(pair.baseline), str(pair.target)]
+    cmd = [*wrapper, sys.executable, "-m", "cli.main", "compare", str(pair.baseline), str(pair.target)]
     sample = run_child([*cmd, "--format", "json", "-o", str(report)], work / "run.log", env=env, cwd=tree)
     if sample.ok:
         sample.ok, sample.note = _report_ok(report, pair.rows)
@@ -213,7 +213,7 @@ def record(text: str, args: argparse.Namespace) -> str:
     lines = [
         "# Regression check against the reference commit",
         "",
-        "Written by `bench/regress.py` (nothing edited by hand): fresh `python -m doctor.cli compare BASE "
+        "Written by `bench/regress.py` (nothing edited by hand): fresh `python -m cli.main compare BASE "
         "TARGET --format json` processes of the reference commit and of the current tree, alternating, "
         f"{args.repeat} runs each per size, on the generated Ascend pairs of bench/gen_ascend.py.",
         "",

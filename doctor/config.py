@@ -6,7 +6,7 @@ as environment variables).
 - PERF_DOCTOR_CONCURRENCY  analyses that run at the same time (default 2)
 - PERF_DOCTOR_QUEUE_SIZE   requests that may wait in the queue (default 16)
 
-Cases (every diagnosis is kept as a case that a link reopens; see doctor.cases):
+Cases (every diagnosis is kept as a case that a link reopens; see desk.cases):
 
 - PERF_DOCTOR_CASE_DB      SQLite file of the cases (default: $XDG_DATA_HOME/perf-doctor/cases.sqlite3, else
                            ~/.local/share/perf-doctor/cases.sqlite3; with no home directory known, a private
@@ -190,3 +190,10 @@ def _positive(env: Mapping[str, str], name: str, default: int) -> int:
             say("config.not-positive-whole", raw=repr(raw)), path=name, expected=say("config.two-example")
         )
     return int(raw)
+
+
+def public_folders() -> dict[str, str]:
+    """Folders whose files any user of the app can fetch, by name: Gradio's GRADIO_TEMP_DIR when set.
+    No diagnosis workspace may be created inside them (diagnosis.Workspace `forbidden`)."""
+    folder = os.environ.get("GRADIO_TEMP_DIR")
+    return {"GRADIO_TEMP_DIR": folder} if folder else {}

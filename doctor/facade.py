@@ -37,14 +37,14 @@ from diagnosis import (
     read_folder,
     release_memory,
 )
-from doctor import isolation
+from doctor.config import public_folders
 from doctor.i18n import LANGS, check_lang, t
 from doctor.problems import InputProblems, SideError, user_file
 from doctor.report import Report
 from doctor.shape import Part
-from doctor.uploads import public_folders
 from doctor.version import VERSION
 from knowledge import evaluate
+from sandbox import isolation
 
 Progress = Callable[[float, str], None]  # (fraction done, what is happening)
 _Step = Callable[[float, str], None]  # (fraction done, REPORT_TEXT key)
@@ -116,7 +116,7 @@ def diagnose(
     "second") overrides which run is the baseline (default: the training run). `npu_smi` is the
     output of `npu-smi info` (a path to a text file) taken on the target's device; its clock,
     temperature and power readings join the target run. With `isolate` (the default) archives are
-    unpacked and the MINDIR decoded in a child process under memory and time limits (doctor.isolation);
+    unpacked and the MINDIR decoded in a child process under memory and time limits (sandbox.isolation);
     False runs them in this process (benchmarks, tests). `after` is the target profiled again after the
     fixes: the report then gains an `after` section (each cause resolved / remaining / worse, the
     measured gain beside the predicted one). With `translate` (the default) the document is also built in

@@ -14,14 +14,14 @@ from typing import Any
 import outputs
 from core import in_lang, say
 from diagnosis import Limits, Workspace, archive_kind
-from doctor import isolation
 from doctor.build import cause_records, symptom_records
+from doctor.config import public_folders
 from doctor.i18n import check_lang
 from doctor.model.outputs import DeterministicCost, DumpInfo, FirstDivergence, LayerPoint, OutputsSection
 from doctor.report import Report
 from doctor.text import md_code
-from doctor.uploads import public_folders
 from knowledge import evaluate
+from sandbox import isolation
 
 FORMATS = ("md", "json", "csv", "html")
 Source = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]

@@ -9,7 +9,7 @@ from functools import cache
 import pytest
 from jsonschema import Draft202012Validator
 
-import doctor.cli as cli
+import cli.main as cli
 from core import InputError
 from doctor import Report, diagnose
 from doctor.followup import cause_status, operator_times, waterfall
@@ -277,8 +277,8 @@ def test_cli_bad_after_is_one_line_exit_2(capsys, tmp_path):
 
 @pytest.mark.slow
 def test_views_show_the_after_section_and_the_fixes_reprofile_py_can_apply(tmp_path):
-    from doctor.files import ReportFiles
-    from doctor.views import report_view
+    from webapp.files import ReportFiles
+    from webapp.views import report_view
 
     view = report_view(looped("infer_fp32_pynative", "infer_fp32_graph"))
     assert view.after.startswith("## After the fix") and "waterfall" in view.figures

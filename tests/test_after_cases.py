@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-import doctor.cli as cli
+import cli.main as cli
 from core import InputError
+from desk.cases import CaseBook, CaseMeta, SqliteCaseStore, summarize
+from desk.cases.sqlite import SCHEMA_VERSION
+from desk.triage import view as triage
 from doctor import Report, diagnose
-from doctor.cases import CaseBook, CaseMeta, SqliteCaseStore, summarize
-from doctor.cases.sqlite import SCHEMA_VERSION
-from doctor.triage import view as triage
 from tests.support.inputs import CPU
 
 TRAIN, TARGET, AFTER = CPU / "train_fp32_graph", CPU / "infer_fp32_pynative", CPU / "infer_fp32_graph"

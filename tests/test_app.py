@@ -15,8 +15,8 @@ from jsonschema import Draft202012Validator
 import app
 from doctor.config import AppConfig
 from doctor.schema import load_schema
-from doctor.uploads import UploadRecorder
 from tests.support.inputs import CPU, EXAMPLE, RESNET, files_of, free_port
+from webapp.uploads import UploadRecorder
 
 pytestmark = pytest.mark.slow
 
@@ -187,7 +187,7 @@ def test_example_files_outlive_cache_sweeps_and_another_apps_shutdown(monkeypatc
     monkeypatch.setenv("GRADIO_TEMP_DIR", str(tmp_path))
     from gradio.route_utils import delete_files_created_by_app  # what both the sweep and shutdown run
 
-    from doctor.examples import MODEL, available_pairs
+    from webapp.examples import MODEL, available_pairs
 
     demo = app.build_demo(AppConfig())
     other = app.build_demo(AppConfig())  # e.g. the `--example` app a test starts and closes

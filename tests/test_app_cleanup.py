@@ -20,7 +20,7 @@ from tests.support.inputs import CPU, files_of
 
 pytestmark = pytest.mark.slow
 
-# The report downloads (doctor.files.download_names: perf-doctor-<case id or time stamp>.<format>).
+# The report downloads (webapp.files.download_names: perf-doctor-<case id or time stamp>.<format>).
 DOWNLOAD = re.compile(r"perf-doctor-[A-Za-z0-9_-]+(?:-operators\.csv|\.html|\.md|\.json)")
 
 

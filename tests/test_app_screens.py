@@ -12,18 +12,18 @@ import pytest
 
 import app
 from core import InputError
+from desk.cases import CaseBook, CaseFilter, SqliteCaseStore
+from desk.triage import view as triage_view
 from doctor import diagnose
-from doctor.cases import CaseBook, CaseFilter, SqliteCaseStore
 from doctor.config import AppConfig
-from doctor.examples import available_pairs
 from doctor.facade import FolderFiles
 from doctor.i18n import LANGS
 from doctor.problems import problems_markdown
 from doctor.render import render
-from doctor.triage import view as triage_view
 from graph.loader import decode
 from tests.support.inputs import CPU, EXAMPLE, files_of
 from tests.support.language import chinese, english_sentences
+from webapp.examples import available_pairs
 
 
 def test_a_random_bytes_model_error_names_no_internal_type_and_the_inspect_button() -> None:

@@ -13,11 +13,11 @@ import pytest
 from core import InputError
 from doctor import diagnose, inspect_model
 from doctor.chain_rows import chain_records
-from doctor.files import case_id_of, download_names
 from doctor.problems import HELP_ANCHOR, InputProblems, problems_markdown
 from doctor.render import render
-from doctor.views import baseline_note, baseline_slot, report_view, swapped_choice
 from tests.support.inputs import CPU, EXAMPLE, MINDIR
+from webapp.files import case_id_of, download_names
+from webapp.views import baseline_note, baseline_slot, report_view, swapped_choice
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -128,8 +128,8 @@ def test_csv_ranks_are_whole_numbers_and_report_step_ticks_integers() -> None:
 
 
 def test_english_labels_hold_no_chinese_and_chinese_ones_no_english_sentence() -> None:
-    from doctor.examples import PAIRS
     from doctor.i18n import UI_TEXT
+    from webapp.examples import PAIRS
 
     for pair in PAIRS:
         assert not CJK.search(UI_TEXT["en"][pair.label_key])

@@ -239,7 +239,7 @@ def test_example_preloaded_app_shows_a_diagnosis_on_open(browser: Browser):
     """`python app.py --example` opens with the first bundled pair diagnosed."""
     from app import build_demo, launch_kwargs
     from doctor.config import AppConfig
-    from doctor.examples import available_pairs
+    from webapp.examples import available_pairs
 
     config = AppConfig()
     demo = build_demo(config, example=available_pairs()[0].name)

@@ -16,10 +16,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import doctor.cases.book as book_module
+import desk.cases.book as book_module
 from core.errors import InputError
-from doctor import diagnose
-from doctor.cases import (
+from desk.cases import (
     NO_CAUSE,
     CaseBook,
     CaseFilter,
@@ -31,6 +30,7 @@ from doctor.cases import (
     parse_case_id,
     summarize,
 )
+from doctor import diagnose
 from doctor.config import AppConfig
 from tests.support.inputs import CPU, MINDIR
 from tests.support.reports import NOW, model_report, pair_report, single_report

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-import doctor.cli as cli
+import cli.main as cli
 from doctor.schema import load_schema
 from tests.support.inputs import CPU, RESNET, ROOT
 

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from doctor.help import HELP_FILES, collect_help
 from doctor.i18n import LANGS, REPORT_TEXT, UI_TEXT
 from doctor.problems import HELP_ANCHOR
-from doctor.rules_view import rules_markdown
 from tests.support.inputs import ROOT
+from webapp.help import HELP_FILES, collect_help
+from webapp.rules_view import rules_markdown
 
 SNIPPET_MARK = "<!-- snippet: profile-2.5 -->"
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")

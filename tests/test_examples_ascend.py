@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from doctor import diagnose
-from doctor.examples import available_pairs
 from doctor.i18n import UI_TEXT
 from tests.support.inputs import ROOT
+from webapp.examples import available_pairs
 
 EXAMPLE = ROOT / "assets" / "examples" / "ascend_derived_fp32_split"
 GENERATOR = ROOT / "assets" / "examples" / "generate_ascend.py"

@@ -11,13 +11,13 @@ import pytest
 
 from core import InputError
 from core.model import Run
+from desk.triage.output import rows_csv
+from desk.triage.view import read_limit
 from diagnosis import read_folder
 from diagnosis.ingest import drop_bad_starts
 from doctor import diagnose
 from doctor.facade import MAX_RANK, check_rank
 from doctor.text import csv_safe, h, md_text, one_line
-from doctor.triage.output import rows_csv
-from doctor.triage.view import read_limit
 from tests.support.inputs import ASCEND
 
 PAIR = (ASCEND / "level1" / "train", ASCEND / "level1" / "infer")

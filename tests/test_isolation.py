@@ -1,4 +1,4 @@
-"""doctor.isolation: MINDIR decoding and archive extraction in a child process under memory, CPU-time and
+"""sandbox.isolation: MINDIR decoding and archive extraction in a child process under memory, CPU-time and
 wall-clock limits, and the facade's use of it."""
 
 from __future__ import annotations
@@ -26,8 +26,9 @@ from core.errors import InputError
 from diagnosis import sources
 from diagnosis.ingest import read_folder
 from diagnosis.workspace import Workspace
-from doctor import diagnose, inspect_model, isolation
-from doctor.isolation import IsolationError, IsolationLimits, Task, run_isolated
+from doctor import diagnose, inspect_model
+from sandbox import isolation
+from sandbox.isolation import IsolationError, IsolationLimits, Task, run_isolated
 from tests.bad_inputs import generate
 from tests.support.inputs import CPU, MINDIR, RESNET
 

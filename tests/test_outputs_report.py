@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from doctor.cli import main
+from cli.main import main
 from doctor.model.outputs import LayerPoint, OutputsSection
 from doctor.outputs_report import compare_outputs, depth_figure, render_outputs
 from tests.support.inputs import ROOT
@@ -82,7 +82,7 @@ def test_the_app_tab_compares_two_uploaded_archives(tmp_path: Path) -> None:
     """The handler behind the "Compare outputs" tab, on zipped real dumps, in the page's language."""
     import shutil
 
-    from doctor.outputs_tab import run_outputs
+    from webapp.outputs_tab import run_outputs
 
     archives = [shutil.make_archive(str(tmp_path / n), "zip", DUMPS, n) for n in ("reference", "bn_train")]
     markdown, plot = run_outputs(*archives, None, "中文")
@@ -93,7 +93,7 @@ def test_the_app_tab_compares_two_uploaded_archives(tmp_path: Path) -> None:
 
 
 def test_the_app_tab_says_a_bad_upload_in_one_line(tmp_path: Path) -> None:
-    from doctor.outputs_tab import run_outputs
+    from webapp.outputs_tab import run_outputs
 
     junk = tmp_path / "junk.zip"
     junk.write_bytes(b"not a zip")
@@ -182,8 +182,8 @@ def test_the_app_tab_registers_its_uploads_with_the_upload_ledger(tmp_path: Path
     upload already deleted is said as such, naming it."""
     import shutil
 
-    from doctor.outputs_tab import SLOTS, _holder, run_outputs
-    from doctor.uploads import UploadLedger
+    from webapp.outputs_tab import SLOTS, _holder, run_outputs
+    from webapp.uploads import UploadLedger
 
     root = tmp_path / "gradio"
     ledger = UploadLedger(root)
@@ -219,8 +219,8 @@ def test_the_app_passes_its_upload_ledger_to_the_outputs_tab() -> None:
     """app.py builds the tab with its ledger, so its three upload inputs hold their files (change events)."""
     import gradio as gr
 
-    from doctor.outputs_tab import outputs_tab
-    from doctor.uploads import UploadLedger
+    from webapp.outputs_tab import outputs_tab
+    from webapp.uploads import UploadLedger
 
     source = (ROOT / "app.py").read_text(encoding="utf-8")
     assert "outputs_tab(I18N, events.language, events.uploads)" in source

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-import doctor.cli as cli
+import cli.main as cli
 from core import InputError
 from diagnosis import Workspace, materialize, read_folder
 from diagnosis.ingest import list_ranks

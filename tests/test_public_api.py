@@ -54,7 +54,7 @@ def test_the_run_model_is_loaded_when_asked_for() -> None:
 @pytest.mark.slow
 def test_the_cli_starts_without_the_report_model() -> None:
     """pydantic and the report model load in a thread while the profiles are read (doctor.facade)."""
-    loaded = _modules_after("import doctor.cli, doctor")
+    loaded = _modules_after("import cli.main, doctor")
     assert "doctor.facade" in loaded
     assert not {"pydantic", "doctor.model", "doctor.build"} & loaded
 

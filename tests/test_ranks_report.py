@@ -95,7 +95,7 @@ def test_rank_narrows_the_report_to_one_rank() -> None:
 
 
 def test_triage_shows_the_rank_count_and_the_slow_rank(eight: dict[str, Path]) -> None:
-    from doctor.cases.model import summarize
+    from desk.cases.model import summarize
 
     report = _diagnose(None, str(eight["straggler"]))
     assert "target: 8 ranks, slow rank 5" in summarize(report.to_dict())["layouts"]

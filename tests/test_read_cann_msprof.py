@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-import doctor.cli as cli
+import cli.main as cli
 from core import InputError
 from diagnosis import Workspace, find_runs, materialize, read_folder
 from doctor import diagnose

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-import doctor.cli as cli
+import cli.main as cli
 from core import InputError
 from core.model import PIPE_COUNTERS
 from diagnosis import Workspace, materialize, read_folder

@@ -15,11 +15,12 @@ from pathlib import Path
 
 import pytest
 
-import doctor.cli as cli
+import cli.main as cli
 from core import InputError
 from diagnosis import find_runs, read_folder
 from diagnosis.readers import sqlite_guard
-from doctor import diagnose, isolation
+from doctor import diagnose
+from sandbox import isolation
 from tests.bad_inputs import generate
 from tests.support.inputs import ASCEND
 

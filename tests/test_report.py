@@ -341,7 +341,7 @@ def test_a_json_report_from_the_command_line_loads_no_pydantic(tmp_path):
 
     out = tmp_path / "r.json"
     code = (
-        "import sys; from doctor.cli import main; "
+        "import sys; from cli.main import main; "
         f"rc = main(['compare', {str(CPU / 'train_amp_o2_graph')!r}, {str(CPU / 'infer_fp32_graph')!r}, "
         f"'--format', 'json', '-o', {str(out)!r}]); "
         "print(rc, 'pydantic' in sys.modules)"

@@ -27,8 +27,8 @@ from doctor.render import RENDERERS, render, write
 from doctor.render.csv import render_csv
 from doctor.render.html import CSP, render_html, render_page
 from doctor.render.markdown import render_markdown
-from doctor.views import report_view
 from tests.support.inputs import CPU, RESNET, XSS, poison_profile
+from webapp.views import report_view
 
 
 @cache

@@ -14,14 +14,14 @@ from hypothesis import strategies as st
 
 from core.errors import InputError
 from doctor.config import AppConfig, parse_users
-from doctor.files import ReportFiles
 from doctor.i18n import REPORT_TEXT, UI_TEXT, lang_from_header, t
 from doctor.model import Cause, Chains, Explanation, Fix, Graph, Parameters, Timing
-from doctor.rules_view import matching_rules, rules_markdown
 from doctor.text import csv_safe, fenced, fmt_number, md_code, md_text
 from doctor.verdict import verdict
 from knowledge import load_rules
 from tests.support.reports import amp_pair
+from webapp.files import ReportFiles
+from webapp.rules_view import matching_rules, rules_markdown
 
 # ------------------------------------------------------------------------------------------ escaping
 

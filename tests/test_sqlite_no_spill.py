@@ -51,7 +51,7 @@ def test_a_join_bomb_upload_writes_nothing_outside_the_private_folder(tmp_path: 
     command = [
         sys.executable,
         "-m",
-        "doctor.cli",
+        "cli.main",
         "compare",
         str(BASELINE),
         str(CORPUS / bomb),

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from doctor import diagnose
 from doctor.render import render
-from doctor.views import chain_table
+from webapp.views import chain_table
 
 TRANSFORMER = Path(__file__).parent / "fixtures" / "transformer"
 

@@ -11,7 +11,7 @@ from gradio_client import Client, handle_file
 from gradio_client.exceptions import AppError
 
 import app
-from doctor.cases import SqliteCaseStore
+from desk.cases import SqliteCaseStore
 from doctor.config import AppConfig
 from tests.support.inputs import CPU, MINDIR, XSS, files_of, free_port
 

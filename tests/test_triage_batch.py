@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-import doctor.cli as cli
-import doctor.triage.batch as batch
-from doctor.cases import SqliteCaseStore
-from doctor.triage.view import COLUMN_NAMES
+import cli.main as cli
+import desk.triage.batch as batch
+from desk.cases import SqliteCaseStore
+from desk.triage.view import COLUMN_NAMES
 from tests.support.inbox import FORMULA_NAME, MODEL, build_inbox
 
 EXPECTED_KINDS = {

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from core.errors import InputError
+from desk.triage.inbox import Ambiguous, Plan, plan_submission, role_hint, submissions
 from diagnosis.workspace import Workspace
-from doctor.triage.inbox import Ambiguous, Plan, plan_submission, role_hint, submissions
 from tests.support.inbox import FORMULA_NAME, MODEL, broken_zip, build_inbox, tar_folder, zip_folder
 from tests.support.inputs import ASCEND, CPU
 

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from core.errors import InputError
-from doctor.cases import NO_CAUSE, CaseBook, CaseFilter, CaseMeta, SqliteCaseStore
-from doctor.triage import view
-from doctor.triage.output import output_format, rows_csv, rows_json
-from doctor.triage.view import COLUMN_NAMES, TABLE_COLUMNS, TRIAGE_COLUMNS
+from desk.cases import NO_CAUSE, CaseBook, CaseFilter, CaseMeta, SqliteCaseStore
+from desk.triage import view
+from desk.triage.output import output_format, rows_csv, rows_json
+from desk.triage.view import COLUMN_NAMES, TABLE_COLUMNS, TRIAGE_COLUMNS
 from tests.support.inputs import XSS
 from tests.support.reports import NOW, model_report, pair_report, single_report
 

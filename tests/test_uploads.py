@@ -22,8 +22,9 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response, Strea
 from starlette.routing import Route
 
 from core.errors import InputError
-from doctor.uploads import GONE, UPLOAD_ROUTE, UploadLedger, UploadRecorder, given_paths, public_folders
+from doctor.config import public_folders
 from tests.support.inputs import CPU, files_of
+from webapp.uploads import GONE, UPLOAD_ROUTE, UploadLedger, UploadRecorder, given_paths
 
 T = TypeVar("T")
 

@@ -17,16 +17,17 @@ from pathlib import Path
 
 import pytest
 
+from cli import main as cli
 from core import InputError, error_line, in_lang
 from core.messages import MESSAGES
-from doctor import cli, facade
-from doctor.cases import CaseBook, CaseMeta, SqliteCaseStore
-from doctor.cases.model import parse_case_id
+from desk.cases import CaseBook, CaseMeta, SqliteCaseStore
+from desk.cases.model import parse_case_id
+from desk.triage import view
+from doctor import facade
 from doctor.config import AppConfig
 from doctor.i18n import REPORT_TEXT, UI_TEXT
 from doctor.render import render
 from doctor.text import md_text
-from doctor.triage import view
 from knowledge import catalog_markdown, load_rules
 from tests.bad_inputs import generate as bad_inputs
 from tests.support.language import UNITS, chinese, english_sentences, plain_text

@@ -1,7 +1,7 @@
 """The app's "Compare outputs" tab: two dump archives in, the outputs report (Markdown) and the
 divergence-along-depth plot out. Built by app.py inside its tabs; kept here so app.py stays small.
 
-With the app's upload ledger (doctor.uploads), the tab's uploads are tracked like the profiles': the
+With the app's upload ledger (webapp.uploads), the tab's uploads are tracked like the profiles': the
 browser page holds what each input shows (a re-run works, a cleared input lets go of its file), a run
 holds its files while it runs, and the last holder deletes them from Gradio's upload folder."""
 
@@ -14,7 +14,7 @@ import gradio as gr
 from core import InputError, error_line, in_lang, say
 from doctor.i18n import LANGUAGE_NAMES
 from doctor.outputs_report import compare_outputs, depth_figure, render_outputs
-from doctor.uploads import UploadLedger, given_paths, holding
+from webapp.uploads import UploadLedger, given_paths, holding
 
 ARCHIVES = [".zip", ".tar", ".gz", ".tgz", ".json", ".csv"]
 SLOTS = ("outputs-baseline", "outputs-target", "outputs-mapping")  # upload slots a browser page holds

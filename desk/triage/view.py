@@ -20,14 +20,14 @@ import plotly.io
 from pydantic import ValidationError
 
 from core import InputError, say
+from desk.cases import NO_CAUSE, STATUSES, Case, CaseBook, CaseFilter, CaseSummary
+from desk.cases.book import Given
 from diagnosis import Source
-from doctor.cases import NO_CAUSE, STATUSES, Case, CaseBook, CaseFilter, CaseSummary
-from doctor.cases.book import Given
 from doctor.facade import diagnose, display_name
 from doctor.i18n import t
 from doctor.report import SCHEMA_VERSION, Report
+from doctor.table import Table
 from doctor.text import md_code, md_text
-from doctor.views import Table
 from knowledge import SEVERITIES, load_rules
 
 # (column, gr.Dataframe datatype): the triage table, the CSV and the JSON rows all use these.

@@ -2,7 +2,7 @@
 or nothing that can be diagnosed without guessing ("ambiguous", with the reason).
 
 A submission is a folder or an archive. Runs are found with diagnosis.ingest.find_runs on the folder and
-on every archive inside it (extracted like an upload: doctor.isolation.materialize, in a child process
+on every archive inside it (extracted like an upload: sandbox.isolation.materialize, in a child process
 under the same budgets and limits).
 Candidates that are ranks of one run (same layout, distinct ranks) count as one run; otherwise the folder
 is split by its sub-folders until each part holds one run. Two runs make a pair: folder or archive names
@@ -18,7 +18,7 @@ from pathlib import Path
 
 from core import InputError, say
 from diagnosis import Candidate, Workspace, archive_kind, describe, find_runs
-from doctor.isolation import materialize
+from sandbox.isolation import materialize
 
 ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz")
 MODEL_SUFFIX = ".mindir"

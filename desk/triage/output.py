@@ -1,6 +1,6 @@
 """Triage rows written out: CSV that a spreadsheet will not run as formulas, or JSON.
 
-Both have exactly the Triage tab's columns (doctor.triage.view.TRIAGE_COLUMNS), one row per submission.
+Both have exactly the Triage tab's columns (desk.triage.view.TRIAGE_COLUMNS), one row per submission.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from core import InputError, say
+from desk.triage.view import COLUMN_NAMES, rows_frame
 from doctor.render.csv import safe_frame
-from doctor.triage.view import COLUMN_NAMES, rows_frame
 from doctor.version import VERSION
 
 FORMATS = {".csv": "csv", ".json": "json"}

@@ -47,7 +47,7 @@ _PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent)
 _BOOT = (
     "import sys, types; sys.path[:0] = {paths!r}; package = types.ModuleType('doctor'); "
     "package.__path__ = [{package!r}]; sys.modules['doctor'] = package; "
-    "from doctor.isolation import serve_one; serve_one()"
+    "from sandbox.isolation import serve_one; serve_one()"
 )
 
 

@@ -24,17 +24,10 @@ from doctor.render.markdown import (
     warnings_markdown,
 )
 from doctor.report import Report
+from doctor.table import Table
 from doctor.text import is_missing, md_code
 
 DISPLAY_DIGITS = 3
-
-
-@dataclass
-class Table:
-    """A display table and the Gradio datatype of each of its columns ("str" or "number")."""
-
-    frame: pd.DataFrame
-    datatype: list[str]
 
 
 @dataclass

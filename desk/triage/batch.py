@@ -25,13 +25,13 @@ from typing import Any
 from tqdm import tqdm
 
 from core import InputError
+from desk.cases import STATUSES, CaseBook, summarize
+from desk.triage.inbox import Ambiguous, plan_submission, submissions
+from desk.triage.view import when_text
 from diagnosis import Workspace
-from doctor.cases import STATUSES, CaseBook, summarize
+from doctor.config import public_folders
 from doctor.facade import diagnose
 from doctor.report import Report
-from doctor.triage.inbox import Ambiguous, plan_submission, submissions
-from doctor.triage.view import when_text
-from doctor.uploads import public_folders
 
 Result = dict[str, Any]  # kind, message, report (dict or None), figure (plotly JSON or None)
 Work = Callable[[str, str], Result]

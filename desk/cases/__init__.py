@@ -4,8 +4,8 @@ The storage sits behind :class:`CaseStore` (a Protocol); :class:`SqliteCaseStore
 and :class:`CaseBook` adds the operator's policies (retention, kept uploads, links).
 """
 
-from doctor.cases.book import CaseBook, private_database
-from doctor.cases.model import (
+from desk.cases.book import CaseBook, private_database
+from desk.cases.model import (
     CASE_KINDS,
     NO_CAUSE,
     STATUSES,
@@ -20,7 +20,7 @@ from doctor.cases.model import (
     parse_case_id,
     summarize,
 )
-from doctor.cases.sqlite import SqliteCaseStore
+from desk.cases.sqlite import SqliteCaseStore
 
 __all__ = [
     "CASE_KINDS",

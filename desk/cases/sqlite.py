@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from core import InputError, say
-from doctor.cases.model import (
+from desk.cases.model import (
     MAX_MESSAGE_CHARS,
     NO_CAUSE,
     Case,

@@ -24,7 +24,7 @@ from doctor.render import RENDERERS, check_output, render
 from doctor.report import Report
 
 if TYPE_CHECKING:  # the case store (sqlite3) is imported only by the commands that keep cases
-    from doctor.cases import CaseBook
+    from desk.cases import CaseBook
 
 PROG = "perf-doctor"
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
@@ -274,7 +274,7 @@ def _attach_after(args: argparse.Namespace, report: Report) -> None:
         raise InputError(say("cli.case-needs-after"), expected=say("cli.after-profile"))
     if not (args.db or AppConfig.from_env().case_db):
         raise InputError(say("cli.no-case-db"), expected=say("cli.db-file-or-env"))
-    from doctor.cases import CaseBook
+    from desk.cases import CaseBook
 
     summary = CaseBook.from_config(AppConfig.from_env(), args.db).attach_after(args.case, report)
     print(
@@ -286,8 +286,8 @@ def _attach_after(args: argparse.Namespace, report: Report) -> None:
 
 def _triage(args: argparse.Namespace) -> int:
     """Run the batch; the rows go to --out or stdout, a one-line tally to stderr."""
-    from doctor.triage.batch import triage_inbox
-    from doctor.triage.output import output_format, render_rows
+    from desk.triage.batch import triage_inbox
+    from desk.triage.output import output_format, render_rows
 
     if args.jobs < 1 or not args.timeout > 0:
         raise InputError(say("cli.jobs-positive"))
@@ -339,7 +339,7 @@ def _bytes(n: int) -> str:
 
 def _case_book(db: str | None) -> CaseBook:
     """The case book `--db` or the environment names; a temporary one would vanish, so it is refused."""
-    from doctor.cases import CaseBook
+    from desk.cases import CaseBook
 
     config = AppConfig.from_env()
     if db is None and config.case_db is None:
@@ -381,5 +381,5 @@ def write_output(target: Path, text: str, what: object) -> None:
         ) from None
 
 
-if __name__ == "__main__":  # pragma: no cover - `python -m doctor.cli`
+if __name__ == "__main__":  # pragma: no cover - `python -m cli.main`
     sys.exit(main())

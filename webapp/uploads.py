@@ -39,13 +39,6 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
-def public_folders() -> dict[str, str]:
-    """Folders whose files any user of the app can fetch, by name: Gradio's GRADIO_TEMP_DIR when set.
-    No diagnosis workspace may be created inside them (diagnosis.Workspace `forbidden`)."""
-    folder = os.environ.get("GRADIO_TEMP_DIR")
-    return {"GRADIO_TEMP_DIR": folder} if folder else {}
-
-
 class UploadLedger:
     """Holders of the files in one upload folder; a file is deleted when its last holder lets go.
 

@@ -20,8 +20,7 @@ from typing import Any
 from urllib.parse import quote
 
 from core import InputError, say
-from diagnosis import archive_kind
-from doctor.cases.model import (
+from desk.cases.model import (
     Case,
     CaseFilter,
     CaseMeta,
@@ -31,7 +30,8 @@ from doctor.cases.model import (
     Upload,
     parse_case_id,
 )
-from doctor.cases.sqlite import SqliteCaseStore
+from desk.cases.sqlite import SqliteCaseStore
+from diagnosis import archive_kind
 from doctor.config import AppConfig
 from doctor.report import Report
 

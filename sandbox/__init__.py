@@ -1,0 +1,7 @@
+"""The sandbox: decoding of untrusted uploads (archives, MINDIR, SQLite) in a child process under hard
+memory, CPU and wall-clock limits, with cancellation. It knows nothing of reports or the app.
+
+Public API: `run_isolated`, `run_cancellable`, `Cancellation`, `kill_all_children`, `IsolationLimits`,
+`IsolationError`, and the decoders `materialize`, `load_mindir`, `decode_database` (all in
+`sandbox.isolation`).
+"""
