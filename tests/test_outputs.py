@@ -289,3 +289,18 @@ def test_large_tensors_are_summed_within_1e7_of_float64(dtype: str, tmp_path: Pa
     close = 1e-7 if dtype == "float32" else 1e-6
     assert got.mean == pytest.approx(wide.mean(), rel=close)
     assert got.norm == pytest.approx(float(np.sqrt(wide @ wide)), rel=close)
+
+
+def test_a_trait_both_runs_share_stays_quiet() -> None:
+    """FP16 on both sides (two real FP16 runs, each in its own process): the precision-mode cause, which
+    ranks first against the FP32 reference, is not raised, and nothing is significant; the FP16 quirks
+    of the CPU dump (nan in the FP16-named FP32 buffers) are the same on both sides and say nothing."""
+    comparison = _compare(DUMPS / "fp16", DUMPS / "fp16_repeat")
+    symptoms = output_symptoms(comparison)
+    diagnosis = evaluate(symptoms, [], ["pair"])
+    assert comparison.first is None and symptoms == []
+    assert diagnosis.nothing_found and "outputs-precision-mode" not in [c.id for c in diagnosis.causes]
+    against_fp32 = evaluate(
+        output_symptoms(_compare(DUMPS / "reference", DUMPS / "fp16_repeat")), [], ["pair"]
+    )
+    assert against_fp32.causes[0].id == "outputs-precision-mode"
