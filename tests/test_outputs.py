@@ -304,3 +304,19 @@ def test_a_trait_both_runs_share_stays_quiet() -> None:
         output_symptoms(_compare(DUMPS / "reference", DUMPS / "fp16_repeat")), [], ["pair"]
     )
     assert against_fp32.causes[0].id == "outputs-precision-mode"
+
+
+def test_values_too_large_for_float32_sums_are_summed_in_float64(tmp_path: Path) -> None:
+    """float32 values near 1e30 are finite, but their squares overflow float32: the chunk is reduced in
+    float64, so the norm is finite and right, and nothing is counted as inf."""
+    import numpy as np
+
+    from outputs.stats import npy_stats
+
+    values = (np.random.default_rng(5).standard_normal(200_000) * 1e30).astype(np.float32)
+    np.save(tmp_path / "huge.npy", values)
+    got = npy_stats(tmp_path / "huge.npy")
+    wide = values.astype(np.float64)
+    assert got.inf == 0 and got.max == wide.max()
+    assert got.norm == pytest.approx(float(np.sqrt(wide @ wide)), rel=1e-9)
+    assert got.mean == pytest.approx(wide.mean(), rel=1e-9)
