@@ -201,7 +201,8 @@ def _crc(path: str | os.PathLike[str]) -> int:
 
 
 BLOCK = 1 << 16  # elements summed in float32 at a time (their totals in float64): sums within ~1e-9
-FAST = (np.dtype(np.float32), np.dtype(np.float16))  # reduced in float32 (float16 widened piece by piece)
+FLOAT32 = np.dtype(np.float32)
+FAST = (FLOAT32, np.dtype(np.float16))  # reduced in float32 (float16 widened piece by piece)
 _ONES = np.ones(BLOCK, np.float32)
 _ONES.flags.writeable = False
 SAFE = 1e16  # below this magnitude no float32 sum of BLOCK values or of their squares overflows (3.4e38)
@@ -240,6 +241,9 @@ class _Accumulator:
     def add(self, chunk: np.ndarray) -> None:
         """Fold one chunk in."""
         self.n += chunk.size
+        if chunk.dtype == FLOAT32 and chunk.size <= CHUNK_ELEMENTS:
+            self._add_float(chunk)  # the common case: no slicing, no copy
+            return
         if chunk.dtype in FAST:
             for start in range(0, chunk.size, CHUNK_ELEMENTS):
                 self._add_float(_widened(chunk[start : start + CHUNK_ELEMENTS]))
@@ -264,6 +268,10 @@ class _Accumulator:
         if not (low > -SAFE and high < SAFE):  # nan compares false: it goes the float64 way too
             self._add_non_finite(values)
             return
+        if values.size <= BLOCK:  # one row: two dots, nothing to add up
+            total, squares = float(np.dot(values, _ONES[: values.size])), float(np.dot(values, values))
+            self._fold(high, low, total, squares)
+            return
         rows = values.size // BLOCK
         total = squares = 0.0
         if rows:
@@ -275,6 +283,10 @@ class _Accumulator:
             tail = values[rows * BLOCK :]
             total += float(np.dot(tail, _ONES[: tail.size]))
             squares += float(np.dot(tail, tail))
+        self._fold(high, low, total, squares)
+
+    def _fold(self, high: float, low: float, total: float, squares: float) -> None:
+        """One finite chunk's extremes, sum and sum of squares into the running totals."""
         self.high, self.low = max(self.high, high), min(self.low, low)
         self.total += total
         self.squares += squares
