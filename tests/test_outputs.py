@@ -320,3 +320,19 @@ def test_values_too_large_for_float32_sums_are_summed_in_float64(tmp_path: Path)
     assert got.inf == 0 and got.max == wide.max()
     assert got.norm == pytest.approx(float(np.sqrt(wide @ wide)), rel=1e-9)
     assert got.mean == pytest.approx(wide.mean(), rel=1e-9)
+
+
+def test_two_reader_threads_give_the_same_dump_and_the_same_errors(tmp_path: Path) -> None:
+    """Each reader thread summarises a share of the files: the layers are those one reader gives, and a
+    damaged file in either share is still an InputError naming it."""
+    from outputs.ms_dump import read_npy_dump
+
+    assert read_npy_dump(DUMPS / "bn_train", "b", readers=2) == read_npy_dump(DUMPS / "bn_train", "b", readers=1)
+    folder = tmp_path / "run"
+    shutil.copytree(DUMPS / "reference", folder)
+    victim = next(folder.rglob("ReLU*output.0*.npy"))
+    victim.chmod(0o600)
+    victim.write_bytes(b"\x93NUMPY garbage")
+    with pytest.raises(InputError) as caught:
+        read_npy_dump(folder, "run", readers=2)
+    assert caught.value.path == victim.name
