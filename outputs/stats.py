@@ -200,12 +200,12 @@ def _crc(path: str | os.PathLike[str]) -> int:
     return crc
 
 
-BLOCK = 1 << 16  # elements summed in float32 at a time (their totals in float64): sums within ~1e-9
+BLOCK = 1 << 16  # rows of BLOCK to 2 x BLOCK elements are summed in float32, their totals in float64
 FLOAT32 = np.dtype(np.float32)
 FAST = (FLOAT32, np.dtype(np.float16))  # reduced in float32 (float16 widened piece by piece)
-_ONES = np.ones(BLOCK, np.float32)
+_ONES = np.ones(2 * BLOCK, np.float32)
 _ONES.flags.writeable = False
-SAFE = 1e16  # below this magnitude no float32 sum of BLOCK values or of their squares overflows (3.4e38)
+SAFE = 1e16  # below it no float32 sum of 2 x BLOCK values or of their squares overflows (3.4e38)
 
 
 def _widened(chunk: np.ndarray) -> np.ndarray:
@@ -223,11 +223,12 @@ class _Accumulator:
     """Running max/min, sum and sum of squares over chunks, with inf/nan counted only when the extremes say
     there are any (max and min propagate nan and show inf).
 
-    A float32 chunk (float16 widened) is reduced in four calls that numpy and BLAS run without the GIL
-    and without a temporary: max, min over the whole chunk, one BLAS matrix-vector product giving the
-    float32 sum of each BLOCK-element row, and one BLAS dot per row for the squares; the row totals are
-    added in float64, which keeps the sum and norm within about 1e-7 relative of a float64 reduction
-    (tests/test_outputs.py). Other dtypes are widened to float64 per block."""
+    A float32 chunk (float16 widened) is reduced by calls that numpy and BLAS run without the GIL and
+    without a temporary: max and min over the whole chunk, then, cut in rows of BLOCK to 2 x BLOCK
+    elements, one BLAS matrix-vector product for the rows' float32 sums and one BLAS dot per row for the
+    squares (a chunk of one row: two dots, four calls in all); the row totals are added in float64, which
+    keeps the sum and norm within about 1e-7 relative of a float64 reduction (tests/test_outputs.py).
+    Other dtypes are widened to float64 per block."""
 
     def __init__(self) -> None:
         self.high = -math.inf
@@ -268,19 +269,19 @@ class _Accumulator:
         if not (low > -SAFE and high < SAFE):  # nan compares false: it goes the float64 way too
             self._add_non_finite(values)
             return
-        if values.size <= BLOCK:  # one row: two dots, nothing to add up
+        rows = max(1, values.size // BLOCK)  # rows of BLOCK to 2 x BLOCK elements, a tail under `rows`
+        width = values.size // rows
+        if rows == 1:  # up to 2 x BLOCK elements: two dots, nothing to add up
             total, squares = float(np.dot(values, _ONES[: values.size])), float(np.dot(values, values))
             self._fold(high, low, total, squares)
             return
-        rows = values.size // BLOCK
-        total = squares = 0.0
-        if rows:
-            body = values[: rows * BLOCK].reshape(rows, BLOCK)
-            total = float(np.add.reduce(np.dot(body, _ONES[:BLOCK]), dtype=np.float64))
-            for row in body:
-                squares += float(np.dot(row, row))
-        if values.size > rows * BLOCK:
-            tail = values[rows * BLOCK :]
+        body = values[: rows * width].reshape(rows, width)
+        total = float(np.add.reduce(np.dot(body, _ONES[:width]), dtype=np.float64))
+        squares = 0.0
+        for row in body:
+            squares += float(np.dot(row, row))
+        if values.size > rows * width:
+            tail = values[rows * width :]
             total += float(np.dot(tail, _ONES[: tail.size]))
             squares += float(np.dot(tail, tail))
         self._fold(high, low, total, squares)
