@@ -140,6 +140,7 @@ _HEADER = re.compile(
 
 HEADER_ROOM = 1 << 16  # numpy's headers are padded to 64 bytes; a longer one goes to numpy's parser
 _PARSED: dict[bytes, tuple[tuple[int, ...], np.dtype]] = {}  # header -> (shape, dtype): dumps repeat them
+PARSED_MAX = 4096
 
 
 def _header(handle: int) -> tuple[tuple[int, ...], np.dtype, int, int]:
@@ -172,6 +173,8 @@ def _parse_header(text: bytes) -> tuple[tuple[int, ...], np.dtype] | None:
     if not match:
         return None
     shape = tuple(int(n) for n in match["shape"].replace(b" ", b"").split(b",") if n)
+    if len(_PARSED) >= PARSED_MAX:  # a long-lived app process reads many dumps: memory stays bounded
+        _PARSED.clear()
     parsed = _PARSED[text] = (shape, np.dtype(match["descr"].decode()))
     return parsed
 
