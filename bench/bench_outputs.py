@@ -98,17 +98,19 @@ def main() -> None:
     print(f"{args.files} float32 .npy files, {size / (1 << 20):.0f} MiB, {args.rounds} rounds, ", end="")
     print(f"load average up to {load:.1f}, peak RSS {peak:.0f} MiB")
     print()
-    print("| measurement | wall median (s) | CPU median (s) | wall / read, median of rounds | all rounds |")
-    print("|---|---|---|---|---|")
-    print(f"| read the bytes once | {_median(floor, 0):.2f} | {_median(floor, 1):.2f} | 1 | |")
+    print("| measurement | wall median (s) | CPU median (s) | wall / read, median of rounds ", end="")
+    print("| all rounds | CPU / read's CPU, median of rounds |")
+    print("|---|---|---|---|---|---|")
+    print(f"| read the bytes once | {_median(floor, 0):.2f} | {_median(floor, 1):.2f} | 1 | | 1 |")
     for name, runs in times.items():
         ratios = [run[0] / base[0] for run, base in zip(runs, floor, strict=True)]
+        cpu = statistics.median(run[1] / base[1] for run, base in zip(runs, floor, strict=True))
         every = " ".join(f"{r:.1f}" for r in ratios)
         print(
             f"| {name} | {_median(runs, 0):.2f} | {_median(runs, 1):.2f} | {statistics.median(ratios):.2f} |",
             end="",
         )
-        print(f" {every} |")
+        print(f" {every} | {cpu:.2f} |")
 
 
 def _median(runs: list[tuple[float, float]], index: int) -> float:

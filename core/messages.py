@@ -1754,4 +1754,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "outputs.md-call-site": {"en": "Called in the baseline from", "zh": "基线中的调用位置"},
     "outputs.md-target-call-site": {"en": "Called in the target from", "zh": "目标中的调用位置"},
+    "outputs.plot-unbounded": {
+        "en": "no finite difference (drawn at the top)",
+        "zh": "无有限差异（画在顶部）",
+    },
+    "outputs.plot-shape": {"en": "different shapes", "zh": "形状不同"},
+    "outputs.plot-non-finite": {"en": "different inf/nan counts", "zh": "inf/nan 个数不同"},
 }

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -299,15 +300,21 @@ def _md(text: str) -> str:
 
 
 def depth_figure(section: OutputsSection, lang: str = "en") -> Any:
-    """The divergence along depth: relative difference per matched layer (log scale) and the tolerance."""
+    """The divergence along depth: relative difference per matched layer (log scale) and the tolerance.
+    A layer whose difference has no finite size (1e30 in the model: shapes or inf/nan counts differ) is
+    not drawn at 1e30, which would squash every real difference to the axis floor: it is a distinct
+    marker at the top of the axis, saying why on hover."""
     import plotly.graph_objects as go
 
     xs = [p.depth + 1 for p in section.depth]
+    unbounded = [p for p in section.depth if _unbounded(p)]
+    finite = [max(p.rel_diff or 0.0, FLOOR) for p in section.depth if not _unbounded(p)]
+    top = _axis_top(finite + [p.tolerance or FLOOR for p in section.depth])
     figure = go.Figure()
     figure.add_trace(
         go.Scatter(
             x=xs,
-            y=[max(p.rel_diff or 0.0, 1e-12) for p in section.depth],
+            y=[None if _unbounded(p) else max(p.rel_diff or 0.0, FLOOR) for p in section.depth],
             mode="lines+markers",
             name=_t("outputs.md-rel", lang),
             text=[p.layer for p in section.depth],
@@ -315,15 +322,49 @@ def depth_figure(section: OutputsSection, lang: str = "en") -> Any:
         )
     )
     figure.add_trace(
-        go.Scatter(x=xs, y=[p.tolerance or 1e-12 for p in section.depth], mode="lines", name="tolerance")
+        go.Scatter(x=xs, y=[p.tolerance or FLOOR for p in section.depth], mode="lines", name="tolerance")
     )
+    if unbounded:
+        figure.add_trace(
+            go.Scatter(
+                x=[p.depth + 1 for p in unbounded],
+                y=[top] * len(unbounded),
+                mode="markers+text",
+                name=_t("outputs.plot-unbounded", lang),
+                text=["∞"] * len(unbounded),
+                textposition="bottom center",
+                hovertext=[f"{p.layer}: {_t(_unbounded_reason(p), lang)}" for p in unbounded],
+                hoverinfo="text+x",
+                marker={"symbol": "triangle-up", "size": 13, "color": "#c0392b", "line": {"width": 1}},
+            )
+        )
+    low = math.log10(min(finite + [p.tolerance or FLOOR for p in section.depth] + [top]))
+    span = [low - 0.5, math.log10(top) + 0.5]  # log10 units: the markers at `top` stay inside
     figure.update_layout(
         title=_t("outputs.md-depth", lang),
         xaxis_title=_t("outputs.md-layer-depth", lang),
-        yaxis={"type": "log", "title": _t("outputs.md-rel", lang)},
+        yaxis={"type": "log", "title": _t("outputs.md-rel", lang), "range": span},
         height=360,
     )
     return figure
+
+
+FLOOR = 1e-12  # where an exact match is drawn on the log axis
+
+
+def _unbounded(point: LayerPoint) -> bool:
+    """A difference with no finite size (the model's 1e30 stand-in)."""
+    return point.rel_diff is not None and point.rel_diff >= UNBOUNDED
+
+
+def _unbounded_reason(point: LayerPoint) -> str:
+    """The message id saying why a difference has no finite size."""
+    return "outputs.plot-shape" if point.stat == "shape" else "outputs.plot-non-finite"
+
+
+def _axis_top(values: list[float]) -> float:
+    """A power of ten above every finite value drawn: where the unbounded markers sit."""
+    return 10.0 ** (math.floor(math.log10(max(values, default=1.0))) + 1)
 
 
 def _html(report: OutputsReport) -> str:

@@ -170,7 +170,7 @@ def _write_statistic_csv(folder: Path, out: Path) -> None:
             shape = "(" + ",".join(str(n) for n in s.shape) + ")"
             writer.writerow(
                 [item.op_type, item.op_name.replace("_", "/", 1), 0, 0, item.timestamp, item.io,
-                 item.slot, item.path.stat().st_size, s.dtype, shape, s.max, s.min, s.mean, s.count,
+                 item.slot, item.size, s.dtype, shape, s.max, s.min, s.mean, s.count,
                  s.nan, 0, s.inf, s.norm]
             )  # fmt: skip
 
@@ -266,3 +266,74 @@ def test_streamed_statistics_match_a_float64_reduction(
     assert got.max == np.nanmax(wide) and got.min == np.nanmin(wide)
     assert got.mean == pytest.approx(finite.mean(), rel=1e-6)
     assert got.norm == pytest.approx(float(np.sqrt(finite @ finite)), rel=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_large_tensors_are_summed_within_1e7_of_float64(dtype: str, tmp_path: Path) -> None:
+    """At the real sizes (no patched block): a 5 MB float32 tensor is read in two chunks and a float16 one
+    widened in two pieces; each is reduced in 64 Ki-element float32 rows by BLAS, the row totals in
+    float64: max and min exact, mean and norm within 1e-7 relative of numpy in float64 (float16: 1e-6;
+    the float32 sums of its coarse values round one way more often, still a thousandth of its 1e-3
+    tolerance)."""
+    import numpy as np
+
+    from outputs.stats import npy_stats
+
+    rng = np.random.default_rng(11)
+    values = (rng.standard_normal(1_300_001) * 20 + 2).astype(dtype)
+    path = tmp_path / "big.npy"
+    np.save(path, values)
+    got = npy_stats(path)
+    wide = values.astype(np.float64)
+    assert got.max == wide.max() and got.min == wide.min() and got.nan == got.inf == 0
+    close = 1e-7 if dtype == "float32" else 1e-6
+    assert got.mean == pytest.approx(wide.mean(), rel=close)
+    assert got.norm == pytest.approx(float(np.sqrt(wide @ wide)), rel=close)
+
+
+def test_a_trait_both_runs_share_stays_quiet() -> None:
+    """FP16 on both sides (two real FP16 runs, each in its own process): the precision-mode cause, which
+    ranks first against the FP32 reference, is not raised, and nothing is significant; the FP16 quirks
+    of the CPU dump (nan in the FP16-named FP32 buffers) are the same on both sides and say nothing."""
+    comparison = _compare(DUMPS / "fp16", DUMPS / "fp16_repeat")
+    symptoms = output_symptoms(comparison)
+    diagnosis = evaluate(symptoms, [], ["pair"])
+    assert comparison.first is None and symptoms == []
+    assert diagnosis.nothing_found and "outputs-precision-mode" not in [c.id for c in diagnosis.causes]
+    against_fp32 = evaluate(
+        output_symptoms(_compare(DUMPS / "reference", DUMPS / "fp16_repeat")), [], ["pair"]
+    )
+    assert against_fp32.causes[0].id == "outputs-precision-mode"
+
+
+def test_values_too_large_for_float32_sums_are_summed_in_float64(tmp_path: Path) -> None:
+    """float32 values near 1e30 are finite, but their squares overflow float32: the chunk is reduced in
+    float64, so the norm is finite and right, and nothing is counted as inf."""
+    import numpy as np
+
+    from outputs.stats import npy_stats
+
+    values = (np.random.default_rng(5).standard_normal(200_000) * 1e30).astype(np.float32)
+    np.save(tmp_path / "huge.npy", values)
+    got = npy_stats(tmp_path / "huge.npy")
+    wide = values.astype(np.float64)
+    assert got.inf == 0 and got.max == wide.max()
+    assert got.norm == pytest.approx(float(np.sqrt(wide @ wide)), rel=1e-9)
+    assert got.mean == pytest.approx(wide.mean(), rel=1e-9)
+
+
+def test_two_reader_threads_give_the_same_dump_and_the_same_errors(tmp_path: Path) -> None:
+    """Each reader thread summarises a share of the files: the layers are those one reader gives, and a
+    damaged file in either share is still an InputError naming it."""
+    from outputs.ms_dump import read_npy_dump
+
+    one, two = (read_npy_dump(DUMPS / "bn_train", "b", readers=n) for n in (1, 2))
+    assert one == two and len(one.layers) > 5
+    folder = tmp_path / "run"
+    shutil.copytree(DUMPS / "reference", folder)
+    victim = next(folder.rglob("ReLU*output.0*.npy"))
+    victim.chmod(0o600)
+    victim.write_bytes(b"\x93NUMPY garbage")
+    with pytest.raises(InputError) as caught:
+        read_npy_dump(folder, "run", readers=2)
+    assert caught.value.path == victim.name

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -281,3 +282,29 @@ def test_the_msprobe_first_divergence_says_where_each_run_made_the_call(tmp_path
     assert alone.section.first_divergence.call_site is None
     assert alone.section.first_divergence.target_call_site == first.target_call_site
     assert "Called in the baseline from" not in render_outputs(alone, "md")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_depth_plot_draws_a_shape_mismatch_at_the_top_not_at_1e30(lang: str) -> None:
+    """The real msprobe pair's first divergence has different shapes (the model's 1e30 stand-in): the plot
+    (the app's and the HTML report's) leaves it off the line and marks it at the top of the log axis, above
+    every finite difference and tolerance, with a hover saying why; nothing is drawn at 1e30."""
+    mapping = MSPROBE / "layer_mapping.yaml"
+    report = compare_outputs(MSPROBE / "mindspore_data", MSPROBE / "pytorch_data", mapping=mapping, lang=lang)
+    figure = depth_figure(report.section, lang)
+    drawn = [y for trace in figure.data for y in trace.y if y is not None]
+    assert max(drawn) < 1e3
+    line, tolerance, marked = figure.data
+    shapes = [p for p in report.section.depth if p.stat == "shape"]
+    assert shapes and all(p.rel_diff is not None and p.rel_diff >= 1e30 for p in shapes)
+    assert list(marked.x) == [p.depth + 1 for p in shapes]
+    assert all(line.y[p.depth] is None for p in shapes)
+    top = marked.y[0]
+    finite = [y for y in [*line.y, *tolerance.y] if y is not None]
+    assert top > max(finite) and marked.marker.symbol == "triangle-up"
+    low, high = figure.layout.yaxis.range
+    assert low < math.log10(min(finite)) and math.log10(top) < high
+    reason = "different shapes" if lang == "en" else "形状不同"
+    assert marked.hovertext[0] == f"{shapes[0].layer}: {reason}"
+    bn = depth_figure(compare_outputs(DUMPS / "reference", DUMPS / "bn_train").section)
+    assert len(bn.data) == 2  # only finite differences: no marker trace
