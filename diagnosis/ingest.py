@@ -319,16 +319,29 @@ def _broken_limitations(ranks: Any) -> list[Limitation]:
 def summarize_candidate(cand: Candidate, base: str = "") -> Any:
     """Read one rank and reduce it to its RankSummary; a rank whose files are broken becomes a summary
     holding the problem (a worker of the process pool or of a Dask cluster runs this)."""
-    from diagnosis.ranks import broken, quick_summary, summarize
+    quick = quick_candidate(cand, base)
+    return quick if quick is not None else full_summary(cand, base)
+
+
+def quick_candidate(cand: Candidate, base: str = "") -> Any:
+    """The rank's summary from its small files alone, or None when they do not suffice or one of them is
+    damaged (then `full_summary` reads the rank and names the problem)."""
+    from diagnosis.ranks import quick_summary
+
+    rank = cand.rank if cand.rank is not None else 0
+    try:
+        return quick_summary(cand.root, rank, _relative(cand.root, base), cand.layout)
+    except (InputError, OSError, ValueError, KeyError, TypeError, csv.Error):  # UnicodeDecodeError too
+        return None
+
+
+def full_summary(cand: Candidate, base: str = "") -> Any:
+    """The rank read in full by its layout's reader and reduced to its RankSummary; a rank whose files are
+    broken becomes a summary holding the problem."""
+    from diagnosis.ranks import broken, summarize
 
     rank = cand.rank if cand.rank is not None else 0
     root = _relative(cand.root, base)
-    try:
-        quick = quick_summary(cand.root, rank, root, cand.layout)
-    except (InputError, OSError, ValueError, KeyError, TypeError, csv.Error):  # UnicodeDecodeError too
-        quick = None  # a damaged small file: the full read names the problem
-    if quick is not None:
-        return quick
     try:
         run = sanitize(reader_of(cand.layout).read(cand))
     except InputError as error:  # named relative to the input: never the server's folders

@@ -1,8 +1,9 @@
 """Where the per-rank work runs: in this process, a local process pool, or a Dask distributed cluster.
 
-Each rank is read and reduced to a compact `RankSummary` by `diagnosis.ingest.summarize_candidate`, a
-top-level function, so it pickles to a pool worker or a Dask worker; only the summaries come back. A Dask
-worker must see the same paths (a shared file system): docs/scaling.md.
+Each rank is read and reduced to a compact `RankSummary` by `diagnosis.ingest.summarize_candidate` (on
+Dask) or, locally, by `quick_candidate` here and `full_summary` in the pool: top-level functions, so they
+pickle to a pool worker or a Dask worker; only the summaries come back. A Dask worker must see the same
+paths (a shared file system): docs/scaling.md.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from core.model import RankSummary
 from core.text import say
 from diagnosis.readers import Candidate
 
-SERIAL_BELOW = 4  # fewer ranks than this are read here: a worker's start-up (~1 s) costs more than it saves
-SERIAL_BYTES = 48 * 2**20  # so are jobs whose exports total less than this (8 small ranks read in ~1 s)
+SERIAL_BELOW = 4  # fewer full reads than this run here: a worker's start-up (~1 s) costs more than it saves
+SERIAL_BYTES = 48 * 2**20  # so do ranks whose exports total less than this (8 small ranks read in ~1 s)
 WORKERS_ENV = "PERF_DOCTOR_RANK_WORKERS"  # worker processes for the ranks (default: the CPU count; 1: serial)
 
 
@@ -49,21 +50,27 @@ def workers(ranks: int, size: int | None = None) -> int:
 def summarize_ranks(
     cands: Sequence[Candidate], folder: Path, scheduler: str | None = None
 ) -> list[RankSummary]:
-    """Every candidate rank's summary, in rank order: on the Dask cluster at `scheduler`, else in a local
-    process pool (or in this process for a few ranks)."""
-    from diagnosis.ingest import summarize_candidate
+    """Every candidate rank's summary, in rank order: on the Dask cluster at `scheduler`; else the ranks
+    whose small files suffice here (a few milliseconds each: a worker's start-up would cost more), and the
+    ranks that need a full read in a local process pool (or here, for a few ranks)."""
+    from diagnosis.ingest import full_summary, quick_candidate
 
     ordered = sorted(cands, key=lambda c: c.rank or 0)
     base = str(display_base(folder))
     if scheduler:
         return _on_dask(ordered, base, scheduler)
-    n = workers(len(ordered), sum(_export_bytes(c.root) for c in ordered))
+    done = {id(c): quick_candidate(c, base) for c in ordered}
+    rest = [c for c in ordered if done[id(c)] is None]
+    n = workers(len(rest), sum(_export_bytes(c.root) for c in rest))
     if n <= 1:
-        return [summarize_candidate(c, base) for c in ordered]
-    # forkserver: a fork of a process running reader threads could inherit a held lock
-    context = multiprocessing.get_context("forkserver")
-    with ProcessPoolExecutor(max_workers=n, mp_context=context) as pool:
-        return list(pool.map(summarize_candidate, ordered, [base] * len(ordered), chunksize=1))
+        done.update((id(c), full_summary(c, base)) for c in rest)
+    else:
+        # forkserver: a fork of a process running reader threads could inherit a held lock
+        context = multiprocessing.get_context("forkserver")
+        with ProcessPoolExecutor(max_workers=n, mp_context=context) as pool:
+            full = pool.map(full_summary, rest, [base] * len(rest), chunksize=1)
+            done.update(zip((id(c) for c in rest), full, strict=True))
+    return [done[id(c)] for c in ordered]
 
 
 def display_base(folder: Path) -> Path:

@@ -120,15 +120,30 @@ def test_every_rank_broken_is_an_input_error(tmp_path: Path) -> None:
         read_folder(job)
 
 
-def test_the_process_pool_gives_the_serial_summaries(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_process_pool_gives_the_serial_summaries(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from diagnosis.ingest import find_runs
 
-    cands = [c for c in find_runs(CLUSTER / "healthy_a") if c.rank is not None]
+    # without step_trace_time.csv no small file gives the breakdown: every rank is read in full, in the pool
+    job = shutil.copytree(CLUSTER / "healthy_a", tmp_path / "job")
+    for trace in job.glob("rank*/ASCEND_PROFILER_OUTPUT/step_trace_time.csv"):
+        trace.unlink()
+    cands = [c for c in find_runs(job) if c.rank is not None]
     monkeypatch.setenv("PERF_DOCTOR_RANK_WORKERS", "1")
-    serial = summarize_ranks(cands, CLUSTER / "healthy_a")
+    serial = summarize_ranks(cands, job)
     monkeypatch.setenv("PERF_DOCTOR_RANK_WORKERS", "2")
-    pooled = summarize_ranks(cands, CLUSTER / "healthy_a")
+    pooled = summarize_ranks(cands, job)
     assert pooled == serial and len(serial) == 4
+    assert {s.breakdown_source for s in serial} == {"kernels"}
+
+
+def test_quick_summaries_give_the_full_reads_figures() -> None:
+    """The small files of a rank (run here) and its full read (run in the pool) summarise it alike."""
+    from diagnosis.ingest import find_runs, full_summary, quick_candidate
+
+    for cand in [c for c in find_runs(CLUSTER / "straggler") if c.rank is not None]:
+        quick, full = quick_candidate(cand), full_summary(cand)
+        assert quick is not None and quick.breakdown == full.breakdown
+        assert quick.op_us.keys() <= full.op_us.keys() and quick.link_gbps == full.link_gbps
 
 
 def test_the_dask_path_on_a_local_cluster_of_two_workers() -> None:
