@@ -33,6 +33,7 @@ from diagnosis.readers import (
     torch_npu_db,
 )
 from diagnosis.readers.catalog import BY_NAME, KNOWN_LAYOUTS_TEXT, SKIP_RECORD
+from diagnosis.readers.discover import walk_once
 
 # The reader modules, imported by name (a missing or renamed one fails here, at import), in detection
 # order: the most specific layouts first, so that a 2.3/2.4 output (legacy profiler/ plus
@@ -61,12 +62,14 @@ def find_runs(folder: Path) -> list[Candidate]:
     """Every run root of every known layout at or below `folder`, without duplicates."""
     found: list[Candidate] = []
     claimed: set[Path] = set()
-    for reader in READERS:
-        # A root an earlier reader claimed is not read again; one reader may give several ranks one root
-        # (a flat legacy folder holds every rank's files side by side).
-        own = [cand for cand in reader.candidates(folder) if cand.root.resolve() not in claimed]
-        claimed |= {cand.root.resolve() for cand in own}
-        found += list({(cand.root.resolve(), cand.rank): cand for cand in own}.values())
+    with walk_once():  # every reader asks discover() for the same folder: walked once
+        for reader in READERS:
+            # A root an earlier reader claimed is not read again; one reader may give several ranks one
+            # root (a flat legacy folder holds every rank's files side by side).
+            mine = [(cand.root.resolve(), cand) for cand in reader.candidates(folder)]
+            own = [(root, cand) for root, cand in mine if root not in claimed]
+            claimed |= {root for root, _ in own}
+            found += list({(root, cand.rank): cand for root, cand in own}.values())
     return found
 
 
@@ -225,15 +228,20 @@ def sanitize(run: Run) -> Run:
 
 
 def read_folder(
-    folder: Path, *, rank: int | None = None, source: str | None = None, scheduler: str | None = None
+    folder: Path,
+    *,
+    rank: int | None = None,
+    source: str | None = None,
+    scheduler: str | None = None,
+    candidates: Sequence[Candidate] | None = None,
 ) -> Run:
-    """Read the run (of `rank`) found in a local folder.
+    """Read the run (of `rank`) found in a local folder (its `candidates` when already found).
 
     Without `rank`, a job of several ranks is read whole: every rank is summarised (a local process pool,
     or the Dask cluster at `scheduler`), ranks whose files are broken are reported, and the rank read in
     full for the operator analysis is the slow rank when there is one, else the lowest readable rank."""
     display = source or folder.name
-    cands = find_runs(folder)
+    cands = list(candidates) if candidates is not None else find_runs(folder)
     if not cands:
         from diagnosis.sources import describe
 

@@ -9,6 +9,7 @@ step_trace_time terms: computing, communication not overlapped by computing, ove
 from __future__ import annotations
 
 import csv
+import math
 import re
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from core.errors import InputError
 from core.model import RankSet, RankSummary, Run, StepBreakdown, Straggler
 from core.text import say
 from diagnosis.readers import catalog
-from diagnosis.readers.io import Col, load_json, read_csv, read_header, require, resolve
+from diagnosis.readers.io import NULL_VALUES, Col, load_json, read_csv, read_header, require, resolve
 from diagnosis.readers.steps import union_lengths
 
 TOP_OPS = 64  # op types kept per rank (by time): enough to say what a slow rank spends more time on
@@ -199,9 +200,15 @@ def quick_summary(run_root: Path, rank: int, root: str, layout: str) -> RankSumm
         breakdown=breakdown,
         breakdown_source="step_trace_time",
         kernels=kernels,
-        op_us={str(k): round(float(v), 3) for k, v in op_us.nlargest(TOP_OPS).items()},
+        op_us=_top(op_us),
         link_gbps=links,
     )
+
+
+def _top(totals: dict[str, float]) -> dict[str, float]:
+    """The TOP_OPS largest totals, largest first (ties in name order, as pandas' nlargest of a groupby)."""
+    ranked = sorted(sorted(totals.items()), key=lambda item: -item[1])[:TOP_OPS]
+    return {name: round(us, 3) for name, us in ranked}
 
 
 def _quick_step_trace(path: Path) -> tuple[StepBreakdown, ...]:
@@ -254,22 +261,51 @@ def _links_of_json(data: object) -> dict[str, float]:
     return {link: round(float(np.mean(v)), 4) for link, v in found.items() if link.lower() in LINKS}
 
 
-def _op_totals(apo: Path) -> tuple[pd.Series, int]:
+def _op_totals(apo: Path) -> tuple[dict[str, float], int]:
     """Device time per op type and the launch count: from op_statistic.csv when the run wrote it (Level1:
     a few hundred bytes, compute operators only), else from two columns of kernel_details.csv."""
     statistic = apo / catalog.OUTPUT_TABLES["op_statistic"]
     if statistic.is_file():
-        table = read_csv(statistic, STATISTIC_COLUMNS, required=("op_type", "count", "total_us"))
-        totals = pd.Series(table.column("total_us").to_numpy(zero_copy_only=False).astype("float64"))
-        names = table.column("op_type").fill_null("").to_numpy(zero_copy_only=False)
-        count = int(np.nansum(table.column("count").to_numpy(zero_copy_only=False).astype("float64")))
-        return totals.groupby(names).sum(), count
+        return _statistic_totals(statistic)
     table = read_csv(apo / catalog.KERNEL_DETAILS, QUICK_COLUMNS, required=("duration_us",))
     dur = table.column("duration_us").to_numpy(zero_copy_only=False).astype("float64")
     names = table.column("op_type") if "op_type" in table.column_names else table.column("name")
-    return pd.Series(np.nan_to_num(dur)).groupby(
-        names.fill_null("").to_numpy(zero_copy_only=False)
-    ).sum(), len(dur)
+    totals = pd.Series(np.nan_to_num(dur)).groupby(names.fill_null("").to_numpy(zero_copy_only=False)).sum()
+    return {str(k): float(v) for k, v in totals.items()}, len(dur)
+
+
+def _statistic_totals(path: Path) -> tuple[dict[str, float], int]:
+    """op_statistic.csv's Total Time(us) per OP Type and its summed Count, read with the csv module: the
+    file is a few hundred bytes and a job has hundreds of them (pyarrow's reader costs ~3 ms a file). An
+    empty or N/A cell counts as nothing; other text, or a row of the wrong width, fails the quick read."""
+    header = read_header(path)
+    found = resolve(header, STATISTIC_COLUMNS)
+    require(found, STATISTIC_COLUMNS, ("op_type", "count", "total_us"), path)
+    at = {name: header.index(column) for name, column in found.items()}
+    parts: dict[str, list[float]] = {}
+    counts: list[float] = []
+    with open(path, newline="", encoding="utf-8-sig") as fh:
+        reader = csv.reader(fh)
+        next(reader, None)
+        for row in reader:
+            if not row:
+                continue
+            if len(row) != len(header):
+                raise InputError(say("ranks.quick-unparsed"), path=str(path))
+            name = "" if row[at["op_type"]] in NULL_VALUES else row[at["op_type"]]
+            parts.setdefault(name, []).append(_cell(row[at["total_us"]], path))
+            counts.append(_cell(row[at["count"]], path))
+    return {name: math.fsum(values) for name, values in parts.items()}, int(math.fsum(counts))
+
+
+def _cell(text: str, path: Path) -> float:
+    """A number cell of a small table: 0 when empty or N/A, InputError for text."""
+    if text in NULL_VALUES:
+        return 0.0
+    value = _number(text)
+    if value is None:
+        raise InputError(say("ranks.quick-unparsed"), path=str(path))
+    return value
 
 
 def broken(rank: int, root: str, problem: str) -> RankSummary:
