@@ -275,7 +275,12 @@ def read_folder(
 def _cluster_ranks(folder: Path) -> tuple[list[Any], str | None]:
     """Rank summaries from msprof-analyze's cluster_step_trace_time.csv when the upload holds one, and
     the problem when it cannot be read (the profiles themselves are still analysed)."""
-    from diagnosis.readers.cluster import find_cluster_step_trace, read_cluster_step_trace
+    from diagnosis.readers.cluster import (
+        COMMUNICATION,
+        find_cluster_step_trace,
+        read_cluster_step_trace,
+        with_links,
+    )
 
     path = find_cluster_step_trace(folder)
     if path is None:
@@ -283,7 +288,9 @@ def _cluster_ranks(folder: Path) -> tuple[list[Any], str | None]:
     from diagnosis.scale import display_base
 
     try:
-        return read_cluster_step_trace(path, display_base(folder)), None
+        return with_links(
+            read_cluster_step_trace(path, display_base(folder)), path.parent / COMMUNICATION
+        ), None
     except InputError as error:
         where = _relative(Path(error.path), str(folder)) if error.path else None
         return [], error_line(InputError(error.problem, path=where, expected=error.expected))
