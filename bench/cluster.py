@@ -69,6 +69,7 @@ class Row:
     ranks: int
     kernels: int
     doctor_s: float
+    doctor_command_s: float
     doctor_rss_mb: float
     tree_rss_mb: float
     one_rank_s: float
@@ -77,6 +78,8 @@ class Row:
     peer_rss_mb: float | None
     peer_slow: str
     expected_slow: int
+    doctor_cpu_s: float
+    peer_cpu_s: float | None
 
 
 def job_for(ranks: int, kernels: int | None) -> Path:
@@ -90,11 +93,16 @@ def job_for(ranks: int, kernels: int | None) -> Path:
     return folder
 
 
-def run_measured(cmd: list[str], **kwargs: object) -> tuple[float, float, int, str]:
+def run_measured(cmd: list[str], **kwargs: object) -> tuple[float, float, int, str, float]:
     """Run `cmd`; its wall time, the peak of the summed RSS (MB) of its whole process tree (pool workers and
-    the forkserver included, sampled every 50 ms), its exit code and its stdout."""
+    the forkserver included, sampled every 50 ms), its exit code, its stdout and the CPU seconds (user +
+    system) of its tree (every descendant its parent reaped): on a shared machine the CPU time moves far
+    less with the load than the wall time."""
+    import resource
+
     import psutil
 
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, **kwargs)
     root, peak = psutil.Process(proc.pid), 0
@@ -107,28 +115,34 @@ def run_measured(cmd: list[str], **kwargs: object) -> tuple[float, float, int, s
             pass
         time.sleep(0.05)
     chunks.append(proc.stdout.read() if proc.stdout else "")
-    return time.perf_counter() - t, peak / 2**20, proc.returncode, "".join(chunks)
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return wall, peak / 2**20, proc.returncode, "".join(chunks), cpu
 
 
 def run_doctor(job: Path, rank: str) -> dict:
-    """One fresh process of Perf Doctor on the job (or one rank of it), with its tree's peak RSS."""
+    """One fresh process of Perf Doctor on the job (or one rank of it), with its tree's peak RSS and the
+    whole command's wall time (interpreter start and imports included, as the peer's is measured)."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    _, peak, code, out = run_measured([sys.executable, "-c", DOCTOR_CODE, str(job), rank], cwd=REPO, env=env)
+    cmd = [sys.executable, "-c", DOCTOR_CODE, str(job), rank]
+    wall, peak, code, out, cpu = run_measured(cmd, cwd=REPO, env=env)
     if code != 0:
         raise SystemExit(f"perf-doctor failed on {job} ({code})")
-    return {**json.loads(out.strip().splitlines()[-1]), "tree_rss_mb": peak}
+    return {**json.loads(out.strip().splitlines()[-1]), "tree_rss_mb": peak, "command_s": wall, "cpu_s": cpu}
 
 
-def run_peer(job: Path) -> tuple[float, float, str]:
-    """msprof-analyze cluster -m slow_rank on the job: wall, peak RSS (MB) and the slow rank it reports."""
+def run_peer(job: Path) -> tuple[float, float, str, float]:
+    """msprof-analyze cluster -m all on the job: wall, peak RSS (MB), the slow rank it reports and the CPU
+    seconds of its process tree."""
     exe = PEER_VENV / "bin" / "msprof-analyze"
     out = job / "cluster_analysis_output"
     shutil.rmtree(out, ignore_errors=True)
     cmd = [str(exe), "cluster", "-d", str(job), "-m", "all", "--export_type", "text", "--force"]
-    wall, peak, code, _ = run_measured(cmd)
+    wall, peak, code, _, cpu = run_measured(cmd)
     slow = peer_slow_rank(out) if code == 0 else f"failed ({code})"
     shutil.rmtree(out, ignore_errors=True)  # Perf Doctor would read it otherwise
-    return wall, peak, slow
+    return wall, peak, slow, cpu
 
 
 def peer_slow_rank(out: Path) -> str:
@@ -148,7 +162,7 @@ def measure(ranks: int, kernels: int | None, skip_peer: bool) -> Row:
     job = job_for(ranks, kernels)
     whole = run_doctor(job, "all")
     one = run_doctor(job, "0")
-    peer = (None, None, "skipped") if skip_peer else run_peer(job)
+    peer = (None, None, "skipped", None) if skip_peer else run_peer(job)
     print(
         f"{ranks} ranks: doctor {whole['wall_s']:.1f} s, one rank {one['wall_s']:.1f} s, peer {peer[0]}",
         flush=True,
@@ -158,6 +172,7 @@ def measure(ranks: int, kernels: int | None, skip_peer: bool) -> Row:
         ranks,
         kernels or 191,
         whole["wall_s"],
+        whole["command_s"],
         whole["main_rss_mb"],
         whole["tree_rss_mb"],
         one["wall_s"],
@@ -166,26 +181,33 @@ def measure(ranks: int, kernels: int | None, skip_peer: bool) -> Row:
         peer[1],
         peer[2],
         ranks // 3,
+        whole["cpu_s"],
+        peer[3],
     )
 
 
 def table(rows: list[Row], cores: int) -> str:
     head = (
-        "| ranks x kernels | Perf Doctor s | peak RSS main / whole tree MB | one rank s"
+        "| ranks x kernels | Perf Doctor s (whole command s) | peak RSS main / whole tree MB | one rank s"
         " | goal 1.3 x one x ranks / cores | msprof-analyze cluster s | peak RSS MB"
-        " | speed-up | slow rank: injected / Perf Doctor / peer |\n"
-        "|---|---|---|---|---|---|---|---|---|"
+        " | speed-up (whole command) | CPU s Perf Doctor / peer (ratio)"
+        " | slow rank: injected / Perf Doctor / peer |\n"
+        "|---|---|---|---|---|---|---|---|---|---|"
     )
     lines = [head]
     for r in rows:
         goal = 1.3 * r.one_rank_s * r.ranks / cores
-        speed = f"{r.peer_s / r.doctor_s:.1f}x" if r.peer_s else "-"
+        speed = f"{r.peer_s / r.doctor_s:.1f}x ({r.peer_s / r.doctor_command_s:.1f}x)" if r.peer_s else "-"
         peer_s = f"{r.peer_s:.1f}" if r.peer_s else "-"
         peer_rss = f"{r.peer_rss_mb:.0f}" if r.peer_rss_mb else "-"
+        cpu = f"{r.doctor_cpu_s:.1f}"
+        if r.peer_cpu_s:
+            cpu += f" / {r.peer_cpu_s:.1f} ({r.peer_cpu_s / r.doctor_cpu_s:.1f}x)"
         lines.append(
-            f"| {r.ranks} x {r.kernels} | {r.doctor_s:.1f} | {r.doctor_rss_mb:.0f} / {r.tree_rss_mb:.0f} | "
+            f"| {r.ranks} x {r.kernels} | {r.doctor_s:.1f} ({r.doctor_command_s:.1f}) | "
+            f"{r.doctor_rss_mb:.0f} / {r.tree_rss_mb:.0f} | "
             f"{r.one_rank_s:.1f} | {goal:.1f} ({'met' if r.doctor_s <= goal else 'missed'}) | "
-            f"{peer_s} | {peer_rss} | {speed} | {r.expected_slow} / {r.doctor_slow} / {r.peer_slow} |"
+            f"{peer_s} | {peer_rss} | {speed} | {cpu} | {r.expected_slow} / {r.doctor_slow} / {r.peer_slow} |"
         )
     return "\n".join(lines)
 
@@ -216,11 +238,16 @@ def write_results(text: str, cores: int) -> None:
     """Replace the section of bench/RESULTS.md this script owns (bench/run.py keeps it)."""
     results = HERE / "RESULTS.md"
     old = results.read_text(encoding="utf-8")
-    head = old[: old.index(SECTION)].rstrip() if SECTION in old else old.rstrip()
     section = (
         f"{SECTION} (bench/cluster.py)\n\n{cores} cores, load average {os.getloadavg()[0]:.1f}.\n\n{text}\n"
     )
-    results.write_text(f"{head}\n\n{section}", encoding="utf-8")
+    if SECTION not in old:
+        results.write_text(f"{old.rstrip()}\n\n{section}", encoding="utf-8")
+        return
+    start = old.index(SECTION)
+    end = old.find("\n## ", start + len(SECTION))  # the sections after this one are kept
+    tail = old[end:] if end >= 0 else ""
+    results.write_text(f"{old[:start]}{section}{tail}", encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -1581,8 +1581,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     # --- diagnosis/ranks.py, ingest.py and scale.py (every rank of a job)
     "ranks.too-few": {
-        "en": "{n} readable ranks: the slow-rank test needs at least 3",
-        "zh": "可读的 rank 只有 {n} 个：慢 rank 检测至少需要 3 个",
+        "en": "{n} readable ranks: the slow-rank test needs at least 2",
+        "zh": "可读的 rank 只有 {n} 个：慢 rank 检测至少需要 2 个",
     },
     "ranks.no-common-step": {
         "en": "the ranks share no step, so their step times cannot be compared",
@@ -1642,6 +1642,14 @@ MESSAGES: dict[str, dict[str, str]] = {
     "ranks.quick-unparsed": {
         "en": "has a step without Computing or Free time",
         "zh": "存在缺少 Computing 或 Free 时间的 step",
+    },
+    "ranks.two-alike": {
+        "en": "{n} readable ranks: no outlier test can tell which of two is abnormal, and neither computes at least 10 % longer than the other in most steps",
+        "zh": "可读的 rank 只有 {n} 个：两个 rank 无法用离群检验判断哪个异常，且在大多数步中两者的计算时间相差不到 10%",
+    },
+    "ranks.two-no-wait": {
+        "en": "2 readable ranks: rank {rank} computes {ratio:.2f}x rank {other}'s time per step, but rank {other} does not wait for it in collectives, so neither is named the slow rank",
+        "zh": "可读的 rank 只有 2 个：rank {rank} 每步计算时间是 rank {other} 的 {ratio:.2f} 倍，但 rank {other} 并未在集合通信中等待它，因此不认定慢 rank",
     },
     # --- outputs/ (two runs' dumps compared layer by layer)
     "outputs.msprobe-no-data": {

@@ -185,6 +185,7 @@ class RankSummary:
     kernels: int = 0
     op_us: dict[str, float] = field(default_factory=dict)  # op type -> total device time (µs)
     link_gbps: dict[str, float] = field(default_factory=dict)  # link type -> mean bandwidth (GB/s)
+    pair_gbps: dict[str, dict[str, float]] = field(default_factory=dict)  # link type -> {"src-dst": GB/s}
     aicore_mhz: float | None = None  # median AI Core clock while kernels ran, when recorded
     error: str | None = None
 
@@ -205,6 +206,7 @@ class Straggler:
     steps_total: int
     victims: tuple[int, ...] = ()  # ranks that wait for it in collectives
     wait_ms: float = 0.0  # median exposed communication of the other ranks minus the slow rank's
+    test: str = "mad"  # mad (modified z, over 10 ranks) | dixon (Dixon's Q, 3-10 ranks) | pair (2 ranks)
 
 
 @dataclass

@@ -33,6 +33,7 @@ from diagnosis.readers import (
     torch_npu_db,
 )
 from diagnosis.readers.catalog import BY_NAME, KNOWN_LAYOUTS_TEXT, SKIP_RECORD
+from diagnosis.readers.discover import walk_once
 
 # The reader modules, imported by name (a missing or renamed one fails here, at import), in detection
 # order: the most specific layouts first, so that a 2.3/2.4 output (legacy profiler/ plus
@@ -61,12 +62,14 @@ def find_runs(folder: Path) -> list[Candidate]:
     """Every run root of every known layout at or below `folder`, without duplicates."""
     found: list[Candidate] = []
     claimed: set[Path] = set()
-    for reader in READERS:
-        # A root an earlier reader claimed is not read again; one reader may give several ranks one root
-        # (a flat legacy folder holds every rank's files side by side).
-        own = [cand for cand in reader.candidates(folder) if cand.root.resolve() not in claimed]
-        claimed |= {cand.root.resolve() for cand in own}
-        found += list({(cand.root.resolve(), cand.rank): cand for cand in own}.values())
+    with walk_once():  # every reader asks discover() for the same folder: walked once
+        for reader in READERS:
+            # A root an earlier reader claimed is not read again; one reader may give several ranks one
+            # root (a flat legacy folder holds every rank's files side by side).
+            mine = [(cand.root.resolve(), cand) for cand in reader.candidates(folder)]
+            own = [(root, cand) for root, cand in mine if root not in claimed]
+            claimed |= {root for root, _ in own}
+            found += list({(root, cand.rank): cand for root, cand in own}.values())
     return found
 
 
@@ -225,15 +228,20 @@ def sanitize(run: Run) -> Run:
 
 
 def read_folder(
-    folder: Path, *, rank: int | None = None, source: str | None = None, scheduler: str | None = None
+    folder: Path,
+    *,
+    rank: int | None = None,
+    source: str | None = None,
+    scheduler: str | None = None,
+    candidates: Sequence[Candidate] | None = None,
 ) -> Run:
-    """Read the run (of `rank`) found in a local folder.
+    """Read the run (of `rank`) found in a local folder (its `candidates` when already found).
 
     Without `rank`, a job of several ranks is read whole: every rank is summarised (a local process pool,
     or the Dask cluster at `scheduler`), ranks whose files are broken are reported, and the rank read in
     full for the operator analysis is the slow rank when there is one, else the lowest readable rank."""
     display = source or folder.name
-    cands = find_runs(folder)
+    cands = list(candidates) if candidates is not None else find_runs(folder)
     if not cands:
         from diagnosis.sources import describe
 
@@ -267,7 +275,12 @@ def read_folder(
 def _cluster_ranks(folder: Path) -> tuple[list[Any], str | None]:
     """Rank summaries from msprof-analyze's cluster_step_trace_time.csv when the upload holds one, and
     the problem when it cannot be read (the profiles themselves are still analysed)."""
-    from diagnosis.readers.cluster import find_cluster_step_trace, read_cluster_step_trace
+    from diagnosis.readers.cluster import (
+        COMMUNICATION,
+        find_cluster_step_trace,
+        read_cluster_step_trace,
+        with_links,
+    )
 
     path = find_cluster_step_trace(folder)
     if path is None:
@@ -275,7 +288,9 @@ def _cluster_ranks(folder: Path) -> tuple[list[Any], str | None]:
     from diagnosis.scale import display_base
 
     try:
-        return read_cluster_step_trace(path, display_base(folder)), None
+        return with_links(
+            read_cluster_step_trace(path, display_base(folder)), path.parent / COMMUNICATION
+        ), None
     except InputError as error:
         where = _relative(Path(error.path), str(folder)) if error.path else None
         return [], error_line(InputError(error.problem, path=where, expected=error.expected))
@@ -319,16 +334,29 @@ def _broken_limitations(ranks: Any) -> list[Limitation]:
 def summarize_candidate(cand: Candidate, base: str = "") -> Any:
     """Read one rank and reduce it to its RankSummary; a rank whose files are broken becomes a summary
     holding the problem (a worker of the process pool or of a Dask cluster runs this)."""
-    from diagnosis.ranks import broken, quick_summary, summarize
+    quick = quick_candidate(cand, base)
+    return quick if quick is not None else full_summary(cand, base)
+
+
+def quick_candidate(cand: Candidate, base: str = "") -> Any:
+    """The rank's summary from its small files alone, or None when they do not suffice or one of them is
+    damaged (then `full_summary` reads the rank and names the problem)."""
+    from diagnosis.ranks import quick_summary
+
+    rank = cand.rank if cand.rank is not None else 0
+    try:
+        return quick_summary(cand.root, rank, _relative(cand.root, base), cand.layout)
+    except (InputError, OSError, ValueError, KeyError, TypeError, csv.Error):  # UnicodeDecodeError too
+        return None
+
+
+def full_summary(cand: Candidate, base: str = "") -> Any:
+    """The rank read in full by its layout's reader and reduced to its RankSummary; a rank whose files are
+    broken becomes a summary holding the problem."""
+    from diagnosis.ranks import broken, summarize
 
     rank = cand.rank if cand.rank is not None else 0
     root = _relative(cand.root, base)
-    try:
-        quick = quick_summary(cand.root, rank, root, cand.layout)
-    except (InputError, OSError, ValueError, KeyError, TypeError, csv.Error):  # UnicodeDecodeError too
-        quick = None  # a damaged small file: the full read names the problem
-    if quick is not None:
-        return quick
     try:
         run = sanitize(reader_of(cand.layout).read(cand))
     except InputError as error:  # named relative to the input: never the server's folders

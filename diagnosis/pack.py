@@ -16,6 +16,7 @@ from pathlib import Path
 from core.errors import InputError
 from core.text import say
 from diagnosis.ingest import choose_run, find_runs, read_folder, reader_of
+from diagnosis.readers.cluster import cluster_files
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,8 @@ def _files_read(folder: Path, rank: int | None) -> list[Path]:
         run = reader_of(cand.layout).read(cand)
         for name in run.meta.files:
             found.setdefault(Path(os.path.normpath(cand.root.resolve() / name)), None)
+    if rank is None:  # msprof-analyze's cluster_analysis_output/ speaks for every rank
+        found.update((path.resolve(), None) for path in cluster_files(folder))
     return list(found)
 
 

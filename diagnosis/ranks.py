@@ -9,6 +9,7 @@ step_trace_time terms: computing, communication not overlapped by computing, ove
 from __future__ import annotations
 
 import csv
+import math
 import re
 from pathlib import Path
 
@@ -20,16 +21,22 @@ from core.errors import InputError
 from core.model import RankSet, RankSummary, Run, StepBreakdown, Straggler
 from core.text import say
 from diagnosis.readers import catalog
-from diagnosis.readers.io import Col, load_json, read_csv, read_header, require, resolve
+from diagnosis.readers.communication import matrix_table, pair_bandwidth
+from diagnosis.readers.io import NULL_VALUES, Col, load_json, read_csv, read_header, require, resolve
 from diagnosis.readers.steps import union_lengths
+from diagnosis.readers.trace import scan_markers
 
 TOP_OPS = 64  # op types kept per rank (by time): enough to say what a slow rank spends more time on
 Z_SLOW = 3.5  # robust z-score (Iglewicz and Hoaglin's modified z) above which a rank is an outlier
 MIN_RATIO = 1.1  # and at least 10 % more computing than the median rank: smaller gaps are noise
 MAD_FLOOR = 0.01  # MAD is at least 1 % of the median, so identical ranks do not make every wiggle an outlier
 STABLE_SHARE = 0.6  # the rank is an outlier in at least 60 % of the steps every rank recorded
-MIN_RANKS = 3  # with two ranks neither is "the odd one out"
+MIN_RANKS = 3  # a link type needs this many ranks (or links) to have a median worth comparing with
+DIXON_MAX = 10  # up to this many ranks Dixon's Q test finds the outlier; MAD of so few values is degenerate
+# Dixon's Q (r10) at 95 % confidence, by number of values (Rorabacher, Anal. Chem. 63, 1991, table II)
+DIXON_Q95 = {3: 0.970, 4: 0.829, 5: 0.710, 6: 0.625, 7: 0.568, 8: 0.526, 9: 0.493, 10: 0.466}
 SLOW_LINK = 0.5  # a link below half the median bandwidth of its type is slow
+QUICK_TRACE_BYTES = 64 * 2**20  # a quick summary scans trace_view.json for the clock up to this size (~0.5 s)
 LINKS = ("hccs", "rdma", "sdma", "pcie", "sio")
 STATISTIC_COLUMNS = (  # op_statistic.csv
     Col("op_type", ("OP Type",)),
@@ -143,6 +150,7 @@ def summarize(run: Run, rank: int, root: str) -> RankSummary:
         kernels=len(k),
         op_us={str(name): round(float(us), 3) for name, us in op_us.items()},
         link_gbps=_link_bandwidth(run),
+        pair_gbps=pair_bandwidth(run.extras.get("communication_matrix")),
         aicore_mhz=_clock(run),
     )
 
@@ -168,17 +176,22 @@ def _link_bandwidth_of(comm: pd.DataFrame | None) -> dict[str, float]:
 
 
 def _clock(run: Run) -> float | None:
-    mhz = run.frequency["mhz"].astype("float64").dropna() if len(run.frequency) else pd.Series(dtype=float)
+    return _median_mhz(run.frequency)
+
+
+def _median_mhz(frequency: pd.DataFrame) -> float | None:
+    """The median of the AI Core clock samples (MHz), None without any."""
+    mhz = frequency["mhz"].astype("float64").dropna() if len(frequency) else pd.Series(dtype=float)
     return round(float(mhz.median()), 1) if len(mhz) else None
 
 
 def quick_summary(run_root: Path, rank: int, root: str, layout: str) -> RankSummary | None:
     """The summary of an Ascend-family rank from its small files alone, or None when they do not suffice
     (then the rank is read in full): step_trace_time.csv with a communication column gives the breakdown,
-    op_statistic.csv (else two columns of kernel_details.csv) the per-op totals, communication.json the
-    link bandwidth. This is
-    the per-rank work of a many-rank job: it skips the trace scan, the shapes and the counters that only the
-    ranks read in full need (their AI Core clock is then not summarised)."""
+    op_statistic.csv (else two columns of kernel_details.csv) the per-op totals, communication.json and
+    communication_matrix.json the link bandwidth, trace_view.json's "AI Core Freq" counters the clock (when
+    the trace is at most QUICK_TRACE_BYTES). This is the per-rank work of a many-rank job: it skips the
+    kernel table, the shapes and the counters that only the ranks read in full need."""
     apo = run_root / catalog.APO
     trace, details = apo / catalog.STEP_TRACE_TIME, apo / catalog.KERNEL_DETAILS
     if not (trace.is_file() and details.is_file()):
@@ -190,8 +203,9 @@ def quick_summary(run_root: Path, rank: int, root: str, layout: str) -> RankSumm
     if not breakdown:
         return None
     op_us, kernels = _op_totals(apo)
-    comm = apo / catalog.COMMUNICATION
+    comm, matrix = apo / catalog.COMMUNICATION, apo / catalog.COMMUNICATION_MATRIX
     links = _links_of_json(load_json(comm)) if comm.is_file() else {}
+    pairs = pair_bandwidth(matrix_table(load_json(matrix), matrix)) if matrix.is_file() else {}
     return RankSummary(
         rank=rank,
         root=root,
@@ -199,9 +213,28 @@ def quick_summary(run_root: Path, rank: int, root: str, layout: str) -> RankSumm
         breakdown=breakdown,
         breakdown_source="step_trace_time",
         kernels=kernels,
-        op_us={str(k): round(float(v), 3) for k, v in op_us.nlargest(TOP_OPS).items()},
+        op_us=_top(op_us),
         link_gbps=links,
+        pair_gbps=pairs,
+        aicore_mhz=_quick_clock(apo / catalog.TRACE_VIEW),
     )
+
+
+def _quick_clock(trace: Path) -> float | None:
+    """The median AI Core clock of the trace's "AI Core Freq" counters (one byte-level pass, as the full
+    read's), when trace_view.json is at most QUICK_TRACE_BYTES; None without it or when it is larger."""
+    try:
+        if not trace.is_file() or trace.stat().st_size > QUICK_TRACE_BYTES:
+            return None
+        return _median_mhz(scan_markers(trace, steps=False, freq=True).freq)
+    except InputError:  # a damaged trace costs the clock only, as in a full read
+        return None
+
+
+def _top(totals: dict[str, float]) -> dict[str, float]:
+    """The TOP_OPS largest totals, largest first (ties in name order, as pandas' nlargest of a groupby)."""
+    ranked = sorted(sorted(totals.items()), key=lambda item: -item[1])[:TOP_OPS]
+    return {name: round(us, 3) for name, us in ranked}
 
 
 def _quick_step_trace(path: Path) -> tuple[StepBreakdown, ...]:
@@ -254,22 +287,51 @@ def _links_of_json(data: object) -> dict[str, float]:
     return {link: round(float(np.mean(v)), 4) for link, v in found.items() if link.lower() in LINKS}
 
 
-def _op_totals(apo: Path) -> tuple[pd.Series, int]:
+def _op_totals(apo: Path) -> tuple[dict[str, float], int]:
     """Device time per op type and the launch count: from op_statistic.csv when the run wrote it (Level1:
     a few hundred bytes, compute operators only), else from two columns of kernel_details.csv."""
     statistic = apo / catalog.OUTPUT_TABLES["op_statistic"]
     if statistic.is_file():
-        table = read_csv(statistic, STATISTIC_COLUMNS, required=("op_type", "count", "total_us"))
-        totals = pd.Series(table.column("total_us").to_numpy(zero_copy_only=False).astype("float64"))
-        names = table.column("op_type").fill_null("").to_numpy(zero_copy_only=False)
-        count = int(np.nansum(table.column("count").to_numpy(zero_copy_only=False).astype("float64")))
-        return totals.groupby(names).sum(), count
+        return _statistic_totals(statistic)
     table = read_csv(apo / catalog.KERNEL_DETAILS, QUICK_COLUMNS, required=("duration_us",))
     dur = table.column("duration_us").to_numpy(zero_copy_only=False).astype("float64")
     names = table.column("op_type") if "op_type" in table.column_names else table.column("name")
-    return pd.Series(np.nan_to_num(dur)).groupby(
-        names.fill_null("").to_numpy(zero_copy_only=False)
-    ).sum(), len(dur)
+    totals = pd.Series(np.nan_to_num(dur)).groupby(names.fill_null("").to_numpy(zero_copy_only=False)).sum()
+    return {str(k): float(v) for k, v in totals.items()}, len(dur)
+
+
+def _statistic_totals(path: Path) -> tuple[dict[str, float], int]:
+    """op_statistic.csv's Total Time(us) per OP Type and its summed Count, read with the csv module: the
+    file is a few hundred bytes and a job has hundreds of them (pyarrow's reader costs ~3 ms a file). An
+    empty or N/A cell counts as nothing; other text, or a row of the wrong width, fails the quick read."""
+    header = read_header(path)
+    found = resolve(header, STATISTIC_COLUMNS)
+    require(found, STATISTIC_COLUMNS, ("op_type", "count", "total_us"), path)
+    at = {name: header.index(column) for name, column in found.items()}
+    parts: dict[str, list[float]] = {}
+    counts: list[float] = []
+    with open(path, newline="", encoding="utf-8-sig") as fh:
+        reader = csv.reader(fh)
+        next(reader, None)
+        for row in reader:
+            if not row:
+                continue
+            if len(row) != len(header):
+                raise InputError(say("ranks.quick-unparsed"), path=str(path))
+            name = "" if row[at["op_type"]] in NULL_VALUES else row[at["op_type"]]
+            parts.setdefault(name, []).append(_cell(row[at["total_us"]], path))
+            counts.append(_cell(row[at["count"]], path))
+    return {name: math.fsum(values) for name, values in parts.items()}, int(math.fsum(counts))
+
+
+def _cell(text: str, path: Path) -> float:
+    """A number cell of a small table: 0 when empty or N/A, InputError for text."""
+    if text in NULL_VALUES:
+        return 0.0
+    value = _number(text)
+    if value is None:
+        raise InputError(say("ranks.quick-unparsed"), path=str(path))
+    return value
 
 
 def broken(rank: int, root: str, problem: str) -> RankSummary:
@@ -287,40 +349,91 @@ def per_step(summaries: list[RankSummary], field_name: str) -> pd.DataFrame:
 
 
 def find_straggler(summaries: list[RankSummary]) -> tuple[Straggler | None, str]:
-    """The slow rank by computing time per step, or None with the reason no test could run.
+    """The slow rank by computing time per step, or None with the reason no test could run or named none.
 
-    Per step, each rank's modified z-score (x - median) / (1.4826 MAD) over the ranks; a rank is slow in
-    a step when z > 3.5 and it computes at least 10 % more than the median, and it is the straggler when it
-    is slow in at least 60 % of the steps every rank recorded."""
+    Per step, a rank is slow when it computes at least 10 % more than the median rank and stands out by
+    the test that suits the number of ranks: Dixon's Q above its 95 % value from 3 to 10 ranks, the
+    modified z-score (x - median) / (1.4826 MAD) above 3.5 beyond; it is the straggler when it is slow in
+    at least 60 % of the steps every rank recorded. Two ranks have no odd one out: see `_two_ranks`."""
     table = per_step(summaries, "computing_us").dropna(axis=1)
-    if len(table) < MIN_RANKS:
+    if len(table) < 2:
         return None, say("ranks.too-few", n=len(table))
     if table.shape[1] == 0:
         return None, say("ranks.no-common-step")
+    if len(table) == 2:
+        return _two_ranks(summaries, table)
     median = table.median(axis=0)
-    mad = (table - median).abs().median(axis=0).clip(lower=median.abs() * MAD_FLOOR) * 1.4826
-    z = (table - median) / mad.replace(0.0, np.nan)
-    slow = (z > Z_SLOW) & (table >= median * MIN_RATIO)
+    test = "dixon" if len(table) <= DIXON_MAX else "mad"
+    outlier = _dixon_slow(table) if test == "dixon" else _mad_slow(table, median)
+    slow = outlier & (table >= median * MIN_RATIO)
     share = slow.sum(axis=1) / table.shape[1]
     if share.max() < STABLE_SHARE:
         return None, ""
     rank = int(share.idxmax())
-    ratio = float((table.loc[rank] / median).median())
-    extra_ms = float((table.loc[rank] - median).median()) / 1000
     typical = int((table.sub(median, axis=1).abs().sum(axis=1)).drop(index=rank).idxmin())
+    return _straggler(summaries, table, rank, typical, median, int(slow.loc[rank].sum()), test), ""
+
+
+def _mad_slow(table: pd.DataFrame, median: pd.Series) -> pd.DataFrame:
+    """Rank x step: modified z-score above Z_SLOW (the MAD floored at 1 % of the median)."""
+    mad = (table - median).abs().median(axis=0).clip(lower=median.abs() * MAD_FLOOR) * 1.4826
+    return ((table - median) / mad.replace(0.0, np.nan)) > Z_SLOW
+
+
+def _dixon_slow(table: pd.DataFrame) -> pd.DataFrame:
+    """Rank x step: the largest value of the step when Dixon's Q = (largest - next) / (largest - smallest)
+    exceeds its 95 % critical value for that many ranks (one outlier per step; two equally slow ranks mask
+    each other, as in any Dixon test)."""
+    values = table.to_numpy(dtype="float64")
+    ordered = np.sort(values, axis=0)
+    spread = ordered[-1] - ordered[0]
+    q = np.divide(ordered[-1] - ordered[-2], spread, out=np.zeros_like(spread), where=spread > 0)
+    top = values.argmax(axis=0)
+    slow = np.zeros(values.shape, dtype=bool)
+    flagged = q > DIXON_Q95[len(table)]
+    slow[top[flagged], np.flatnonzero(flagged)] = True
+    return pd.DataFrame(slow, index=table.index, columns=table.columns)
+
+
+def _two_ranks(summaries: list[RankSummary], table: pd.DataFrame) -> tuple[Straggler | None, str]:
+    """Two ranks: no outlier test can say which one is abnormal. One is named only on the pair's own
+    evidence: it computes at least 10 % more than the other in at least 60 % of the steps, and the other
+    waits for it (more exposed communication); else None and what was seen."""
+    (first, second), both = table.index, table.to_numpy(dtype="float64")
+    longer = np.where(both[0] >= both[1], first, second)
+    ratio = both.max(axis=0) / np.where(both.min(axis=0) > 0, both.min(axis=0), np.nan)
+    counts = pd.Series(longer[ratio >= MIN_RATIO]).value_counts()
+    if counts.empty or counts.iloc[0] < STABLE_SHARE * table.shape[1]:
+        return None, say("ranks.two-alike", n=2)
+    rank = int(counts.index[0])
+    other = int(second if rank == first else first)
+    found = _straggler(summaries, table, rank, other, table.loc[other], int(counts.iloc[0]), "pair")
+    if not found.victims:
+        return None, say("ranks.two-no-wait", rank=rank, other=other, ratio=found.ratio)
+    return found, ""
+
+
+def _straggler(
+    summaries: list[RankSummary],
+    table: pd.DataFrame,
+    rank: int,
+    typical: int,
+    reference: pd.Series,
+    flagged: int,
+    test: str,
+) -> Straggler:
+    """The Straggler record of `rank` against the per-step `reference` computing time."""
     victims, wait_ms = _victims(summaries, rank)
-    return (
-        Straggler(
-            rank=rank,
-            typical_rank=typical,
-            ratio=round(ratio, 4),
-            extra_ms=round(extra_ms, 4),
-            steps_flagged=int(slow.loc[rank].sum()),
-            steps_total=int(table.shape[1]),
-            victims=victims,
-            wait_ms=round(wait_ms, 4),
-        ),
-        "",
+    return Straggler(
+        rank=rank,
+        typical_rank=typical,
+        ratio=round(float((table.loc[rank] / reference).median()), 4),
+        extra_ms=round(float((table.loc[rank] - reference).median()) / 1000, 4),
+        steps_flagged=flagged,
+        steps_total=int(table.shape[1]),
+        victims=victims,
+        wait_ms=round(wait_ms, 4),
+        test=test,
     )
 
 
@@ -336,7 +449,32 @@ def _victims(summaries: list[RankSummary], slow: int) -> tuple[tuple[int, ...], 
 
 
 def find_slow_links(summaries: list[RankSummary]) -> list[dict[str, float | int | str]]:
-    """Ranks whose bandwidth on a link type is below half the median of that type across ranks."""
+    """Ranks whose bandwidth on a link type is below half the median of that type across ranks, then the
+    links (communication_matrix.json's src-dst pairs) below half the median of their type's links."""
+    return _slow_rank_links(summaries) + _slow_pairs(summaries)
+
+
+def _slow_pairs(summaries: list[RankSummary]) -> list[dict[str, float | int | str]]:
+    """Links of one type from every rank's matrix (a link seen by both its ends: the first rank's figure)
+    against the median of that type; at least MIN_RANKS links of the type."""
+    out: list[dict[str, float | int | str]] = []
+    for link in sorted({name for s in summaries for name in s.pair_gbps}):
+        values: dict[str, tuple[int, float]] = {}
+        for s in summaries:
+            for pair, gbps in s.pair_gbps.get(link, {}).items() if s.ok else ():
+                values.setdefault(pair, (s.rank, gbps))
+        if len(values) < MIN_RANKS:
+            continue
+        median = float(np.median([gbps for _, gbps in values.values()]))
+        for pair, (rank, gbps) in sorted(values.items(), key=lambda item: (item[1][0], item[0])):
+            if median > 0 and gbps < SLOW_LINK * median:
+                out.append(
+                    {"rank": rank, "link": link, "gbps": gbps, "median_gbps": round(median, 4), "pair": pair}
+                )
+    return out
+
+
+def _slow_rank_links(summaries: list[RankSummary]) -> list[dict[str, float | int | str]]:
     out: list[dict[str, float | int | str]] = []
     for link in sorted({name for s in summaries for name in s.link_gbps}):
         values = {s.rank: s.link_gbps[link] for s in summaries if s.ok and link in s.link_gbps}

@@ -1,8 +1,11 @@
 """Where the per-rank work runs: in this process, a local process pool, or a Dask distributed cluster.
 
-Each rank is read and reduced to a compact `RankSummary` by `diagnosis.ingest.summarize_candidate`, a
-top-level function, so it pickles to a pool worker or a Dask worker; only the summaries come back. A Dask
-worker must see the same paths (a shared file system): docs/scaling.md.
+Each rank is read and reduced to a compact `RankSummary`: locally by `quick_candidate` here, then
+`summarize_isolated` (a full read) in the pool; on Dask by `summarize_isolated` (small files first).
+Top-level functions, so they pickle to a pool or Dask worker; only the summaries come back. The SQLite
+decoding runner installed where the job is read (doctor's isolated child) is handed to the workers, so a
+database is decoded under the same limits wherever its rank is read. A Dask worker must see the same paths
+(a shared file system): docs/scaling.md.
 """
 
 from __future__ import annotations
@@ -11,15 +14,17 @@ import multiprocessing
 import os
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import nullcontext
 from pathlib import Path
 
 from core.errors import InputError
 from core.model import RankSummary
 from core.text import say
 from diagnosis.readers import Candidate
+from diagnosis.readers.sqlite_guard import Runner, current_runner, isolated_decoding
 
-SERIAL_BELOW = 4  # fewer ranks than this are read here: a worker's start-up (~1 s) costs more than it saves
-SERIAL_BYTES = 48 * 2**20  # so are jobs whose exports total less than this (8 small ranks read in ~1 s)
+SERIAL_BELOW = 4  # fewer full reads than this run here: a worker's start-up (~1 s) costs more than it saves
+SERIAL_BYTES = 48 * 2**20  # so do ranks whose exports total less than this (8 small ranks read in ~1 s)
 WORKERS_ENV = "PERF_DOCTOR_RANK_WORKERS"  # worker processes for the ranks (default: the CPU count; 1: serial)
 
 
@@ -49,21 +54,39 @@ def workers(ranks: int, size: int | None = None) -> int:
 def summarize_ranks(
     cands: Sequence[Candidate], folder: Path, scheduler: str | None = None
 ) -> list[RankSummary]:
-    """Every candidate rank's summary, in rank order: on the Dask cluster at `scheduler`, else in a local
-    process pool (or in this process for a few ranks)."""
-    from diagnosis.ingest import summarize_candidate
+    """Every candidate rank's summary, in rank order: on the Dask cluster at `scheduler`; else the ranks
+    whose small files suffice here (a few milliseconds each: a worker's start-up would cost more), and the
+    ranks that need a full read in a local process pool (or here, for a few ranks)."""
+    from diagnosis.ingest import full_summary, quick_candidate
 
     ordered = sorted(cands, key=lambda c: c.rank or 0)
     base = str(display_base(folder))
     if scheduler:
         return _on_dask(ordered, base, scheduler)
-    n = workers(len(ordered), sum(_export_bytes(c.root) for c in ordered))
+    done = {id(c): quick_candidate(c, base) for c in ordered}
+    rest = [c for c in ordered if done[id(c)] is None]
+    n = workers(len(rest), sum(_export_bytes(c.root) for c in rest))
     if n <= 1:
-        return [summarize_candidate(c, base) for c in ordered]
-    # forkserver: a fork of a process running reader threads could inherit a held lock
-    context = multiprocessing.get_context("forkserver")
-    with ProcessPoolExecutor(max_workers=n, mp_context=context) as pool:
-        return list(pool.map(summarize_candidate, ordered, [base] * len(ordered), chunksize=1))
+        done.update((id(c), full_summary(c, base)) for c in rest)
+    else:
+        # forkserver: a fork of a process running reader threads could inherit a held lock
+        context = multiprocessing.get_context("forkserver")
+        runners = [current_runner()] * len(rest)  # SQLite decoding isolated in the workers as it is here
+        with ProcessPoolExecutor(max_workers=n, mp_context=context) as pool:
+            full = pool.map(summarize_isolated, rest, [base] * len(rest), runners, chunksize=1)
+            done.update(zip((id(c) for c in rest), full, strict=True))
+    return [done[id(c)] for c in ordered]
+
+
+def summarize_isolated(cand: Candidate, base: str, runner: Runner | None, quick: bool = False) -> RankSummary:
+    """A worker's task: the rank's summary (`quick`: its small files first), with SQLite decoding sent
+    through `runner` (the caller's isolated child, e.g. doctor.isolation.decode_database) when one was
+    installed where the job is read: a worker process does not inherit that context."""
+    from diagnosis.ingest import full_summary, summarize_candidate
+
+    summarize = summarize_candidate if quick else full_summary
+    with isolated_decoding(runner) if runner is not None else nullcontext():
+        return summarize(cand, base)
 
 
 def display_base(folder: Path) -> Path:
@@ -98,8 +121,6 @@ def _on_dask(cands: Sequence[Candidate], base: str, scheduler: str) -> list[Rank
         from distributed import Client
     except ImportError:  # pragma: no cover - distributed is a pinned dependency
         raise InputError(say("scale.no-dask"), path=scheduler, expected=say("scale.dask-expected")) from None
-    from diagnosis.ingest import summarize_candidate
-
     try:
         client = Client(scheduler, timeout="10s", set_as_default=False)
     except (OSError, TimeoutError, ValueError) as error:
@@ -107,5 +128,7 @@ def _on_dask(cands: Sequence[Candidate], base: str, scheduler: str) -> list[Rank
             say("scale.no-scheduler", reason=str(error)), path=scheduler, expected=say("scale.dask-expected")
         ) from None
     with client:
-        futures = client.map(summarize_candidate, list(cands), base=base, pure=False)
+        futures = client.map(
+            summarize_isolated, list(cands), base=base, runner=current_runner(), quick=True, pure=False
+        )
         return list(client.gather(futures))

@@ -28,6 +28,7 @@ from diagnosis import (
     analyze_run,
     attach_npu_smi,
     compare_sides,
+    find_runs,
     hold_to_budgets,
     in_user_terms,
     isolated_decoding,
@@ -392,8 +393,9 @@ def _read(
     try:
         folder = unpack(source, workspace)
         with isolated_decoding(isolation.decode_database) if isolate else nullcontext():
-            run = read_folder(folder, rank=rank, source=name, scheduler=scheduler)
-            typical = _typical_rank(folder, run, name)
+            cands = find_runs(folder)  # found once for the job and for its typical rank
+            run = read_folder(folder, rank=rank, source=name, scheduler=scheduler, candidates=cands)
+            typical = _typical_rank(folder, run, name, cands)
     except InputError as error:
         uploaded_path = error.path
         if folder is not None:  # relative to the upload, with the file versions known to write it
@@ -456,12 +458,12 @@ def _rank_jobs(analysis: _Analysis, sides: list[Side]) -> list[tuple[str, Any, l
     return out
 
 
-def _typical_rank(folder: Path, run: Any, name: str) -> Side | None:
+def _typical_rank(folder: Path, run: Any, name: str, cands: list[Any]) -> Side | None:
     """The typical rank of a job with a slow rank, read in full and prepared; None without a slow rank."""
     ranks = run.ranks
     if ranks is None or ranks.straggler is None:
         return None
-    typical = read_folder(folder, rank=ranks.straggler.typical_rank, source=name)
+    typical = read_folder(folder, rank=ranks.straggler.typical_rank, source=name, candidates=cands)
     return prepare(typical)
 
 

@@ -101,6 +101,7 @@ def _slow(slow: Any, why: Sequence[Any], lang: str) -> SlowRank:
         extra_ms_per_step=slow.extra_ms,
         steps_flagged=slow.steps_flagged,
         steps_total=slow.steps_total,
+        test=slow.test,
         victims=list(slow.victims),
         wait_ms_per_step=max(slow.wait_ms, 0.0),
         why=causes,

@@ -21,6 +21,7 @@ from diagnosis.readers.catalog import SKIP_RECORD, unread_member
 from doctor import diagnose
 from doctor.render import render
 from tests.support.inputs import ASCEND, CPU
+from tests.support.runs import FIXTURES
 
 LEVEL1 = ASCEND / "level1" / "train"
 RUN = "ubuntu_2201_20251130080000123_ascend_ms"
@@ -104,6 +105,30 @@ def test_pack_keeps_the_files_read_and_says_what_it_left_out(capsys, tmp_path) -
     assert "skipped 43 other files (20.4 KiB): not read by Perf Doctor" in text
     assert all(not unread_member(name) for name in kept)
     assert report_of(out) == report_of(folder)
+
+
+def test_pack_keeps_msprof_analyze_cluster_output(capsys, tmp_path) -> None:
+    """A job packed whole keeps the cluster analysis beside its ranks (the real cluster_analysis_output);
+    one rank packed alone leaves it out, as its diagnosis does not read it."""
+    from tests.fixtures.cluster.generate import samples_root
+
+    job = shutil.copytree(FIXTURES / "cluster" / "healthy_a", tmp_path / "job")
+    shutil.copytree(samples_root() / "ascend" / "cluster_analysis_output", job / "cluster_analysis_output")
+    whole, one = tmp_path / "whole.zip", tmp_path / "one.zip"
+    assert pack(capsys, str(job), "-o", str(whole))[0] == 0
+    assert pack(capsys, str(job), "--rank", "1", "-o", str(one))[0] == 0
+    cluster = {
+        f"job/cluster_analysis_output/{n}"
+        for n in ("cluster_step_trace_time.csv", "cluster_communication.json")
+    }
+    assert cluster <= set(zipfile.ZipFile(whole).namelist())
+    assert not cluster & set(zipfile.ZipFile(one).namelist())
+    with (
+        Workspace() as ws
+    ):  # the archive gives the ranks the folder gives: 4 uploaded, 4 more from the analysis
+        packed = read_folder(materialize(whole, ws)).ranks
+    assert [s.rank for s in packed.summaries] == [s.rank for s in read_folder(job).ranks.summaries]
+    assert len(packed.summaries) == 8
 
 
 def test_pack_refuses_a_folder_without_profiler_output_like_compare(capsys, tmp_path) -> None:

@@ -78,9 +78,9 @@ def analyze_pair(comparison: Comparison) -> list[Symptom]:
     for fn in _ordered(PAIR_ANALYZERS):
         found += fn(comparison)
     for fn in _ordered(RUN_ANALYZERS):
-        found += fn(comparison.target, "target")
+        found += _run_symptoms(fn, comparison.target, "target")
         # The baseline's own symptoms let rules discount what both runs share (same job twice).
-        found += fn(comparison.baseline, "baseline")
+        found += _run_symptoms(fn, comparison.baseline, "baseline")
     _check(found)
     return found
 
@@ -90,9 +90,16 @@ def analyze_run(side: Side, role: str = "target") -> list[Symptom]:
     _load_all()
     found: list[Symptom] = []
     for fn in _ordered(RUN_ANALYZERS):
-        found += fn(side, role)
+        found += _run_symptoms(fn, side, role)
     _check(found)
     return found
+
+
+def _run_symptoms(fn: Callable[..., list[Symptom]], side: Side, role: str) -> list[Symptom]:
+    """One run analyzer's symptoms of a prepared run, computed once per run and role: a multi-rank job's
+    slow rank is analysed on its own and again against its typical rank (symptoms are frozen)."""
+    key = f"run-analyzer:{fn.__module__}.{fn.__qualname__}:{role}"
+    return list(side.memo(key, lambda prepared: tuple(fn(prepared, role))))
 
 
 def _check(symptoms: list[Symptom]) -> None:

@@ -146,7 +146,7 @@ def slow_link(side: Side, role: str) -> list[Symptom]:
                 role=say(f"role.{role}"),
                 n=len(ranks.slow_links),
                 rank=worst["rank"],
-                link=worst["link"],
+                link=f"{worst['link']} {worst['pair']}" if worst.get("pair") else worst["link"],
                 gbps=worst["gbps"],
                 median=worst["median_gbps"],
             ),

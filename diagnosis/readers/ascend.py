@@ -33,7 +33,7 @@ from core.model import (
 from core.text import say
 from diagnosis.readers import Candidate, catalog
 from diagnosis.readers.catalog import APO
-from diagnosis.readers.communication import communication_summary
+from diagnosis.readers.communication import communication_summary, matrix_table
 from diagnosis.readers.discover import discover
 from diagnosis.readers.io import Col, display, load_json, read_csv, read_header, read_table, resolve, to_frame
 from diagnosis.readers.profiler_info import InfoRecord, duplicate_key_limitations, read_profiler_info
@@ -378,6 +378,8 @@ def _attach_extras(out: Output, apo: Path, rank: int | None, markers: Markers) -
         _try_extra(out, "minddata_pipeline", minddata[0], read_table)
     comm = apo / catalog.COMMUNICATION
     _try_extra(out, "communication", comm, lambda p: communication_summary(load_json(p), p))
+    matrix = apo / catalog.COMMUNICATION_MATRIX
+    _try_extra(out, "communication_matrix", matrix, lambda p: matrix_table(load_json(p), p))
     out.frequency = markers.freq
 
 

@@ -71,6 +71,7 @@ KERNEL_DETAILS = "kernel_details.csv"
 STEP_TRACE_TIME = "step_trace_time.csv"
 TRACE_VIEW = "trace_view.json"
 COMMUNICATION = "communication.json"
+COMMUNICATION_MATRIX = "communication_matrix.json"  # per link (src-dst) transit size, time, bandwidth
 MINDDATA_PIPELINE = "minddata_pipeline_raw_{r}.csv"  # also flat in the legacy profiler/ folder
 # Optional tables, read whole in this order (the order of RunMeta.files); readers.tables turns the ones
 # analyzers use into canonical tables, the others stay as written in Run.extras (informational).
@@ -87,14 +88,22 @@ OUTPUT_TABLES = {
 }
 # Written by the profilers, not read, but kept in place by folder uploads.
 _OUTPUT_UNREAD = (
-    r"(l2_cache|hbm|nic|roce|pcie|hccs|task_time|soc_pmu)\.csv|communication_matrix\.json"
+    r"(l2_cache|hbm|nic|roce|pcie|hccs|task_time|soc_pmu)\.csv"
     r"|communication_analyzer\.db|ascend_mindspore_profiler(_\d+)?\.db"
 )
 # torch_npu's db export (export_type=db): read by readers.torch_npu_db.
 TORCH_DB = re.compile(r"^ascend_pytorch_profiler(_\d+)?\.db$")
 ANALYSIS_DB = "analysis.db"
 _OUTPUT_READ = (
-    pattern(KERNEL_DETAILS, STEP_TRACE_TIME, TRACE_VIEW, COMMUNICATION, ANALYSIS_DB, *OUTPUT_TABLES.values())
+    pattern(
+        KERNEL_DETAILS,
+        STEP_TRACE_TIME,
+        TRACE_VIEW,
+        COMMUNICATION,
+        COMMUNICATION_MATRIX,
+        ANALYSIS_DB,
+        *OUTPUT_TABLES.values(),
+    )
     + r"|ascend_pytorch_profiler(_\d+)?\.db"
 )
 PROFILER_INFO = "profiler_info_{r}.json"  # torch_npu on one card: profiler_info.json

@@ -4,21 +4,27 @@ one by one (or to fill the ranks that are missing).
 
 Its rows: `Step` (empty when the analysis summed every step), `Type` (`rank` or `stage`), `Index` (the rank
 id, or the stage's ranks), then Computing, Communication(Not Overlapped), Overlapped, Communication, Free,
-Stage (the wall time), Bubble, in µs. Only the `rank` rows are read.
+Stage (the wall time), Bubble, in µs. Only the `rank` rows are read. `cluster_communication.json` beside it
+gives those ranks' bandwidth per link type: {group: {step: {op: {rank: {"Communication Bandwidth Info":
+{link type: {"Bandwidth(GB/s)": ...}}}}}}}, the mean over the operators that used the link.
 """
 
 from __future__ import annotations
 
 import csv
+import dataclasses
 from pathlib import Path
 
 from core.errors import InputError
 from core.model import RankSummary, StepBreakdown
 from core.text import say
-from diagnosis.readers.io import display
+from diagnosis.readers.io import display, load_json
 
 CLUSTER_FOLDER = "cluster_analysis_output"
 STEP_TRACE = "cluster_step_trace_time.csv"
+COMMUNICATION = "cluster_communication.json"
+FILES = (STEP_TRACE, COMMUNICATION)  # what is read of the folder (perf-doctor pack keeps them)
+LINKS = ("HCCS", "RDMA", "SDMA", "PCIE", "SIO")
 MAX_DEPTH = 3
 COLUMNS = ("Computing", "Communication(Not Overlapped)", "Overlapped", "Free", "Stage")
 
@@ -68,3 +74,49 @@ def read_cluster_step_trace(path: Path, base: Path) -> list[RankSummary]:
         )
         for rank, b in sorted(steps.items())
     ]
+
+
+def cluster_files(folder: Path) -> list[Path]:
+    """The files of the cluster analysis found at or below `folder` that are read (FILES)."""
+    trace = find_cluster_step_trace(folder)
+    if trace is None:
+        return []
+    return [trace.parent / name for name in FILES if (trace.parent / name).is_file()]
+
+
+def with_links(summaries: list[RankSummary], path: Path) -> list[RankSummary]:
+    """The summaries with each rank's bandwidth per link type from cluster_communication.json at `path`
+    (unchanged when it is absent)."""
+    if not path.is_file():
+        return summaries
+    links = cluster_links(load_json(path))
+    return [dataclasses.replace(s, link_gbps=links[s.rank]) if s.rank in links else s for s in summaries]
+
+
+def cluster_links(data: object) -> dict[int, dict[str, float]]:
+    """Per rank, the mean bandwidth (GB/s) per link type over the operators that used it (above 0)."""
+    found: dict[int, dict[str, list[float]]] = {}
+    for steps in _values(data):
+        for ops in _values(steps):
+            for ranks in _values(ops):
+                for rank, info in ranks.items() if isinstance(ranks, dict) else ():
+                    _add_links(found, rank, info)
+    return {
+        rank: {link: round(sum(v) / len(v), 4) for link, v in sorted(by_link.items())}
+        for rank, by_link in sorted(found.items())
+    }
+
+
+def _values(data: object) -> list[object]:
+    return list(data.values()) if isinstance(data, dict) else []
+
+
+def _add_links(found: dict[int, dict[str, list[float]]], rank: object, info: object) -> None:
+    if not (isinstance(info, dict) and str(rank).strip().isdigit()):
+        return
+    for link, stats in (info.get("Communication Bandwidth Info") or {}).items():
+        value = stats.get("Bandwidth(GB/s)") if isinstance(stats, dict) else None
+        if str(link).upper() in LINKS and isinstance(value, int | float) and value > 0:
+            found.setdefault(int(str(rank).strip()), {}).setdefault(str(link).upper(), []).append(
+                float(value)
+            )

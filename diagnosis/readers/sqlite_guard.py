@@ -167,6 +167,12 @@ def isolated_decoding(runner: Runner) -> Iterator[None]:
         _RUNNER.reset(token)
 
 
+def current_runner() -> Runner | None:
+    """The runner `isolated_decoding` installed here, if any: the rank pool hands it to its workers, whose
+    processes do not inherit this context."""
+    return _RUNNER.get()
+
+
 def run_decoder(subject: str, func: Callable[..., T], *args: Any) -> T:
     """``func(*args)`` through the installed runner (see `isolated_decoding`), else here. `func` must be
     a module-level function whose arguments and answer are plain data (str, numbers, bytes)."""

@@ -65,7 +65,13 @@ class SlowRank(Record):
     ratio: Number = Field(description="Its computing time over the median rank's (median over steps).")
     extra_ms_per_step: Number = Field(description="Its extra computing per step over the median rank.")
     steps_flagged: Count = Field(
-        description="Steps in which it was an outlier (modified z > 3.5, >= 10 % longer)."
+        description="Steps in which it was an outlier (by `test`) and computed >= 10 % more than the median."
+    )
+    test: Literal["mad", "dixon", "pair"] = Field(
+        "mad",
+        description="The test that named it: 'mad' (modified z-score > 3.5, over 10 ranks), 'dixon' (Dixon's "
+        "Q above its 95 % value, 3 to 10 ranks) or 'pair' (2 ranks: it computes >= 10 % longer than the "
+        "other, which waits for it in collectives).",
     )
     steps_total: Count = Field(description="Steps every rank recorded.")
     victims: list[Integer] = Field(description="Ranks that wait for it in collectives (victims, not causes).")
@@ -78,12 +84,18 @@ class SlowRank(Record):
 
 
 class SlowLink(Record):
-    """A rank's link whose bandwidth is under half the median of its link type."""
+    """A rank's links of one type, or one link (`pair`), whose bandwidth is under half the median of its
+    link type."""
 
     rank: Integer = Field(description="Rank id.")
     link: str = Field(description="Link type: HCCS, RDMA, SDMA, PCIE, SIO.")
     gbps: NonNegative = Field(description="Its mean bandwidth (GB/s).")
     median_gbps: NonNegative = Field(description="The median of that link type over the job's ranks.")
+    pair: str | None = Field(
+        None,
+        description="The link as '<src>-<dst>' (ranks of its communication group, from "
+        "communication_matrix.json); absent for a rank's mean over its links of that type.",
+    )
 
 
 class RankJob(Record):

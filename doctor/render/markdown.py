@@ -287,7 +287,12 @@ def ranks_markdown(report: Report) -> str:
         if job.slow_links:
             head = [t(k, lang) for k in ("col_rank_id", "col_link", "col_gbps", "col_median_gbps")]
             links = [
-                [str(x.rank), md_cell(x.link), fmt_number(x.gbps), fmt_number(x.median_gbps)]
+                [
+                    str(x.rank),
+                    md_cell(x.link if x.pair is None else f"{x.link} {x.pair}"),
+                    fmt_number(x.gbps),
+                    fmt_number(x.median_gbps),
+                ]
                 for x in job.slow_links
             ]
             out += [f"#### {t('ranks_links', lang)}", _table(head, links)]
