@@ -80,7 +80,7 @@ def summarize_ranks(
 
 def summarize_isolated(cand: Candidate, base: str, runner: Runner | None, quick: bool = False) -> RankSummary:
     """A worker's task: the rank's summary (`quick`: its small files first), with SQLite decoding sent
-    through `runner` (the caller's isolated child, e.g. doctor.isolation.decode_database) when one was
+    through `runner` (the caller's isolated child, e.g. sandbox.isolation.decode_database) when one was
     installed where the job is read: a worker process does not inherit that context."""
     from diagnosis.ingest import full_summary, summarize_candidate
 

@@ -11,7 +11,7 @@ from typing import Any
 
 def recording_runner(log: str, subject: str, func: Callable[..., Any], args: tuple[Any, ...]) -> Any:
     """Append "<pid> <subject>" to `log`, then decode in doctor's isolated child."""
-    from doctor.isolation import decode_database
+    from sandbox.isolation import decode_database
 
     with open(log, "a", encoding="utf-8") as out:
         out.write(f"{os.getpid()} {subject}\n")
