@@ -19,7 +19,7 @@ import importlib
 from collections.abc import Callable
 from typing import TypeVar
 
-from core.symptoms import SYMPTOM_KINDS, Symptom
+from core.symptoms import SYMPTOM_KINDS, Symptom, SymptomValues, declared_in
 from diagnosis.compare import Comparison, Side
 
 PairAnalyzer = Callable[[Comparison], list[Symptom]]
@@ -69,6 +69,15 @@ def _load_all() -> None:
     """Import every analyzer module of MODULE_ORDER: importing one registers its analyzers."""
     for name in MODULE_ORDER:
         importlib.import_module(f"{__name__}.{name}")
+
+
+def symptom_declarations() -> dict[str, tuple[type[SymptomValues], ...]]:
+    """The symptom kinds each analyzer module declares, by module name (the vocabulary is made of them)."""
+    _load_all()
+    return {
+        f"{__name__}.{name}": declared_in(importlib.import_module(f"{__name__}.{name}"))
+        for name in MODULE_ORDER
+    }
 
 
 def analyze_pair(comparison: Comparison) -> list[Symptom]:
