@@ -28,26 +28,13 @@ from core.model import (
 from diagnosis import ingest
 from diagnosis.readers import catalog
 from diagnosis.readers.npu_smi import npu_smi_frame
+from tests.support.layouts import CONTRACTS, RUNS, runs_for
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
-# One run of every layout, and the runs with optional tables (memory, dataset, pipeline, API, frequency).
-FIXTURE_RUNS = {
-    "ascend-ms level1 train": FIXTURES / "ascend/level1/train",
-    "ascend-ms level1 infer": FIXTURES / "ascend/level1/infer",
-    "ascend-ms serving slow": FIXTURES / "ascend_symptoms/serving/slow",
-    "ascend-ms-2.3": FIXTURES / "ascend/ms23",
-    "legacy-ascend": FIXTURES / "ascend/legacy_ascend",
-    "legacy-gpu": FIXTURES / "ascend/legacy_gpu",
-    "legacy-cpu": FIXTURES / "ascend/legacy_cpu",
-    "torch-npu": FIXTURES / "ascend/torch_npu",
-    "legacy-ascend 1.x": FIXTURES / "ascend/legacy_ascend_1x",
-    "cann-msprof": FIXTURES / "ascend/msprof/lite_infer",
-    "cann-msprof l0": FIXTURES / "ascend/msprof/l0_nosteps",
-    "ascend-ms-db": FIXTURES / "ascend/db/ms_infer",
-    "cann-msprof-db": FIXTURES / "ascend/db/msprof_infer",
-    "cpu-ms memory": FIXTURES / "cpu/infer_fp32_graph_profile_memory",
-}
+# One run of every layout with a fixture, and the runs with optional tables (memory, dataset, pipeline, API,
+# frequency): the contracts' selection of the one registry, tests/support/layouts.py.
+FIXTURE_RUNS = runs_for(CONTRACTS)
 
 
 @pytest.fixture(scope="module", params=sorted(FIXTURE_RUNS))
@@ -142,3 +129,16 @@ def test_no_analyzer_reads_extras_or_a_vendor_column() -> None:
     for path in (ROOT / "diagnosis" / "analyzers").glob("*.py"):
         text = path.read_text(encoding="utf-8")
         assert not [word for word in vendor if word in text], path.name
+
+
+def test_every_catalogued_layout_has_a_run_in_the_registry() -> None:
+    """tests/support/layouts.py names a run of each layout of the catalogue, and no other layout."""
+    assert {run.layout for run in RUNS} == set(catalog.BY_NAME)
+    assert len({run.name for run in RUNS}) == len(RUNS)
+
+
+@pytest.mark.parametrize("run", RUNS, ids=lambda run: run.name)
+def test_each_registered_run_is_found_as_its_layout(run) -> None:
+    if not run.path.is_dir():
+        pytest.skip(f"{run.path} is not here (a real sample beside the repository)")
+    assert {candidate.layout for candidate in ingest.find_runs(run.path)} == {run.layout}
