@@ -64,8 +64,8 @@ def test_importing_the_readers_has_no_side_effects() -> None:
 
 
 def test_every_reader_module_is_registered_and_every_layout_has_one_reader() -> None:
-    """ingest.READERS lists each module of diagnosis.readers that reads runs; the catalogue's layouts
-    are exactly the layouts they read, each by one reader."""
+    """ingest.READERS (the readers the catalogue names) lists each module of diagnosis.readers that reads
+    runs; the catalogue's layouts are exactly the layouts they read, each by the reader its entry names."""
     readers_package = importlib.import_module("diagnosis.readers")
     modules = [
         importlib.import_module(f"diagnosis.readers.{info.name}")
@@ -76,6 +76,8 @@ def test_every_reader_module_is_registered_and_every_layout_has_one_reader() -> 
     read = [name for reader in ingest.READERS for name in reader.LAYOUTS]
     assert sorted(read) == sorted(catalog.BY_NAME) and len(read) == len(set(read))
     assert all(ingest.reader_of(name).LAYOUTS.count(name) == 1 for name in catalog.BY_NAME)
+    for layout in catalog.LAYOUTS:
+        assert ingest.reader_of(layout.name).__name__ == f"diagnosis.readers.{layout.reader}", layout.name
 
 
 @pytest.mark.parametrize("template", ["framework_raw_{r}.csv", "aicore_intermediate_{r}_type.csv"])
