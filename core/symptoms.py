@@ -115,7 +115,8 @@ class SymptomValues:
     `Symptom.values` lists them; a field left `UNSET` is left out, a key that is no Python name
     (``conv-bn-act``) is the field's ``metadata["key"]`` and counts by name are one `spread` field. The
     vocabulary `SYMPTOM_KINDS` is generated from these declarations into core/symptom_kinds.json
-    (``python -m doctor.vocabulary``).
+    (``python -m doctor.vocabulary``). An analyzer's rounded number is ``float | None``: its ``rnd`` says
+    NaN as None, so that JSON stays valid.
     """
 
     KIND: ClassVar[Kind]

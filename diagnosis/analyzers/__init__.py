@@ -5,12 +5,14 @@ Two kinds, registered below:
 - run analyzers take one `Side` and its role and return symptoms about that run alone
   (source "baseline" or "target"); they also serve the single-run diagnosis.
 
-Every module that emits symptoms (each module here, graph/hygiene.py, graph/profile_join.py) declares
-near its top the kinds it emits, as ``EMITS = Emits(pair=(...), run=(...))`` (`core.symptoms.Emits`;
-the graph modules fill `mindir` / `mindir_profile`). Each kind of `SYMPTOM_KINDS` is declared by
-exactly one module, and tests/test_symptom_fixtures.py runs every emitter over the fires / quiet /
-shared cases of tests/fixtures/symptoms/<kind>.yaml: an undeclared kind, or a declared kind without a
-passing case of each, fails it.
+Every module that emits symptoms (each module here, graph/hygiene.py, graph/profile_join.py,
+outputs/symptoms.py) declares near its top each kind it emits as a `core.symptoms.SymptomValues` dataclass
+(description, what it describes, message ids, typed values) and builds its symptoms through it
+(``TrainModeKernels(...).symptom(summary, role)``); ``EMITS = Emits.of(...)`` lists those declarations.
+The vocabulary `SYMPTOM_KINDS` is generated from them (``python -m doctor.vocabulary``), each kind declared
+by exactly one module, and tests/test_symptom_fixtures.py runs every emitter over the fires / quiet /
+shared cases of tests/fixtures/symptoms/<kind>.yaml: an undeclared kind, a value off its declaration, or a
+declared kind without a passing case of each, fails it.
 """
 
 from __future__ import annotations

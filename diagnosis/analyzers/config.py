@@ -53,9 +53,9 @@ class OpSetMismatch(SymptomValues):
     """Large parts of one run have no counterpart in the other: different workloads."""
 
     KIND = Kind("op-set-mismatch", ("pair",), ("op-set-mismatch",))
-    matched_share_baseline: float
-    matched_share_target: float
-    unmatched_ms_per_step: float
+    matched_share_baseline: float | None
+    matched_share_target: float | None
+    unmatched_ms_per_step: float | None
 
 
 # The symptom kinds this module emits, each declared above with its values and messages.

@@ -27,8 +27,8 @@ class AiCpuOps(SymptomValues):
     """Operators run on AI CPU in the target (share of time, ops >= 20 us)."""
 
     KIND = Kind("ai-cpu-ops", ("run",), ("ai-cpu-ops",))
-    aicpu_share: float
-    aicpu_ms_per_step: float
+    aicpu_share: float | None
+    aicpu_ms_per_step: float | None
     ops: list[Any]
 
 
@@ -39,7 +39,7 @@ class CoreChange(SymptomValues):
 
     KIND = Kind("core-change", ("pair",), ("core-change",))
     ops: list[Any]
-    ms_per_step: float
+    ms_per_step: float | None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -47,10 +47,10 @@ class MemoryGrowth(SymptomValues):
     """Allocated device/host memory grows across the run."""
 
     KIND = Kind("memory-growth", ("run",), ("memory-growth",))
-    start_mb: float
-    end_mb: float
-    growth_mb: float
-    relative_growth: float
+    start_mb: float | None
+    end_mb: float | None
+    growth_mb: float | None
+    relative_growth: float | None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -68,11 +68,11 @@ class FrequencyDrop(SymptomValues):
             "frequency-drop",
         ),
     )
-    max_mhz: float
-    min_mhz: float
-    mean_drop: float
-    low_clock_ms: float
-    low_clock_share: float
+    max_mhz: float | None
+    min_mhz: float | None
+    mean_drop: float | None
+    low_clock_ms: float | None
+    low_clock_share: float | None
     kernels_affected: int
     idle_downclock: bool
     temperature_c: None
@@ -84,8 +84,8 @@ class CommunicationShare(SymptomValues):
     """Collective communication takes a share of the inference step."""
 
     KIND = Kind("communication-share", ("run",), ("communication-share",))
-    communication_share: float
-    ms_per_step: float
+    communication_share: float | None
+    ms_per_step: float | None
 
 
 # The symptom kinds this module emits, each declared above with its values and messages.
@@ -253,7 +253,7 @@ class KernelClock:
     min_mhz: float  # the lowest clock in effect while a kernel ran
     mean_drop: float  # 1 - busy-time-weighted mean clock / max_mhz
     low_busy_us: float  # busy time at a clock >= FREQ_DROP below max_mhz
-    busy_us: float
+    busy_us: float | None
     low_kernels: pd.DataFrame  # the kernels that ran (partly) at such a clock
     idle_low: bool  # the clock also dropped while no kernel ran
 

@@ -28,11 +28,11 @@ from diagnosis.unique import factorize
 class FusedSplit(SymptomValues):
     """The values of a fused kernel family run as its decomposed kernels (a `SplitPattern`)."""
 
-    fused_per_step: float
-    split_per_step: float
-    split_kernels_per_step: float
-    fused_ms_per_step: float
-    split_ms_per_step: float
+    fused_per_step: float | None
+    split_per_step: float | None
+    split_kernels_per_step: float | None
+    fused_ms_per_step: float | None
+    split_ms_per_step: float | None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -84,8 +84,8 @@ class FusionSplit(SymptomValues):
         ),
     )
     split_groups: int
-    extra_kernels_per_step: float
-    split_ms_per_step: float
+    extra_kernels_per_step: float | None
+    split_ms_per_step: float | None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -104,10 +104,10 @@ class FormatConversion(SymptomValues):
             "format-conversion.share",
         ),
     )
-    transdata_share: float
-    transdata_ms_per_step: float
+    transdata_share: float | None
+    transdata_ms_per_step: float | None
     baseline_count_per_step: float | None
-    target_count_per_step: float
+    target_count_per_step: float | None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -115,9 +115,9 @@ class ElementwiseHeavy(SymptomValues):
     """Many short elementwise kernels (Add/Mul/ReLU/Cast...) that graph-kernel fusion would merge."""
 
     KIND = Kind("elementwise-heavy", ("run",), ("elementwise-heavy",))
-    elementwise_share: float
-    elementwise_ms_per_step: float
-    kernels_per_step: float
+    elementwise_share: float | None
+    elementwise_ms_per_step: float | None
+    kernels_per_step: float | None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -126,7 +126,7 @@ class Float64Input(SymptomValues):
 
     KIND = Kind("float64-input", ("run",), ("float64-input",))
     ops: list[Any]
-    ms_per_step: float
+    ms_per_step: float | None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -134,8 +134,8 @@ class SyncHeavy(SymptomValues):
     """Host synchronisation after launches (SynchronizeStream) dominates gaps: synchronous execution."""
 
     KIND = Kind("sync-heavy", ("run",), ("sync-heavy",))
-    sync_events_per_step: float
-    sync_ms_per_step: float
+    sync_events_per_step: float | None
+    sync_ms_per_step: float | None
 
 
 # The symptom kinds this module emits, each declared above with its values and messages.

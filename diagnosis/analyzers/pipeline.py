@@ -26,9 +26,9 @@ class DataPipelineWait(SymptomValues):
     """Steps wait for input data (dataset / minddata queue empty or slow get-next)."""
 
     KIND = Kind("data-pipeline-wait", ("run",), ("data-pipeline-wait",))
-    wait_share: float
-    empty_queue_share: float
-    ms_per_step: float
+    wait_share: float | None
+    empty_queue_share: float | None
+    ms_per_step: float | None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -39,12 +39,12 @@ class PrecisionChange(SymptomValues):
         ),
     )
     ops_changed: int
-    ops_changed_share: float
-    fp32_share_target: float
-    lost_ms_per_step: float
-    lost_share_target: float
-    baseline_casts_per_step: float
-    target_casts_per_step: float
+    ops_changed_share: float | None
+    fp32_share_target: float | None
+    lost_ms_per_step: float | None
+    lost_share_target: float | None
+    baseline_casts_per_step: float | None
+    target_casts_per_step: float | None
     evidence_basis: str
 
 
@@ -53,10 +53,10 @@ class CastHeavy(SymptomValues):
     """Cast kernels take a large share of the target's time or outnumber compute ops."""
 
     KIND = Kind("cast-heavy", ("run",), ("cast-heavy",))
-    cast_share: float
-    casts_per_step: float
-    compute_ops_per_step: float
-    cast_ms_per_step: float
+    cast_share: float | None
+    casts_per_step: float | None
+    compute_ops_per_step: float | None
+    cast_ms_per_step: float | None
 
 
 # The symptom kinds this module emits, each declared above with its values and messages.

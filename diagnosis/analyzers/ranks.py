@@ -23,10 +23,10 @@ class CommunicationBound(SymptomValues):
     overlapped by computing) is 30 % or more of the step."""
 
     KIND = Kind("communication-bound", ("run",), ("communication-bound",))
-    communication_share: float
-    communication_ms_per_step: float
-    computing_ms_per_step: float
-    free_ms_per_step: float
+    communication_share: float | None
+    communication_ms_per_step: float | None
+    computing_ms_per_step: float | None
+    free_ms_per_step: float | None
     breakdown_source: str
 
 
@@ -38,11 +38,11 @@ class SlowRank(SymptomValues):
     KIND = Kind("slow-rank", ("run",), ("slow-rank",))
     rank: int
     typical_rank: int
-    compute_ratio: float
-    extra_ms_per_step: float
-    stable_share: float
+    compute_ratio: float | None
+    extra_ms_per_step: float | None
+    stable_share: float | None
     victims: list[Any]
-    wait_ms_per_step: float
+    wait_ms_per_step: float | None
     ranks: int
 
 
@@ -55,7 +55,7 @@ class SlowLink(SymptomValues):
     links: int
     rank: int
     link: str
-    bandwidth_ratio: float
+    bandwidth_ratio: float | None
 
 
 # The symptom kinds this module emits, each declared above with its values and messages.

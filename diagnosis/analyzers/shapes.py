@@ -52,7 +52,7 @@ class SmallBatch(SymptomValues):
     KIND = Kind("small-batch", ("pair",), ("small-batch",))
     baseline_batch: int
     target_batch: int
-    utilisation: float
+    utilisation: float | None
 
 
 # The symptom kinds this module emits, each declared above with its values and messages.

@@ -24,9 +24,9 @@ class StepTimeGap(SymptomValues):
     the numbers are: `operator` (compared operator time, the verdict's ratio) or `wall` (step time)."""
 
     KIND = Kind("step-time-gap", ("pair",), ("step-time-gap",))
-    baseline_ms_per_step: float
-    target_ms_per_step: float
-    ratio: float
+    baseline_ms_per_step: float | None
+    target_ms_per_step: float | None
+    ratio: float | None
     per_sample_ratio: float | None
     basis: str
 
@@ -47,16 +47,16 @@ class PhaseStepGap(SymptomValues):
     target_decode_steps: int
     phases_compared: str
     slower_phases: str
-    prefill_baseline_ms_per_step: float
-    prefill_target_ms_per_step: float
-    prefill_ratio: float
-    decode_baseline_ms_per_step: float
-    decode_target_ms_per_step: float
-    decode_ratio: float
-    slower_ratio: float
-    matched_ratio: float
-    mixed_ratio: float
-    target_ms_per_step: float
+    prefill_baseline_ms_per_step: float | None
+    prefill_target_ms_per_step: float | None
+    prefill_ratio: float | None
+    decode_baseline_ms_per_step: float | None
+    decode_target_ms_per_step: float | None
+    decode_ratio: float | None
+    slower_ratio: float | None
+    matched_ratio: float | None
+    mixed_ratio: float | None
+    target_ms_per_step: float | None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -64,11 +64,11 @@ class UniformSlowdown(SymptomValues):
     """Nearly all matched operators are slower by a similar factor (clock, thermal, contention)."""
 
     KIND = Kind("uniform-slowdown", ("pair",), ("uniform-slowdown",))
-    median_ratio: float
-    ratio_iqr: float
+    median_ratio: float | None
+    ratio_iqr: float | None
     matched_ops: int
-    slower_share: float
-    lost_ms_per_step: float
+    slower_share: float | None
+    lost_ms_per_step: float | None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -77,7 +77,7 @@ class OpSlowdown(SymptomValues):
 
     KIND = Kind("op-slowdown", ("pair",), ("op-slowdown",))
     ops: int
-    lost_ms_per_step: float
+    lost_ms_per_step: float | None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -85,11 +85,11 @@ class StepDrift(SymptomValues):
     """Step time trends over the run (e.g. 23 ms -> 35 ms)."""
 
     KIND = Kind("step-drift", ("run",), ("step-drift",))
-    first_ms: float
-    last_ms: float
-    slope_ms_per_step: float
-    relative_change: float
-    kernel_share_of_change: float
+    first_ms: float | None
+    last_ms: float | None
+    slope_ms_per_step: float | None
+    relative_change: float | None
+    kernel_share_of_change: float | None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -98,12 +98,12 @@ class StepJitter(SymptomValues):
     p90 - p50, the time a steady run would save at p90."""
 
     KIND = Kind("step-jitter", ("run",), ("step-jitter",))
-    spread: float
-    p10_ms: float
-    p50_ms: float
-    p90_ms: float
-    p95_ms: float
-    tail_ms: float
+    spread: float | None
+    p10_ms: float | None
+    p50_ms: float | None
+    p90_ms: float | None
+    p95_ms: float | None
+    tail_ms: float | None
     steps: int
 
 
@@ -119,9 +119,9 @@ class FirstStepOutlier(SymptomValues):
             "first-step-outlier.expected",
         ),
     )
-    first_ms: float
-    median_ms: float
-    ratio: float
+    first_ms: float | None
+    median_ms: float | None
+    ratio: float | None
     outlier_steps: int
 
 
@@ -130,9 +130,9 @@ class DeviceIdle(SymptomValues):
     """The device (or host op executor) is idle for a large share of the step."""
 
     KIND = Kind("device-idle", ("run",), ("device-idle",))
-    utilisation: float
-    free_share: float
-    free_ms_per_step: float
+    utilisation: float | None
+    free_share: float | None
+    free_ms_per_step: float | None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -143,11 +143,11 @@ class GenerationPhases(SymptomValues):
     KIND = Kind("generation-phases", ("run",), ("generation-phases",))
     prefill_steps: int
     decode_steps: int
-    prefill_ms_per_step: float
-    decode_ms_per_step: float
-    decode_busy_share: float
-    decode_median_kernel_us: float
-    decode_gap_ms_per_step: float
+    prefill_ms_per_step: float | None
+    decode_ms_per_step: float | None
+    decode_busy_share: float | None
+    decode_median_kernel_us: float | None
+    decode_gap_ms_per_step: float | None
     decode_host_bound: int
 
 
@@ -156,10 +156,10 @@ class HostBound(SymptomValues):
     """Many tiny kernels separated by gaps: the host cannot feed the device."""
 
     KIND = Kind("host-bound", ("run",), ("host-bound",))
-    tiny_kernel_share: float
-    median_kernel_us: float
-    median_gap_us: float
-    utilisation: float
+    tiny_kernel_share: float | None
+    median_kernel_us: float | None
+    median_gap_us: float | None
+    utilisation: float | None
 
 
 # The symptom kinds this module emits, each declared above with its values and messages.

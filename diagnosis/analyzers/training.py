@@ -18,7 +18,7 @@ class TrainModeKernels(SymptomValues):
     KIND = Kind("train-mode-kernels", ("run",), ("train-mode-kernels",))
     bn_training_kernels: int
     dropout_kernels: int
-    ms_per_step: float
+    ms_per_step: float | None
 
 
 # The symptom kinds this module emits, each declared above with its values and messages.
