@@ -3,7 +3,8 @@
 The bottom layer of the corridor (docs/architecture.md): it imports no other package of the project,
 and every package may import it.
 
-Public API: Run, RunMeta, ProfilerConfig, Limitation, Symptom, SymptomKind, SYMPTOM_KINDS, SOURCES,
+Public API: Run, RunMeta, ProfilerConfig, Limitation, Symptom, SymptomKind, SYMPTOM_KINDS, SOURCES, the
+kind declarations (SymptomValues, Kind, UNSET, spread, declared_in, vocabulary_entry, VOCABULARY_FILE),
 InputError, the user-facing Text (say, join, in_lang) and the canonical table schemas. Names are
 imported on first use (PEP 562): graph
 imports the symptom vocabulary, and the isolated MINDIR child (300 MB address-space limit) must not
@@ -33,6 +34,14 @@ _EXPORTS: dict[str, str] = {
     "SYMPTOM_KINDS": "core.symptoms",
     "Symptom": "core.symptoms",
     "SymptomKind": "core.symptoms",
+    "VOCABULARY_FILE": "core.symptoms",
+    "SymptomValues": "core.symptoms",
+    "Kind": "core.symptoms",
+    "UNSET": "core.symptoms",
+    "Unset": "core.symptoms",
+    "declared_in": "core.symptoms",
+    "spread": "core.symptoms",
+    "vocabulary_entry": "core.symptoms",
     "error_line": "core.errors",
     "Text": "core.text",
     "join": "core.text",
@@ -55,7 +64,20 @@ if TYPE_CHECKING:
         empty_kernels,
         empty_steps,
     )
-    from core.symptoms import SOURCES, SYMPTOM_KINDS, Symptom, SymptomKind
+    from core.symptoms import (
+        SOURCES,
+        SYMPTOM_KINDS,
+        UNSET,
+        VOCABULARY_FILE,
+        Kind,
+        Symptom,
+        SymptomKind,
+        SymptomValues,
+        Unset,
+        declared_in,
+        spread,
+        vocabulary_entry,
+    )
     from core.text import Text, in_lang, join, say
 
 
@@ -68,20 +90,28 @@ __all__ = [
     "SOURCES",
     "STEP_SCHEMA",
     "SYMPTOM_KINDS",
+    "UNSET",
+    "VOCABULARY_FILE",
     "InputError",
+    "Kind",
     "Limitation",
     "ProfilerConfig",
     "Run",
     "RunMeta",
     "Symptom",
     "SymptomKind",
+    "SymptomValues",
     "Text",
+    "Unset",
     "conform_kernels",
     "conform_steps",
+    "declared_in",
     "empty_kernels",
     "empty_steps",
     "error_line",
     "in_lang",
     "join",
     "say",
+    "spread",
+    "vocabulary_entry",
 ]

@@ -8,7 +8,8 @@ Public API (what the doctor facade may use; everything else is internal):
 - errors: in_user_terms (a reader's error named relative to the upload, with the known file versions)
 - packing: pack_run, Packed (a small archive of the files a diagnosis reads, `perf-doctor pack`)
 - comparing: Side, Comparison, prepare, compare_sides, leaderboard
-- symptoms: analyze_pair, analyze_run; phase_timing (a generation pair compared phase by phase)
+- symptoms: analyze_pair, analyze_run, symptom_declarations (the kinds each analyzer declares); phase_timing
+  (a generation pair compared phase by phase)
 - input limits: Limits, MIB, check_positive, env_name, settings_from_env
 - process setup: prefer_jemalloc (the Arrow memory pool; called by the facade, never at import),
   release_memory (freed memory back to the system after an analysis) and hold_to_budgets (every profile
@@ -46,6 +47,7 @@ _EXPORTS: dict[str, str] = {
     "leaderboard": "diagnosis.compare",
     "analyze_pair": "diagnosis.analyzers",
     "analyze_run": "diagnosis.analyzers",
+    "symptom_declarations": "diagnosis.analyzers",
     "phase_timing": "diagnosis.analyzers.timing",
     "headline_timing": "diagnosis.analyzers.timing",
     "Limits": "diagnosis.limits",
@@ -61,7 +63,7 @@ _EXPORTS: dict[str, str] = {
 }
 
 if TYPE_CHECKING:
-    from diagnosis.analyzers import analyze_pair, analyze_run
+    from diagnosis.analyzers import analyze_pair, analyze_run, symptom_declarations
     from diagnosis.analyzers.timing import headline_timing, phase_timing
     from diagnosis.archives import archive_kind
     from diagnosis.compare import Comparison, Side, compare_sides, leaderboard, prepare
@@ -113,4 +115,5 @@ __all__ = [
     "read_folder",
     "release_memory",
     "settings_from_env",
+    "symptom_declarations",
 ]

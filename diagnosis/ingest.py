@@ -7,6 +7,7 @@ collects their candidates and picks one.
 from __future__ import annotations
 
 import csv
+import importlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,43 +19,20 @@ import numpy as np
 from core.errors import InputError, error_line
 from core.model import Limitation, Run
 from core.text import join, say
-from diagnosis.readers import (
-    Candidate,
-    ascend,
-    ascend_legacy,
-    cann_msprof,
-    cpu,
-    gpu,
-    legacy_cpu,
-    legacy_steps,
-    msprof_timeline,
-    sqlite_db,
-    torch_npu,
-    torch_npu_db,
-)
-from diagnosis.readers.catalog import BY_NAME, KNOWN_LAYOUTS_TEXT, SKIP_RECORD
+from diagnosis.readers import Candidate
+from diagnosis.readers.catalog import BY_NAME, KNOWN_LAYOUTS_TEXT, LAYOUTS, SKIP_RECORD
 from diagnosis.readers.discover import walk_once
 
-# The reader modules, imported by name (a missing or renamed one fails here, at import), in detection
-# order: the most specific layouts first, so that a 2.3/2.4 output (legacy profiler/ plus
-# rank-*_ascend_ms) is not taken for a plain 2.5+ one.
-READERS: tuple[ModuleType, ...] = (
-    ascend_legacy,
-    legacy_steps,
-    torch_npu,
-    torch_npu_db,
-    ascend,
-    cpu,
-    gpu,
-    legacy_cpu,
-    cann_msprof,
-    msprof_timeline,
-    sqlite_db,
+# The reader modules in detection order, the catalogue's (catalog.LAYOUTS names each layout's reader): a
+# missing or renamed module fails here, at import.
+READERS: tuple[ModuleType, ...] = tuple(
+    importlib.import_module(f"diagnosis.readers.{name}")
+    for name in dict.fromkeys(lay.reader for lay in LAYOUTS)
 )
 
 
 def reader_of(layout: str) -> ModuleType:
-    """The reader module that reads `layout` (each names its layouts in LAYOUTS)."""
+    """The reader module that reads `layout` (each names its layouts in LAYOUTS, as the catalogue does)."""
     return next(reader for reader in READERS if layout in reader.LAYOUTS)
 
 

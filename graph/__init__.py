@@ -3,7 +3,7 @@ patterns (attention, norms, activations, rotary: graph.patterns), check export h
 cross-link chains with profiled kernels, and draw the graph (graph.view, imported on demand).
 
 Public API: load_mindir, find_chains, chain_counts, hygiene_symptoms, crosslink, model_match
-(with MODEL_MATCH_MIN), overview_figure.
+(with MODEL_MATCH_MIN), overview_figure, symptom_declarations (the kinds the graph checks declare).
 """
 
 from __future__ import annotations
@@ -15,11 +15,20 @@ from typing import Any
 # "python" at import when it is unset, which makes every later parse in the process ~200x slower.
 os.environ.setdefault("PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION", "upb")
 
+from core.symptoms import SymptomValues, declared_in
+from graph import hygiene
 from graph.chains import PATTERNS, Pattern, chain_counts, find_chains
 from graph.hygiene import hygiene_symptoms
 from graph.loader import MAX_FILE_BYTES, load_mindir
 from graph.model import Chain, FunctionInfo, MindirModel, ParameterSummary, TensorInfo
 from graph.patterns import DAG_PATTERNS, DagPattern, Slot
+
+
+def symptom_declarations() -> dict[str, tuple[type[SymptomValues], ...]]:
+    """The symptom kinds the graph checks declare, by module name (the vocabulary is made of them)."""
+    from graph import profile_join
+
+    return {module.__name__: declared_in(module) for module in (hygiene, profile_join)}
 
 
 def __getattr__(name: str) -> Any:
@@ -60,4 +69,5 @@ __all__ = [
     "load_mindir",
     "model_match",
     "overview_figure",
+    "symptom_declarations",
 ]

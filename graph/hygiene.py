@@ -11,33 +11,166 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import networkx as nx
 
-from core.symptoms import Emits, Symptom
+from core.symptoms import Emits, Kind, Symptom, SymptomValues, spread
 from core.text import join, say
 from graph.aicpu import matching_rules
-from graph.chains import OP_GROUPS, chain_counts
+from graph.chains import OP_GROUPS, PATTERNS, chain_counts
 from graph.dtypes import LOW_PRECISION
 from graph.model import Chain, MindirModel, TensorInfo
 from graph.patterns import FAMILY_OF
 
-# The symptom kinds this module emits (see diagnosis/analyzers/__init__.py).
-EMITS = Emits(
-    mindir=(
-        "mindir-train-mode",
-        "mindir-low-precision",
-        "mindir-fp32-compute",
-        "mindir-dynamic-input",
-        "mindir-float64-input",
-        "mindir-cast-ops",
-        "mindir-aicpu-risk",
-        "mindir-fusible-chains",
-        "mindir-unfused-attention",
-        "mindir-unfused-norm",
-        "mindir-decomposed-activation",
-    )
+
+def _pattern_names(*families: str) -> tuple[str, ...]:
+    """The DAG patterns' names of `families` (graph.patterns), each once: the keys a count may have."""
+    return tuple(dict.fromkeys(name for name, family in FAMILY_OF.items() if family in families))
+
+
+@dataclass(frozen=True, kw_only=True)
+class MindirTrainMode(SymptomValues):
+    """Exported in training mode: BatchNorm is_training=True or Dropout nodes."""
+
+    KIND = Kind("mindir-train-mode", ("mindir",), ("mindir-train-mode",))
+    bn_training: int
+    bn_total: int
+    dropout_ops: int
+    graph_training_flag: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class MindirFp32Compute(SymptomValues):
+    """Compute ops output FP32 and there is no Cast: exported without mixed precision."""
+
+    KIND = Kind("mindir-fp32-compute", ("mindir",), ("mindir-fp32-compute",))
+    compute_ops: int
+    fp32_compute_ops: int
+    casts: int
+    fp32_parameters: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class MindirLowPrecision(SymptomValues):
+    """Compute ops run in FP16/BF16."""
+
+    KIND = Kind("mindir-low-precision", ("mindir",), ("mindir-low-precision",))
+    compute_ops: int
+    low_precision_compute_ops: int
+    float16_compute_ops: int
+    bfloat16_compute_ops: int
+    casts_to_low_precision: int
+    low_precision_parameters: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class MindirDynamicInput(SymptomValues):
+    """Graph inputs have dynamic (-1) dimensions."""
+
+    KIND = Kind("mindir-dynamic-input", ("mindir",), ("mindir-dynamic-input",))
+    dynamic_inputs: int
+    dynamic_dims: int
+    inputs: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class MindirFloat64Input(SymptomValues):
+    """A graph input is float64."""
+
+    KIND = Kind("mindir-float64-input", ("mindir",), ("mindir-float64-input",))
+    float64_inputs: int
+    inputs: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class MindirCastOps(SymptomValues):
+    """Many Cast nodes relative to compute ops."""
+
+    KIND = Kind("mindir-cast-ops", ("mindir",), ("mindir-cast-ops",))
+    casts: int
+    compute_ops: int
+    casts_per_compute_op: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class MindirAicpuRisk(SymptomValues):
+    """Ops that fall back to AI CPU on Ascend for the dtypes used."""
+
+    KIND = Kind("mindir-aicpu-risk", ("mindir",), ("mindir-aicpu-risk",))
+    aicpu_risk_ops: int
+    documented: int
+    heuristic: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class MindirFusibleChains(SymptomValues):
+    """Conv/BN/activation (and MatMul) chains that an inference compiler should fuse."""
+
+    KIND = Kind("mindir-fusible-chains", ("mindir",), ("mindir-fusible-chains",))
+    counts: dict[str, int] = field(
+        default_factory=dict, metadata=spread(tuple(p.name for p in PATTERNS))
+    )  # chains by pattern
+    chains: int
+    fusible: int
+    blocked: int
+    depthwise: int
+    casts_in_chains: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class MindirUnfusedAttention(SymptomValues):
+    """Attention written as MatMul -> (scale) -> (mask) -> Softmax -> (Dropout) -> MatMul instead of
+    one FlashAttentionScore / PromptFlashAttention / IncreFlashAttention."""
+
+    KIND = Kind("mindir-unfused-attention", ("mindir",), ("mindir-decomposed",))
+    patterns: int
+    decode: int
+    blocked: int
+    casts_in_patterns: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class MindirUnfusedNorm(SymptomValues):
+    """LayerNorm or RMSNorm written out as ReduceMean/Pow/Sqrt|Rsqrt/Div|Mul/Add instead of one
+    LayerNorm / RmsNorm op."""
+
+    KIND = Kind("mindir-unfused-norm", ("mindir",), ("mindir-decomposed",))
+    patterns: int
+    counts: dict[str, int] = field(
+        default_factory=dict, metadata=spread(_pattern_names("norm"))
+    )  # patterns by name
+    blocked: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class MindirDecomposedActivation(SymptomValues):
+    """GeLU (erf or tanh form), FastGelu, SiLU/Swish, a softmax outside attention or a rotary
+    embedding written out as elementwise ops instead of one GeLU / FastGelu / SiLU / Softmax /
+    RotaryPositionEmbedding op."""
+
+    KIND = Kind("mindir-decomposed-activation", ("mindir",), ("mindir-decomposed",))
+    patterns: int
+    counts: dict[str, int] = field(
+        default_factory=dict, metadata=spread(_pattern_names("activation", "rotary"))
+    )  # patterns by name
+    blocked: int
+
+
+# The symptom kinds this module emits, each declared above with its values and messages.
+EMITS = Emits.of(
+    MindirTrainMode,
+    MindirFp32Compute,
+    MindirLowPrecision,
+    MindirDynamicInput,
+    MindirFloat64Input,
+    MindirCastOps,
+    MindirAicpuRisk,
+    MindirFusibleChains,
+    MindirUnfusedAttention,
+    MindirUnfusedNorm,
+    MindirDecomposedActivation,
 )
 
 SOURCE = "mindir"
@@ -49,10 +182,10 @@ DROPOUT_OPS = frozenset(
 )
 COMPUTE_OPS = OP_GROUPS["conv"] | OP_GROUPS["matmul"]
 # pattern family -> (symptom kind, families counted in it, what the fused op is)
-DECOMPOSED: dict[str, tuple[str, tuple[str, ...], str]] = {
-    "attention": ("mindir-unfused-attention", ("attention",), "one fused attention op"),
-    "norm": ("mindir-unfused-norm", ("norm",), "one LayerNorm / RmsNorm op"),
-    "activation": ("mindir-decomposed-activation", ("activation", "rotary"), "one fused op"),
+DECOMPOSED: dict[str, tuple[type[SymptomValues], tuple[str, ...], str]] = {
+    "attention": (MindirUnfusedAttention, ("attention",), "one fused attention op"),
+    "norm": (MindirUnfusedNorm, ("norm",), "one LayerNorm / RmsNorm op"),
+    "activation": (MindirDecomposedActivation, ("activation", "rotary"), "one fused op"),
 }
 
 
@@ -103,16 +236,14 @@ def train_mode(model: MindirModel) -> Symptom | None:
         node_evidence(g, n) for n in dropouts
     ]
     effect = say("mindir.effect-bn" if training else "mindir.effect-dropout")
-    return Symptom(
-        kind="mindir-train-mode",
-        summary=say("mindir-train-mode", parts=join(parts, "sep.comma"), effect=effect),
-        source=SOURCE,
-        values={
-            "bn_training": len(training),
-            "bn_total": len(bns),
-            "dropout_ops": len(dropouts),
-            "graph_training_flag": int(bool(model.training)),
-        },
+    return MindirTrainMode(
+        bn_training=len(training),
+        bn_total=len(bns),
+        dropout_ops=len(dropouts),
+        graph_training_flag=int(bool(model.training)),
+    ).symptom(
+        say("mindir-train-mode", parts=join(parts, "sep.comma"), effect=effect),
+        SOURCE,
         evidence=tuple(evidence[:MAX_EVIDENCE]),
     )
 
@@ -133,9 +264,15 @@ def precision(model: MindirModel) -> Symptom | None:
     low_params = sum(count for dtype, count in model.parameters.dtypes.items() if dtype in LOW_PRECISION)
     if low_compute or low_casts or low_params:
         dtypes = sorted({g.nodes[n].get("dtype") for n in low_compute} | _cast_targets(g, low_casts))
-        return Symptom(
-            kind="mindir-low-precision",
-            summary=say(
+        return MindirLowPrecision(
+            compute_ops=len(compute),
+            low_precision_compute_ops=len(low_compute),
+            float16_compute_ops=by_dtype.get("float16", 0),
+            bfloat16_compute_ops=by_dtype.get("bfloat16", 0),
+            casts_to_low_precision=len(low_casts),
+            low_precision_parameters=low_params,
+        ).symptom(
+            say(
                 "mindir-low-precision",
                 dtypes=", ".join(dtypes) or say("mindir.low-params"),
                 low=len(low_compute),
@@ -143,28 +280,18 @@ def precision(model: MindirModel) -> Symptom | None:
                 casts=len(low_casts),
                 params=low_params,
             ),
-            source=SOURCE,
-            values={
-                "compute_ops": len(compute),
-                "low_precision_compute_ops": len(low_compute),
-                "float16_compute_ops": by_dtype.get("float16", 0),
-                "bfloat16_compute_ops": by_dtype.get("bfloat16", 0),
-                "casts_to_low_precision": len(low_casts),
-                "low_precision_parameters": low_params,
-            },
+            SOURCE,
             evidence=tuple(node_evidence(g, n) for n in [*low_compute, *low_casts][:MAX_EVIDENCE]),
         )
     if compute and by_dtype.get("float32", 0) == len(compute):
-        return Symptom(
-            kind="mindir-fp32-compute",
-            summary=say("mindir-fp32-compute", n=len(compute)),
-            source=SOURCE,
-            values={
-                "compute_ops": len(compute),
-                "fp32_compute_ops": len(compute),
-                "casts": len(casts),
-                "fp32_parameters": model.parameters.dtypes.get("float32", 0),
-            },
+        return MindirFp32Compute(
+            compute_ops=len(compute),
+            fp32_compute_ops=len(compute),
+            casts=len(casts),
+            fp32_parameters=model.parameters.dtypes.get("float32", 0),
+        ).symptom(
+            say("mindir-fp32-compute", n=len(compute)),
+            SOURCE,
             evidence=tuple(node_evidence(g, n) for n in compute[:MAX_EVIDENCE]),
         )
     return None
@@ -185,12 +312,10 @@ def dynamic_input(model: MindirModel) -> Symptom | None:
         return None
     dims = sum(1 for i in dynamic for d in i.shape if d < 0)
     names = ", ".join(f"{i.name}{list(i.shape)}" for i in dynamic)
-    return Symptom(
-        kind="mindir-dynamic-input",
-        summary=say("mindir-dynamic-input", names=names),
-        source=SOURCE,
-        values={"dynamic_inputs": len(dynamic), "dynamic_dims": dims, "inputs": len(model.inputs)},
-        evidence=tuple(_input_evidence(i) for i in dynamic),
+    return MindirDynamicInput(
+        dynamic_inputs=len(dynamic), dynamic_dims=dims, inputs=len(model.inputs)
+    ).symptom(
+        say("mindir-dynamic-input", names=names), SOURCE, evidence=tuple(_input_evidence(i) for i in dynamic)
     )
 
 
@@ -199,11 +324,9 @@ def float64_input(model: MindirModel) -> Symptom | None:
     doubles = [i for i in model.inputs if i.dtype == "float64"]
     if not doubles:
         return None
-    return Symptom(
-        kind="mindir-float64-input",
-        summary=say("mindir-float64-input", names=", ".join(i.name for i in doubles)),
-        source=SOURCE,
-        values={"float64_inputs": len(doubles), "inputs": len(model.inputs)},
+    return MindirFloat64Input(float64_inputs=len(doubles), inputs=len(model.inputs)).symptom(
+        say("mindir-float64-input", names=", ".join(i.name for i in doubles)),
+        SOURCE,
         evidence=tuple(_input_evidence(i) for i in doubles),
     )
 
@@ -217,18 +340,16 @@ def cast_ops(model: MindirModel) -> Symptom | None:
     if not casts or ratio <= CASTS_PER_COMPUTE_OP:
         return None
     targets = Counter((g.nodes[n].get("args") or {}).get("dst_dtype", "?") for n in casts)
-    return Symptom(
-        kind="mindir-cast-ops",
-        summary=say(
+    return MindirCastOps(casts=len(casts), compute_ops=compute, casts_per_compute_op=round(ratio, 3)).symptom(
+        say(
             "mindir-cast-ops",
             casts=len(casts),
             compute=compute,
             ratio=ratio,
             targets=", ".join(f"{k} x{v}" for k, v in targets.most_common()),
         ),
-        source=SOURCE,
-        strength=min(1.0, ratio / (2 * CASTS_PER_COMPUTE_OP)),
-        values={"casts": len(casts), "compute_ops": compute, "casts_per_compute_op": round(ratio, 3)},
+        SOURCE,
+        min(1.0, ratio / (2 * CASTS_PER_COMPUTE_OP)),
         evidence=tuple(
             node_evidence(g, n, dst_dtype=(g.nodes[n].get("args") or {}).get("dst_dtype")) for n in casts
         )[:MAX_EVIDENCE],
@@ -277,22 +398,18 @@ def aicpu_risk(model: MindirModel) -> Symptom | None:
     if not evidence:
         return None
     ops = Counter(e["op"] for e in evidence)
-    return Symptom(
-        kind="mindir-aicpu-risk",
-        summary=say(
+    return MindirAicpuRisk(
+        aicpu_risk_ops=len(evidence), documented=confidences["documented"], heuristic=confidences["heuristic"]
+    ).symptom(
+        say(
             "mindir-aicpu-risk",
             n=len(evidence),
             documented=confidences["documented"],
             heuristic=confidences["heuristic"],
             ops=", ".join(f"{op} x{n}" for op, n in ops.most_common()),
         ),
-        source=SOURCE,
-        strength=0.8 if confidences["documented"] else 0.4,
-        values={
-            "aicpu_risk_ops": len(evidence),
-            "documented": confidences["documented"],
-            "heuristic": confidences["heuristic"],
-        },
+        SOURCE,
+        0.8 if confidences["documented"] else 0.4,
         evidence=tuple(evidence[:MAX_EVIDENCE]),
     )
 
@@ -304,31 +421,30 @@ def fusible_chains(chains: list[Chain]) -> Symptom | None:
     counts = chain_counts(chains)
     fusible = sum(c.fusible for c in chains)
     listed = ", ".join(f"{n} {p}" for p, n in sorted(counts.items(), key=lambda kv: -kv[1]))
-    return Symptom(
-        kind="mindir-fusible-chains",
-        summary=say(
+    values = MindirFusibleChains(
+        counts=counts,
+        chains=len(chains),
+        fusible=fusible,
+        blocked=len(chains) - fusible,
+        depthwise=sum(c.depthwise for c in chains),
+        casts_in_chains=sum(len(c.casts) for c in chains),
+    )
+    return values.symptom(
+        say(
             "mindir-fusible-chains",
             n=len(chains),
             listed=listed,
             fusible=fusible,
             blocked=len(chains) - fusible,
         ),
-        source=SOURCE,
-        values={
-            **counts,
-            "chains": len(chains),
-            "fusible": fusible,
-            "blocked": len(chains) - fusible,
-            "depthwise": sum(c.depthwise for c in chains),
-            "casts_in_chains": sum(len(c.casts) for c in chains),
-        },
+        SOURCE,
         evidence=tuple(c.to_dict() for c in chains[:MAX_EVIDENCE]),
     )
 
 
 def decomposed(chains: list[Chain], family: str) -> Symptom | None:
     """The DAG patterns of one family (graph.patterns): counts by pattern and the fused op of each."""
-    kind, families, fused = DECOMPOSED[family]
+    declared, families, fused = DECOMPOSED[family]
     found = [c for c in chains if c.replaced_by and FAMILY_OF.get(c.pattern) in families]
     if not found:
         return None
@@ -337,19 +453,19 @@ def decomposed(chains: list[Chain], family: str) -> Symptom | None:
     blocked = sum(not c.fusible for c in found)
     listed = ", ".join(f"{n} {p}" for p, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
     ops = ", ".join(f"{op} x{n}" for op, n in sorted(by_op.items(), key=lambda kv: (-kv[1], kv[0])))
-    values: dict[str, int] = {"patterns": len(found), **counts, "blocked": blocked}
-    if family == "attention":
-        values = {
-            "patterns": len(found),
-            "decode": by_op.get("IncreFlashAttention", 0),
-            "blocked": blocked,
-            "casts_in_patterns": sum(len(c.casts) for c in found),
-        }
-    return Symptom(
-        kind=kind,
-        summary=say("mindir-decomposed", n=len(found), listed=listed, fused=fused, ops=ops),
-        source=SOURCE,
-        strength=0.8 if family == "attention" else 0.6,
-        values=values,
+    if declared is MindirUnfusedAttention:
+        values: SymptomValues = MindirUnfusedAttention(
+            patterns=len(found),
+            decode=by_op.get("IncreFlashAttention", 0),
+            blocked=blocked,
+            casts_in_patterns=sum(len(c.casts) for c in found),
+        )
+    else:
+        counted = MindirUnfusedNorm if declared is MindirUnfusedNorm else MindirDecomposedActivation
+        values = counted(patterns=len(found), counts=counts, blocked=blocked)
+    return values.symptom(
+        say("mindir-decomposed", n=len(found), listed=listed, fused=fused, ops=ops),
+        SOURCE,
+        0.8 if family == "attention" else 0.6,
         evidence=tuple(c.to_dict() for c in found[:MAX_EVIDENCE]),
     )

@@ -11,18 +11,38 @@ matched by op type and launch order, and the join is reported as approximate.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
 from core.model import Run
-from core.symptoms import Emits, Symptom
+from core.symptoms import Emits, Kind, Symptom, SymptomValues
 from core.text import say
 from graph.model import Chain, MindirModel
 from graph.patterns import FAMILY_OF
 
-# The symptom kinds this module emits (see diagnosis/analyzers/__init__.py).
-EMITS = Emits(mindir_profile=("chains-ran-split",))
+
+@dataclass(frozen=True, kw_only=True)
+class ChainsRanSplit(SymptomValues):
+    """Fusible chains ran as separate kernels in the profile; the BN/activation kernels' time is
+    recoverable."""
+
+    KIND = Kind("chains-ran-split", ("mindir_profile",), ("mindir-profile-split",))
+    chains: int
+    chains_split: int
+    chains_partly_fused: int
+    chains_fused: int
+    chains_not_found: int
+    separate_ms_per_step: float
+    split_ms_per_step: float
+    steps: int
+    approximate: int
+    cpu_run: int
+
+
+# The symptom kinds this module emits, each declared above with its values and messages.
+EMITS = Emits.of(ChainsRanSplit)
 
 SOURCE = "mindir+profile"
 WRAPPER_CLASSES = frozenset(
@@ -250,23 +270,21 @@ def _split_symptom(table: pd.DataFrame, steps: int, run: Run, approximate: bool)
     evidence = tuple(
         {k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()} for row in top.to_dict("records")
     )
-    return Symptom(
-        kind="chains-ran-split",
-        summary=summary,
-        source=SOURCE,
-        strength=round(strength, 4),
-        values={
-            "chains": len(table),
-            "chains_split": int(counts.get("split", 0)),
-            "chains_partly_fused": int(counts.get("partly-fused", 0)),
-            "chains_fused": int(counts.get("fused", 0)),
-            "chains_not_found": int(counts.get("not-found", 0)),
-            "separate_ms_per_step": round(separate_ms, 6),
-            "split_ms_per_step": round(recoverable_ms, 6),
-            "steps": steps,
-            "approximate": int(approximate),
-            "cpu_run": int(cpu),
-        },
+    return ChainsRanSplit(
+        chains=len(table),
+        chains_split=int(counts.get("split", 0)),
+        chains_partly_fused=int(counts.get("partly-fused", 0)),
+        chains_fused=int(counts.get("fused", 0)),
+        chains_not_found=int(counts.get("not-found", 0)),
+        separate_ms_per_step=round(separate_ms, 6),
+        split_ms_per_step=round(recoverable_ms, 6),
+        steps=steps,
+        approximate=int(approximate),
+        cpu_run=int(cpu),
+    ).symptom(
+        summary,
+        SOURCE,
+        round(strength, 4),
         evidence=evidence,
         recoverable_ms_per_step=round(recoverable_ms, 6),
     )

@@ -5,7 +5,8 @@ CPU ``.npy`` tensors) through diagnosis's materialisation and budgets, aligns la
 statistics with a dtype-aware tolerance, and emits symptoms for the knowledge engine.
 
 Public API: read_dump, find_mapping, load_mapping (reading); compare_dumps, depth_profile, TOLERANCES,
-OutputsComparison (comparing); output_symptoms, op_family (symptoms); Dump, Layer, TensorStats (the model).
+OutputsComparison (comparing); output_symptoms, op_family, symptom_declarations (symptoms); Dump, Layer,
+TensorStats (the model).
 Names are imported on first use (PEP 562).
 """
 
@@ -25,6 +26,7 @@ _EXPORTS: dict[str, str] = {
     "OutputsComparison": "outputs.compare",
     "output_symptoms": "outputs.symptoms",
     "op_family": "outputs.symptoms",
+    "symptom_declarations": "outputs.symptoms",
     "Dump": "outputs.layers",
     "Layer": "outputs.layers",
     "TensorStats": "outputs.stats",
@@ -36,7 +38,7 @@ if TYPE_CHECKING:
     from outputs.layers import Dump, Layer
     from outputs.msprobe import load_mapping
     from outputs.stats import TensorStats
-    from outputs.symptoms import op_family, output_symptoms
+    from outputs.symptoms import op_family, output_symptoms, symptom_declarations
 
 __getattr__ = lazy_getattr(__name__, _EXPORTS, globals())
 
@@ -53,4 +55,5 @@ __all__ = [
     "op_family",
     "output_symptoms",
     "read_dump",
+    "symptom_declarations",
 ]

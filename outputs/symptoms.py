@@ -5,22 +5,99 @@ from __future__ import annotations
 
 import math
 import re
+import sys
+from dataclasses import dataclass
 
-from core.symptoms import Emits, Symptom
+from core.symptoms import Emits, Kind, Symptom, SymptomValues, declared_in
 from core.text import say
 from outputs.compare import LayerDiff, OutputsComparison
 from outputs.layers import Layer
 from outputs.stats import FLOAT16_MAX, TensorStats
 
-EMITS = Emits(
-    pair=(
+
+@dataclass(frozen=True, kw_only=True)
+class OutputDivergence(SymptomValues):
+    """The first layer (in execution order) whose output statistics differ beyond the dtype's
+    tolerance."""
+
+    KIND = Kind(
         "output-divergence",
-        "output-inputs-differ",
-        "output-weights-differ",
-        "output-overflow",
-        "output-dtype-differ",
+        ("pair",),
+        (
+            "outputs.diverge",
+            "outputs.diverge-non-finite",
+            "outputs.diverge-shape",
+        ),
     )
-)
+    layer: str
+    op_type: str
+    family: str
+    rel_diff: float
+    tolerance: float
+    dtype: str
+    stat: str
+    depth: int
+    layers: int
+    diverged_layers: int
+    one_sided_dropouts: int
+    inputs_differ: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class OutputInputsDiffer(SymptomValues):
+    """A network input differs between the runs: other statistics, or equal statistics over other
+    values."""
+
+    KIND = Kind("output-inputs-differ", ("pair",), ("outputs.inputs-differ",))
+    input: str
+    rel_diff: float
+    same_statistics: bool
+    inputs: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class OutputWeightsDiffer(SymptomValues):
+    """Parameters (weights, not BatchNorm's moving statistics) differ between the runs."""
+
+    KIND = Kind("output-weights-differ", ("pair",), ("outputs.weights-differ",))
+    parameters: int
+    total: int
+    first: str
+    rel_diff: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class OutputOverflow(SymptomValues):
+    """An FP16/BF16 tensor of the target holds inf or values at the FP16 limit (65504); the baseline
+    not."""
+
+    KIND = Kind("output-overflow", ("pair",), ("outputs.overflow",))
+    layer: str
+    non_finite: int
+    max_abs: float
+    dtype: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class OutputDtypeDiffer(SymptomValues):
+    """Matched layers compute in other floating dtypes (another precision mode or mixed-precision
+    level)."""
+
+    KIND = Kind("output-dtype-differ", ("pair",), ("outputs.dtype-differ",))
+    layers: int
+    baseline_dtype: str
+    target_dtype: str
+    layer: str
+
+
+# The symptom kinds this module emits, each declared above with its values and messages.
+EMITS = Emits.of(OutputDivergence, OutputInputsDiffer, OutputWeightsDiffer, OutputOverflow, OutputDtypeDiffer)
+
+
+def symptom_declarations() -> dict[str, tuple[type[SymptomValues], ...]]:
+    """The symptom kinds this stage declares, by module name (the vocabulary is made of them)."""
+    return {__name__: declared_in(sys.modules[__name__])}
+
 
 # What kind of op a layer is, by its op type or API name (case-insensitive), first match wins.
 FAMILIES = (
@@ -74,23 +151,23 @@ def divergence(comparison: OutputsComparison) -> Symptom | None:
     kind = "dropout" if dropouts else family(first.baseline)
     rel = first.output.rel_diff
     layers = comparison.layers
-    values = {
-        "layer": first.baseline.name,
-        "op_type": first.baseline.op_type,
-        "family": kind,
-        "rel_diff": _json_float(rel),
-        "tolerance": first.output.tolerance,
-        "dtype": first.output.dtype,
-        "stat": first.output.stat,
-        "depth": layers.index(first),
-        "layers": len(layers),
-        "diverged_layers": sum(d.diverged for d in layers),
-        "one_sided_dropouts": dropouts,
-        "inputs_differ": first.inputs_diverged,
-    }
+    values = OutputDivergence(
+        layer=first.baseline.name,
+        op_type=first.baseline.op_type,
+        family=kind,
+        rel_diff=_json_float(rel),
+        tolerance=first.output.tolerance,
+        dtype=first.output.dtype,
+        stat=first.output.stat,
+        depth=layers.index(first),
+        layers=len(layers),
+        diverged_layers=sum(d.diverged for d in layers),
+        one_sided_dropouts=dropouts,
+        inputs_differ=first.inputs_diverged,
+    )
     clear = rel > CLEAR_FACTOR * first.output.tolerance
     summary = _divergence_summary(first)
-    return Symptom("output-divergence", summary, "pair", 1.0 if clear else 0.7, values, _rows([first]))
+    return values.symptom(summary, "pair", 1.0 if clear else 0.7, evidence=_rows([first]))
 
 
 def _divergence_summary(first: LayerDiff) -> str:
@@ -121,14 +198,14 @@ def inputs_differ(comparison: OutputsComparison) -> Symptom | None:
     assert worst.output is not None
     same = worst.output.rel_diff <= worst.output.tolerance
     how = say("outputs.same-stats") if same else say("outputs.other-stats", rel=worst.output.rel_diff)
-    values = {
-        "input": worst.baseline.name,
-        "rel_diff": _json_float(worst.output.rel_diff),
-        "same_statistics": same,
-        "inputs": len(differing),
-    }
+    values = OutputInputsDiffer(
+        input=worst.baseline.name,
+        rel_diff=_json_float(worst.output.rel_diff),
+        same_statistics=same,
+        inputs=len(differing),
+    )
     summary = say("outputs.inputs-differ", layer=worst.baseline.name, how=how)
-    return Symptom("output-inputs-differ", summary, "pair", 1.0, values, _rows(differing))
+    return values.symptom(summary, "pair", 1.0, evidence=_rows(differing))
 
 
 def weights_differ(comparison: OutputsComparison) -> Symptom | None:
@@ -140,12 +217,12 @@ def weights_differ(comparison: OutputsComparison) -> Symptom | None:
         return None
     first = differing[0]
     assert first.output is not None
-    values = {
-        "parameters": len(differing),
-        "total": len(weights),
-        "first": first.baseline.name,
-        "rel_diff": _json_float(first.output.rel_diff),
-    }
+    values = OutputWeightsDiffer(
+        parameters=len(differing),
+        total=len(weights),
+        first=first.baseline.name,
+        rel_diff=_json_float(first.output.rel_diff),
+    )
     summary = say(
         "outputs.weights-differ",
         n=len(differing),
@@ -153,7 +230,7 @@ def weights_differ(comparison: OutputsComparison) -> Symptom | None:
         first=first.baseline.name,
         rel=first.output.rel_diff,
     )
-    return Symptom("output-weights-differ", summary, "pair", 1.0, values, _rows(differing))
+    return values.symptom(summary, "pair", 1.0, evidence=_rows(differing))
 
 
 def overflow(comparison: OutputsComparison) -> Symptom | None:
@@ -184,12 +261,12 @@ def _overflow_symptom(layer: Layer, tensor: TensorStats) -> Symptom:
     extreme = max(
         (abs(v) for v in (tensor.max, tensor.min) if v is not None and math.isfinite(v)), default=0.0
     )
-    values = {
-        "layer": layer.name,
-        "non_finite": tensor.non_finite,
-        "max_abs": extreme,
-        "dtype": tensor.dtype,
-    }
+    values = OutputOverflow(
+        layer=layer.name,
+        non_finite=tensor.non_finite,
+        max_abs=extreme,
+        dtype=tensor.dtype,
+    )
     summary = say(
         "outputs.overflow",
         layer=layer.name,
@@ -198,8 +275,8 @@ def _overflow_symptom(layer: Layer, tensor: TensorStats) -> Symptom:
         dtype=tensor.dtype,
         other=say("outputs.finite"),
     )
-    row = {"layer": layer.name, "op_type": layer.op_type, "side": "target", **values}
-    return Symptom("output-overflow", summary, "pair", 1.0, values, (row,))
+    row = {"layer": layer.name, "op_type": layer.op_type, "side": "target", **values.as_values()}
+    return values.symptom(summary, "pair", 1.0, evidence=(row,))
 
 
 def dtype_differ(comparison: OutputsComparison) -> Symptom | None:
@@ -209,12 +286,12 @@ def dtype_differ(comparison: OutputsComparison) -> Symptom | None:
         return None
     first = differing[0]
     base_dtype, target_dtype = _dtypes(first) or ("", "")
-    values = {
-        "layers": len(differing),
-        "baseline_dtype": base_dtype,
-        "target_dtype": target_dtype,
-        "layer": first.baseline.name,
-    }
+    values = OutputDtypeDiffer(
+        layers=len(differing),
+        baseline_dtype=base_dtype,
+        target_dtype=target_dtype,
+        layer=first.baseline.name,
+    )
     summary = say(
         "outputs.dtype-differ",
         n=len(differing),
@@ -222,7 +299,7 @@ def dtype_differ(comparison: OutputsComparison) -> Symptom | None:
         target_dtype=target_dtype,
         layer=first.baseline.name,
     )
-    return Symptom("output-dtype-differ", summary, "pair", 1.0, values, _rows(differing))
+    return values.symptom(summary, "pair", 1.0, evidence=_rows(differing))
 
 
 def _dtypes(diff: LayerDiff) -> tuple[str, str] | None:

@@ -46,7 +46,7 @@ def read_damaged(root: Path, path: Path, damage: Damage) -> None:
 
 
 # The fast lane fuzzes one (Ascend) layout; CI every layout.
-FAST_LAYOUTS = frozenset({"ascend-level1"})
+FAST_LAYOUTS = frozenset({"ascend-ms.level1-infer"})
 
 
 @pytest.mark.parametrize("layout", known(sorted(LAYOUTS), KNOWN_BUGS, FAST_LAYOUTS))

@@ -20,25 +20,13 @@ from diagnosis.ingest import list_ranks
 from diagnosis.readers.catalog import SKIP_RECORD, unread_member
 from doctor import diagnose
 from doctor.render import render
-from tests.support.inputs import ASCEND, CPU
+from tests.support.inputs import ASCEND
+from tests.support.layouts import PACK, runs_for
 from tests.support.runs import FIXTURES
 
 LEVEL1 = ASCEND / "level1" / "train"
 RUN = "ubuntu_2201_20251130080000123_ascend_ms"
-PACKED_RUNS = {
-    "ascend-ms": LEVEL1,
-    "ascend-ms-2.3": ASCEND / "ms23",
-    "legacy-ascend": ASCEND / "legacy_ascend",
-    "legacy-ascend 1.x": ASCEND / "legacy_ascend_1x",
-    "legacy-gpu": ASCEND / "legacy_gpu",
-    "legacy-cpu": ASCEND / "legacy_cpu",
-    "torch-npu": ASCEND / "torch_npu",
-    "cann-msprof": ASCEND / "msprof" / "lite_infer",
-    "cann-msprof two devices": ASCEND / "msprof",
-    "ascend-ms-db": ASCEND / "db" / "ms_infer",
-    "cann-msprof-db": ASCEND / "db" / "msprof_infer",
-    "cpu-ms": CPU / "infer_fp32_graph_profile_memory",
-}
+PACKED_RUNS = runs_for(PACK)  # a selection of tests/support/layouts.py
 RAW_FILES = 25_000
 
 

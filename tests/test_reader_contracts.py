@@ -28,26 +28,13 @@ from core.model import (
 from diagnosis import ingest
 from diagnosis.readers import catalog
 from diagnosis.readers.npu_smi import npu_smi_frame
+from tests.support.layouts import CONTRACTS, RUNS, runs_for
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
-# One run of every layout, and the runs with optional tables (memory, dataset, pipeline, API, frequency).
-FIXTURE_RUNS = {
-    "ascend-ms level1 train": FIXTURES / "ascend/level1/train",
-    "ascend-ms level1 infer": FIXTURES / "ascend/level1/infer",
-    "ascend-ms serving slow": FIXTURES / "ascend_symptoms/serving/slow",
-    "ascend-ms-2.3": FIXTURES / "ascend/ms23",
-    "legacy-ascend": FIXTURES / "ascend/legacy_ascend",
-    "legacy-gpu": FIXTURES / "ascend/legacy_gpu",
-    "legacy-cpu": FIXTURES / "ascend/legacy_cpu",
-    "torch-npu": FIXTURES / "ascend/torch_npu",
-    "legacy-ascend 1.x": FIXTURES / "ascend/legacy_ascend_1x",
-    "cann-msprof": FIXTURES / "ascend/msprof/lite_infer",
-    "cann-msprof l0": FIXTURES / "ascend/msprof/l0_nosteps",
-    "ascend-ms-db": FIXTURES / "ascend/db/ms_infer",
-    "cann-msprof-db": FIXTURES / "ascend/db/msprof_infer",
-    "cpu-ms memory": FIXTURES / "cpu/infer_fp32_graph_profile_memory",
-}
+# One run of every layout with a fixture, and the runs with optional tables (memory, dataset, pipeline, API,
+# frequency): the contracts' selection of the one registry, tests/support/layouts.py.
+FIXTURE_RUNS = runs_for(CONTRACTS)
 
 
 @pytest.fixture(scope="module", params=sorted(FIXTURE_RUNS))
@@ -77,8 +64,8 @@ def test_importing_the_readers_has_no_side_effects() -> None:
 
 
 def test_every_reader_module_is_registered_and_every_layout_has_one_reader() -> None:
-    """ingest.READERS lists each module of diagnosis.readers that reads runs; the catalogue's layouts
-    are exactly the layouts they read, each by one reader."""
+    """ingest.READERS (the readers the catalogue names) lists each module of diagnosis.readers that reads
+    runs; the catalogue's layouts are exactly the layouts they read, each by the reader its entry names."""
     readers_package = importlib.import_module("diagnosis.readers")
     modules = [
         importlib.import_module(f"diagnosis.readers.{info.name}")
@@ -89,6 +76,8 @@ def test_every_reader_module_is_registered_and_every_layout_has_one_reader() -> 
     read = [name for reader in ingest.READERS for name in reader.LAYOUTS]
     assert sorted(read) == sorted(catalog.BY_NAME) and len(read) == len(set(read))
     assert all(ingest.reader_of(name).LAYOUTS.count(name) == 1 for name in catalog.BY_NAME)
+    for layout in catalog.LAYOUTS:
+        assert ingest.reader_of(layout.name).__name__ == f"diagnosis.readers.{layout.reader}", layout.name
 
 
 @pytest.mark.parametrize("template", ["framework_raw_{r}.csv", "aicore_intermediate_{r}_type.csv"])
@@ -142,3 +131,16 @@ def test_no_analyzer_reads_extras_or_a_vendor_column() -> None:
     for path in (ROOT / "diagnosis" / "analyzers").glob("*.py"):
         text = path.read_text(encoding="utf-8")
         assert not [word for word in vendor if word in text], path.name
+
+
+def test_every_catalogued_layout_has_a_run_in_the_registry() -> None:
+    """tests/support/layouts.py names a run of each layout of the catalogue, and no other layout."""
+    assert {run.layout for run in RUNS} == set(catalog.BY_NAME)
+    assert len({run.name for run in RUNS}) == len(RUNS)
+
+
+@pytest.mark.parametrize("run", RUNS, ids=lambda run: run.name)
+def test_each_registered_run_is_found_as_its_layout(run) -> None:
+    if not run.path.is_dir():
+        pytest.skip(f"{run.path} is not here (a real sample beside the repository)")
+    assert {candidate.layout for candidate in ingest.find_runs(run.path)} == {run.layout}

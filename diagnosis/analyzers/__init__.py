@@ -5,12 +5,14 @@ Two kinds, registered below:
 - run analyzers take one `Side` and its role and return symptoms about that run alone
   (source "baseline" or "target"); they also serve the single-run diagnosis.
 
-Every module that emits symptoms (each module here, graph/hygiene.py, graph/profile_join.py) declares
-near its top the kinds it emits, as ``EMITS = Emits(pair=(...), run=(...))`` (`core.symptoms.Emits`;
-the graph modules fill `mindir` / `mindir_profile`). Each kind of `SYMPTOM_KINDS` is declared by
-exactly one module, and tests/test_symptom_fixtures.py runs every emitter over the fires / quiet /
-shared cases of tests/fixtures/symptoms/<kind>.yaml: an undeclared kind, or a declared kind without a
-passing case of each, fails it.
+Every module that emits symptoms (each module here, graph/hygiene.py, graph/profile_join.py,
+outputs/symptoms.py) declares near its top each kind it emits as a `core.symptoms.SymptomValues` dataclass
+(description, what it describes, message ids, typed values) and builds its symptoms through it
+(``TrainModeKernels(...).symptom(summary, role)``); ``EMITS = Emits.of(...)`` lists those declarations.
+The vocabulary `SYMPTOM_KINDS` is generated from them (``python -m doctor.vocabulary``), each kind declared
+by exactly one module, and tests/test_symptom_fixtures.py runs every emitter over the fires / quiet /
+shared cases of tests/fixtures/symptoms/<kind>.yaml: an undeclared kind, a value off its declaration, or a
+declared kind without a passing case of each, fails it.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import importlib
 from collections.abc import Callable
 from typing import TypeVar
 
-from core.symptoms import SYMPTOM_KINDS, Symptom
+from core.symptoms import SYMPTOM_KINDS, Symptom, SymptomValues, declared_in
 from diagnosis.compare import Comparison, Side
 
 PairAnalyzer = Callable[[Comparison], list[Symptom]]
@@ -69,6 +71,15 @@ def _load_all() -> None:
     """Import every analyzer module of MODULE_ORDER: importing one registers its analyzers."""
     for name in MODULE_ORDER:
         importlib.import_module(f"{__name__}.{name}")
+
+
+def symptom_declarations() -> dict[str, tuple[type[SymptomValues], ...]]:
+    """The symptom kinds each analyzer module declares, by module name (the vocabulary is made of them)."""
+    _load_all()
+    return {
+        f"{__name__}.{name}": declared_in(importlib.import_module(f"{__name__}.{name}"))
+        for name in MODULE_ORDER
+    }
 
 
 def analyze_pair(comparison: Comparison) -> list[Symptom]:

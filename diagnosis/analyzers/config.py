@@ -2,17 +2,64 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from core.model import ProfilerConfig
-from core.symptoms import Emits, Symptom
+from core.symptoms import Emits, Kind, Symptom, SymptomValues
 from core.text import join, say
 from diagnosis.analyzers import pair_analyzer
 from diagnosis.analyzers.common import rnd, rows
 from diagnosis.compare import Comparison
 
-# The symptom kinds this module emits (see diagnosis/analyzers/__init__.py).
-EMITS = Emits(
-    pair=("execution-mode-mismatch", "profiler-config-diff", "profiler-level-low", "op-set-mismatch")
-)
+
+@dataclass(frozen=True, kw_only=True)
+class ExecutionModeMismatch(SymptomValues):
+    """One run executed in graph mode, the other in PyNative (op-by-op) mode."""
+
+    KIND = Kind("execution-mode-mismatch", ("pair",), ("execution-mode-mismatch",))
+    baseline_mode: str
+    target_mode: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProfilerConfigDiff(SymptomValues):
+    """The two runs were profiled with settings that skew operator times or change columns (level,
+    aic_metrics, activities, with_stack, profile_memory, data_process, record_shapes,
+    data_simplification); window_differences notes a different schedule, which is no evidence."""
+
+    KIND = Kind("profiler-config-diff", ("pair",), ("profiler-config-diff",))
+    differences: dict[str, Any]
+    window_differences: dict[str, Any]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProfilerLevelLow(SymptomValues):
+    """A run lacks dtype/format/shape columns (profiled at Level0)."""
+
+    KIND = Kind(
+        "profiler-level-low",
+        ("pair",),
+        (
+            "profiler-level-low",
+            "profiler-level-low.many",
+        ),
+    )
+    runs: list[Any]
+
+
+@dataclass(frozen=True, kw_only=True)
+class OpSetMismatch(SymptomValues):
+    """Large parts of one run have no counterpart in the other: different workloads."""
+
+    KIND = Kind("op-set-mismatch", ("pair",), ("op-set-mismatch",))
+    matched_share_baseline: float | None
+    matched_share_target: float | None
+    unmatched_ms_per_step: float | None
+
+
+# The symptom kinds this module emits, each declared above with its values and messages.
+EMITS = Emits.of(ExecutionModeMismatch, ProfilerConfigDiff, ProfilerLevelLow, OpSetMismatch)
 
 # Settings that skew per-operator times (host overhead of stacks, memory, dataset or shape recording;
 # counter collection at a higher level) or change the columns the analyzers read: they support
@@ -40,11 +87,8 @@ def execution_mode_mismatch(c: Comparison) -> list[Symptom]:
     if "unknown" in (b, t) or b == t:
         return []
     return [
-        Symptom(
-            "execution-mode-mismatch",
-            say("execution-mode-mismatch", b=b, t=t),
-            strength=1.0,
-            values={"baseline_mode": b, "target_mode": t},
+        ExecutionModeMismatch(baseline_mode=b, target_mode=t).symptom(
+            say("execution-mode-mismatch", b=b, t=t), "pair", 1.0
         )
     ]
 
@@ -77,12 +121,9 @@ def profiler_config_diff(c: Comparison) -> list[Symptom]:
         return []
     text = ", ".join(f"{k}: {v[0]} vs {v[1]}" for k, v in diffs.items())
     return [
-        Symptom(
-            "profiler-config-diff",
-            say("profiler-config-diff", text=text),
-            strength=min(1.0, 0.6 + 0.1 * len(diffs)),
-            values={"differences": diffs, "window_differences": config_differences(a, b, WINDOW_FIELDS)},
-        )
+        ProfilerConfigDiff(
+            differences=diffs, window_differences=config_differences(a, b, WINDOW_FIELDS)
+        ).symptom(say("profiler-config-diff", text=text), "pair", min(1.0, 0.6 + 0.1 * len(diffs)))
     ]
 
 
@@ -101,15 +142,14 @@ def profiler_level_low(c: Comparison) -> list[Symptom]:
         for r, s in (("baseline", c.baseline), ("target", c.target))
     }
     return [
-        Symptom(
-            "profiler-level-low",
+        ProfilerLevelLow(runs=low).symptom(
             say(
                 "profiler-level-low.many" if len(low) > 1 else "profiler-level-low",
                 runs=join([say(f"role.{r}") for r in low], "sep.and"),
                 levels=", ".join(str(levels[r]) for r in low),
             ),
-            strength=1.0,
-            values={"runs": low},
+            "pair",
+            1.0,
         )
     ]
 
@@ -124,15 +164,14 @@ def op_set_mismatch(c: Comparison) -> list[Symptom]:
         "target_us_per_step", ascending=False
     )
     return [
-        Symptom(
-            "op-set-mismatch",
+        OpSetMismatch(
+            matched_share_baseline=rnd(sb),
+            matched_share_target=rnd(st),
+            unmatched_ms_per_step=rnd(float(unmatched["target_us_per_step"].sum()) / 1000),
+        ).symptom(
             say("op-set-mismatch", sb=sb, st=st),
-            strength=min(1.0, (MIN_MATCHED_SHARE - min(sb, st)) * 2 + 0.3),
-            values={
-                "matched_share_baseline": rnd(sb),
-                "matched_share_target": rnd(st),
-                "unmatched_ms_per_step": rnd(float(unmatched["target_us_per_step"].sum()) / 1000),
-            },
+            "pair",
+            min(1.0, (MIN_MATCHED_SHARE - min(sb, st)) * 2 + 0.3),
             evidence=rows(unmatched, ["operator", "op_type", "target_us_per_step"]),
         )
     ]

@@ -8,23 +8,88 @@ run as ``run.npu_smi`` (core.model.NPU_SMI_SCHEMA).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from core.model import NPU_SMI_SCHEMA
-from core.symptoms import Emits, Symptom
+from core.symptoms import Emits, Kind, Symptom, SymptomValues
 from core.text import Text, say
 from diagnosis.analyzers import pair_analyzer, run_analyzer
 from diagnosis.analyzers.common import OP_COLS, rnd, rows
 from diagnosis.compare import Comparison, Side
 from diagnosis.stats import kendall_tau
 
-# The symptom kinds this module emits (see diagnosis/analyzers/__init__.py).
-EMITS = Emits(
-    pair=("core-change",),
-    run=("ai-cpu-ops", "frequency-drop", "communication-share", "memory-growth"),
-)
+
+@dataclass(frozen=True, kw_only=True)
+class AiCpuOps(SymptomValues):
+    """Operators run on AI CPU in the target (share of time, ops >= 20 us)."""
+
+    KIND = Kind("ai-cpu-ops", ("run",), ("ai-cpu-ops",))
+    aicpu_share: float | None
+    aicpu_ms_per_step: float | None
+    ops: list[Any]
+
+
+@dataclass(frozen=True, kw_only=True)
+class CoreChange(SymptomValues):
+    """The same operator runs on a different accelerator core in the two runs (e.g. AI_CORE ->
+    AI_CPU)."""
+
+    KIND = Kind("core-change", ("pair",), ("core-change",))
+    ops: list[Any]
+    ms_per_step: float | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class MemoryGrowth(SymptomValues):
+    """Allocated device/host memory grows across the run."""
+
+    KIND = Kind("memory-growth", ("run",), ("memory-growth",))
+    start_mb: float | None
+    end_mb: float | None
+    growth_mb: float | None
+    relative_growth: float | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class FrequencyDrop(SymptomValues):
+    """AI Core frequency falls below its maximum while AI Core kernels run (throttling; a clock that
+    drops only between kernels is power saving and not this symptom), or a busy npu-smi reading shows
+    it. From the clock counter: `min_mhz` in effect during kernels, `mean_drop` weighted by kernel
+    busy time, `low_clock_ms`/`low_clock_share` of busy time and `kernels_affected` at a low clock."""
+
+    KIND = Kind(
+        "frequency-drop",
+        ("run",),
+        (
+            "frequency-drop.kernels",
+            "frequency-drop",
+        ),
+    )
+    max_mhz: float | None
+    min_mhz: float | None
+    mean_drop: float | None
+    low_clock_ms: float | None
+    low_clock_share: float | None
+    kernels_affected: int
+    idle_downclock: bool
+    temperature_c: None
+    power_w: None
+
+
+@dataclass(frozen=True, kw_only=True)
+class CommunicationShare(SymptomValues):
+    """Collective communication takes a share of the inference step."""
+
+    KIND = Kind("communication-share", ("run",), ("communication-share",))
+    communication_share: float | None
+    ms_per_step: float | None
+
+
+# The symptom kinds this module emits, each declared above with its values and messages.
+EMITS = Emits.of(AiCpuOps, CoreChange, MemoryGrowth, FrequencyDrop, CommunicationShare)
 
 AICPU_SHARE = 0.05
 AICPU_OP_US = 20.0
@@ -58,8 +123,11 @@ def ai_cpu_ops(side: Side, role: str) -> list[Symptom]:
     if share <= AICPU_SHARE and slow.empty:
         return []
     return [
-        Symptom(
-            "ai-cpu-ops",
+        AiCpuOps(
+            aicpu_share=rnd(share),
+            aicpu_ms_per_step=rnd(aicpu_us / 1000, 4),
+            ops=aicpu["operator"].astype(str).tolist(),
+        ).symptom(
             say(
                 "ai-cpu-ops",
                 ops=len(aicpu),
@@ -69,13 +137,8 @@ def ai_cpu_ops(side: Side, role: str) -> list[Symptom]:
                 slow=len(slow),
                 slow_us=AICPU_OP_US,
             ),
-            source=role,
-            strength=min(1.0, max(share / 0.15, 0.6 if len(slow) else 0.0)),
-            values={
-                "aicpu_share": rnd(share),
-                "aicpu_ms_per_step": rnd(aicpu_us / 1000, 4),
-                "ops": aicpu["operator"].astype(str).tolist(),
-            },
+            role,
+            min(1.0, max(share / 0.15, 0.6 if len(slow) else 0.0)),
             evidence=rows(aicpu, ["operator", "op_type", "mean_us", "us_per_step", "input_dtypes"]),
             recoverable_ms_per_step=rnd(aicpu_us / 1000, 4),
         )
@@ -97,11 +160,10 @@ def core_change(c: Comparison) -> list[Symptom]:
     ).value_counts()
     text = ", ".join(f"{n} {move}" for move, n in moves.items())
     return [
-        Symptom(
-            "core-change",
+        CoreChange(ops=changed["operator"].astype(str).tolist(), ms_per_step=rnd(ms, 4)).symptom(
             say("core-change", ops=len(changed), text=text, ms=ms),
-            strength=1.0 if to_aicpu.any() else 0.6,
-            values={"ops": changed["operator"].astype(str).tolist(), "ms_per_step": rnd(ms, 4)},
+            "pair",
+            1.0 if to_aicpu.any() else 0.6,
             evidence=rows(
                 changed.sort_values("delta_us_per_step", ascending=False),
                 [*OP_COLS, "baseline_core", "target_core"],
@@ -148,8 +210,17 @@ def frequency_drop(side: Side, role: str) -> list[Symptom]:
         return []
     max_mhz, min_mhz, mean_drop, basis = found
     return [
-        Symptom(
-            "frequency-drop",
+        FrequencyDrop(
+            max_mhz=rnd(max_mhz),
+            min_mhz=rnd(min_mhz),
+            mean_drop=rnd(mean_drop),
+            low_clock_ms=None,
+            low_clock_share=None,
+            kernels_affected=None,
+            idle_downclock=None,
+            temperature_c=_column_max(smi, "temperature_c"),
+            power_w=_column_max(smi, "power_w"),
+        ).symptom(
             say(
                 "frequency-drop",
                 role=say(f"role.{role}"),
@@ -159,20 +230,8 @@ def frequency_drop(side: Side, role: str) -> list[Symptom]:
                 drop=mean_drop,
                 extra=_smi_extra(smi),
             ),
-            source=role,
-            strength=min(1.0, 0.5 + mean_drop * 5),
-            values={
-                "max_mhz": rnd(max_mhz),
-                "min_mhz": rnd(min_mhz),
-                "mean_drop": rnd(mean_drop),
-                # npu-smi readings have no kernel times: how long and which kernels are unknown
-                "low_clock_ms": None,
-                "low_clock_share": None,
-                "kernels_affected": None,
-                "idle_downclock": None,
-                "temperature_c": _column_max(smi, "temperature_c"),
-                "power_w": _column_max(smi, "power_w"),
-            },
+            role,
+            min(1.0, 0.5 + mean_drop * 5),
         )
     ]
 
@@ -194,7 +253,7 @@ class KernelClock:
     min_mhz: float  # the lowest clock in effect while a kernel ran
     mean_drop: float  # 1 - busy-time-weighted mean clock / max_mhz
     low_busy_us: float  # busy time at a clock >= FREQ_DROP below max_mhz
-    busy_us: float
+    busy_us: float | None
     low_kernels: pd.DataFrame  # the kernels that ran (partly) at such a clock
     idle_low: bool  # the clock also dropped while no kernel ran
 
@@ -280,8 +339,17 @@ def _kernel_clock_symptom(clock: KernelClock, smi: pd.DataFrame | None, role: st
     ]
     table = pd.DataFrame({"kernels": groups.size(), "kernel_us": groups.sum().astype("float64")})
     table = table.sort_values("kernel_us", ascending=False, kind="stable").reset_index(names="op_type")
-    return Symptom(
-        "frequency-drop",
+    return FrequencyDrop(
+        max_mhz=rnd(clock.max_mhz),
+        min_mhz=rnd(clock.min_mhz),
+        mean_drop=rnd(clock.mean_drop),
+        low_clock_ms=rnd(clock.low_busy_us / 1000, 4),
+        low_clock_share=rnd(share),
+        kernels_affected=len(clock.low_kernels),
+        idle_downclock=clock.idle_low,
+        temperature_c=_column_max(smi, "temperature_c"),
+        power_w=_column_max(smi, "power_w"),
+    ).symptom(
         say(
             "frequency-drop.kernels",
             role=say(f"role.{role}"),
@@ -293,19 +361,8 @@ def _kernel_clock_symptom(clock: KernelClock, smi: pd.DataFrame | None, role: st
             drop=clock.mean_drop,
             extra=_smi_extra(smi),
         ),
-        source=role,
-        strength=min(1.0, 0.5 + clock.mean_drop * 5),
-        values={
-            "max_mhz": rnd(clock.max_mhz),
-            "min_mhz": rnd(clock.min_mhz),
-            "mean_drop": rnd(clock.mean_drop),
-            "low_clock_ms": rnd(clock.low_busy_us / 1000, 4),
-            "low_clock_share": rnd(share),
-            "kernels_affected": len(clock.low_kernels),
-            "idle_downclock": clock.idle_low,
-            "temperature_c": _column_max(smi, "temperature_c"),
-            "power_w": _column_max(smi, "power_w"),
-        },
+        role,
+        min(1.0, 0.5 + clock.mean_drop * 5),
         evidence=rows(table.head(10), ["op_type", "kernels", "kernel_us"]),
     )
 
@@ -355,12 +412,10 @@ def communication_share(side: Side, role: str) -> list[Symptom]:
         return []
     ms = float(comm.median()) / 1000
     return [
-        Symptom(
-            "communication-share",
+        CommunicationShare(communication_share=rnd(share), ms_per_step=rnd(ms, 4)).symptom(
             say("communication-share", share=share, role=say(f"role.{role}"), ms=ms),
-            source=role,
-            strength=min(1.0, share / 0.3),
-            values={"communication_share": rnd(share), "ms_per_step": rnd(ms, 4)},
+            role,
+            min(1.0, share / 0.3),
             evidence=rows(steps, ["step", "duration_us", "communication_us"]),
             recoverable_ms_per_step=rnd(ms, 4),
         )
@@ -420,8 +475,12 @@ def memory_growth(side: Side, role: str) -> list[Symptom]:
     if relative <= MEMORY_GROWTH or tau <= MEMORY_TAU:
         return []
     return [
-        Symptom(
-            "memory-growth",
+        MemoryGrowth(
+            start_mb=rnd(start, 4),
+            end_mb=rnd(end, 4),
+            growth_mb=rnd(growth, 4),
+            relative_growth=rnd(relative),
+        ).symptom(
             say(
                 "memory-growth",
                 role=say(f"role.{role}"),
@@ -431,13 +490,7 @@ def memory_growth(side: Side, role: str) -> list[Symptom]:
                 relative=relative,
                 tau=tau,
             ),
-            source=role,
-            strength=min(1.0, relative / 0.5) * min(1.0, tau),
-            values={
-                "start_mb": rnd(start, 4),
-                "end_mb": rnd(end, 4),
-                "growth_mb": rnd(growth, 4),
-                "relative_growth": rnd(relative),
-            },
+            role,
+            min(1.0, relative / 0.5) * min(1.0, tau),
         )
     ]

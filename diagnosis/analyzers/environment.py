@@ -8,15 +8,36 @@ script recorded counts too, as does the CANN version the reader adds.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from core.symptoms import Emits, Symptom
+from core.symptoms import Emits, Kind, Symptom, SymptomValues
 from core.text import Text, join, say
 from diagnosis.analyzers import pair_analyzer, run_analyzer
 from diagnosis.compare import Comparison, Side
 
-# The symptom kinds this module emits (see diagnosis/analyzers/__init__.py).
-EMITS = Emits(pair=("environment-diff",), run=("environment-diff",))
+
+@dataclass(frozen=True, kw_only=True)
+class EnvironmentDiff(SymptomValues):
+    """Environment recorded in profiler_metadata.json differs or is set for debugging (log level,
+    launch blocking, deterministic)."""
+
+    KIND = Kind(
+        "environment-diff",
+        (
+            "pair",
+            "run",
+        ),
+        (
+            "environment-debug",
+            "environment-diff",
+        ),
+    )
+    variables: dict[str, Any]
+
+
+# The symptom kinds this module emits, each declared above with its values and messages.
+EMITS = Emits.of(EnvironmentDiff)
 
 ENV_SECTIONS = ("env_variable", "env_variables", "env", "environment", "environ")
 EXTRA_KEYS = ("deterministic", "cann_version")
@@ -78,12 +99,10 @@ def environment_debug(side: Side, role: str) -> list[Symptom]:
         ]
     )
     return [
-        Symptom(
-            "environment-diff",
+        EnvironmentDiff(variables=bad).symptom(
             say("environment-debug", role=say(f"role.{role}"), why=why),
-            source=role,
-            strength=1.0 if "ASCEND_LAUNCH_BLOCKING" in bad else 0.7,
-            values={"variables": bad},
+            role,
+            1.0 if "ASCEND_LAUNCH_BLOCKING" in bad else 0.7,
         )
     ]
 
@@ -106,10 +125,7 @@ def environment_diff(c: Comparison) -> list[Symptom]:
     flagged = [name for name in diffs if name in debug_settings(target)]
     text = ", ".join(f"{name}: {b} vs {t}" for name, (b, t) in diffs.items())
     return [
-        Symptom(
-            "environment-diff",
-            say("environment-diff", text=text),
-            strength=min(1.0, 0.4 + 0.3 * len(flagged) + 0.05 * len(diffs)),
-            values={"variables": diffs},
+        EnvironmentDiff(variables=diffs).symptom(
+            say("environment-diff", text=text), "pair", min(1.0, 0.4 + 0.3 * len(flagged) + 0.05 * len(diffs))
         )
     ]

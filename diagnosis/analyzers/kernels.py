@@ -11,28 +11,144 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from core.symptoms import Emits, Symptom
+from core.symptoms import Emits, Kind, Symptom, SymptomValues
 from core.text import say
 from diagnosis.analyzers import pair_analyzer, run_analyzer
 from diagnosis.analyzers.common import MEASURED_STRENGTH, rnd, rows
 from diagnosis.compare import Comparison, Side
 from diagnosis.unique import factorize
 
-# The symptom kinds this module emits (see diagnosis/analyzers/__init__.py).
-EMITS = Emits(
-    pair=(
+
+@dataclass(frozen=True, kw_only=True)
+class FusedSplit(SymptomValues):
+    """The values of a fused kernel family run as its decomposed kernels (a `SplitPattern`)."""
+
+    fused_per_step: float | None
+    split_per_step: float | None
+    split_kernels_per_step: float | None
+    fused_ms_per_step: float | None
+    split_ms_per_step: float | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class AttentionSplit(FusedSplit):
+    """Fused attention kernels (FlashAttentionScore, PromptFlashAttention, IncreFlashAttention) of the
+    baseline run as BatchMatMul + Softmax (+ Dropout) + BatchMatMul kernels on the target."""
+
+    KIND = Kind("attention-split", ("pair",), ("fused-split",))
+
+
+@dataclass(frozen=True, kw_only=True)
+class NormSplit(FusedSplit):
+    """Fused LayerNorm / RmsNorm kernels of the baseline run as ReduceMean, Pow, Rsqrt|Sqrt, Mul and
+    Add kernels on the target."""
+
+    KIND = Kind("norm-split", ("pair",), ("fused-split",))
+
+
+@dataclass(frozen=True, kw_only=True)
+class ActivationSplit(FusedSplit):
+    """Fused GeLU / FastGelu / SiLU (Swish) kernels of the baseline run as Sigmoid|Tanh|Erf|Exp with
+    Mul, Add and Div kernels on the target."""
+
+    KIND = Kind("activation-split", ("pair",), ("fused-split",))
+
+
+@dataclass(frozen=True, kw_only=True)
+class RotarySplit(FusedSplit):
+    """Fused rotary embedding kernels (RotaryPositionEmbedding ...) of the baseline run as
+    StridedSlice, Neg|Sub, Mul, Add and Concat kernels on the target."""
+
+    KIND = Kind("rotary-split", ("pair",), ("fused-split",))
+
+
+@dataclass(frozen=True, kw_only=True)
+class FusionSplit(SymptomValues):
+    """Kernels fused on the baseline run as separate kernels on the target (or Conv and BN run as
+    separate kernels in an Ascend/GPU inference run)."""
+
+    KIND = Kind(
         "fusion-split",
+        (
+            "pair",
+            "run",
+        ),
+        (
+            "fusion-split",
+            "fusion-split.bn",
+        ),
+    )
+    split_groups: int
+    extra_kernels_per_step: float | None
+    split_ms_per_step: float | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class FormatConversion(SymptomValues):
+    """TransData / format-conversion kernels take a share of the target or appear more than on
+    baseline."""
+
+    KIND = Kind(
         "format-conversion",
-        "attention-split",
-        "norm-split",
-        "activation-split",
-        "rotary-split",
-    ),
-    run=("fusion-split", "format-conversion", "elementwise-heavy", "float64-input", "sync-heavy"),
+        (
+            "pair",
+            "run",
+        ),
+        (
+            "format-conversion.count",
+            "format-conversion.share",
+        ),
+    )
+    transdata_share: float | None
+    transdata_ms_per_step: float | None
+    baseline_count_per_step: float | None
+    target_count_per_step: float | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ElementwiseHeavy(SymptomValues):
+    """Many short elementwise kernels (Add/Mul/ReLU/Cast...) that graph-kernel fusion would merge."""
+
+    KIND = Kind("elementwise-heavy", ("run",), ("elementwise-heavy",))
+    elementwise_share: float | None
+    elementwise_ms_per_step: float | None
+    kernels_per_step: float | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Float64Input(SymptomValues):
+    """DOUBLE inputs reach the device (Cast from DOUBLE, AI CPU ops on DOUBLE/INT64)."""
+
+    KIND = Kind("float64-input", ("run",), ("float64-input",))
+    ops: list[Any]
+    ms_per_step: float | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class SyncHeavy(SymptomValues):
+    """Host synchronisation after launches (SynchronizeStream) dominates gaps: synchronous execution."""
+
+    KIND = Kind("sync-heavy", ("run",), ("sync-heavy",))
+    sync_events_per_step: float | None
+    sync_ms_per_step: float | None
+
+
+# The symptom kinds this module emits, each declared above with its values and messages.
+EMITS = Emits.of(
+    AttentionSplit,
+    NormSplit,
+    ActivationSplit,
+    RotarySplit,
+    FusionSplit,
+    FormatConversion,
+    ElementwiseHeavy,
+    Float64Input,
+    SyncHeavy,
 )
 
 DEVICES = ("Ascend", "GPU")
@@ -233,15 +349,12 @@ def fusion_split(c: Comparison) -> list[Symptom]:
     extra = float(split["launches_per_step"].sum())
     kinds = ", ".join(sorted(set(split["op_type"].astype(str))))
     return [
-        Symptom(
-            "fusion-split",
+        FusionSplit(
+            split_groups=len(groups), extra_kernels_per_step=rnd(extra), split_ms_per_step=rnd(split_ms, 4)
+        ).symptom(
             say("fusion-split", groups=len(groups), extra=extra, kinds=kinds, ms=split_ms),
-            strength=min(1.0, 0.5 + 0.1 * extra),
-            values={
-                "split_groups": len(groups),
-                "extra_kernels_per_step": rnd(extra),
-                "split_ms_per_step": rnd(split_ms, 4),
-            },
+            "pair",
+            min(1.0, 0.5 + 0.1 * extra),
             evidence=rows(groups, ["operator", "baseline_key", "op_type", "baseline_us_per_step"])
             + _split_rows(split),
             recoverable_ms_per_step=rnd(split_ms, 4),
@@ -260,16 +373,14 @@ def conv_bn_unfolded(side: Side, role: str) -> list[Symptom]:
     split_ms = float(unfolded["us_per_step"].sum()) / 1000
     extra = float(unfolded["launches_per_step"].sum())
     return [
-        Symptom(
-            "fusion-split",
+        FusionSplit(
+            split_groups=round(bn_per_step),
+            extra_kernels_per_step=rnd(extra),
+            split_ms_per_step=rnd(split_ms, 4),
+        ).symptom(
             say("fusion-split.bn", bn=bn_per_step, role=say(f"role.{role}"), extra=extra, ms=split_ms),
-            source=role,
-            strength=0.7,
-            values={
-                "split_groups": round(bn_per_step),
-                "extra_kernels_per_step": rnd(extra),
-                "split_ms_per_step": rnd(split_ms, 4),
-            },
+            role,
+            0.7,
             evidence=_split_rows(unfolded.set_index("operator")),
             recoverable_ms_per_step=rnd(split_ms, 4),
         )
@@ -331,17 +442,15 @@ def format_conversion_share(side: Side, role: str) -> list[Symptom]:
     if share < LAYOUT_MIN_SHARE:
         return []
     return [
-        Symptom(
-            "format-conversion",
+        FormatConversion(
+            transdata_share=rnd(share),
+            transdata_ms_per_step=rnd(ms, 4),
+            baseline_count_per_step=None,
+            target_count_per_step=rnd(per_step),
+        ).symptom(
             say("format-conversion.share", share=share, role=say(f"role.{role}"), per_step=per_step, ms=ms),
-            source=role,
-            strength=MEASURED_STRENGTH,
-            values={
-                "transdata_share": rnd(share),
-                "transdata_ms_per_step": rnd(ms, 4),
-                "baseline_count_per_step": None,
-                "target_count_per_step": rnd(per_step),
-            },
+            role,
+            MEASURED_STRENGTH,
             evidence=_layout_evidence(side),
             recoverable_ms_per_step=rnd(ms, 4),
         )
@@ -361,16 +470,15 @@ def format_conversion_count(c: Comparison) -> list[Symptom]:
         return []
     extra_ms = max(t_ms - b_ms, 0.0)
     return [
-        Symptom(
-            "format-conversion",
+        FormatConversion(
+            transdata_share=rnd(share),
+            transdata_ms_per_step=rnd(t_ms, 4),
+            baseline_count_per_step=rnd(b_count),
+            target_count_per_step=rnd(t_count),
+        ).symptom(
             say("format-conversion.count", t=t_count, b=b_count, share=share, ms=extra_ms),
-            strength=MEASURED_STRENGTH * extra_ms / max(t_ms, 1e-9),
-            values={
-                "transdata_share": rnd(share),
-                "transdata_ms_per_step": rnd(t_ms, 4),
-                "baseline_count_per_step": rnd(b_count),
-                "target_count_per_step": rnd(t_count),
-            },
+            "pair",
+            MEASURED_STRENGTH * extra_ms / max(t_ms, 1e-9),
             evidence=_layout_evidence(c.target),
             recoverable_ms_per_step=rnd(extra_ms, 4),
         )
@@ -401,8 +509,9 @@ def elementwise_heavy(side: Side, role: str) -> list[Symptom]:
     ops = _ops(side)
     ew_ops = ops.loc[_types(ops).isin(ELEMENTWISE_TYPES).to_numpy() & (ops["mean_us"] < ELEMENTWISE_SHORT_US)]
     return [
-        Symptom(
-            "elementwise-heavy",
+        ElementwiseHeavy(
+            elementwise_share=rnd(share), elementwise_ms_per_step=rnd(ms, 4), kernels_per_step=rnd(per_step)
+        ).symptom(
             say(
                 "elementwise-heavy",
                 share=share,
@@ -411,13 +520,8 @@ def elementwise_heavy(side: Side, role: str) -> list[Symptom]:
                 per_step=per_step,
                 ms=ms,
             ),
-            source=role,
-            strength=min(1.0, share / 0.6),
-            values={
-                "elementwise_share": rnd(share),
-                "elementwise_ms_per_step": rnd(ms, 4),
-                "kernels_per_step": rnd(per_step),
-            },
+            role,
+            min(1.0, share / 0.6),
             evidence=rows(
                 ew_ops.sort_values("launches_per_step", ascending=False),
                 ["operator", "op_type", "launches_per_step", "mean_us"],
@@ -488,8 +592,7 @@ def float64_input(side: Side, role: str) -> list[Symptom]:
     ms = float(per_op["us_per_step"].sum()) / 1000
     casts = int((per_op["op_type"] == "Cast").sum())
     return [
-        Symptom(
-            "float64-input",
+        Float64Input(ops=per_op["operator"].astype(str).tolist(), ms_per_step=rnd(ms, 4)).symptom(
             say(
                 "float64-input",
                 ops=len(per_op),
@@ -497,9 +600,8 @@ def float64_input(side: Side, role: str) -> list[Symptom]:
                 casts=say("float64-input.casts", n=casts) if casts else "",
                 ms=ms,
             ),
-            source=role,
-            strength=1.0 if double.any() else 0.7,
-            values={"ops": per_op["operator"].astype(str).tolist(), "ms_per_step": rnd(ms, 4)},
+            role,
+            1.0 if double.any() else 0.7,
             evidence=rows(per_op, ["operator", "op_type", "input_dtypes", "core", "us_per_step"]),
             recoverable_ms_per_step=rnd(ms, 4),
         )
@@ -542,12 +644,10 @@ def sync_heavy(side: Side, role: str) -> list[Symptom]:
     steps = max(side.run.step_count, 1)
     ms = total_us / steps / 1000 if np.isfinite(total_us) else None
     return [
-        Symptom(
-            "sync-heavy",
+        SyncHeavy(sync_events_per_step=rnd(count / steps), sync_ms_per_step=rnd(ms, 4)).symptom(
             say("sync-heavy", count=count, launches=launches, per_launch=per_launch, per_step=count / steps),
-            source=role,
-            strength=min(1.0, per_launch),
-            values={"sync_events_per_step": rnd(count / steps), "sync_ms_per_step": rnd(ms, 4)},
+            role,
+            min(1.0, per_launch),
             recoverable_ms_per_step=rnd(ms, 4),
         )
     ]
@@ -696,6 +796,7 @@ SPLIT_PATTERNS: tuple[SplitPattern, ...] = (
 )
 
 
+SPLIT_VALUES = {kind.KIND.id: kind for kind in (AttentionSplit, NormSplit, ActivationSplit, RotarySplit)}
 SPLIT_WHAT = {
     "attention-split": "kernels.attention",
     "norm-split": "kernels.norm",
@@ -800,8 +901,14 @@ def _split_symptom(
     fused_ms = float(fused["duration_us"].sum()) / 1000 / b_steps
     matched = min(len(runs), len(fused))
     saved = max(0.0, split_ms - fused_ms * min(1.0, split_per_step / fused_per_step))
-    return Symptom(
-        pattern.kind,
+    values = SPLIT_VALUES[pattern.kind](
+        fused_per_step=rnd(fused_per_step),
+        split_per_step=rnd(split_per_step),
+        split_kernels_per_step=rnd(len(rows_) / t_steps),
+        fused_ms_per_step=rnd(fused_ms, 4),
+        split_ms_per_step=rnd(split_ms, 4),
+    )
+    return values.symptom(
         say(
             "fused-split",
             fused=fused_per_step,
@@ -814,14 +921,8 @@ def _split_symptom(
             ms=split_ms,
             ratio=split_ms / fused_ms,
         ),
-        strength=min(1.0, 0.6 + 0.1 * split_per_step),
-        values={
-            "fused_per_step": rnd(fused_per_step),
-            "split_per_step": rnd(split_per_step),
-            "split_kernels_per_step": rnd(len(rows_) / t_steps),
-            "fused_ms_per_step": rnd(fused_ms, 4),
-            "split_ms_per_step": rnd(split_ms, 4),
-        },
+        "pair",
+        min(1.0, 0.6 + 0.1 * split_per_step),
         evidence=tuple(_position_rows(fused.head(matched), target, runs[:matched])),
         recoverable_ms_per_step=rnd(saved, 4),
     )

@@ -8,19 +8,39 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from core.symptoms import Emits, Symptom
+from core.symptoms import Emits, Kind, Symptom, SymptomValues
 from core.text import Text, join, say
 from diagnosis.analyzers import run_analyzer
 from diagnosis.analyzers.common import rnd, rows
 from diagnosis.compare import Side
 
-# The symptom kinds this module emits (see diagnosis/analyzers/__init__.py).
-EMITS = Emits(run=("data-pipeline-wait", "random-augmentation"))
+
+@dataclass(frozen=True, kw_only=True)
+class DataPipelineWait(SymptomValues):
+    """Steps wait for input data (dataset / minddata queue empty or slow get-next)."""
+
+    KIND = Kind("data-pipeline-wait", ("run",), ("data-pipeline-wait",))
+    wait_share: float | None
+    empty_queue_share: float | None
+    ms_per_step: float | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RandomAugmentation(SymptomValues):
+    """Random augmentation operations run in the inference data pipeline."""
+
+    KIND = Kind("random-augmentation", ("run",), ("random-augmentation",))
+    ops: list[Any]
+
+
+# The symptom kinds this module emits, each declared above with its values and messages.
+EMITS = Emits.of(DataPipelineWait, RandomAugmentation)
 
 EMPTY_QUEUE_SHARE = 0.6  # MindSpore minddata bottleneck rule: device-queue input empty > 60 % (S6)
 WAIT_SHARE = 0.2  # steps spend more than a fifth of their wall time fetching the next batch
@@ -120,16 +140,12 @@ def data_pipeline_wait(side: Side, role: str) -> list[Symptom]:
         parts.append(say("pipeline.wait", ms=wait[0] / 1000, share=wait[1], source=wait[2]))
     ms = wait[0] / 1000 if wait else None
     return [
-        Symptom(
-            "data-pipeline-wait",
+        DataPipelineWait(
+            wait_share=rnd(wait_share), empty_queue_share=rnd(empty), ms_per_step=rnd(ms, 4)
+        ).symptom(
             say("data-pipeline-wait", role=say(f"role.{role}"), parts=join(parts)),
-            source=role,
-            strength=min(1.0, max((empty or 0.0), (wait_share or 0.0) / 0.4)),
-            values={
-                "wait_share": rnd(wait_share),
-                "empty_queue_share": rnd(empty),
-                "ms_per_step": rnd(ms, 4),
-            },
+            role,
+            min(1.0, max((empty or 0.0), (wait_share or 0.0) / 0.4)),
             evidence=_pipeline_evidence(side),
             recoverable_ms_per_step=rnd(ms, 4),
         )
@@ -178,11 +194,7 @@ def random_augmentation(side: Side, role: str) -> list[Symptom]:
     if not found:
         return []
     return [
-        Symptom(
-            "random-augmentation",
-            say("random-augmentation", role=say(f"role.{role}"), ops=", ".join(found)),
-            source=role,
-            strength=0.8,
-            values={"ops": found},
+        RandomAugmentation(ops=found).symptom(
+            say("random-augmentation", role=say(f"role.{role}"), ops=", ".join(found)), role, 0.8
         )
     ]

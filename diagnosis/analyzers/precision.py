@@ -3,10 +3,12 @@ from Cast ops and AMP scope markers where a layout has no dtypes), and Cast-heav
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
-from core.symptoms import Emits, Symptom
+from core.symptoms import Emits, Kind, Symptom, SymptomValues
 from core.text import say
 from diagnosis.analyzers import pair_analyzer, run_analyzer
 from diagnosis.analyzers.common import (
@@ -22,8 +24,43 @@ from diagnosis.analyzers.common import (
 from diagnosis.analyzers.kernels import side_layout_mask
 from diagnosis.compare import Comparison, Side
 
-# The symptom kinds this module emits (see diagnosis/analyzers/__init__.py).
-EMITS = Emits(pair=("precision-change",), run=("cast-heavy",))
+
+@dataclass(frozen=True, kw_only=True)
+class PrecisionChange(SymptomValues):
+    """Compute-heavy ops run in FP32 on the target but FP16/BF16 on the baseline (dtype columns), or
+    Cast ops/AMP scope markers exist on one side only (CPU evidence)."""
+
+    KIND = Kind(
+        "precision-change",
+        ("pair",),
+        (
+            "precision-change.casts",
+            "precision-change.dtypes",
+        ),
+    )
+    ops_changed: int
+    ops_changed_share: float | None
+    fp32_share_target: float | None
+    lost_ms_per_step: float | None
+    lost_share_target: float | None
+    baseline_casts_per_step: float | None
+    target_casts_per_step: float | None
+    evidence_basis: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class CastHeavy(SymptomValues):
+    """Cast kernels take a large share of the target's time or outnumber compute ops."""
+
+    KIND = Kind("cast-heavy", ("run",), ("cast-heavy",))
+    cast_share: float | None
+    casts_per_step: float | None
+    compute_ops_per_step: float | None
+    cast_ms_per_step: float | None
+
+
+# The symptom kinds this module emits, each declared above with its values and messages.
+EMITS = Emits.of(PrecisionChange, CastHeavy)
 
 MIN_AMP_CASTS_PER_STEP = 2.0
 CAST_MIN_SHARE = 0.01  # below 1 % of a run's operator time Casts are negligible
@@ -63,8 +100,16 @@ def _from_dtypes(c: Comparison) -> list[Symptom]:
         "delta_us_per_step", ascending=False
     )
     return [
-        Symptom(
-            "precision-change",
+        PrecisionChange(
+            ops_changed=len(changed),
+            ops_changed_share=rnd(len(changed) / int(low_on_baseline.sum())),
+            fp32_share_target=rnd(share),
+            lost_ms_per_step=rnd(lost),
+            lost_share_target=rnd(lost / max(c.target.ms_per_step, 1e-9)),
+            baseline_casts_per_step=c.baseline.run.meta.amp.get("cast_ops_per_step"),
+            target_casts_per_step=c.target.run.meta.amp.get("cast_ops_per_step"),
+            evidence_basis="dtype columns",
+        ).symptom(
             say(
                 "precision-change.dtypes",
                 ops=len(changed),
@@ -72,17 +117,8 @@ def _from_dtypes(c: Comparison) -> list[Symptom]:
                 share=share,
                 lost=lost,
             ),
-            strength=min(1.0, 0.6 + share * 0.4),
-            values={
-                "ops_changed": len(changed),
-                "ops_changed_share": rnd(len(changed) / int(low_on_baseline.sum())),
-                "fp32_share_target": rnd(share),
-                "lost_ms_per_step": rnd(lost),
-                "lost_share_target": rnd(lost / max(c.target.ms_per_step, 1e-9)),
-                "baseline_casts_per_step": c.baseline.run.meta.amp.get("cast_ops_per_step"),
-                "target_casts_per_step": c.target.run.meta.amp.get("cast_ops_per_step"),
-                "evidence_basis": "dtype columns",
-            },
+            "pair",
+            min(1.0, 0.6 + share * 0.4),
             evidence=rows(ev, [*OP_COLS, "baseline_dtype", "target_dtype"]),
             recoverable_ms_per_step=rnd(lost),
         )
@@ -111,8 +147,16 @@ def _from_casts(c: Comparison) -> list[Symptom]:
     slower = compute.loc[compute["delta_us_per_step"] > 0].sort_values("delta_us_per_step", ascending=False)
     lost = float(slower["delta_us_per_step"].sum()) / 1000
     return [
-        Symptom(
-            "precision-change",
+        PrecisionChange(
+            ops_changed=len(slower),
+            ops_changed_share=1.0,
+            fp32_share_target=1.0,
+            lost_ms_per_step=rnd(lost),
+            lost_share_target=rnd(lost / max(c.target.ms_per_step, 1e-9)),
+            baseline_casts_per_step=rnd(b_casts),
+            target_casts_per_step=rnd(t_casts),
+            evidence_basis="cast ops and AMP scopes",
+        ).symptom(
             say(
                 "precision-change.casts",
                 b_casts=b_casts,
@@ -120,19 +164,8 @@ def _from_casts(c: Comparison) -> list[Symptom]:
                 t_casts=t_casts,
                 cost=say("precision.lose", lost=lost) if lost > 0 else say("precision.not_slower"),
             ),
-            # The evidence of a precision difference is clear either way; whether it costs time on
-            # this device is carried by the recoverable time, not by the strength.
-            strength=0.9 if b_amp.get("output_to16_scopes") else 0.7,
-            values={
-                "ops_changed": len(slower),
-                "ops_changed_share": 1.0,  # no AMP on the target: every compute operator is FP32
-                "fp32_share_target": 1.0,
-                "lost_ms_per_step": rnd(lost),
-                "lost_share_target": rnd(lost / max(c.target.ms_per_step, 1e-9)),
-                "baseline_casts_per_step": rnd(b_casts),
-                "target_casts_per_step": rnd(t_casts),
-                "evidence_basis": "cast ops and AMP scopes",
-            },
+            "pair",
+            0.9 if b_amp.get("output_to16_scopes") else 0.7,
             evidence=rows(slower, OP_COLS),
             recoverable_ms_per_step=rnd(lost) if lost > 0 else None,
         )
@@ -158,8 +191,12 @@ def cast_heavy(side: Side, role: str) -> list[Symptom]:
     if share < CAST_MIN_SHARE and per_step <= CASTS_PER_COMPUTE * max(compute, 1.0):
         return []
     return [
-        Symptom(
-            "cast-heavy",
+        CastHeavy(
+            cast_share=rnd(share),
+            casts_per_step=rnd(per_step),
+            compute_ops_per_step=rnd(compute),
+            cast_ms_per_step=rnd(cast_us / 1000),
+        ).symptom(
             say(
                 "cast-heavy",
                 share=share,
@@ -168,14 +205,8 @@ def cast_heavy(side: Side, role: str) -> list[Symptom]:
                 per_step=per_step,
                 compute=compute,
             ),
-            source=role,
-            strength=MEASURED_STRENGTH,
-            values={
-                "cast_share": rnd(share),
-                "casts_per_step": rnd(per_step),
-                "compute_ops_per_step": rnd(compute),
-                "cast_ms_per_step": rnd(cast_us / 1000),
-            },
+            role,
+            MEASURED_STRENGTH,
             evidence=_cast_evidence(side, k["key"].to_numpy()[is_cast]),
             recoverable_ms_per_step=rnd(cast_us / 1000),
         )

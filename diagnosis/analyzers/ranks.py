@@ -4,17 +4,62 @@ others wait for (diagnosis/ranks.py computes the per-rank breakdown and the stra
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 import numpy as np
 
-from core.symptoms import Emits, Symptom
+from core.symptoms import Emits, Kind, Symptom, SymptomValues
 from core.text import say
 from diagnosis.analyzers import run_analyzer
 from diagnosis.analyzers.common import rnd
 from diagnosis.compare import Side
 from diagnosis.ranks import step_breakdown
 
-# The symptom kinds this module emits (see diagnosis/analyzers/__init__.py).
-EMITS = Emits(run=("communication-bound", "slow-rank", "slow-link"))
+
+@dataclass(frozen=True, kw_only=True)
+class CommunicationBound(SymptomValues):
+    """A training step waits for communication more than it computes: exposed communication (not
+    overlapped by computing) is 30 % or more of the step."""
+
+    KIND = Kind("communication-bound", ("run",), ("communication-bound",))
+    communication_share: float | None
+    communication_ms_per_step: float | None
+    computing_ms_per_step: float | None
+    free_ms_per_step: float | None
+    breakdown_source: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class SlowRank(SymptomValues):
+    """One rank of a multi-rank job computes longer than the others in most steps (robust z-score over
+    ranks); the others wait for it in collectives."""
+
+    KIND = Kind("slow-rank", ("run",), ("slow-rank",))
+    rank: int
+    typical_rank: int
+    compute_ratio: float | None
+    extra_ms_per_step: float | None
+    stable_share: float | None
+    victims: list[Any]
+    wait_ms_per_step: float | None
+    ranks: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class SlowLink(SymptomValues):
+    """A rank's bandwidth on a link type (HCCS, RDMA, SDMA, PCIe) is under half the median of the
+    others."""
+
+    KIND = Kind("slow-link", ("run",), ("slow-link",))
+    links: int
+    rank: int
+    link: str
+    bandwidth_ratio: float | None
+
+
+# The symptom kinds this module emits, each declared above with its values and messages.
+EMITS = Emits.of(CommunicationBound, SlowRank, SlowLink)
 
 COMM_BOUND_SHARE = 0.3  # exposed communication at least 30 % of the step ...
 # ... and more than the computing time: the step waits for collectives more than it computes
@@ -43,8 +88,13 @@ def communication_bound(side: Side, role: str) -> list[Symptom]:
     ms = float(np.median(comm)) / 1000
     free_ms = float(np.median([s.free_us for s in steps])) / 1000
     return [
-        Symptom(
-            "communication-bound",
+        CommunicationBound(
+            communication_share=rnd(share),
+            communication_ms_per_step=rnd(ms, 4),
+            computing_ms_per_step=rnd(float(np.median(compute)) / 1000, 4),
+            free_ms_per_step=rnd(free_ms, 4),
+            breakdown_source=source,
+        ).symptom(
             say(
                 "communication-bound",
                 role=say(f"role.{role}"),
@@ -54,15 +104,8 @@ def communication_bound(side: Side, role: str) -> list[Symptom]:
                 free_ms=free_ms,
                 source=source,
             ),
-            source=role,
-            strength=min(1.0, share / 0.6),
-            values={
-                "communication_share": rnd(share),
-                "communication_ms_per_step": rnd(ms, 4),
-                "computing_ms_per_step": rnd(float(np.median(compute)) / 1000, 4),
-                "free_ms_per_step": rnd(free_ms, 4),
-                "breakdown_source": source,
-            },
+            role,
+            min(1.0, share / 0.6),
             evidence=tuple(_step_row(s) for s in steps[:10]),
             recoverable_ms_per_step=rnd(ms, 4),
         )
@@ -87,8 +130,16 @@ def slow_rank(side: Side, role: str) -> list[Symptom]:
         return []
     slow = ranks.straggler
     return [
-        Symptom(
-            "slow-rank",
+        SlowRank(
+            rank=slow.rank,
+            typical_rank=slow.typical_rank,
+            compute_ratio=rnd(slow.ratio, 4),
+            extra_ms_per_step=rnd(slow.extra_ms, 4),
+            stable_share=rnd(slow.steps_flagged / max(slow.steps_total, 1)),
+            victims=list(slow.victims),
+            wait_ms_per_step=rnd(slow.wait_ms, 4),
+            ranks=len(ranks.summaries),
+        ).symptom(
             say(
                 "slow-rank",
                 role=say(f"role.{role}"),
@@ -101,18 +152,8 @@ def slow_rank(side: Side, role: str) -> list[Symptom]:
                 wait_ms=slow.wait_ms,
                 typical=slow.typical_rank,
             ),
-            source=role,
-            strength=min(1.0, (slow.ratio - 1.0) / 0.3),
-            values={
-                "rank": slow.rank,
-                "typical_rank": slow.typical_rank,
-                "compute_ratio": rnd(slow.ratio, 4),
-                "extra_ms_per_step": rnd(slow.extra_ms, 4),
-                "stable_share": rnd(slow.steps_flagged / max(slow.steps_total, 1)),
-                "victims": list(slow.victims),
-                "wait_ms_per_step": rnd(slow.wait_ms, 4),
-                "ranks": len(ranks.summaries),
-            },
+            role,
+            min(1.0, (slow.ratio - 1.0) / 0.3),
             evidence=tuple(_rank_row(s, slow.rank) for s in ranks.summaries if s.ok)[:16],
             recoverable_ms_per_step=rnd(slow.extra_ms, 4),
         )
@@ -139,8 +180,12 @@ def slow_link(side: Side, role: str) -> list[Symptom]:
         return []
     worst = min(ranks.slow_links, key=lambda x: float(x["gbps"]) / float(x["median_gbps"]))
     return [
-        Symptom(
-            "slow-link",
+        SlowLink(
+            links=len(ranks.slow_links),
+            rank=worst["rank"],
+            link=worst["link"],
+            bandwidth_ratio=rnd(float(worst["gbps"]) / float(worst["median_gbps"])),
+        ).symptom(
             say(
                 "slow-link",
                 role=say(f"role.{role}"),
@@ -150,14 +195,8 @@ def slow_link(side: Side, role: str) -> list[Symptom]:
                 gbps=worst["gbps"],
                 median=worst["median_gbps"],
             ),
-            source=role,
-            strength=min(1.0, 1.0 - float(worst["gbps"]) / float(worst["median_gbps"])),
-            values={
-                "links": len(ranks.slow_links),
-                "rank": worst["rank"],
-                "link": worst["link"],
-                "bandwidth_ratio": rnd(float(worst["gbps"]) / float(worst["median_gbps"])),
-            },
+            role,
+            min(1.0, 1.0 - float(worst["gbps"]) / float(worst["median_gbps"])),
             evidence=tuple(dict(x) for x in ranks.slow_links[:10]),
         )
     ]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from core.symptoms import Emits, Symptom
+from core.symptoms import Emits, Kind, Symptom, SymptomValues
 from core.text import join, say
 from diagnosis.analyzers import pair_analyzer, run_analyzer
 from diagnosis.analyzers.common import rnd, rows
@@ -22,8 +22,41 @@ from diagnosis.analyzers.timing import utilisation
 from diagnosis.compare import Comparison, Side, dynamic_kernel_share
 from diagnosis.unique import first_rows, runs, sorted_unique
 
-# The symptom kinds this module emits (see diagnosis/analyzers/__init__.py).
-EMITS = Emits(pair=("shape-mismatch", "small-batch"), run=("dynamic-shapes",))
+
+@dataclass(frozen=True, kw_only=True)
+class ShapeMismatch(SymptomValues):
+    """Matched operators see different input shapes (usually a different batch size)."""
+
+    KIND = Kind("shape-mismatch", ("pair",), ("shape-mismatch",))
+    baseline_batch: int
+    target_batch: int
+    ops_with_different_shapes: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class DynamicShapes(SymptomValues):
+    """One operator sees many distinct input shapes, or the step times show recompile spikes at new
+    shapes (dynamic_ops_share, the OP State share, is a fact carried along, never evidence alone)."""
+
+    KIND = Kind("dynamic-shapes", ("run",), ("dynamic-shapes",))
+    max_distinct_shapes: int
+    dynamic_ops_share: None
+    recompile_steps: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class SmallBatch(SymptomValues):
+    """The target's batch is much smaller than the baseline's and kernels are short (device
+    under-used)."""
+
+    KIND = Kind("small-batch", ("pair",), ("small-batch",))
+    baseline_batch: int
+    target_batch: int
+    utilisation: float | None
+
+
+# The symptom kinds this module emits, each declared above with its values and messages.
+EMITS = Emits.of(ShapeMismatch, DynamicShapes, SmallBatch)
 
 SHAPE_CHANGED_SHARE = 0.2
 DISTINCT_SHAPES = 3
@@ -55,16 +88,15 @@ def shape_mismatch(c: Comparison) -> list[Symptom]:
     if share < SHAPE_CHANGED_SHARE and not (b and t and b != t):
         return []
     return [
-        Symptom(
-            "shape-mismatch",
+        ShapeMismatch(baseline_batch=b, target_batch=t, ops_with_different_shapes=len(changed)).symptom(
             say(
                 "shape-mismatch",
                 ops=len(changed),
                 of=int(known.sum()),
                 batch=say("shape-mismatch.batch", b=b, t=t) if b and t and b != t else "",
             ),
-            strength=min(1.0, 0.5 + share),
-            values={"baseline_batch": b, "target_batch": t, "ops_with_different_shapes": len(changed)},
+            "pair",
+            min(1.0, 0.5 + share),
             evidence=rows(changed, ["operator", "op_type", "baseline_input_shapes", "target_input_shapes"]),
         )
     ]
@@ -100,16 +132,14 @@ def dynamic_shapes(side: Side, role: str) -> list[Symptom]:
             )
         )
     return [
-        Symptom(
-            "dynamic-shapes",
+        DynamicShapes(
+            max_distinct_shapes=max_distinct,
+            dynamic_ops_share=rnd(dynamic_share),
+            recompile_steps=len(recompiles),
+        ).symptom(
             say("dynamic-shapes", parts=join(parts)),
-            source=role,
-            strength=_dynamic_strength(max_distinct, len(recompiles), _varied_share(per_position)),
-            values={
-                "max_distinct_shapes": max_distinct,
-                "dynamic_ops_share": rnd(dynamic_share),
-                "recompile_steps": len(recompiles),
-            },
+            role,
+            _dynamic_strength(max_distinct, len(recompiles), _varied_share(per_position)),
             evidence=rows(per_position, ["operator", "op_type", "distinct_shapes", "example_shapes"]),
             recoverable_ms_per_step=_recompile_cost(spans, recompiles),
         )
@@ -286,10 +316,9 @@ def small_batch(c: Comparison) -> list[Symptom]:
     if util is not None and util > 0.7:
         return []
     return [
-        Symptom(
-            "small-batch",
+        SmallBatch(baseline_batch=b, target_batch=t, utilisation=rnd(util)).symptom(
             say("small-batch", t=t, b=b, busy=say("small-batch.busy", util=util) if util is not None else ""),
-            strength=min(1.0, (b / t) / 16),
-            values={"baseline_batch": b, "target_batch": t, "utilisation": rnd(util)},
+            "pair",
+            min(1.0, (b / t) / 16),
         )
     ]

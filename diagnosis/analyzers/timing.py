@@ -4,22 +4,176 @@ outliers, idle time and host-bound execution. Every test is robust to the run's 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from core.symptoms import Emits, Symptom
+from core.symptoms import Emits, Kind, Symptom, SymptomValues
 from core.text import join, say
 from diagnosis.analyzers import pair_analyzer, run_analyzer
 from diagnosis.analyzers.common import OP_COLS, rnd, rows
 from diagnosis.compare import Comparison, Side
 from diagnosis.stats import MAD_TO_SIGMA, bootstrap_median_ratio, theil_sen_slope
 
-# The symptom kinds this module emits (see diagnosis/analyzers/__init__.py).
-EMITS = Emits(
-    pair=("step-time-gap", "uniform-slowdown", "op-slowdown", "phase-step-gap"),
-    run=("step-drift", "step-jitter", "first-step-outlier", "device-idle", "host-bound", "generation-phases"),
+
+@dataclass(frozen=True, kw_only=True)
+class StepTimeGap(SymptomValues):
+    """Target is slower (or faster) per step than the baseline's forward pass; `basis` says which time
+    the numbers are: `operator` (compared operator time, the verdict's ratio) or `wall` (step time)."""
+
+    KIND = Kind("step-time-gap", ("pair",), ("step-time-gap",))
+    baseline_ms_per_step: float | None
+    target_ms_per_step: float | None
+    ratio: float | None
+    per_sample_ratio: float | None
+    basis: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class PhaseStepGap(SymptomValues):
+    """A pair with a generation run (prefill and decode steps) on either side, compared phase by phase
+    (prefill against prefill, decode against decode; a run of one phase stands for the phase of its
+    step size): a phase of the target is slower beyond noise. `matched_ratio` is the target's time at
+    its own phase mix against the baseline's phases at that mix; `mixed_ratio` what the average steps
+    say; `slower_ratio` the largest ratio of a phase slower beyond noise; recoverable is the slower
+    phases' extra time per step of the target."""
+
+    KIND = Kind("phase-step-gap", ("pair",), ("phase-step-gap",))
+    baseline_prefill_steps: int
+    baseline_decode_steps: int
+    target_prefill_steps: int
+    target_decode_steps: int
+    phases_compared: str
+    slower_phases: str
+    prefill_baseline_ms_per_step: float | None
+    prefill_target_ms_per_step: float | None
+    prefill_ratio: float | None
+    decode_baseline_ms_per_step: float | None
+    decode_target_ms_per_step: float | None
+    decode_ratio: float | None
+    slower_ratio: float | None
+    matched_ratio: float | None
+    mixed_ratio: float | None
+    target_ms_per_step: float | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class UniformSlowdown(SymptomValues):
+    """Nearly all matched operators are slower by a similar factor (clock, thermal, contention)."""
+
+    KIND = Kind("uniform-slowdown", ("pair",), ("uniform-slowdown",))
+    median_ratio: float | None
+    ratio_iqr: float | None
+    matched_ops: int
+    slower_share: float | None
+    lost_ms_per_step: float | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class OpSlowdown(SymptomValues):
+    """Specific operators are much slower on the target than on the baseline beyond noise."""
+
+    KIND = Kind("op-slowdown", ("pair",), ("op-slowdown",))
+    ops: int
+    lost_ms_per_step: float | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class StepDrift(SymptomValues):
+    """Step time trends over the run (e.g. 23 ms -> 35 ms)."""
+
+    KIND = Kind("step-drift", ("run",), ("step-drift",))
+    first_ms: float | None
+    last_ms: float | None
+    slope_ms_per_step: float | None
+    relative_change: float | None
+    kernel_share_of_change: float | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class StepJitter(SymptomValues):
+    """Step times are dispersed: spread = (p90 - p10) / p50, which sees a bimodal series; tail_ms =
+    p90 - p50, the time a steady run would save at p90."""
+
+    KIND = Kind("step-jitter", ("run",), ("step-jitter",))
+    spread: float | None
+    p10_ms: float | None
+    p50_ms: float | None
+    p90_ms: float | None
+    p95_ms: float | None
+    tail_ms: float | None
+    steps: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class FirstStepOutlier(SymptomValues):
+    """The first step(s) are much slower than the median: compile / no warm-up inside the window."""
+
+    KIND = Kind(
+        "first-step-outlier",
+        ("run",),
+        (
+            "first-step-outlier.median",
+            "first-step-outlier.expected",
+        ),
+    )
+    first_ms: float | None
+    median_ms: float | None
+    ratio: float | None
+    outlier_steps: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class DeviceIdle(SymptomValues):
+    """The device (or host op executor) is idle for a large share of the step."""
+
+    KIND = Kind("device-idle", ("run",), ("device-idle",))
+    utilisation: float | None
+    free_share: float | None
+    free_ms_per_step: float | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class GenerationPhases(SymptomValues):
+    """A generation run (attention kernels; steps of two shape sizes at least 4x apart) split into
+    prefill and decode steps, with the step time, kernel share and kernel size of each phase."""
+
+    KIND = Kind("generation-phases", ("run",), ("generation-phases",))
+    prefill_steps: int
+    decode_steps: int
+    prefill_ms_per_step: float | None
+    decode_ms_per_step: float | None
+    decode_busy_share: float | None
+    decode_median_kernel_us: float | None
+    decode_gap_ms_per_step: float | None
+    decode_host_bound: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class HostBound(SymptomValues):
+    """Many tiny kernels separated by gaps: the host cannot feed the device."""
+
+    KIND = Kind("host-bound", ("run",), ("host-bound",))
+    tiny_kernel_share: float | None
+    median_kernel_us: float | None
+    median_gap_us: float | None
+    utilisation: float | None
+
+
+# The symptom kinds this module emits, each declared above with its values and messages.
+EMITS = Emits.of(
+    StepTimeGap,
+    PhaseStepGap,
+    UniformSlowdown,
+    OpSlowdown,
+    StepDrift,
+    StepJitter,
+    FirstStepOutlier,
+    DeviceIdle,
+    GenerationPhases,
+    HostBound,
 )
 
 GAP_MIN_RATIO = 1.10
@@ -101,28 +255,27 @@ def step_time_gap(c: Comparison) -> list[Symptom]:
     b_ms, t_ms = _gap_ms(c, basis)
     ratio = t_ms / max(b_ms, 1e-9)
     per_sample = ratio * c.baseline.batch / c.target.batch if c.per_sample else None  # type: ignore[operator]
-    values = {
-        "baseline_ms_per_step": rnd(b_ms),
-        "target_ms_per_step": rnd(t_ms),
-        "ratio": rnd(ratio),
-        "per_sample_ratio": rnd(per_sample),
-        "basis": basis,
-    }
+    values = StepTimeGap(
+        baseline_ms_per_step=rnd(b_ms),
+        target_ms_per_step=rnd(t_ms),
+        ratio=rnd(ratio),
+        per_sample_ratio=rnd(per_sample),
+        basis=basis,
+    )
     stated = per_sample if per_sample is not None else ratio
     return [
-        Symptom(
-            "step-time-gap",
+        values.symptom(
             say(
                 "step-time-gap",
-                target_ms=values["target_ms_per_step"],
+                target_ms=values.target_ms_per_step,
                 what=say("timing.wall" if basis == "wall" else "timing.operator"),
-                baseline_ms=values["baseline_ms_per_step"],
+                baseline_ms=values.baseline_ms_per_step,
                 forward=say("timing.forward") if c.baseline.run.meta.phase == "train" else "",
                 ratio=stated,
                 per_sample=say("timing.per_sample") if c.per_sample else "",
             ),
-            strength=min(1.0, (tested - 1.0) / 0.5),
-            values=values,
+            "pair",
+            min(1.0, (tested - 1.0) / 0.5),
             recoverable_ms_per_step=None if c.per_sample else rnd(t_ms - b_ms),
         )
     ]
@@ -195,17 +348,16 @@ def uniform_slowdown(c: Comparison) -> list[Symptom]:
         return []
     lost = float(m["delta_us_per_step"].clip(lower=0).sum()) / 1000
     return [
-        Symptom(
-            "uniform-slowdown",
+        UniformSlowdown(
+            median_ratio=rnd(median),
+            ratio_iqr=rnd(q3 - q1),
+            matched_ops=len(ratios),
+            slower_share=rnd(slower),
+            lost_ms_per_step=rnd(lost),
+        ).symptom(
             say("uniform-slowdown", slower=slower, ops=len(ratios), median=median, spread=q3 - q1),
-            strength=_uniform_strength(median, q3 - q1),
-            values={
-                "median_ratio": rnd(median),
-                "ratio_iqr": rnd(q3 - q1),
-                "matched_ops": len(ratios),
-                "slower_share": rnd(slower),
-                "lost_ms_per_step": rnd(lost),
-            },
+            "pair",
+            _uniform_strength(median, q3 - q1),
             evidence=rows(m.sort_values("delta_us_per_step", ascending=False), OP_COLS),
             recoverable_ms_per_step=rnd(lost),
         )
@@ -228,11 +380,10 @@ def op_slowdown(c: Comparison) -> list[Symptom]:
     lost = float(slow["delta_us_per_step"].sum()) / 1000
     top = slow.iloc[0]
     return [
-        Symptom(
-            "op-slowdown",
+        OpSlowdown(ops=len(slow), lost_ms_per_step=rnd(lost)).symptom(
             say("op-slowdown", ops=len(slow), lost=lost, op_type=top["op_type"], ratio=float(top[ratio_col])),
-            strength=min(1.0, lost * 1000 / total * 2),
-            values={"ops": len(slow), "lost_ms_per_step": rnd(lost)},
+            "pair",
+            min(1.0, lost * 1000 / total * 2),
             evidence=rows(slow, OP_COLS),
             recoverable_ms_per_step=rnd(lost),
         )
@@ -281,18 +432,16 @@ def step_drift(side: Side, role: str) -> list[Symptom]:
     busy_change = float(np.median(busy[-third:]) - np.median(busy[:third]))
     kernel_share = max(0.0, min(1.0, busy_change / max(last - first, 1e-9)))
     return [
-        Symptom(
-            "step-drift",
+        StepDrift(
+            first_ms=rnd(first / 1000),
+            last_ms=rnd(last / 1000),
+            slope_ms_per_step=rnd(theil_sen_slope(d) / 1000, 4),
+            relative_change=rnd(change),
+            kernel_share_of_change=rnd(kernel_share),
+        ).symptom(
             say("step-drift", first=first / 1000, last=last / 1000, change=change, kernel_share=kernel_share),
-            source=role,
-            strength=min(1.0, change / 0.5) * sep,
-            values={
-                "first_ms": rnd(first / 1000),
-                "last_ms": rnd(last / 1000),
-                "slope_ms_per_step": rnd(theil_sen_slope(d) / 1000, 4),
-                "relative_change": rnd(change),
-                "kernel_share_of_change": rnd(kernel_share),
-            },
+            role,
+            min(1.0, change / 0.5) * sep,
             recoverable_ms_per_step=rnd((np.mean(d) - first) / 1000),
         )
     ]
@@ -324,20 +473,18 @@ def step_jitter(side: Side, role: str) -> list[Symptom]:
     if spread < JITTER_MIN_SPREAD:
         return []
     return [
-        Symptom(
-            "step-jitter",
+        StepJitter(
+            spread=rnd(spread),
+            p10_ms=rnd(p10 / 1000),
+            p50_ms=rnd(p50 / 1000),
+            p90_ms=rnd(p90 / 1000),
+            p95_ms=rnd(p95 / 1000),
+            tail_ms=rnd((p90 - p50) / 1000),
+            steps=len(d),
+        ).symptom(
             say("step-jitter", p10=p10 / 1000, p50=p50 / 1000, p90=p90 / 1000, spread=spread, steps=len(d)),
-            source=role,
-            strength=min(1.0, spread / JITTER_FULL_SPREAD),
-            values={
-                "spread": rnd(spread),
-                "p10_ms": rnd(p10 / 1000),
-                "p50_ms": rnd(p50 / 1000),
-                "p90_ms": rnd(p90 / 1000),
-                "p95_ms": rnd(p95 / 1000),
-                "tail_ms": rnd((p90 - p50) / 1000),
-                "steps": len(d),
-            },
+            role,
+            min(1.0, spread / JITTER_FULL_SPREAD),
             recoverable_ms_per_step=rnd((p90 - p50) / 1000),
         )
     ]
@@ -368,8 +515,9 @@ def first_step_outlier(side: Side, role: str) -> list[Symptom]:
         return []
     outliers = 1 + int((d[1:] >= FIRST_STEP_MIN_RATIO * median).sum())
     return [
-        Symptom(
-            "first-step-outlier",
+        FirstStepOutlier(
+            first_ms=rnd(d[0] / 1000), median_ms=rnd(median / 1000), ratio=rnd(ratio), outlier_steps=outliers
+        ).symptom(
             say(
                 "first-step-outlier.median" if expected == median else "first-step-outlier.expected",
                 first=d[0] / 1000,
@@ -377,14 +525,8 @@ def first_step_outlier(side: Side, role: str) -> list[Symptom]:
                 median=median / 1000,
                 expected=expected / 1000,
             ),
-            source=role,
-            strength=min(1.0, 0.4 + (ratio - 1.0) / 4),
-            values={
-                "first_ms": rnd(d[0] / 1000),
-                "median_ms": rnd(median / 1000),
-                "ratio": rnd(ratio),
-                "outlier_steps": outliers,
-            },
+            role,
+            min(1.0, 0.4 + (ratio - 1.0) / 4),
             recoverable_ms_per_step=rnd((d[0] - expected) / 1000 / max(side.steps, len(d))),
         )
     ]
@@ -464,12 +606,10 @@ def device_idle(side: Side, role: str) -> list[Symptom]:
     free_ms = float((steps["duration_us"] - _busy(steps)).clip(lower=0).median()) / 1000
     where = say("timing.device" if side.run.meta.device in ("Ascend", "GPU") else "timing.executor")
     return [
-        Symptom(
-            "device-idle",
+        DeviceIdle(utilisation=rnd(util), free_share=rnd(1 - util), free_ms_per_step=rnd(free_ms)).symptom(
             say("device-idle", where=where, util=util, free_ms=free_ms),
-            source=role,
-            strength=min(1.0, (IDLE_MAX_UTILISATION - util) / 0.4),
-            values={"utilisation": rnd(util), "free_share": rnd(1 - util), "free_ms_per_step": rnd(free_ms)},
+            role,
+            min(1.0, (IDLE_MAX_UTILISATION - util) / 0.4),
             recoverable_ms_per_step=rnd(free_ms),
         )
     ]
@@ -490,17 +630,15 @@ def host_bound(side: Side, role: str) -> list[Symptom]:
     if tiny < 0.5 or med_g <= med_k or (util is not None and util > 0.5):
         return []
     return [
-        Symptom(
-            "host-bound",
+        HostBound(
+            tiny_kernel_share=rnd(tiny),
+            median_kernel_us=rnd(med_k),
+            median_gap_us=rnd(med_g),
+            utilisation=None if util is None else rnd(util),
+        ).symptom(
             say("host-bound", tiny=tiny, tiny_us=TINY_KERNEL_US, gap=med_g, kernel=med_k),
-            source=role,
-            strength=min(1.0, tiny) * min(1.0, med_g / max(med_k, 1e-9) / 4),
-            values={
-                "tiny_kernel_share": rnd(tiny),
-                "median_kernel_us": rnd(med_k),
-                "median_gap_us": rnd(med_g),
-                "utilisation": None if util is None else rnd(util),
-            },
+            role,
+            min(1.0, tiny) * min(1.0, med_g / max(med_k, 1e-9) / 4),
         )
     ]
 
@@ -576,8 +714,16 @@ def generation_phases(side: Side, role: str) -> list[Symptom]:
     dec = stats["decode"]
     host = dec["busy_share"] < DECODE_HOST_BUSY and dec["median_kernel_us"] < DECODE_SMALL_KERNEL_US
     return [
-        Symptom(
-            "generation-phases",
+        GenerationPhases(
+            prefill_steps=len(prefill),
+            decode_steps=len(decode),
+            prefill_ms_per_step=rnd(stats["prefill"]["ms"], 4),
+            decode_ms_per_step=rnd(dec["ms"], 4),
+            decode_busy_share=rnd(dec["busy_share"]),
+            decode_median_kernel_us=rnd(dec["median_kernel_us"]),
+            decode_gap_ms_per_step=rnd(dec["gap_ms"], 4),
+            decode_host_bound=int(host),
+        ).symptom(
             say(
                 "generation-phases",
                 prefill=len(prefill),
@@ -588,18 +734,8 @@ def generation_phases(side: Side, role: str) -> list[Symptom]:
                 kernel_us=dec["median_kernel_us"],
                 host=say("generation-phases.host" if host else "generation-phases.end"),
             ),
-            source=role,
-            strength=0.8 if host else 0.5,
-            values={
-                "prefill_steps": len(prefill),
-                "decode_steps": len(decode),
-                "prefill_ms_per_step": rnd(stats["prefill"]["ms"], 4),
-                "decode_ms_per_step": rnd(dec["ms"], 4),
-                "decode_busy_share": rnd(dec["busy_share"]),
-                "decode_median_kernel_us": rnd(dec["median_kernel_us"]),
-                "decode_gap_ms_per_step": rnd(dec["gap_ms"], 4),
-                "decode_host_bound": int(host),
-            },
+            role,
+            0.8 if host else 0.5,
             evidence=tuple(
                 {"phase": name, "steps": len(steps), **{key: rnd(v, 4) for key, v in stats[name].items()}}
                 for name, steps in (("prefill", prefill), ("decode", decode))
@@ -811,11 +947,10 @@ def _phase_symptom(
     tail = (
         say("phase-step-gap.unmatched", phases=join(missing, "sep.and")) if missing else say("sentence.end")
     )
-    return Symptom(
-        "phase-step-gap",
+    return PhaseStepGap(**values).symptom(
         say("phase-step-gap", slower=join(slower, "sep.and"), parts=parts, mix=mix, mixed=mixed, tail=tail),
-        strength=min(1.0, (max(by[p]["ratio"] for p in slower) - 1.0) / 0.5),
-        values=values,
+        "pair",
+        min(1.0, (max(by[p]["ratio"] for p in slower) - 1.0) / 0.5),
         evidence=tuple(rows),
         recoverable_ms_per_step=rnd(lost_ms),
     )

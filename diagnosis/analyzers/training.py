@@ -2,14 +2,27 @@
 
 from __future__ import annotations
 
-from core.symptoms import Emits, Symptom
+from dataclasses import dataclass
+
+from core.symptoms import Emits, Kind, Symptom, SymptomValues
 from core.text import say
 from diagnosis.analyzers import run_analyzer
 from diagnosis.analyzers.common import rnd, rows
 from diagnosis.compare import Side
 
-# The symptom kinds this module emits (see diagnosis/analyzers/__init__.py).
-EMITS = Emits(run=("train-mode-kernels",))
+
+@dataclass(frozen=True, kw_only=True)
+class TrainModeKernels(SymptomValues):
+    """Training-mode BatchNorm (batch statistics) or Dropout kernels run in the inference run."""
+
+    KIND = Kind("train-mode-kernels", ("run",), ("train-mode-kernels",))
+    bn_training_kernels: int
+    dropout_kernels: int
+    ms_per_step: float | None
+
+
+# The symptom kinds this module emits, each declared above with its values and messages.
+EMITS = Emits.of(TrainModeKernels)
 
 BN_TRAINING_TYPES = (
     "BNTrainingReduce",
@@ -36,12 +49,12 @@ def train_mode_kernels(side: Side, role: str) -> list[Symptom]:
     found = ops.loc[bn.index.union(dropout.index)]
     ms = float(found["us_per_step"].sum()) / 1000
     return [
-        Symptom(
-            "train-mode-kernels",
+        TrainModeKernels(
+            bn_training_kernels=len(bn), dropout_kernels=len(dropout), ms_per_step=rnd(ms)
+        ).symptom(
             say("train-mode-kernels", bn=len(bn), dropout=len(dropout), ms=ms),
-            source=role,
-            strength=1.0 if len(dropout) or len(bn) >= 2 else 0.7,
-            values={"bn_training_kernels": len(bn), "dropout_kernels": len(dropout), "ms_per_step": rnd(ms)},
+            role,
+            1.0 if len(dropout) or len(bn) >= 2 else 0.7,
             evidence=rows(found, ["operator", "op_type", "us_per_step", "launches_per_step"]),
             recoverable_ms_per_step=rnd(ms),
         )

@@ -5,7 +5,8 @@ Protocol of a reader module:
     def candidates(folder: Path) -> list[Candidate]   # run roots of these layouts at or below folder
     def read(candidate: Candidate) -> Run
 
-Registration is explicit: diagnosis.ingest.READERS imports each module by name, in detection order.
+Registration is the catalogue entry: each `catalog.Layout` names its reader module, and
+diagnosis.ingest.READERS imports those modules by name in the catalogue's (detection) order.
 File names and layouts come from :mod:`diagnosis.readers.catalog`. Detection looks only at which files
 exist, never at a version string.
 """

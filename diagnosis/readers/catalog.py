@@ -20,31 +20,42 @@ FRAMEWORK = "FRAMEWORK"
 
 @dataclass(frozen=True)
 class Layout:
-    """A profiler layout: its name (RunMeta.layout, Candidate.layout) and the file its per-launch
-    durations come from, named in messages about bad durations (``<r>`` = rank)."""
+    """A profiler layout: its name (RunMeta.layout, Candidate.layout), the module of diagnosis/readers that
+    reads it, and the file its per-launch durations come from, named in messages about bad durations
+    (``<r>`` = rank)."""
 
     name: str
+    reader: str
     durations: str = "kernel_details.csv"
 
 
-# Detection order lives in ingest.READERS; this is what exists.
+# Every layout, in detection order (ingest.READERS is their readers in this order): the most specific
+# layouts first, so that a 2.3/2.4 output (legacy profiler/ plus rank-*_ascend_ms) is not taken for a plain
+# 2.5+ one. A reader of several layouts is placed by its first.
 LAYOUTS = (
-    Layout("ascend-ms"),  # MindSpore 2.5+ *_ascend_ms with ASCEND_PROFILER_OUTPUT/kernel_details.csv
-    Layout("ascend-ms-2.3"),  # MindSpore 2.3/2.4: profiler/ legacy files + rank-*_ascend_ms
-    Layout("legacy-ascend", "output_timeline_data_<r>.txt"),  # MindSpore 2.0-2.2 flat profiler/ (Ascend)
-    Layout("legacy-gpu", "gpu_op_execute_timestamp_<r>.txt"),  # MindSpore 2.0-2.4 flat profiler/ (GPU)
-    Layout("legacy-cpu", "cpu_op_execute_timestamp_<r>.txt"),  # MindSpore 2.0-2.4 flat profiler/ (CPU)
-    Layout("cpu-ms", "FRAMEWORK/cpu_op_execute_timestamp_<r>.txt"),  # MindSpore 2.5+ CPU: FRAMEWORK/cpu_*
-    Layout("torch-npu"),  # torch_npu *_ascend_pt
-    # CANN msprof: PROF_*/ (Ascend 310 through MindSpore Lite, ACL or the msprof command line)
-    Layout("cann-msprof", "mindstudio_profiler_output/op_summary_*.csv"),
-    Layout("ascend-ms-db", "ascend_mindspore_profiler.db"),  # MindSpore 2.5+ export_type=db only
-    Layout("cann-msprof-db", "msprof_*.db"),  # CANN msprof --type=db only
-    Layout("torch-npu-db", "ascend_pytorch_profiler_<r>.db"),  # torch_npu *_ascend_pt, export_type=db only
-    # CANN msprof's older layout: PROF_*/device_<id>/timeline/msprof_<dev>_<model>_<iter>.json, no exports
-    Layout("cann-msprof-timeline", "timeline/msprof_*.json"),
+    Layout("ascend-ms-2.3", "ascend_legacy"),  # MindSpore 2.3/2.4: profiler/ legacy files + rank-*_ascend_ms
+    # MindSpore 2.0-2.2 flat profiler/ (Ascend)
+    Layout("legacy-ascend", "ascend_legacy", "output_timeline_data_<r>.txt"),
     # MindSpore 1.x flat profiler/ with step_trace_raw (and hccl_raw) but no operator files
-    Layout("legacy-steps", "step_trace_raw_<r>_detail_time.csv"),
+    Layout("legacy-steps", "legacy_steps", "step_trace_raw_<r>_detail_time.csv"),
+    Layout("torch-npu", "torch_npu"),  # torch_npu *_ascend_pt
+    # torch_npu *_ascend_pt, export_type=db only
+    Layout("torch-npu-db", "torch_npu_db", "ascend_pytorch_profiler_<r>.db"),
+    Layout(
+        "ascend-ms", "ascend"
+    ),  # MindSpore 2.5+ *_ascend_ms with ASCEND_PROFILER_OUTPUT/kernel_details.csv
+    # MindSpore 2.5+ CPU: FRAMEWORK/cpu_*
+    Layout("cpu-ms", "cpu", "FRAMEWORK/cpu_op_execute_timestamp_<r>.txt"),
+    # MindSpore 2.0-2.4 flat profiler/ (GPU)
+    Layout("legacy-gpu", "gpu", "gpu_op_execute_timestamp_<r>.txt"),
+    # MindSpore 2.0-2.4 flat profiler/ (CPU)
+    Layout("legacy-cpu", "legacy_cpu", "cpu_op_execute_timestamp_<r>.txt"),
+    # CANN msprof: PROF_*/ (Ascend 310 through MindSpore Lite, ACL or the msprof command line)
+    Layout("cann-msprof", "cann_msprof", "mindstudio_profiler_output/op_summary_*.csv"),
+    # CANN msprof's older layout: PROF_*/device_<id>/timeline/msprof_<dev>_<model>_<iter>.json, no exports
+    Layout("cann-msprof-timeline", "msprof_timeline", "timeline/msprof_*.json"),
+    Layout("ascend-ms-db", "sqlite_db", "ascend_mindspore_profiler.db"),  # MindSpore 2.5+ export_type=db only
+    Layout("cann-msprof-db", "sqlite_db", "msprof_*.db"),  # CANN msprof --type=db only
 )
 BY_NAME = {entry.name: entry for entry in LAYOUTS}
 KNOWN_LAYOUTS_TEXT = say("error.known-layouts")

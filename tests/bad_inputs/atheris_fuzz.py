@@ -9,7 +9,7 @@ atheris is not a project dependency; docs/security.md shows the separate virtual
 TARGET is ``mindir`` (graph.load_mindir), ``mindir-calls`` (call graphs that
 tests/support/mindir_calls.call_graph_model builds from the bytes: self-calls, cycles, nested tuples and
 partials, call explosions), ``archive`` (diagnosis.sources.materialize) or ``profile-<layout>``
-with a layout of tests/test_fuzz_readers.LAYOUTS (e.g. profile-cpu-ms): the first input byte picks a file
+with a fuzzed run of tests/support/layouts.py (e.g. profile-cpu-ms): the first input byte picks a file
 of that real fixture and the rest replaces its content before diagnosis.ingest.read_folder reads it.
 InputError is the expected refusal; any other exception is a crash that libFuzzer reports and saves.
 libFuzzer ends the process with exit(), so Python cleanup does not run: the scratch folder

@@ -14,24 +14,9 @@ import pytest
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 
-from tests.support.inputs import ASCEND, CPU
+from tests.support.layouts import FUZZ, runs_for
 
-LAYOUTS = {
-    "cpu-ms": CPU / "infer_fp32_graph",
-    "ascend-level0": ASCEND / "level0" / "infer",
-    "ascend-level1": ASCEND / "level1" / "infer",
-    "ascend-two-rank": ASCEND / "two_rank",
-    "ms23": ASCEND / "ms23",
-    "legacy-ascend": ASCEND / "legacy_ascend",
-    "legacy-ascend-2.0": ASCEND / "legacy_ascend_20",
-    "legacy-cpu": ASCEND / "legacy_cpu",
-    "legacy-gpu": ASCEND / "legacy_gpu",
-    "torch-npu": ASCEND / "torch_npu",
-    "cann-msprof": ASCEND / "msprof" / "lite_infer",
-    "legacy-ascend-1.x": ASCEND / "legacy_ascend_1x",
-    "ascend-ms-db": ASCEND / "db" / "ms_infer",
-    "cann-msprof-db": ASCEND / "db" / "msprof_infer",
-}
+LAYOUTS = runs_for(FUZZ)  # the fuzzed runs, by name: a selection of tests/support/layouts.py
 EXAMPLES = int(os.environ.get("PERF_DOCTOR_FUZZ_EXAMPLES", "40"))
 RANDOM = os.environ.get("PERF_DOCTOR_FUZZ_RANDOM") == "1"  # default: the same examples on every run
 
