@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from doctor.model.tables import OPERATOR_COLUMNS
 from doctor.report import Report
-from doctor.shape import OPERATOR_COLUMNS
 from doctor.text import csv_safe
 
-if TYPE_CHECKING:  # the model (pydantic) loads only for a report that holds an outputs section
+if TYPE_CHECKING:
     from doctor.model.outputs import OutputsSection
 
 CSV_DIGITS = 3
@@ -34,8 +34,6 @@ def render_csv(report: Report) -> str:
     floats = frame.select_dtypes("float").columns
     frame[floats] = frame[floats].round(CSV_DIGITS)
     table = safe_frame(frame).to_csv(index=False, lineterminator="\n")
-    if not report.data.get("outputs"):
-        return table
     section = report.document.outputs
     return table if section is None else table + "\n" + outputs_csv(section)
 
