@@ -64,8 +64,8 @@ def test_the_fp32_mindir_makes_precision_mismatch_the_significant_top_cause():
     report = amp_pair_with_model()
     assert report.top_cause == "precision-mismatch"
     top = report.causes[0]
-    assert top["id"] == "precision-mismatch" and top["significant"]
-    assert {e["source"] for e in top["evidence"]} >= {"pair", "mindir"}
+    assert top.id == "precision-mismatch" and top.significant
+    assert {e.source for e in top.evidence} >= {"pair", "mindir"}
 
 
 @pytest.mark.slow

@@ -79,8 +79,8 @@ def test_markdown_has_verdict_causes_fix_tables_and_warnings():
     assert text.startswith("# Perf Doctor report\n")
     top = report.causes[0]
     assert "### 1. " in text
-    assert f"`{top['id']}`" in text
-    assert f"```{top['fix']['language']}\n{top['fix']['code'].rstrip()}\n```" in text
+    assert f"`{top.id}`" in text
+    assert f"```{top.fix.language}\n{top.fix.code.rstrip()}\n```" in text
     assert "## Operator comparison" in text and "## Top operators" in text and "## Model graph" in text
     assert "| `conv-bn-act` | 33 | 33 | 0 |" in text
     assert "**undecided**: Cannot decide, because" in text

@@ -16,11 +16,10 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from doctor.model.tables import OPERATOR_COLUMNS
 from doctor.report import Report
 from doctor.text import csv_safe
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the report model (pydantic) loads when a report is rendered, not when the CLI starts
     from doctor.model.outputs import OutputsSection
 
 CSV_DIGITS = 3
@@ -28,6 +27,8 @@ CSV_DIGITS = 3
 
 def render_csv(report: Report) -> str:
     """Every operator row with the report's columns; empty cells for missing values."""
+    from doctor.model.tables import OPERATOR_COLUMNS  # the model loads when a report is rendered
+
     frame = report.operators()
     integers = [name for name, kind in OPERATOR_COLUMNS if kind == "integer" and name in frame]
     frame[integers] = frame[integers].round().astype("Int64")
@@ -54,6 +55,8 @@ def outputs_csv(section: OutputsSection) -> str:
 
 def safe_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """A copy whose text columns are formula-safe; number and boolean columns are left as they are."""
+    from doctor.model.tables import OPERATOR_COLUMNS
+
     kinds = dict(OPERATOR_COLUMNS)
     out = frame.copy()
     for column in out.columns:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-from doctor.model.base import json_default
 from doctor.report import Report
 
 
@@ -15,6 +14,8 @@ def render_json(report: Report, indent: int | None = None) -> str:
     big report); pass an indent for a human-readable file. The typed document is written through its
     records' own serialisation (`json_default`: each record's fields in declaration order, the C encoder
     doing the rest), which builds no pydantic core schema and copies nothing."""
+    from doctor.model.base import json_default  # the model loads with the report, not when the CLI starts
+
     text = json.dumps(
         report.document, ensure_ascii=False, indent=indent, allow_nan=False, default=json_default
     )
