@@ -4,7 +4,7 @@ The document is the pydantic `ReportDocument` (doctor.model), built as that mode
 doctor.verdict and the facade (`model_construct`: the analysis checked the values; the golden test
 validates every pinned case). Every renderer, view, plot, the case store and triage read it typed; the JSON
 renderer writes it through the records' own serialisation (`doctor.model.base.json_default`), which needs
-no pydantic core schema, so a command-line JSON report stays as fast as when it was plain data.
+no pydantic core schema: a command-line JSON report pays only the model's import (bench/RESULTS.md).
 docs/report.schema.json is generated from the model. The only thing kept outside the document is the
 fusion-chain figure, which needs the model graph that the document deliberately does not carry.
 """
