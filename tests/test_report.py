@@ -54,8 +54,8 @@ def test_amp_training_vs_fp32_inference_ranks_precision_mismatch_first():
     report = amp_pair()
     assert report.kind == "pair"
     assert report.causes[0].id == "precision-mismatch" and report.causes[0].rank == 1
-    assert report.data["input_kinds"] == ["pair"]
-    roles = [(r["role"], r["phase"]) for r in report.data["runs"]]
+    assert report.document.input_kinds == ["pair"]
+    roles = [(r.role, r.phase) for r in report.document.runs]
     assert roles == [("baseline", "train"), ("target", "inference")]
 
 
@@ -122,10 +122,10 @@ def test_verdict_says_plainly_when_nothing_is_significant():
     """Two repeats of the same inference: no cause, and the verdict says so in plain words."""
     report = diagnose(CPU / "infer_fp32_graph_repeat", CPU / "infer_fp32_graph_repeat2")
     assert not any(c.significant for c in report.causes)
-    verdict = report.data["verdict"]
-    assert verdict["status"] == "nothing-found" and verdict["top_cause"] is None
-    assert verdict["slowdown"] == pytest.approx(0.918, abs=0.005)  # the recorded repeats: not slower
-    assert verdict["text"].startswith(
+    verdict = report.document.verdict
+    assert verdict.status == "nothing-found" and verdict.top_cause is None
+    assert verdict.slowdown == pytest.approx(0.918, abs=0.005)  # the recorded repeats: not slower
+    assert verdict.text.startswith(
         "Nothing significant found: The target is 1.09x faster per step in wall time"
     )
 
@@ -134,10 +134,10 @@ def test_operator_records_match_the_comparison_table_totals():
     report = amp_pair()
     ops = report.operators()
     assert list(ops.columns) == list(OPERATOR_COLUMN_NAMES)
-    assert report.data["operators"]["total"] == len(ops) > 0
-    timing = report.data["timing"]
-    assert ops["baseline_us_per_step"].sum() / 1000 == pytest.approx(timing["baseline_ms_per_step"], rel=1e-3)
-    assert ops["target_us_per_step"].sum() / 1000 == pytest.approx(timing["target_ms_per_step"], rel=1e-3)
+    assert report.document.operators.total == len(ops) > 0
+    timing = report.document.timing
+    assert ops["baseline_us_per_step"].sum() / 1000 == pytest.approx(timing.baseline_ms_per_step, rel=1e-3)
+    assert ops["target_us_per_step"].sum() / 1000 == pytest.approx(timing.target_ms_per_step, rel=1e-3)
     assert set(ops["match"]) <= {"scope", "sequence", "baseline-only", "target-only"}
     assert (ops["delta_us_per_step"].abs().diff().dropna() <= 1e-9).all(), "largest change first"
 
@@ -146,32 +146,32 @@ def test_leaderboards_are_the_ten_slowest_operators_of_each_side():
     report = amp_pair()
     ops = report.operators()
     for side in ("baseline", "target"):
-        board = report.data["leaderboards"][side]
+        board = getattr(report.document.leaderboards, side)
         expected = ops.nlargest(10, f"{side}_us_per_step")["operator"].tolist()
-        assert [row["operator"] for row in board] == expected
-        assert [row["rank"] for row in board] == list(range(1, len(board) + 1))
+        assert [row.operator for row in board] == expected
+        assert [row.rank for row in board] == list(range(1, len(board) + 1))
 
 
 def test_steps_cover_both_runs_with_wall_and_operator_time():
     report = amp_pair()
-    steps = report.data["steps"]
+    steps = report.document.steps
     for role in ("baseline", "target"):
-        mine = [s for s in steps if s["role"] == role]
-        assert len(mine) == next(r["steps"] for r in report.data["runs"] if r["role"] == role) == 5
-        assert all(s["op_ms"] > 0 for s in mine)
-        walls = [s["wall_ms"] for s in mine if s["wall_ms"] is not None]
+        mine = [s for s in steps if s.role == role]
+        assert len(mine) == next(r.steps for r in report.document.runs if r.role == role) == 5
+        assert all(s.op_ms > 0 for s in mine)
+        walls = [s.wall_ms for s in mine if s.wall_ms is not None]
         assert len(walls) >= 3 and all(w > 0 for w in walls)
     # the training step holds backward work: its wall time exceeds the compared forward operators
-    assert all(s["wall_ms"] > s["op_ms"] for s in steps if s["role"] == "baseline" and s["wall_ms"])
+    assert all(s.wall_ms > s.op_ms for s in steps if s.role == "baseline" and s.wall_ms)
 
 
 def test_warnings_hold_cannot_decide_reasons_limitations_and_notes():
-    warnings = amp_pair().data["warnings"]
-    kinds = {w["kind"] for w in warnings}
+    warnings = amp_pair().document.warnings
+    kinds = {w.kind for w in warnings}
     assert {"undecided", "limitation", "note"} <= kinds
-    undecided = [w for w in warnings if w["kind"] == "undecided"]
-    assert all(w["text"].startswith("Cannot decide, because") and w["rule"] for w in undecided)
-    limits = {w["topic"]: w["roles"] for w in warnings if w["kind"] == "limitation"}
+    undecided = [w for w in warnings if w.kind == "undecided"]
+    assert all(w.text.startswith("Cannot decide, because") and w.rule for w in undecided)
+    limits = {w.topic: w.roles for w in warnings if w.kind == "limitation"}
     assert limits["profiler-config"] == ["baseline", "target"]  # merged across both CPU runs
 
 
@@ -194,14 +194,15 @@ def test_mindir_with_profile_adds_chains_crosslink_and_hygiene():
 
 def test_single_profile_is_diagnosed_as_the_target_alone():
     report = single_run()
-    assert report.kind == "single" and report.data["input_kinds"] == ["single"]
+    assert report.kind == "single" and report.document.input_kinds == ["single"]
     ops = report.operators()
     assert ops["baseline_us_per_step"].isna().all() and (ops["match"] == "single").all()
     assert ops["target_share"].sum() == pytest.approx(1.0)
-    assert report.data["leaderboards"]["baseline"] == [] and len(report.data["leaderboards"]["target"]) == 10
-    assert report.data["timing"]["ratio"] is None
-    assert report.data["runs"][0]["execution_mode"] == "pynative"
-    assert any("Only one profile was given" in w["text"] for w in report.data["warnings"])
+    boards, timing = report.document.leaderboards, report.document.timing
+    assert boards.baseline == [] and len(boards.target) == 10
+    assert timing is not None and timing.ratio is None
+    assert report.document.runs[0].execution_mode == "pynative"
+    assert any("Only one profile was given" in w.text for w in report.document.warnings)
     assert "operator time per step" in report.verdict
 
 
