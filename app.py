@@ -376,8 +376,9 @@ def compare_values(
     (banner, link) of the case the report is kept as, `choice` the baseline option and `first` the name
     of the Baseline box's upload (which run became the baseline, and why)."""
     view = report_view(report)
-    slot = baseline_slot(report.data, first) if first is not None else None
-    if slot is None and len(report.data.get("runs") or []) == 2:
+    sources = [run.source for run in report.document.runs]
+    slot = baseline_slot(sources, first) if first is not None else None
+    if slot is None and len(sources) == 2:
         slot = "first"  # a reopened case: the report's baseline stands for the first upload
     return {
         **_shared_values(report, view, case),
@@ -752,7 +753,8 @@ class Events:
         if report and not baseline:
             return gr.skip()
         first = display_name(baseline) if baseline else None
-        return swapped_choice(baseline_slot(report, first))
+        sources = [run.get("source") for run in (report or {}).get("runs") or []]
+        return swapped_choice(baseline_slot(sources, first))
 
     def open_case(self, case_id: str, request: gr.Request) -> dict[gr.components.Component, Any]:
         """Reopen a case in the Compare tab (the Inspect tab for a model-only case): the selected tab

@@ -148,7 +148,7 @@ def _outputs_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def _outputs(args: argparse.Namespace) -> int:
-    """Run `perf-doctor outputs` (imported here: `compare --format json` loads no pydantic)."""
+    """Run `perf-doctor outputs` (imported here: `compare --format json` needs none of it)."""
     from doctor.outputs_report import compare_outputs, render_outputs
 
     report = compare_outputs(args.baseline, args.target, mapping=args.mapping, lang=args.lang)

@@ -1,10 +1,9 @@
 """Turn analysis objects (runs, comparison, symptoms, model, diagnosis) into the report document's parts.
 
-Each part is plain JSON data in the shape of its report model (doctor.model): the model's keys, in its
-field order, every one present except those the model leaves out when null. `jsonable` converts
-numpy/pandas scalars and drops NaN/inf, so the document is valid JSON everywhere. No pydantic here: the
-model validates the finished document when something reads it typed (`Report.document`), and the
-golden test checks on every pinned case that validating and dumping gives these parts back unchanged.
+Each part is built as its typed report model (doctor.model) with `Record.of` (`model_construct`: the key
+order is the model's, nothing is validated here, which keeps a command-line report fast). `jsonable`
+converts numpy/pandas scalars and drops NaN/inf first, so the document is valid JSON everywhere; the
+golden test validates every pinned case's document against the model.
 """
 
 from __future__ import annotations
@@ -18,18 +17,33 @@ import pandas as pd
 
 from core import Limitation, Run, Symptom, in_lang, say
 from diagnosis import Comparison, Side, headline_timing, leaderboard, phase_timing
-from doctor.shape import (
-    CAUSE_KEYS,
-    CHAIN_KEYS,
-    CROSSLINK_KEYS,
-    EVIDENCE_KEYS,
-    HEADLINE_KEYS,
+from doctor.model import (
     OPERATOR_COLUMNS,
-    PHASE_KEYS,
-    SYMPTOM_KEYS,
-    Part,
+    BoardRow,
+    Cause,
+    Chain,
+    Chains,
+    Evidence,
+    Explanation,
+    Fix,
+    Graph,
+    Headline,
+    Input,
+    Leaderboards,
+    OperatorRow,
+    Parameters,
+    PatternCount,
+    PhaseTiming,
+    ProfilerConfig,
+    Reference,
+    ReportWarning,
+    RunInfo,
+    Step,
+    SymptomRecord,
+    Tensor,
+    Timing,
 )
-from doctor.shape import in_order as _in_order
+from doctor.model.graph import CrosslinkRow
 from doctor.text import is_missing
 
 MAX_EVIDENCE_ROWS = 25  # rows kept per piece of evidence (the operator table has them all)
@@ -59,10 +73,10 @@ def jsonable(value: Any) -> Any:
 # ---------------------------------------------------------------------------------------------- runs
 
 
-def run_meta(run: Run, side: Side, role: str) -> Part:
+def run_meta(run: Run, side: Side, role: str) -> RunInfo:
     """What a run is (layout, device, mode, phase, profiler settings) and its headline numbers."""
     meta, cfg = run.meta, run.meta.config
-    return jsonable(
+    fields = jsonable(
         {
             "role": role,
             "source": meta.source,
@@ -95,14 +109,15 @@ def run_meta(run: Run, side: Side, role: str) -> Part:
             "files": list(meta.files),
         }
     )
+    return RunInfo.of(**{**fields, "profiler_config": ProfilerConfig.of(**fields["profiler_config"])})
 
 
-def input_entry(role: str, name: str, kind: str, layout: str | None) -> Part:
+def input_entry(role: str, name: str, kind: str, layout: str | None) -> Input:
     """One user input: its role, display name, kind (profile / mindir) and detected layout."""
-    return {"role": role, "name": name, "kind": kind, "layout": layout}
+    return Input.of(role=role, name=name, kind=kind, layout=layout)
 
 
-def pair_timing(comparison: Comparison) -> Part:
+def pair_timing(comparison: Comparison) -> Timing:
     """Per-step operator time of both sides, their ratio (and per sample) and how well they aligned."""
     base, target = comparison.baseline, comparison.target
     ratio = target.ms_per_step / base.ms_per_step if base.ms_per_step > 0 else None
@@ -111,7 +126,7 @@ def pair_timing(comparison: Comparison) -> Part:
         per_sample = ratio * base.batch / target.batch  # type: ignore[operator]
     align = comparison.alignment
     phases = phase_timing(comparison)
-    return jsonable(
+    fields = jsonable(
         {
             "baseline_ms_per_step": round(base.ms_per_step, 4),
             "target_ms_per_step": round(target.ms_per_step, 4),
@@ -124,10 +139,14 @@ def pair_timing(comparison: Comparison) -> Part:
             "alignment_method": align.method,
             "matched_share_baseline": round(align.baseline_matched_share, 4),
             "matched_share_target": round(align.target_matched_share, 4),
-            "headline": _in_order(headline_timing(comparison), HEADLINE_KEYS),
+            "headline": headline_timing(comparison),
             **_phase_fields(phases),
         }
     )
+    fields["headline"] = Headline.of(**fields["headline"])
+    if "phases" in fields:
+        fields["phases"] = [PhaseTiming.of(**row) for row in fields["phases"]]
+    return Timing.of(**fields)
 
 
 def _phase_fields(phases: tuple[list[dict[str, Any]], float | None] | None) -> dict[str, Any]:
@@ -136,15 +155,15 @@ def _phase_fields(phases: tuple[list[dict[str, Any]], float | None] | None) -> d
     if phases is None:
         return {}
     rows, ratio = phases
-    fields: dict[str, Any] = {"phases": [_in_order(row, PHASE_KEYS) for row in rows]}
+    fields: dict[str, Any] = {"phases": rows}
     if ratio is not None:
         fields["phase_ratio"] = round(ratio, 4)
     return fields
 
 
-def single_timing(side: Side) -> Part:
+def single_timing(side: Side) -> Timing:
     """Timing of a lone run (the target); comparison fields are null."""
-    return jsonable(
+    fields = jsonable(
         {
             "baseline_ms_per_step": None,
             "target_ms_per_step": round(side.ms_per_step, 4),
@@ -160,12 +179,13 @@ def single_timing(side: Side) -> Part:
             "headline": None,
         }
     )
+    return Timing.of(**fields)
 
 
 # ----------------------------------------------------------------------------------------- operators
 
 
-def operator_records(table: pd.DataFrame, lang: str = "en") -> list[Part]:
+def operator_records(table: pd.DataFrame, lang: str = "en") -> list[OperatorRow]:
     """The comparison table reduced to the report's columns, in its order (largest |delta| first), with
     the one-side reasons in `lang`."""
     if lang != "en" and "one_side_reason" in table:
@@ -173,7 +193,7 @@ def operator_records(table: pd.DataFrame, lang: str = "en") -> list[Part]:
     return _records(table)
 
 
-def single_operator_records(side: Side) -> list[Part]:
+def single_operator_records(side: Side) -> list[OperatorRow]:
     """A lone run's operators as target-only rows of the report table, slowest first."""
     ops = side.ops.sort_values("us_per_step", ascending=False, kind="stable")
     total = float(ops["us_per_step"].sum())
@@ -195,12 +215,13 @@ def single_operator_records(side: Side) -> list[Part]:
     return _records(frame)
 
 
-def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    """One JSON-able dict per row with the report's operator columns, built column by column (a
+def _records(frame: pd.DataFrame) -> list[OperatorRow]:
+    """One row per operator with the report's columns (OperatorRow's fields), built column by column (a
     per-cell conversion of a few thousand operators costs more than the whole alignment)."""
     names = [name for name, _ in OPERATOR_COLUMNS]
     columns = [_column(frame, name, kind) for name, kind in OPERATOR_COLUMNS]
-    return [dict(zip(names, row, strict=True)) for row in zip(*columns, strict=True)]
+    row = OperatorRow.of_ordered
+    return [row(dict(zip(names, values, strict=True))) for values in zip(*columns, strict=True)]
 
 
 def _column(frame: pd.DataFrame, name: str, kind: str) -> list[Any]:
@@ -219,9 +240,11 @@ def _column(frame: pd.DataFrame, name: str, kind: str) -> list[Any]:
     return [str(v) if keep else None for v, keep in zip(col.astype(object).tolist(), present, strict=True)]
 
 
-def leaderboards(table: pd.DataFrame | None, sides: Iterable[str], single: Side | None = None) -> Part:
+def leaderboards(
+    table: pd.DataFrame | None, sides: Iterable[str], single: Side | None = None
+) -> Leaderboards:
     """Top operators of each side by time per step (single-run reports fill only the target)."""
-    out: dict[str, list[Part]] = {"baseline": [], "target": []}
+    out: dict[str, list[BoardRow]] = {"baseline": [], "target": []}
     if single is not None:
         ops = single.ops.nlargest(LEADERBOARD_SIZE, "us_per_step")
         total = float(single.ops["us_per_step"].sum()) or 1.0
@@ -229,24 +252,23 @@ def leaderboards(table: pd.DataFrame | None, sides: Iterable[str], single: Side 
             _board_row(i, str(key), row["op_type"], row["us_per_step"], row["us_per_step"] / total)
             for i, (key, row) in enumerate(ops.iterrows(), start=1)
         ]
-        return out
+        return Leaderboards.of(**out)
     for side in sides:
         board = leaderboard(table, side, LEADERBOARD_SIZE)  # type: ignore[arg-type]
         columns = (board[c].tolist() for c in ("operator", "op_type", f"{side}_us_per_step", f"{side}_share"))
         out[side] = [_board_row(i, *row) for i, row in enumerate(zip(*columns, strict=True), start=1)]
-    return out
+    return Leaderboards.of(**out)
 
 
-def _board_row(rank: int, operator: str, op_type: Any, us: Any, share: Any) -> Part:
-    return jsonable(
-        {"rank": rank, "operator": str(operator), "op_type": op_type, "us_per_step": us, "share": share}
-    )
+def _board_row(rank: int, operator: str, op_type: Any, us: Any, share: Any) -> BoardRow:
+    fields = {"rank": rank, "operator": str(operator), "op_type": op_type, "us_per_step": us, "share": share}
+    return BoardRow.of(**jsonable(fields))
 
 
 # --------------------------------------------------------------------------------------------- steps
 
 
-def step_records(side: Side, role: str) -> list[Part]:
+def step_records(side: Side, role: str) -> list[Step]:
     """Per step: wall time, busy and idle time from the profile, and the compared operators' time."""
     op_ms = (side.step_samples.sum(axis=0) / 1000.0) if not side.step_samples.empty else pd.Series()
     steps = side.run.steps
@@ -267,8 +289,9 @@ def step_records(side: Side, role: str) -> list[Part]:
     ]
 
 
-def _step(role: str, step: int, wall: float | None, busy: float | None, free: float | None, op: Any) -> Part:
-    return {"role": role, "step": step, "wall_ms": wall, "busy_ms": busy, "free_ms": free, "op_ms": op}
+def _step(role: str, step: int, wall: float | None, busy: float | None, free: float | None, op: Any) -> Step:
+    fields = {"role": role, "step": step, "wall_ms": wall, "busy_ms": busy, "free_ms": free, "op_ms": op}
+    return Step.of_ordered(fields)
 
 
 def _ms_list(values: pd.Series, divisor: float) -> list[float | None]:
@@ -280,7 +303,7 @@ def _ms_list(values: pd.Series, divisor: float) -> list[float | None]:
 # -------------------------------------------------------------------------------------------- causes
 
 
-def cause_records(causes: Sequence[Any], lang: str) -> list[Part]:
+def cause_records(causes: Sequence[Any], lang: str) -> list[Cause]:
     """Ranked causes in `lang`, numbered from 1, with evidence rows capped."""
     out = []
     for rank, cause in enumerate(causes, start=1):
@@ -288,13 +311,18 @@ def cause_records(causes: Sequence[Any], lang: str) -> list[Part]:
         del item["default_severity"]  # the rule's own severity: the knowledge base's, not the report's
         evidence = [_capped(_said_piece(piece, lang), "rows", "rows_total") for piece in item["evidence"]]
         section = "ranked" if item["significant"] else "below-threshold"
-        fields = {
-            **item,
-            "rank": rank,
-            "section": section,
-            "evidence": [_in_order(e, EVIDENCE_KEYS) for e in evidence],
-        }
-        out.append(jsonable(_in_order(fields, CAUSE_KEYS)))
+        fields = jsonable({**item, "rank": rank, "section": section, "evidence": evidence})
+        out.append(
+            Cause.of(
+                **{
+                    **fields,
+                    "evidence": [Evidence.of(**piece) for piece in fields["evidence"]],
+                    "fix": Fix.of(**fields["fix"]),
+                    "explanation": Explanation.of(**fields["explanation"]),
+                    "references": [Reference.of(**ref) for ref in fields["references"]],
+                }
+            )
+        )
     return out
 
 
@@ -307,13 +335,12 @@ def _said_piece(piece: dict[str, Any], lang: str) -> dict[str, Any]:
     }
 
 
-def symptom_records(symptoms: Sequence[Symptom], lang: str = "en") -> list[Part]:
+def symptom_records(symptoms: Sequence[Symptom], lang: str = "en") -> list[SymptomRecord]:
     """Every symptom found, its summary in `lang`, evidence rows capped."""
     return [
-        jsonable(
-            _in_order(
-                _capped({**s.to_dict(), "summary": in_lang(s.summary, lang)}, "evidence", "evidence_total"),
-                SYMPTOM_KEYS,
+        SymptomRecord.of(
+            **jsonable(
+                _capped({**s.to_dict(), "summary": in_lang(s.summary, lang)}, "evidence", "evidence_total")
             )
         )
         for s in symptoms
@@ -336,7 +363,7 @@ def warning_records(
     model_warnings: Sequence[str],
     lang: str,
     mindir_given: bool = False,
-) -> list[Part]:
+) -> list[ReportWarning]:
     """'Cannot decide' questions first, then input limitations (merged across runs), notes, model notes.
 
     With `mindir_given` (a MINDIR that matches the profiles), a reader's remedy that asks for the MINDIR
@@ -358,7 +385,7 @@ def warning_records(
     out.extend(
         _warning("model", in_lang(text, lang), None, None, None, ["mindir"]) for text in model_warnings
     )
-    return [jsonable(w) for w in out]
+    return [ReportWarning.of(**jsonable(w)) for w in out]
 
 
 # Reader remedies that ask for the MINDIR, and what to say instead when one was given (None: nothing).
@@ -385,7 +412,7 @@ def _warning(
 
 def graph_section(
     model: Any, chains: Sequence[Any], name: str, links: pd.DataFrame | None, lang: str = "en"
-) -> Part:
+) -> Graph:
     """What the MINDIR is, its fusion chains by pattern (why one is blocked said in `lang`), and (with a
     profile) how each chain ran."""
     by_pattern: dict[str, dict[str, Any]] = {}
@@ -401,7 +428,7 @@ def graph_section(
             row["replaced_by"] = ", ".join(fused)
     fusible = sum(int(c.fusible) for c in chains)
     ops = model.op_nodes()
-    return jsonable(
+    fields = jsonable(
         {
             "file": name,
             "producer": model.producer,
@@ -424,19 +451,33 @@ def graph_section(
                 "by_pattern": patterns,
                 "items": [_chain_item(c, lang) for c in list(chains)[:MAX_CHAIN_ITEMS]],
             },
+            "crosslink": None if links is None else links.to_dict("records"),
+        }
+    )
+    chains_found = fields["chains"]
+    return Graph.of(
+        **{
+            **fields,
+            "inputs": [Tensor.of(**t) for t in fields["inputs"]],
+            "outputs": [Tensor.of(**t) for t in fields["outputs"]],
+            "parameters": Parameters.of(**fields["parameters"]),
+            "chains": Chains.of(
+                **{
+                    **chains_found,
+                    "by_pattern": [PatternCount.of(**row) for row in chains_found["by_pattern"]],
+                    "items": [Chain.of(**item) for item in chains_found["items"]],
+                }
+            ),
             "crosslink": None
-            if links is None
-            else [_in_order(r, CROSSLINK_KEYS) for r in links.to_dict("records")],
+            if fields["crosslink"] is None
+            else [CrosslinkRow.of(**r) for r in fields["crosslink"]],
         }
     )
 
 
-def _chain_item(chain: Any, lang: str) -> Part:
-    """One chain of the graph section, why it is blocked said in `lang` (no `replaced_by` when null)."""
-    item = _in_order({**chain.to_dict(), "blocked_reason": in_lang(chain.blocked_reason, lang)}, CHAIN_KEYS)
-    if item.get("replaced_by") is None:
-        item.pop("replaced_by", None)
-    return item
+def _chain_item(chain: Any, lang: str) -> dict[str, Any]:
+    """One chain of the graph section, why it is blocked said in `lang`."""
+    return {**chain.to_dict(), "blocked_reason": in_lang(chain.blocked_reason, lang)}
 
 
 def _tensor(info: Any) -> dict[str, Any]:

@@ -3,45 +3,49 @@ HTML reports: a user finds a blocked or split chain and reads why, without hover
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from doctor.model import Chain, ReportDocument
 
 # Display order of a chain's status: the ones that cost time or need a change first.
 CHAIN_STATUS_ORDER = ("blocked", "split", "partly-fused", "not-found", "fusible", "fused")
 
 
-def chain_records(data: dict[str, Any]) -> list[dict[str, Any]]:
+def chain_records(document: ReportDocument) -> list[dict[str, Any]]:
     """One record per fusion chain of the graph section, whatever its pattern: pattern, scope, ops,
     status (fused / partly-fused / split / not-found from the profile cross-link, else fusible or
     blocked), the blocking reason and the separate-kernel time per step; blocked and split first.
-    `data` is the report document; chains of any pattern (new ones included) are listed."""
-    graph = data.get("graph") or {}
-    items = (graph.get("chains") or {}).get("items") or []
-    links = {row["chain"]: row for row in graph.get("crosslink") or []}
+    Chains of any pattern (new ones included) are listed."""
+    graph = document.graph
+    if graph is None:
+        return []
+    links = {row.chain: row for row in graph.crosslink or []}
     records = []
-    for index, chain in enumerate(items):
+    for index, chain in enumerate(graph.chains.items):
         link = links.get(index)
-        reason = chain.get("blocked_reason") or ""
-        status = link["status"] if link else ("fusible" if chain.get("fusible") else "blocked")
+        reason = chain.blocked_reason or ""
+        status = link.status if link else ("fusible" if chain.fusible else "blocked")
         if reason and status != "fused":
             status = "blocked"
         records.append(
             {
                 "index": index + 1,
                 "pattern": _pattern_text(chain),
-                "scope": _common_scope(chain.get("scopes") or []),
-                "ops": " > ".join(chain.get("ops") or []),
+                "scope": _common_scope(chain.scopes),
+                "ops": " > ".join(chain.ops),
                 "status": status,
                 "reason": reason,
-                "separate_us": link.get("separate_us_per_step") if link else None,
+                "separate_us": link.separate_us_per_step if link else None,
             }
         )
     rank = {status: i for i, status in enumerate(CHAIN_STATUS_ORDER)}
     return sorted(records, key=lambda r: (rank.get(r["status"], len(rank)), r["index"]))
 
 
-def _pattern_text(chain: dict[str, Any]) -> str:
+def _pattern_text(chain: Chain) -> str:
     """The pattern's name, and for a decomposed pattern the fused op that replaces it."""
-    pattern, fused = chain.get("pattern", ""), chain.get("replaced_by")
+    pattern, fused = chain.pattern, chain.replaced_by
     return f"{pattern} → {fused}" if fused else pattern
 
 

@@ -16,7 +16,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core import InputError, Limitation, Symptom, say
 from diagnosis import (
@@ -42,10 +42,24 @@ from doctor.config import public_folders
 from doctor.i18n import LANGS, check_lang, t
 from doctor.problems import InputProblems, SideError, user_file
 from doctor.report import Report
-from doctor.shape import Part
 from doctor.version import VERSION
 from knowledge import evaluate
 from sandbox import isolation
+
+if TYPE_CHECKING:
+    from doctor.model import (
+        After,
+        Cause,
+        Graph,
+        Input,
+        Leaderboards,
+        OperatorRow,
+        Ranks,
+        ReportDocument,
+        RunInfo,
+        Step,
+        Timing,
+    )
 
 Progress = Callable[[float, str], None]  # (fraction done, what is happening)
 _Step = Callable[[float, str], None]  # (fraction done, REPORT_TEXT key)
@@ -72,15 +86,15 @@ class _Analysis:
 
     kind: str
     lang: str
-    inputs: list[Part] = field(default_factory=list)
-    runs: list[Part] = field(default_factory=list)
-    timing: Part | None = None
+    inputs: list[Input] = field(default_factory=list)
+    runs: list[RunInfo] = field(default_factory=list)
+    timing: Timing | None = None
     symptoms: list[Symptom] = field(default_factory=list)
     limitations: list[tuple[str, Limitation]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    operators: list[Part] = field(default_factory=list)
-    boards: Part | None = None
-    steps: list[Part] = field(default_factory=list)
+    operators: list[OperatorRow] = field(default_factory=list)
+    boards: Leaderboards | None = None
+    steps: list[Step] = field(default_factory=list)
     target: Side | None = None  # the run a MINDIR is cross-linked with
     baseline: Side | None = None  # a pair's baseline (the after run is compared with it)
     after: _Analysis | None = None  # baseline vs the run after the fixes
@@ -521,7 +535,7 @@ def _pair(first: Side, second: Side, baseline_role: str | None, step: _Step, lan
     return analysis
 
 
-def _after_input(side: Side) -> Part:
+def _after_input(side: Side) -> Input:
     from doctor import build
 
     return build.input_entry("after", side.run.meta.source, "profile", side.run.meta.layout)
@@ -613,14 +627,16 @@ def _finish(analysis: _Analysis, step: _Step, translate: bool) -> Report:
     others = documents
     figure = _chain_figure(model, analysis.lang)
     step(1.0, "p_done")
-    return Report(document, chain_figure=figure, translations=others)
+    return Report(document, chain_figure=figure, translated=others)
 
 
-def _document(analysis: _Analysis, found: Any, kinds: set[str], section: Any, lang: str) -> Part:
-    """The report document of one analysis in `lang`, as JSON data in the model's key order (doctor.build);
-    `after` only when an after run was given."""
+def _document(
+    analysis: _Analysis, found: Any, kinds: set[str], section: Graph | None, lang: str
+) -> ReportDocument:
+    """The report document of one analysis in `lang`, built as the typed model (doctor.build); `after` only
+    when an after run was given."""
     from doctor import build
-    from doctor.shape import OPERATOR_COLUMN_NAMES
+    from doctor.model import OPERATOR_COLUMN_NAMES, Generator, Leaderboards, Operators, ReportDocument
     from doctor.verdict import verdict
     from doctor.version import SCHEMA_VERSION
 
@@ -631,17 +647,17 @@ def _document(analysis: _Analysis, found: Any, kinds: set[str], section: Any, la
     if analysis.table is not None and lang != analysis.lang:
         operators = build.operator_records(analysis.table, lang)
     ranks = _ranks_data(analysis, lang)
-    document = {
-        "schema_version": SCHEMA_VERSION,
-        "generator": {"name": "perf-doctor", "version": VERSION},
-        "created_utc": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "lang": lang,
-        "kind": analysis.kind,
-        "input_kinds": sorted(kinds),
-        "inputs": analysis.inputs,
-        "runs": analysis.runs,
-        "timing": timing,
-        "verdict": verdict(
+    return ReportDocument.of(
+        schema_version=SCHEMA_VERSION,
+        generator=Generator.of(name="perf-doctor", version=VERSION),
+        created_utc=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        lang=lang,
+        kind=analysis.kind,
+        input_kinds=sorted(kinds),
+        inputs=analysis.inputs,
+        runs=analysis.runs,
+        timing=timing,
+        verdict=verdict(
             analysis.kind,
             timing,
             causes,
@@ -654,13 +670,13 @@ def _document(analysis: _Analysis, found: Any, kinds: set[str], section: Any, la
             npu_smi=analysis.npu_smi,
             ranks=ranks,
         ),
-        "causes": causes,
-        "symptoms": build.symptom_records(analysis.symptoms, lang),
-        "operators": {"columns": list(OPERATOR_COLUMN_NAMES), "total": len(operators), "records": operators},
-        "leaderboards": analysis.boards or {"baseline": [], "target": []},
-        "steps": analysis.steps,
-        "graph": section,
-        "warnings": build.warning_records(
+        causes=causes,
+        symptoms=build.symptom_records(analysis.symptoms, lang),
+        operators=Operators.of(columns=list(OPERATOR_COLUMN_NAMES), total=len(operators), records=operators),
+        leaderboards=analysis.boards or Leaderboards.of(baseline=[], target=[]),
+        steps=analysis.steps,
+        graph=section,
+        warnings=build.warning_records(
             found.undecided,
             analysis.limitations,
             analysis.notes,
@@ -668,37 +684,31 @@ def _document(analysis: _Analysis, found: Any, kinds: set[str], section: Any, la
             lang,
             mindir_given=model is not None and not analysis.model_foreign,
         ),
-    }
-    if analysis.after is not None:
-        document["after"] = _after_section(causes, analysis, lang)
-    if ranks is not None:
-        document["ranks"] = ranks
-    return document
+        after=None if analysis.after is None else _after_section(causes, analysis, lang),
+        ranks=ranks,
+    )
 
 
-def _ranks_data(analysis: _Analysis, lang: str) -> Part | None:
-    """The Ranks section as data (built as its typed model), or None when no input holds several ranks."""
+def _ranks_data(analysis: _Analysis, lang: str) -> Ranks | None:
+    """The Ranks section, or None when no input holds several ranks."""
     if not analysis.rank_jobs:
         return None
     from doctor.ranks import ranks_section
 
-    return ranks_section(analysis.rank_jobs, analysis.rank_note, lang).model_dump()
+    return ranks_section(analysis.rank_jobs, analysis.rank_note, lang)
 
 
 def _evaluate(analysis: _Analysis, kinds: set[str]) -> Any:
     """The knowledge base's ranked causes for one analysis, weighed against its target step time."""
     timing = analysis.timing
-    step_ms = None if timing is None else timing["target_ms_per_step"]
+    step_ms = None if timing is None else timing.target_ms_per_step
     return evaluate(analysis.symptoms, [lim for _, lim in analysis.limitations], kinds, step_ms)
 
 
-def _after_section(causes: list[Part], analysis: _Analysis, lang: str) -> Part:
-    """Diagnose baseline vs after like any pair, then judge the first diagnosis's causes on it.
-
-    doctor.followup works on the typed causes, so a three-run diagnosis loads the report model here."""
+def _after_section(causes: list[Cause], analysis: _Analysis, lang: str) -> After:
+    """Diagnose baseline vs after like any pair, then judge the first diagnosis's causes on it."""
     from doctor import build
     from doctor.followup import Measured, after_section
-    from doctor.model import Cause, RunInfo
 
     second = analysis.after
     found = _evaluate(second, _input_kinds(second))  # type: ignore[arg-type]
@@ -712,15 +722,13 @@ def _after_section(causes: list[Part], analysis: _Analysis, lang: str) -> Part:
         _mean_wall(analysis.steps, "target"),
         _mean_wall(second.steps, "target"),  # type: ignore[union-attr]
     )
-    run = RunInfo.model_validate(build.run_meta(fixed.run, fixed, "after"))  # type: ignore[union-attr]
-    before = [Cause.model_validate(c) for c in causes]
-    after = [Cause.model_validate(c) for c in after_causes]
-    return after_section(before, after, measured, run).model_dump()
+    run = build.run_meta(fixed.run, fixed, "after")  # type: ignore[union-attr]
+    return after_section(causes, after_causes, measured, run)
 
 
-def _mean_wall(steps: list[Part], role: str) -> float | None:
+def _mean_wall(steps: list[Step], role: str) -> float | None:
     """Mean recorded wall time per step of one role's steps, or None when none records it."""
-    walls = [s["wall_ms"] for s in steps if s["role"] == role and s["wall_ms"] is not None]
+    walls = [s.wall_ms for s in steps if s.role == role and s.wall_ms is not None]
     return sum(walls) / len(walls) if walls else None
 
 

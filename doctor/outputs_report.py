@@ -18,6 +18,7 @@ from diagnosis import Limits, Workspace, archive_kind
 from doctor.build import cause_records, symptom_records
 from doctor.config import public_folders
 from doctor.i18n import check_lang
+from doctor.model import ReportDocument
 from doctor.model.outputs import DeterministicCost, DumpInfo, FirstDivergence, LayerPoint, OutputsSection
 from doctor.report import Report
 from doctor.text import md_code
@@ -64,14 +65,14 @@ def attach_outputs(
     """The report with an `outputs` section (in its language and in each translation): one report that
     covers the latency (the profiles) and the results (the dumps)."""
     found = _analyse(baseline, target, mapping, budget, isolate)
-    cost = deterministic_cost(report.data)
+    cost = deterministic_cost(report.document)
 
-    def section(lang: str) -> dict[str, Any]:
-        return build_section(*found, lang).model_copy(update={"deterministic_cost": cost}).model_dump()
+    def with_section(document: ReportDocument) -> ReportDocument:
+        section = build_section(*found, document.lang).model_copy(update={"deterministic_cost": cost})
+        return document.model_copy(update={"outputs": section})
 
-    data = {**report.data, "outputs": section(report.lang)}
-    translations = {lang: {**doc, "outputs": section(lang)} for lang, doc in report.translations.items()}
-    return Report(data, report.chain_figure, translations)
+    translated = {lang: with_section(doc) for lang, doc in report.translated.items()}
+    return Report(with_section(report.document), report.chain_figure, translated)
 
 
 def _read_dump(
@@ -87,16 +88,15 @@ def _read_dump(
     return outputs.read_dump(source, ws, budget=budget, mapping=names)
 
 
-def deterministic_cost(document: dict[str, Any]) -> DeterministicCost | None:
+def deterministic_cost(document: ReportDocument) -> DeterministicCost | None:
     """What deterministic kernels can slow, from a profile report's operator table: the target's time per
     step in reduction and atomic operators, against its step; None without a timed target."""
-    timing = document.get("timing") or {}
-    step = timing.get("target_ms_per_step")
+    step = None if document.timing is None else document.timing.target_ms_per_step
     if not step:
         return None
-    records = (document.get("operators") or {}).get("records") or []
-    reductions = [r for r in records if outputs.op_family(str(r.get("op_type") or "")) == "reduction"]
-    ms = sum(float(r.get("target_us_per_step") or 0.0) for r in reductions) / 1000.0
+    records = document.operators.records
+    reductions = [r for r in records if outputs.op_family(str(r.op_type or "")) == "reduction"]
+    ms = sum(float(r.target_us_per_step or 0.0) for r in reductions) / 1000.0
     return DeterministicCost(
         reduction_ms_per_step=round(ms, 4),
         step_ms=round(float(step), 4),

@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from doctor.i18n import REPORT_TEXT, UI_TEXT
+from doctor.model import Step
 from doctor.report import Report
 
 TOP_N = 15
@@ -184,8 +185,8 @@ def delta_by_type_figure(data: pd.DataFrame, title: str, n: int = TOP_N, lang: s
 def step_time_data(report: Report) -> pd.DataFrame:
     """Per role and step, in ms: the wall time when the run records it (steps without one stay gaps),
     else the compared operators' time; `measure` says which."""
-    columns = ["role", "step", "wall_ms", "busy_ms", "free_ms", "op_ms"]
-    steps = pd.DataFrame(report.data["steps"], columns=columns)
+    columns = list(Step.model_fields)
+    steps = pd.DataFrame([step.__dict__ for step in report.document.steps], columns=columns)
     for column in columns[2:]:
         steps[column] = pd.to_numeric(steps[column], errors="coerce").astype("float64")
     has_wall = steps.groupby("role")["wall_ms"].transform(lambda s: s.notna().any()).astype(bool)

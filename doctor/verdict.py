@@ -6,8 +6,8 @@ timing's headline: the median step wall time where both runs record it and neith
 (the time the user feels), else the compared operator time, per sample when the batches differ; the
 sentence names the measure. A materially slower target (>= 1.2x beyond both runs' noise) without a
 significant cause is an "unexplained slowdown" that says where the time went and what data would decide
-it, never "nothing significant". It reads and returns document parts as JSON data (doctor.build), so a
-command-line report needs no report model.
+it, never "nothing significant". It reads the typed document parts (doctor.build) and returns the
+typed `Verdict`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from doctor.i18n import t
-from doctor.shape import Part
+from doctor.model import Cause, Graph, OperatorRow, Ranks, RunInfo, Timing, Verdict
 from doctor.text import fmt_number
 
 SAME_BAND = 0.05  # ratios within 5% of 1 read as "about as long"
@@ -27,18 +27,18 @@ TOP_OPERATORS = 3
 
 def verdict(
     kind: str,
-    timing: Part | None,
-    causes: Sequence[Part],
+    timing: Timing | None,
+    causes: Sequence[Cause],
     status: str,
     undecided: int,
     lang: str,
-    graph: Part | None = None,
+    graph: Graph | None = None,
     *,
-    runs: Sequence[Part] = (),
-    operators: Sequence[Part] = (),
+    runs: Sequence[RunInfo] = (),
+    operators: Sequence[OperatorRow] = (),
     npu_smi: bool = False,
-    ranks: Part | None = None,
-) -> Part:
+    ranks: Ranks | None = None,
+) -> Verdict:
     """The verdict section of the report: text, status, slowdown ratio, top cause and its recoverable time.
 
     `status` is the engine's: "problem" (a material cause), "findings" (significant findings of one
@@ -64,82 +64,81 @@ def verdict(
         if undecided:
             text += t("v_undecided", lang, n=undecided)
     elif status == "findings":
-        text = base + t("v_findings", lang, title=top["title"])
+        text = base + t("v_findings", lang, title=top.title)
     elif kind == "pair" and (_slowdown(timing) or 1.0) <= 1.0 + SAME_BAND:
         # Not slower: a "most likely cause" of a slowdown that is not there would read wrongly.
-        text = base + t("v_finding", lang, title=top["title"])
+        text = base + t("v_finding", lang, title=top.title)
     else:
         text = base + _cause(top, lang)
     text += _slow_rank(ranks, lang)
-    return {
-        "text": text,
-        "status": status,
-        "slowdown": _slowdown(timing),
-        "top_cause": None if top is None else top["id"],
-        "recoverable_ms_per_step": None if top is None else top["recoverable_ms_per_step"],
-    }
+    return Verdict.of(
+        text=text,
+        status=status,
+        slowdown=_slowdown(timing),
+        top_cause=None if top is None else top.id,
+        recoverable_ms_per_step=None if top is None else top.recoverable_ms_per_step,
+    )
 
 
-def _top(causes: Sequence[Part], status: str) -> Part | None:
+def _top(causes: Sequence[Cause], status: str) -> Cause | None:
     """The cause the verdict names: the first material one for a problem, else the first significant."""
     if status == "nothing-found":
         return None
     wanted = "material" if status == "problem" else "significant"
-    return next((c for c in causes if c[wanted]), None)
+    return next((c for c in causes if getattr(c, wanted)), None)
 
 
-def _slowdown(timing: Part | None) -> float | None:
+def _slowdown(timing: Timing | None) -> float | None:
     """For a generation pair the ratio at the target's phase mix (phase against phase; None without a
     phase in common), else the headline's median ratio (wall or operator time, per sample when batches
     differ), else (older documents) the per-sample or per-step operator-time ratio."""
     if timing is None:
         return None
-    if timing.get("phases") is not None:
-        return timing.get("phase_ratio")
-    headline = timing.get("headline")
-    if headline is not None:
-        return headline["ratio"]
-    return timing["per_sample_ratio"] or timing["ratio"]
+    if timing.phases is not None:
+        return timing.phase_ratio
+    if timing.headline is not None:
+        return timing.headline.ratio
+    return timing.per_sample_ratio or timing.ratio
 
 
-def _same_run(timing: Part | None) -> bool:
+def _same_run(timing: Timing | None) -> bool:
     """Whether the two inputs are one run: identical kernels and timestamps (see diagnosis)."""
-    headline = (timing or {}).get("headline") or {}
-    return bool(headline.get("same_run"))
+    headline = None if timing is None else timing.headline
+    return headline is not None and headline.same_run
 
 
-def _unexplained(timing: Part | None) -> bool:
+def _unexplained(timing: Timing | None) -> bool:
     """A material slowdown: >= UNEXPLAINED_RATIO on the headline measure and not within both runs'
     measured noise (unmeasurable noise, under 3 steps, does not hide it)."""
     ratio = _slowdown(timing)
     if ratio is None or ratio < UNEXPLAINED_RATIO:
         return False
-    headline = (timing or {}).get("headline") or {}
-    return headline.get("beyond_noise") is not False
+    headline = None if timing is None else timing.headline
+    return headline is None or headline.beyond_noise is not False
 
 
-def _where(timing: Part, operators: Sequence[Part], lang: str) -> str:
+def _where(timing: Timing, operators: Sequence[OperatorRow], lang: str) -> str:
     """Where the extra time went: operators, the gaps between them, the largest operator changes and
     how many steps are slow."""
-    headline = timing.get("headline") or {}
+    headline = timing.headline
     parts = []
-    op_delta = headline.get("operator_delta_ms")
-    totals = (timing.get("target_ms_per_step"), timing.get("baseline_ms_per_step"))
-    if op_delta is None and None not in totals:
+    op_delta = None if headline is None else headline.operator_delta_ms
+    totals = (timing.target_ms_per_step, timing.baseline_ms_per_step)
+    if op_delta is None and totals[0] is not None and totals[1] is not None:
         op_delta = totals[0] - totals[1]  # a document without a headline
     if op_delta is not None:
         parts.append(t("v_where_ops", lang, ms=_signed(op_delta)))
-    if headline.get("gap_delta_ms") is not None:
-        parts.append(t("v_where_gaps", lang, ms=_signed(headline["gap_delta_ms"])))
+    if headline is not None and headline.gap_delta_ms is not None:
+        parts.append(t("v_where_gaps", lang, ms=_signed(headline.gap_delta_ms)))
     grown = sorted(
-        (r for r in operators if (r.get("delta_us_per_step") or 0) > 0),
-        key=lambda r: -r["delta_us_per_step"],
+        (r for r in operators if (r.delta_us_per_step or 0) > 0),
+        key=lambda r: -(r.delta_us_per_step or 0),
     )[:TOP_OPERATORS]
     if grown:
-        ops = ", ".join(f"{r['operator']} ({_signed(r['delta_us_per_step'] / 1000)} ms)" for r in grown)
+        ops = ", ".join(f"{r.operator} ({_signed((r.delta_us_per_step or 0) / 1000)} ms)" for r in grown)
         parts.append(t("v_where_top", lang, ops=ops))
-    if headline.get("slower_steps") is not None:
-        parts.append(t("v_where_steps", lang, n=headline["slower_steps"], m=headline["target_steps"]))
+    if headline is not None and headline.slower_steps is not None:
+        parts.append(t("v_where_steps", lang, n=headline.slower_steps, m=headline.target_steps))
     return "; ".join(parts)
 
 
@@ -147,56 +146,56 @@ def _signed(ms: float) -> str:
     return ("+" if ms >= 0 else "") + fmt_number(ms)
 
 
-def _asks(runs: Sequence[Part], npu_smi: bool, lang: str) -> str:
+def _asks(runs: Sequence[RunInfo], npu_smi: bool, lang: str) -> str:
     """The data that would decide an unexplained slowdown, leaving out what was given."""
-    ascend = any(r.get("device") == "Ascend" for r in runs)
+    ascend = any(r.device == "Ascend" for r in runs)
     asks = []
     if ascend:
         asks.append("v_ask_clock")
         if not npu_smi:
             asks.append("v_ask_npu_smi")
-        levels = [(r.get("profiler_config") or {}).get("level") for r in runs]
+        levels = [r.profiler_config.level for r in runs]
         if any(level not in ("Level1", "Level2") for level in levels):
             asks.append("v_ask_level1")
     else:
         asks.append("v_ask_load")
-    stacks = [(r.get("profiler_config") or {}).get("with_stack") for r in runs]
+    stacks = [r.profiler_config.with_stack for r in runs]
     if not runs or not all(stacks):
         asks.append("v_ask_host")
     return "; ".join(t(key, lang) for key in asks)
 
 
-def _subject(kind: str, timing: Part | None, graph: Part | None, lang: str) -> str:
+def _subject(kind: str, timing: Timing | None, graph: Graph | None, lang: str) -> str:
     """The first half of the sentence: the measured gap, the single run's time, or the model summary."""
     if kind == "mindir" and graph is not None:
-        chains = graph["chains"]
-        return t("v_mindir", lang, name=graph["file"], chains=chains["total"], fusible=chains["fusible"])
-    if kind == "single" or timing is None or timing["ratio"] is None:
-        return t("v_single", lang, ms=fmt_number(None if timing is None else timing["target_ms_per_step"]))
-    train_vs_infer = timing["baseline_phase"] == "train" and timing["target_phase"] != "train"
+        chains = graph.chains
+        return t("v_mindir", lang, name=graph.file, chains=chains.total, fusible=chains.fusible)
+    if kind == "single" or timing is None or timing.ratio is None:
+        return t("v_single", lang, ms=fmt_number(None if timing is None else timing.target_ms_per_step))
+    train_vs_infer = timing.baseline_phase == "train" and timing.target_phase != "train"
     subject = t("v_infer_vs_train" if train_vs_infer else "v_target", lang)
     ref = t("v_ref_train" if train_vs_infer else "v_ref_baseline", lang)
-    if timing.get("phases") is not None:
+    if timing.phases is not None:
         return _phases(timing, subject, ref, lang)
-    headline = timing.get("headline")
+    headline = timing.headline
     if headline is None:  # a document from before the headline measure
-        per_sample = timing["per_sample_ratio"]
+        per_sample = timing.per_sample_ratio
         unit = t("v_unit_sample" if per_sample else "v_unit_step", lang)
-        return _compared(subject, float(per_sample or timing["ratio"]), unit, ref, lang)
-    wall = headline["measure"] == "wall"
-    unit_key = "v_unit_sample" if headline["per_sample"] else "v_unit_step"
+        return _compared(subject, float(per_sample or timing.ratio), unit, ref, lang)
+    wall = headline.measure == "wall"
+    unit_key = "v_unit_sample" if headline.per_sample else "v_unit_step"
     unit = t(unit_key + ("_wall" if wall else ""), lang)
-    if min(headline["baseline_steps"], headline["target_steps"]) > 1:
-        unit += t("v_median", lang, b=headline["baseline_steps"], t=headline["target_steps"])
-    text = _compared(subject, float(headline["ratio"]), unit, ref, lang)
-    spread = headline.get("baseline_spread")
+    if min(headline.baseline_steps, headline.target_steps) > 1:
+        unit += t("v_median", lang, b=headline.baseline_steps, t=headline.target_steps)
+    text = _compared(subject, float(headline.ratio), unit, ref, lang)
+    spread = headline.baseline_spread
     if spread is not None and spread >= NOISY_SPREAD:
         text += t(
             "v_noisy_baseline",
             lang,
             spread=f"{spread:.0%}",
-            b_p10=fmt_number(headline["baseline_p10_ms"]),
-            t_p10=fmt_number(headline["target_p10_ms"]),
+            b_p10=fmt_number(headline.baseline_p10_ms),
+            t_p10=fmt_number(headline.target_p10_ms),
         )
     return text
 
@@ -216,35 +215,35 @@ def _inverse(ratio: float) -> str:
     return f"{1.0 / ratio:.2f}" if ratio >= MIN_RATIO else f">{1.0 / MIN_RATIO:.0f}"
 
 
-def _phases(timing: Part, subject: str, ref: str, lang: str) -> str:
+def _phases(timing: Timing, subject: str, ref: str, lang: str) -> str:
     """A generation pair: each phase's ratio against the same phase of the other run, the ratio at the
     target's phase mix, and the target's phases the other run lacks (never one phase-blind ratio)."""
-    phases = timing.get("phases") or ()
+    phases = timing.phases or ()
     parts = [
-        t("v_phase_part", lang, phase=t(f"v_phase_{p['phase']}", lang), ratio=f"{p['ratio']:.2f}")
+        t("v_phase_part", lang, phase=t(f"v_phase_{p.phase}", lang), ratio=f"{p.ratio:.2f}")
         for p in phases
-        if p["ratio"] is not None
+        if p.ratio is not None
     ]
     missing = "".join(
-        t("v_phase_missing", lang, steps=p["target_steps"], phase=t(f"v_phase_{p['phase']}", lang), ref=ref)
+        t("v_phase_missing", lang, steps=p.target_steps, phase=t(f"v_phase_{p.phase}", lang), ref=ref)
         for p in phases
-        if p["ratio"] is None and p["target_steps"]
+        if p.ratio is None and p.target_steps
     )
-    phase_ratio = timing.get("phase_ratio")
+    phase_ratio = timing.phase_ratio
     if not parts or phase_ratio is None:
         return t("v_phases_none", lang, subject=subject, ref=ref) + missing
     joined = t("v_phase_join", lang).join(parts)
     return t("v_phases", lang, subject=subject, ref=ref, parts=joined, ratio=f"{phase_ratio:.2f}") + missing
 
 
-def _cause(top: Part, lang: str) -> str:
-    recoverable = top["recoverable_ms_per_step"]
+def _cause(top: Cause, lang: str) -> str:
+    recoverable = top.recoverable_ms_per_step
     if recoverable:
-        return t("v_cause_ms", lang, title=top["title"], ms=fmt_number(recoverable))
-    return t("v_cause", lang, title=top["title"])
+        return t("v_cause_ms", lang, title=top.title, ms=fmt_number(recoverable))
+    return t("v_cause", lang, title=top.title)
 
 
-def _no_cause(base: str, timing: Part | None, kind: str, lang: str) -> str:
+def _no_cause(base: str, timing: Timing | None, kind: str, lang: str) -> str:
     """Plain 'nothing significant' wording; a measured slowdown without a cause is stated as such."""
     if kind != "pair":
         return t("v_nothing_after", lang, base=base)
@@ -254,17 +253,15 @@ def _no_cause(base: str, timing: Part | None, kind: str, lang: str) -> str:
     return t("v_nothing", lang, base=base)
 
 
-def _slow_rank(ranks: Part | None, lang: str) -> str:
+def _slow_rank(ranks: Ranks | None, lang: str) -> str:
     """The slow rank of the target job (else of a job given alone), named with its most likely reason."""
-    jobs = [] if ranks is None else [j for j in ranks["jobs"] if j["slow_rank"] is not None]
-    job = next((j for j in jobs if j["role"] == "target"), jobs[0] if jobs else None)
-    if job is None:
+    jobs = [] if ranks is None else [j for j in ranks.jobs if j.slow_rank is not None]
+    job = next((j for j in jobs if j.role == "target"), jobs[0] if jobs else None)
+    if job is None or job.slow_rank is None:
         return ""
-    slow = job["slow_rank"]
-    ratio = f"{slow['ratio']:.2f}"
-    if slow["why"]:
-        why = slow["why"][0]["title"]
-        return t(
-            "v_slow_rank_why", lang, rank=slow["rank"], ratio=ratio, typical=slow["typical_rank"], why=why
-        )
-    return t("v_slow_rank", lang, rank=slow["rank"], ratio=ratio, typical=slow["typical_rank"])
+    slow = job.slow_rank
+    ratio = f"{slow.ratio:.2f}"
+    if slow.why:
+        why = slow.why[0].title
+        return t("v_slow_rank_why", lang, rank=slow.rank, ratio=ratio, typical=slow.typical_rank, why=why)
+    return t("v_slow_rank", lang, rank=slow.rank, ratio=ratio, typical=slow.typical_rank)

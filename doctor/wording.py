@@ -6,9 +6,12 @@ result for their own output.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from doctor.i18n import t
+
+if TYPE_CHECKING:
+    from doctor.model import Cause, Evidence
 
 STATUS_KEYS = {
     "problem": "status_problem",
@@ -24,9 +27,9 @@ def status_text(status: str, lang: str) -> str:
     return t(STATUS_KEYS[status], lang)
 
 
-def severity_text(cause: dict[str, Any], lang: str) -> str:
-    """The displayed severity word of a cause document in `lang` (see severity_word)."""
-    return severity_word(cause["severity_label"], lang)
+def severity_text(cause: Cause, lang: str) -> str:
+    """The displayed severity word of a cause in `lang` (see severity_word)."""
+    return severity_word(cause.severity_label, lang)
 
 
 def severity_word(label: str, lang: str) -> str:
@@ -34,9 +37,9 @@ def severity_word(label: str, lang: str) -> str:
     return t(f"sev_{label}", lang)
 
 
-def evidence_text(piece: dict[str, Any], lang: str) -> str:
-    """One evidence document as plain text (see evidence_line)."""
-    return evidence_line(piece["role"], piece["summary"], piece.get("baseline_summary"), lang)
+def evidence_text(piece: Evidence, lang: str) -> str:
+    """One piece of evidence as plain text (see evidence_line)."""
+    return evidence_line(piece.role, piece.summary, piece.baseline_summary, lang)
 
 
 def evidence_line(role: str, summary: str, baseline_summary: str | None, lang: str) -> str:

@@ -17,6 +17,7 @@ from desk.cases import CaseBook, CaseMeta, SqliteCaseStore, summarize
 from desk.cases.sqlite import SCHEMA_VERSION
 from desk.triage import view as triage
 from doctor import Report, diagnose
+from doctor.model import ReportDocument
 from tests.support.inputs import CPU
 
 TRAIN, TARGET, AFTER = CPU / "train_fp32_graph", CPU / "infer_fp32_pynative", CPU / "infer_fp32_graph"
@@ -44,12 +45,12 @@ def zipped(folder: Path, dest: Path) -> Path:
 
 @pytest.mark.slow
 def test_summary_of_a_report_with_an_after_run_names_resolved_and_remaining():
-    facts = summarize(looped().data)
+    facts = summarize(looped().document)
     section = looped().data["after"]
     assert (facts["resolved"], facts["remaining"]) == ("execution-mode-mismatch", "")
     assert facts["gain_ms"] == section["gain_ms_per_step"]
     assert facts["predicted_gain_ms"] == section["predicted_gain_ms_per_step"]
-    plain = summarize(first().data)
+    plain = summarize(first().document)
     assert (plain["resolved"], plain["remaining"], plain["gain_ms"], plain["predicted_gain_ms"]) == (
         "",
         "",
@@ -65,7 +66,7 @@ def test_remaining_and_worse_causes_are_listed_as_remaining():
         {**cause, "status": "remaining"},
         {**cause, "id": "missing-warmup", "status": "worse"},
     ]
-    facts = summarize(data)
+    facts = summarize(ReportDocument.model_validate(data))
     assert (facts["resolved"], facts["remaining"]) == ("", "execution-mode-mismatch, missing-warmup (worse)")
 
 

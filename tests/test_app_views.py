@@ -69,7 +69,8 @@ def test_the_run_summary_and_why_this_run_is_the_baseline() -> None:
     ]
     assert view.runs.frame["phase"].tolist() == ["training", "inference"]
     assert view.runs.frame["steps"].tolist() == [5, 5]
-    slot = baseline_slot(report.data, "target")  # the Baseline box held the folder named target
+    sources = [run.source for run in report.document.runs]
+    slot = baseline_slot(sources, "target")  # the Baseline box held the folder named target
     assert slot == "second" and swapped_choice(slot) == "first"
     assert "uploaded as the target" in baseline_note(report, None, slot)
     assert "you chose it" in baseline_note(report, "second", slot)
@@ -77,9 +78,9 @@ def test_the_run_summary_and_why_this_run_is_the_baseline() -> None:
 
 def test_every_chain_is_a_row_and_a_blocked_one_says_why() -> None:
     report = inspect_model(MINDIR / "branch_block.mindir", isolate=False)
-    (row,) = chain_records(report.data)
+    (row,) = chain_records(report.document)
     assert row["status"] == "blocked" and row["reason"] == "Conv2D output has 2 consumers (Add, BatchNorm)"
-    resnet = chain_records(inspect_model(MINDIR / "resnet50_noweights.mindir", isolate=False).data)
+    resnet = chain_records(inspect_model(MINDIR / "resnet50_noweights.mindir", isolate=False).document)
     assert len(resnet) == 54 and {r["status"] for r in resnet} == {"fusible"}
     assert "Every fusion chain" in render(report, "md") and "id='chain-list'" in render(report, "html")
 
@@ -91,8 +92,8 @@ def test_chain_rows_take_the_status_from_the_profile_cross_link() -> None:
         CPU / "fixture_net_fp32_eval.mindir",
         isolate=False,
     )
-    rows = chain_records(report.data)
-    links = {row["status"] for row in report.data["graph"]["crosslink"]}
+    rows = chain_records(report.document)
+    links = {row.status for row in report.document.graph.crosslink}
     assert {row["status"] for row in rows} == links
     assert all(row["separate_us"] is not None for row in rows)
 

@@ -53,8 +53,8 @@ def test_a_case_reopens_by_id_with_the_full_report_and_its_summary(store):
     assert summary.case_id == case_id and summary.status == "new" and summary.note == ""
     assert (summary.kind, summary.layouts, summary.top_cause) == ("pair", "cpu-ms", "precision-mismatch")
     assert (summary.severity, summary.confidence) == (
-        report.causes[0]["severity"],
-        report.causes[0]["confidence"],
+        report.causes[0].severity,
+        report.causes[0].confidence,
     )
     assert summary.verdict == report.verdict
     assert summary.source == "baseline: train_amp_o2_graph · target: infer_fp32_graph"
@@ -358,7 +358,7 @@ def test_summary_names_the_kind_with_a_model_and_the_layouts():
     report = diagnose(
         CPU / "train_amp_o2_graph", CPU / "infer_fp32_graph", MINDIR / "conv_bn_relu_eval.mindir"
     )
-    facts = summarize(report.data)
+    facts = summarize(report.document)
     assert facts["kind"] == "pair+model" and facts["layouts"] == "cpu-ms, mindir"
-    assert summarize(single_report().data)["kind"] == "single"
+    assert summarize(single_report().document)["kind"] == "single"
     assert summarize(None)["kind"] == "error"

@@ -120,4 +120,4 @@ def test_a_throttled_run_against_its_idle_twin_reports_the_drop_and_itself_nothi
     assert [s["source"] for s in drops] == ["target"]
     same = diagnose(cases["kernel_throttle"], cases["kernel_throttle"], isolate=False)
     assert same.data["verdict"]["status"] == "nothing-found"
-    assert not [c for c in same.causes if c["significant"]]
+    assert not [c for c in same.causes if c.significant]

@@ -74,9 +74,9 @@ def test_host_bound_decode_is_named_and_compiled_decode_is_not() -> None:
     assert host.values["decode_host_bound"] == 1 and graph.values["decode_host_bound"] == 0
     assert host.values["decode_busy_share"] < DECODE_HOST_BUSY < graph.values["decode_busy_share"]
     assert (host.values["prefill_steps"], host.values["decode_steps"]) == (1, generate.DECODE_STEPS)
-    ids = [c["id"] for c in report(None, "ascend_llm/generate_host_bound").causes if c["significant"]]
+    ids = [c.id for c in report(None, "ascend_llm/generate_host_bound").causes if c.significant]
     assert ids[0] == "decode-host-bound" and "host-bound" not in ids  # the generic view joins it
-    quiet = {c["id"] for c in report(None, "ascend_llm/generate_graph").causes}
+    quiet = {c.id for c in report(None, "ascend_llm/generate_graph").causes}
     assert "decode-host-bound" not in quiet
 
 
@@ -105,7 +105,7 @@ def test_decode_slower_phase_by_phase_with_the_prefill_unchanged() -> None:
         "The target, compared phase by phase with the baseline, takes 1.00x the time per prefill step "
         "and 6.06x the time per decode step (2.20x at its own mix of prefill and decode steps)"
     )
-    assert {"generation-phase-gap", "decode-host-bound"} <= {c["id"] for c in r.causes if c["significant"]}
+    assert {"generation-phase-gap", "decode-host-bound"} <= {c.id for c in r.causes if c.significant}
 
 
 def test_a_decode_heavy_target_against_a_prefill_only_baseline_is_not_called_faster_or_slower() -> None:
@@ -152,7 +152,7 @@ def test_real_pynative_decode_is_host_bound() -> None:
     host = phases_of(f"{PROFILES}/llama_generate_pynative")
     assert host.values["decode_host_bound"] == 1
     assert host.values["decode_busy_share"] < DECODE_HOST_BUSY
-    ids = [c["id"] for c in report(None, f"{PROFILES}/llama_generate_pynative").causes if c["significant"]]
+    ids = [c.id for c in report(None, f"{PROFILES}/llama_generate_pynative").causes if c.significant]
     assert "decode-host-bound" in ids
 
 
@@ -161,7 +161,7 @@ def test_real_wide_graph_decode_is_not_host_bound() -> None:
     assert wide.values["decode_host_bound"] == 0
     assert wide.values["decode_busy_share"] > DECODE_HOST_BUSY
     assert "decode-host-bound" not in {
-        c["id"] for c in report(None, f"{PROFILES}/llama_generate_wide_graph").causes
+        c.id for c in report(None, f"{PROFILES}/llama_generate_wide_graph").causes
     }
 
 

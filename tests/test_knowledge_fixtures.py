@@ -156,5 +156,5 @@ def test_a_trait_both_real_runs_share_is_no_significant_cause(
 ):
     """Real profiles that share the trait end to end: the rule is not a significant cause."""
     report = diagnose(baseline, target, isolate=False)
-    significant = {c["id"] for c in report.causes if c["significant"]}
+    significant = {c.id for c in report.causes if c.significant}
     assert rule not in significant, name

@@ -98,4 +98,4 @@ def test_triage_shows_the_rank_count_and_the_slow_rank(eight: dict[str, Path]) -
     from desk.cases.model import summarize
 
     report = _diagnose(None, str(eight["straggler"]))
-    assert "target: 8 ranks, slow rank 5" in summarize(report.to_dict())["layouts"]
+    assert "target: 8 ranks, slow rank 5" in summarize(report.document)["layouts"]

@@ -199,9 +199,9 @@ def test_a_folder_that_is_not_a_profile_is_refused_naming_what_it_holds(folder: 
 @pytest.mark.parametrize("folder", sorted(PROFILES))
 def test_each_profile_compared_with_itself_gives_nothing_significant(folder: str) -> None:
     report = diagnose(SAMPLES / folder, SAMPLES / folder, isolate=False)
-    assert report.data["verdict"]["status"] == "nothing-found", [c["id"] for c in report.causes]
-    assert not [c for c in report.causes if c["significant"]]
-    assert not [c["id"] for c in report.causes if c["severity_label"] in ("high", "critical")]
+    assert report.data["verdict"]["status"] == "nothing-found", [c.id for c in report.causes]
+    assert not [c for c in report.causes if c.significant]
+    assert not [c.id for c in report.causes if c.severity_label in ("high", "critical")]
     kinds = {s["kind"] for s in report.data["symptoms"]}
     assert "frequency-drop" not in kinds  # the clock stays full while kernels run
     # OP State = dynamic is how kernels were compiled, not changing shapes (issue 28, point 2); in the

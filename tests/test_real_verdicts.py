@@ -45,7 +45,7 @@ def test_shapes_that_really_change_still_fire() -> None:
     (symptom,) = [s for s in report.data["symptoms"] if s["kind"] == "dynamic-shapes"]
     assert symptom["source"] == "target"
     assert symptom["values"]["max_distinct_shapes"] >= 3 or symptom["values"]["recompile_steps"] >= 1
-    assert "dynamic-shape-recompile" in [c["id"] for c in report.causes if c["significant"]]
+    assert "dynamic-shape-recompile" in [c.id for c in report.causes if c.significant]
 
 
 @needs_samples
@@ -54,7 +54,7 @@ def test_a_profiler_level_difference_never_reads_as_different_work() -> None:
     with another per-run id): every operator is matched, the level is a profiler-config-mismatch
     finding, and what Level0 cannot show is undecided, never workload-not-comparable."""
     report = diagnose(LEVEL1_RANK0, LEVEL0_RANK0, isolate=False)
-    ids = [c["id"] for c in report.causes]
+    ids = [c.id for c in report.causes]
     assert "workload-not-comparable" not in ids
     assert "op-set-mismatch" not in _kinds(report)
     assert ids[0] == "profiler-config-mismatch"
@@ -151,7 +151,7 @@ def test_a_mindir_of_another_model_is_warned_and_kept_out_of_the_evidence() -> N
     assert "mindir+profile" not in foreign.data["input_kinds"]
     assert not [s for s in foreign.data["symptoms"] if s["source"] in ("mindir", "mindir+profile")]
     for cause in foreign.causes:
-        assert all(e["source"] not in ("mindir", "mindir+profile") for e in cause["evidence"])
+        assert all(e.source not in ("mindir", "mindir+profile") for e in cause.evidence)
     own = diagnose(
         EXAMPLE / "baseline", EXAMPLE / "target", EXAMPLE / "fixture_net_fp32_eval.mindir", isolate=False
     )

@@ -53,9 +53,9 @@ def all_reports() -> list[Report]:
 def test_amp_training_vs_fp32_inference_ranks_precision_mismatch_first():
     report = amp_pair()
     assert report.kind == "pair"
-    assert report.causes[0]["id"] == "precision-mismatch" and report.causes[0]["rank"] == 1
-    assert report.data["input_kinds"] == ["pair"]
-    roles = [(r["role"], r["phase"]) for r in report.data["runs"]]
+    assert report.causes[0].id == "precision-mismatch" and report.causes[0].rank == 1
+    assert report.document.input_kinds == ["pair"]
+    roles = [(r.role, r.phase) for r in report.document.runs]
     assert roles == [("baseline", "train"), ("target", "inference")]
 
 
@@ -64,8 +64,8 @@ def test_the_fp32_mindir_makes_precision_mismatch_the_significant_top_cause():
     report = amp_pair_with_model()
     assert report.top_cause == "precision-mismatch"
     top = report.causes[0]
-    assert top["id"] == "precision-mismatch" and top["significant"]
-    assert {e["source"] for e in top["evidence"]} >= {"pair", "mindir"}
+    assert top.id == "precision-mismatch" and top.significant
+    assert {e.source for e in top.evidence} >= {"pair", "mindir"}
 
 
 @pytest.mark.slow
@@ -83,10 +83,10 @@ def test_verdict_states_the_measured_gap_and_the_top_cause():
         "steps) than the training forward pass"
     )
     # Not slower: the top cause is stated as a finding, never as the cause of a slowdown.
-    assert "it is not slower here, but the top finding is: " + report.causes[0]["title"] in text
+    assert "it is not slower here, but the top finding is: " + report.causes[0].title in text
     assert "most likely cause" not in text
     assert report.data["verdict"]["status"] == "problem"
-    assert report.data["verdict"]["recoverable_ms_per_step"] == report.causes[0]["recoverable_ms_per_step"]
+    assert report.data["verdict"]["recoverable_ms_per_step"] == report.causes[0].recoverable_ms_per_step
 
 
 @pytest.mark.parametrize(
@@ -121,11 +121,11 @@ def test_one_ratio_everywhere_named_for_what_it_measures(baseline: str, target: 
 def test_verdict_says_plainly_when_nothing_is_significant():
     """Two repeats of the same inference: no cause, and the verdict says so in plain words."""
     report = diagnose(CPU / "infer_fp32_graph_repeat", CPU / "infer_fp32_graph_repeat2")
-    assert not any(c["significant"] for c in report.causes)
-    verdict = report.data["verdict"]
-    assert verdict["status"] == "nothing-found" and verdict["top_cause"] is None
-    assert verdict["slowdown"] == pytest.approx(0.918, abs=0.005)  # the recorded repeats: not slower
-    assert verdict["text"].startswith(
+    assert not any(c.significant for c in report.causes)
+    verdict = report.document.verdict
+    assert verdict.status == "nothing-found" and verdict.top_cause is None
+    assert verdict.slowdown == pytest.approx(0.918, abs=0.005)  # the recorded repeats: not slower
+    assert verdict.text.startswith(
         "Nothing significant found: The target is 1.09x faster per step in wall time"
     )
 
@@ -134,10 +134,10 @@ def test_operator_records_match_the_comparison_table_totals():
     report = amp_pair()
     ops = report.operators()
     assert list(ops.columns) == list(OPERATOR_COLUMN_NAMES)
-    assert report.data["operators"]["total"] == len(ops) > 0
-    timing = report.data["timing"]
-    assert ops["baseline_us_per_step"].sum() / 1000 == pytest.approx(timing["baseline_ms_per_step"], rel=1e-3)
-    assert ops["target_us_per_step"].sum() / 1000 == pytest.approx(timing["target_ms_per_step"], rel=1e-3)
+    assert report.document.operators.total == len(ops) > 0
+    timing = report.document.timing
+    assert ops["baseline_us_per_step"].sum() / 1000 == pytest.approx(timing.baseline_ms_per_step, rel=1e-3)
+    assert ops["target_us_per_step"].sum() / 1000 == pytest.approx(timing.target_ms_per_step, rel=1e-3)
     assert set(ops["match"]) <= {"scope", "sequence", "baseline-only", "target-only"}
     assert (ops["delta_us_per_step"].abs().diff().dropna() <= 1e-9).all(), "largest change first"
 
@@ -146,32 +146,32 @@ def test_leaderboards_are_the_ten_slowest_operators_of_each_side():
     report = amp_pair()
     ops = report.operators()
     for side in ("baseline", "target"):
-        board = report.data["leaderboards"][side]
+        board = getattr(report.document.leaderboards, side)
         expected = ops.nlargest(10, f"{side}_us_per_step")["operator"].tolist()
-        assert [row["operator"] for row in board] == expected
-        assert [row["rank"] for row in board] == list(range(1, len(board) + 1))
+        assert [row.operator for row in board] == expected
+        assert [row.rank for row in board] == list(range(1, len(board) + 1))
 
 
 def test_steps_cover_both_runs_with_wall_and_operator_time():
     report = amp_pair()
-    steps = report.data["steps"]
+    steps = report.document.steps
     for role in ("baseline", "target"):
-        mine = [s for s in steps if s["role"] == role]
-        assert len(mine) == next(r["steps"] for r in report.data["runs"] if r["role"] == role) == 5
-        assert all(s["op_ms"] > 0 for s in mine)
-        walls = [s["wall_ms"] for s in mine if s["wall_ms"] is not None]
+        mine = [s for s in steps if s.role == role]
+        assert len(mine) == next(r.steps for r in report.document.runs if r.role == role) == 5
+        assert all(s.op_ms > 0 for s in mine)
+        walls = [s.wall_ms for s in mine if s.wall_ms is not None]
         assert len(walls) >= 3 and all(w > 0 for w in walls)
     # the training step holds backward work: its wall time exceeds the compared forward operators
-    assert all(s["wall_ms"] > s["op_ms"] for s in steps if s["role"] == "baseline" and s["wall_ms"])
+    assert all(s.wall_ms > s.op_ms for s in steps if s.role == "baseline" and s.wall_ms)
 
 
 def test_warnings_hold_cannot_decide_reasons_limitations_and_notes():
-    warnings = amp_pair().data["warnings"]
-    kinds = {w["kind"] for w in warnings}
+    warnings = amp_pair().document.warnings
+    kinds = {w.kind for w in warnings}
     assert {"undecided", "limitation", "note"} <= kinds
-    undecided = [w for w in warnings if w["kind"] == "undecided"]
-    assert all(w["text"].startswith("Cannot decide, because") and w["rule"] for w in undecided)
-    limits = {w["topic"]: w["roles"] for w in warnings if w["kind"] == "limitation"}
+    undecided = [w for w in warnings if w.kind == "undecided"]
+    assert all(w.text.startswith("Cannot decide, because") and w.rule for w in undecided)
+    limits = {w.topic: w.roles for w in warnings if w.kind == "limitation"}
     assert limits["profiler-config"] == ["baseline", "target"]  # merged across both CPU runs
 
 
@@ -194,14 +194,15 @@ def test_mindir_with_profile_adds_chains_crosslink_and_hygiene():
 
 def test_single_profile_is_diagnosed_as_the_target_alone():
     report = single_run()
-    assert report.kind == "single" and report.data["input_kinds"] == ["single"]
+    assert report.kind == "single" and report.document.input_kinds == ["single"]
     ops = report.operators()
     assert ops["baseline_us_per_step"].isna().all() and (ops["match"] == "single").all()
     assert ops["target_share"].sum() == pytest.approx(1.0)
-    assert report.data["leaderboards"]["baseline"] == [] and len(report.data["leaderboards"]["target"]) == 10
-    assert report.data["timing"]["ratio"] is None
-    assert report.data["runs"][0]["execution_mode"] == "pynative"
-    assert any("Only one profile was given" in w["text"] for w in report.data["warnings"])
+    boards, timing = report.document.leaderboards, report.document.timing
+    assert boards.baseline == [] and len(boards.target) == 10
+    assert timing is not None and timing.ratio is None
+    assert report.document.runs[0].execution_mode == "pynative"
+    assert any("Only one profile was given" in w.text for w in report.document.warnings)
     assert "operator time per step" in report.verdict
 
 
@@ -219,7 +220,7 @@ def test_inspect_model_reports_chains_by_pattern_without_profiles():
 def test_train_mode_mindir_names_train_mode_cause():
     report = inspect_model(MINDIR / "conv_bn_relu_train.mindir")
     assert report.top_cause is not None
-    assert any("train" in c["id"] for c in report.causes if c["significant"])
+    assert any("train" in c.id for c in report.causes if c.significant)
 
 
 @pytest.mark.slow
@@ -227,7 +228,7 @@ def test_chinese_report_translates_verdict_and_titles():
     zh, en = amp_pair("zh"), amp_pair("en")
     assert zh.lang == "zh"
     assert "推理" in zh.verdict and zh.verdict != en.verdict
-    assert zh.causes[0]["id"] == en.causes[0]["id"] and zh.causes[0]["title"] != en.causes[0]["title"]
+    assert zh.causes[0].id == en.causes[0].id and zh.causes[0].title != en.causes[0].title
 
 
 @pytest.mark.slow
@@ -299,43 +300,40 @@ def test_schema_operator_record_lists_exactly_the_report_columns():
     assert dict(OPERATOR_COLUMNS)["match"] == "string" and dict(OPERATOR_COLUMNS)["significant"] == "boolean"
 
 
-def test_the_shape_the_builders_follow_is_the_models():
-    """doctor.shape lets the builders write the document without pydantic; it must say what the models say:
-    the operator columns with their JSON types, and each record's key order."""
-    from doctor import model
-    from doctor.model.graph import CrosslinkRow
+def test_the_operator_columns_are_the_models():
+    """OPERATOR_COLUMNS, which the builder, the CSV and the app's table read, is OperatorRow's fields with
+    the JSON types its schema gives them."""
     from doctor.model.tables import model_columns
-    from doctor.shape import KEY_ORDERS
 
     assert model_columns() == OPERATOR_COLUMNS
-    models = {"CrosslinkRow": CrosslinkRow}
-    for name, keys in KEY_ORDERS.items():
-        declared = models.get(name) or getattr(model, name)
-        assert keys == tuple(declared.model_fields), name
 
 
 @pytest.mark.parametrize("index", range(5))
 def test_the_document_data_is_what_its_model_gives_back(index):
-    """The JSON renderer writes `Report.data`, the others read `Report.document`: the same document."""
+    """The builders make the typed document without validation and the JSON renderer writes it through the
+    records' own serialisation: validating it gives it back, and pydantic's dump is the same JSON."""
+    from doctor.model import ReportDocument
+
     report = all_reports()[index]
     typed = report.document.model_dump()
     assert json.dumps(typed, ensure_ascii=False) == json.dumps(report.data, ensure_ascii=False)
+    assert render_json(report) == json.dumps(report.data, ensure_ascii=False) + "\n"
+    assert ReportDocument.model_validate(report.data) == report.document
 
 
-def test_a_fresh_report_validates_its_data_only_when_read_typed():
-    report = Report(json.loads(render_json(amp_pair())))
-    assert "document" not in report.__dict__
+def test_a_report_from_stored_data_is_validated():
+    report = Report.from_dict(json.loads(render_json(amp_pair())))
     assert report.verdict == amp_pair().verdict and report.top_cause == amp_pair().top_cause
-    assert "document" not in report.__dict__  # the plain accessors read the data
     assert report.document.verdict.text == report.verdict
-    bad = Report({**report.to_dict(), "verdict": {**report.data["verdict"], "status": "unknown"}})
+    data = report.to_dict()
     with pytest.raises(ValidationError):
-        bad.document  # noqa: B018 - the access is the check
+        Report.from_dict({**data, "verdict": {**data["verdict"], "status": "unknown"}})
 
 
-def test_a_json_report_from_the_command_line_loads_no_pydantic(tmp_path):
-    """The point of building the document as data: `compare --format json` never imports pydantic (its
-    import and the model classes cost 0.58 G instructions, about 8 % of a 100k-row comparison)."""
+def test_a_json_report_from_the_command_line_builds_no_schema(tmp_path):
+    """The point of building the document with model_construct and writing it through the records' own
+    serialisation: `compare --format json` never builds a pydantic core schema (the model classes' schemas
+    cost about 8 % of a 100k-row comparison)."""
     import subprocess
     import sys
 
@@ -344,7 +342,8 @@ def test_a_json_report_from_the_command_line_loads_no_pydantic(tmp_path):
         "import sys; from cli.main import main; "
         f"rc = main(['compare', {str(CPU / 'train_amp_o2_graph')!r}, {str(CPU / 'infer_fp32_graph')!r}, "
         f"'--format', 'json', '-o', {str(out)!r}]); "
-        "print(rc, 'pydantic' in sys.modules)"
+        "from doctor.model import ReportDocument, OperatorRow; "
+        "print(rc, ReportDocument.__pydantic_complete__ or OperatorRow.__pydantic_complete__)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["0", "False"], done.stderr
@@ -489,7 +488,7 @@ def test_archives_are_extracted_privately_and_removed_after_the_analysis(tmp_pat
         during.append([p for p in scratch.iterdir()])
 
     report = diagnose(baseline, target, progress=spy)
-    assert report.causes[0]["id"] == "precision-mismatch"
+    assert report.causes[0].id == "precision-mismatch"
     workspaces = {p for listing in during for p in listing}
     assert len(workspaces) == 1 and next(iter(workspaces)).name.startswith("perf-doctor-")
     assert list(scratch.iterdir()) == [], "the workspace must be deleted after the analysis"

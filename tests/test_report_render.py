@@ -79,8 +79,8 @@ def test_markdown_has_verdict_causes_fix_tables_and_warnings():
     assert text.startswith("# Perf Doctor report\n")
     top = report.causes[0]
     assert "### 1. " in text
-    assert f"`{top['id']}`" in text
-    assert f"```{top['fix']['language']}\n{top['fix']['code'].rstrip()}\n```" in text
+    assert f"`{top.id}`" in text
+    assert f"```{top.fix.language}\n{top.fix.code.rstrip()}\n```" in text
     assert "## Operator comparison" in text and "## Top operators" in text and "## Model graph" in text
     assert "| `conv-bn-act` | 33 | 33 | 0 |" in text
     assert "**undecided**: Cannot decide, because" in text
@@ -133,16 +133,19 @@ def test_hostile_operator_name_is_escaped_in_html(hostile):
 
 
 def test_template_escapes_a_hostile_file_name_as_html_escape_does():
-    doc = single().to_dict()
-    doc["inputs"][0]["name"] = XSS + "\"'&"
+    report = single()
+    name = XSS + "\"'&"
+    named = report.document.inputs[0].model_copy(update={"name": name})
+    doc = report.document.model_copy(update={"inputs": [named]})
     page = render_page(doc)
     assert "<img" not in page
-    assert f"<td>{html.escape(doc['inputs'][0]['name'])}</td>" in page  # &#x27; and &quot;, not &#39; &#34;
+    assert f"<td>{html.escape(name)}</td>" in page  # &#x27; and &quot;, not &#39; &#34;
 
 
 def test_template_refuses_a_document_missing_a_field():
-    doc = single().to_dict()
-    del doc["verdict"]["text"]
+    doc = single().document
+    fields = {key: value for key, value in doc.verdict.__dict__.items() if key != "text"}
+    doc = doc.model_copy(update={"verdict": type(doc.verdict).model_construct(**fields)})
     with pytest.raises(UndefinedError, match="text"):
         render_page(doc)
 

@@ -105,19 +105,17 @@ CAUSE = Cause(
     caveats=[],
 )
 WEAK = CAUSE.model_copy(update={"significant": False, "material": False, "section": "below-threshold"})
-CAUSE_DATA, WEAK_DATA = CAUSE.model_dump(), WEAK.model_dump()  # the verdict reads document data
+CAUSE_DATA, WEAK_DATA = CAUSE, WEAK  # the verdict reads the typed document parts
 NO_PAIR = {name: None for name, info in Timing.model_fields.items() if info.is_required()}
 
 
-def timing(ratio: float, per_sample: float | None = None, phases=("train", "inference")) -> dict:
-    """A pair's timing as the verdict reads it: document data, made through the model (so it is valid)."""
+def timing(ratio: float, per_sample: float | None = None, phases=("train", "inference")) -> Timing:
+    """A pair's timing as the verdict reads it, validated by the model."""
     fields = {"ratio": ratio, "per_sample_ratio": per_sample, "target_ms_per_step": 10.0}
-    return Timing(
-        **{**NO_PAIR, **fields, "baseline_phase": phases[0], "target_phase": phases[1]}
-    ).model_dump()
+    return Timing(**{**NO_PAIR, **fields, "baseline_phase": phases[0], "target_phase": phases[1]})
 
 
-def model_graph(file: str, total: int, fusible: int) -> dict:
+def model_graph(file: str, total: int, fusible: int) -> Graph:
     chains = Chains(total=total, fusible=fusible, blocked=total - fusible, by_pattern=[], items=[])
     parameters = Parameters(count=0, total_bytes=0, absent=0)
     return Graph(
@@ -133,44 +131,43 @@ def model_graph(file: str, total: int, fusible: int) -> dict:
         parameters=parameters,
         chains=chains,
         crosslink=None,
-    ).model_dump()
+    )
 
 
 def test_verdict_names_gap_cause_and_recoverable_time():
     v = verdict("pair", timing(3.1), [CAUSE_DATA], "problem", 0, "en")
-    assert v["text"] == (
+    assert v.text == (
         "Inference is 3.10x slower per step in operator time than the training forward pass; "
         "most likely cause: Inference computes in FP32, about 5.40 ms/step recoverable"
     )
-    assert v["status"] == "problem" and v["top_cause"] == "precision-mismatch" and v["slowdown"] == 3.1
+    assert v.status == "problem" and v.top_cause == "precision-mismatch" and v.slowdown == 3.1
 
 
 def test_verdict_wording_for_faster_equal_per_sample_and_unknown_roles():
     faster = verdict("pair", timing(0.8), [CAUSE_DATA], "problem", 0, "en")
-    assert "1.25x faster per step in operator time" in faster["text"]
-    assert (
-        "about as long per step in operator time as the training forward pass (1.02x)"
-        in (verdict("pair", timing(1.02), [CAUSE_DATA], "problem", 0, "en")["text"])
+    assert "1.25x faster per step in operator time" in faster.text
+    assert "about as long per step in operator time as the training forward pass (1.02x)" in (
+        verdict("pair", timing(1.02), [CAUSE_DATA], "problem", 0, "en").text
     )
     per_sample = verdict("pair", timing(0.5, per_sample=2.0), [CAUSE_DATA], "problem", 0, "en")
-    assert "2.00x slower per sample in operator time" in per_sample["text"] and per_sample["slowdown"] == 2.0
+    assert "2.00x slower per sample in operator time" in per_sample.text and per_sample.slowdown == 2.0
     other = verdict("pair", timing(2.0, phases=("inference", "inference")), [CAUSE_DATA], "problem", 0, "en")
-    assert other["text"].startswith("The target is 2.00x slower per step in operator time than the baseline")
+    assert other.text.startswith("The target is 2.00x slower per step in operator time than the baseline")
 
 
 def test_verdict_says_plainly_when_nothing_was_found():
     same = verdict("pair", timing(1.01), [WEAK_DATA], "nothing-found", 0, "en")
-    assert same["text"].startswith("Nothing significant found: Inference takes about as long")
-    assert same["status"] == "nothing-found" and same["top_cause"] is None
+    assert same.text.startswith("Nothing significant found: Inference takes about as long")
+    assert same.status == "nothing-found" and same.top_cause is None
     a_little = verdict("pair", timing(1.1), [WEAK_DATA], "nothing-found", 2, "en")
-    assert a_little["text"] == (
+    assert a_little.text == (
         "Inference is 1.10x slower per step in operator time than the training forward pass, but no cause "
         "reaches the reporting threshold (2 question(s) cannot be decided with this data: see the warnings)"
     )
-    assert a_little["status"] == "nothing-found"
+    assert a_little.status == "nothing-found"
     slower = verdict("pair", timing(1.5), [WEAK_DATA], "nothing-found", 2, "en")  # >= 1.2x: never "nothing"
-    assert slower["status"] == "unexplained-slowdown"
-    assert slower["text"].startswith(
+    assert slower.status == "unexplained-slowdown"
+    assert slower.text.startswith(
         "Inference is 1.50x slower per step in operator time than the training forward pass, and no cause "
         "reaches the reporting threshold: an unexplained slowdown. Where the time went: "
     )
@@ -178,14 +175,14 @@ def test_verdict_says_plainly_when_nothing_was_found():
 
 def test_verdict_for_single_run_and_model_and_in_chinese():
     single = verdict(
-        "single", Timing(**{**NO_PAIR, "target_ms_per_step": 25.3}).model_dump(), [], "nothing-found", 0, "en"
+        "single", Timing(**{**NO_PAIR, "target_ms_per_step": 25.3}), [], "nothing-found", 0, "en"
     )
-    assert single["text"] == "One run analysed: 25.30 ms of operator time per step; nothing significant found"
+    assert single.text == "One run analysed: 25.30 ms of operator time per step; nothing significant found"
     model = verdict("mindir", None, [CAUSE_DATA], "problem", 0, "en", model_graph("m.mindir", 54, 50))
-    assert model["text"].startswith("Model m.mindir: 54 fusion chains, 50 fusible; most likely cause")
+    assert model.text.startswith("Model m.mindir: 54 fusion chains, 50 fusible; most likely cause")
     zh = verdict("pair", timing(3.1), [CAUSE_DATA], "problem", 0, "zh")
     assert (
-        zh["text"] == "推理每步算子耗时比训练前向慢 3.10 倍；"
+        zh.text == "推理每步算子耗时比训练前向慢 3.10 倍；"
         "最可能的原因：Inference computes in FP32，每步约可节省 5.40 ms"
     )
 

@@ -45,8 +45,8 @@ def test_markdown_html_and_app_tables_show_the_replacement() -> None:
 
 
 def test_mindir_alone_ranks_the_transformer_causes() -> None:
-    ids = [c["id"] for c in report("llama_decoder_eval").causes]
+    ids = [c.id for c in report("llama_decoder_eval").causes]
     assert {"attention-not-fused", "norm-not-fused", "activation-decomposed"} <= set(ids)
     assert "fusion-missing" not in ids  # the patterns are not linear fusion chains
-    fused = [c["id"] for c in report("fused_decoder").causes]
+    fused = [c.id for c in report("fused_decoder").causes]
     assert not {"attention-not-fused", "norm-not-fused", "activation-decomposed"} & set(fused)

@@ -59,7 +59,7 @@ def test_triage_table_has_the_columns_with_text_and_number_types_only(book):
         "high",
     )
     assert (pair["status"], pair["note"]) == ("answered", "sent the AMP fix")
-    assert pair["confidence"] == round(pair_report().causes[0]["confidence"], 3)
+    assert pair["confidence"] == round(pair_report().causes[0].confidence, 3)
     assert pair["recoverable_ms"] is None  # missing numbers are empty, not NaN
     broken = rows[ids["broken"]]
     assert (broken["kind"], broken["message"], broken["top_cause"]) == ("error", XSS, "")

@@ -85,15 +85,15 @@ NUMBER = re.compile(r"\d")
 
 
 def _listed_high(report: Any) -> list[str]:
-    return [c["id"] for c in report.causes if c["severity_label"] in ("high", "critical")]
+    return [c.id for c in report.causes if c.severity_label in ("high", "critical")]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("folder", RUN_FOLDERS, ids=lambda p: p.name)
 def test_any_run_compared_with_itself_gives_nothing_significant(folder: Path) -> None:
     report = diagnose(folder, folder, isolate=False)
-    assert report.data["verdict"]["status"] == "nothing-found", [c["id"] for c in report.causes]
-    assert not [c for c in report.causes if c["significant"]]
+    assert report.data["verdict"]["status"] == "nothing-found", [c.id for c in report.causes]
+    assert not [c for c in report.causes if c.significant]
     assert _listed_high(report) == []
 
 
@@ -101,7 +101,7 @@ def test_any_run_compared_with_itself_gives_nothing_significant(folder: Path) ->
 @pytest.mark.parametrize(("baseline", "target"), HEALTHY_PAIRS)
 def test_a_healthy_pair_gives_nothing_significant_and_lists_nothing_high(baseline: str, target: str) -> None:
     report = diagnose(CPU / baseline, CPU / target, isolate=False)
-    assert report.data["verdict"]["status"] == "nothing-found", [c["id"] for c in report.causes]
+    assert report.data["verdict"]["status"] == "nothing-found", [c.id for c in report.causes]
     assert _listed_high(report) == []
 
 
@@ -175,12 +175,12 @@ def test_report_titles_and_evidence_are_consistent(baseline: str, target: str, l
     report = diagnose(FIXTURES / baseline, FIXTURES / target, isolate=False, lang=lang)
     verdict = report.data["verdict"]
     for cause in report.causes:
-        assert not QUANTITY_CLAIMS.search(cause["title"]), cause["title"]
-        supports = [e for e in cause["evidence"] if e["role"] == "supports"]
-        assert supports, cause["id"]
-        quantified = cause["recoverable_ms_per_step"] is not None
-        assert not quantified or any(NUMBER.search(e["summary"]) for e in supports), cause["id"]
-    significant = [c["id"] for c in report.causes if c["significant"]]
+        assert not QUANTITY_CLAIMS.search(cause.title), cause.title
+        supports = [e for e in cause.evidence if e.role == "supports"]
+        assert supports, cause.id
+        quantified = cause.recoverable_ms_per_step is not None
+        assert not quantified or any(NUMBER.search(e.summary) for e in supports), cause.id
+    significant = [c.id for c in report.causes if c.significant]
     assert (verdict["top_cause"] is None) == (verdict["status"] == "nothing-found")
     assert verdict["top_cause"] is None or verdict["top_cause"] in significant
-    assert all(c["section"] == "ranked" for c in report.causes if c["significant"])
+    assert all(c.section == "ranked" for c in report.causes if c.significant)

@@ -283,7 +283,7 @@ def test_the_chain_figure_and_a_blocked_reason_are_said_in_chinese() -> None:
     en = _all_figure_texts(overview_figure(model, chains)) + _all_figure_texts(chain_figure(model, blocked))
     assert chinese(" | ".join(en)) == [] and any("blocked" in text for text in en)
     section = build.graph_section(model, chains, "m.mindir", None, "zh")
-    reasons = [item["blocked_reason"] for item in section["chains"]["items"] if item["blocked_reason"]]
+    reasons = [item.blocked_reason for item in section.chains.items if item.blocked_reason]
     assert reasons and all(chinese(reason) and english_sentences(reason) == [] for reason in reasons)
 
 

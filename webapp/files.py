@@ -38,7 +38,7 @@ def case_id_of(link: str | None) -> str | None:
 def download_names(report: Report, case_id: str | None) -> dict[str, str]:
     """File names of a report's downloads: `perf-doctor-<case id>.html` etc. (`-operators.csv` for the
     table), or the report's creation time without a case, so two downloads never look alike."""
-    stem = case_id or re.sub(r"[^0-9TZ]", "", str(report.data.get("created_utc", ""))) or "report"
+    stem = case_id or re.sub(r"[^0-9TZ]", "", report.document.created_utc) or "report"
     names = {fmt: f"perf-doctor-{stem}{suffix}" for fmt, suffix in SUFFIXES.items()}
     names["csv"] = f"perf-doctor-{stem}-operators.csv"
     return names

@@ -6,6 +6,7 @@ a browser. Display tables use only text and number columns (never HTML), rounded
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -13,6 +14,7 @@ import pandas as pd
 
 from doctor.chain_rows import chain_records
 from doctor.i18n import t, word
+from doctor.model import BoardRow
 from doctor.plots import report_figures
 from doctor.render.markdown import (
     after_markdown,
@@ -114,8 +116,8 @@ def operator_table(report: Report) -> Table:
 
 def leaderboard_table(report: Report, role: str) -> Table:
     """Top-10 operators of one side."""
-    rows = report.data["leaderboards"][role]
-    frame = pd.DataFrame(rows, columns=["rank", "operator", "op_type", "us_per_step", "share"])
+    rows = getattr(report.document.leaderboards, role)
+    frame = pd.DataFrame([row.__dict__ for row in rows], columns=list(BoardRow.model_fields))
     lang = report.lang
     return _table(
         [
@@ -132,7 +134,7 @@ def chain_table(report: Report) -> Table:
     """Every fusion chain (chain_records) for gr.Dataframe; empty without a model. The reason and the
     measured time are left out when no chain has one (a model without a profile, nothing blocked): an
     empty column only squeezes the others and spells its header letter by letter."""
-    records = chain_records(report.data)
+    records = chain_records(report.document)
     frame = pd.DataFrame(
         records, columns=["index", "pattern", "scope", "ops", "status", "reason", "separate_us"]
     )
@@ -159,22 +161,21 @@ def runs_table(report: Report) -> Table:
     """What was read of each run: role, input, layout, device, mode, phase, steps, batch, ms/step and
     profiler level; empty for a model-only report."""
     lang = report.lang
-    runs = report.data.get("runs") or []
     frame = pd.DataFrame(
         [
             {
-                "role": t(run["role"], lang),
-                "source": run["source"],
-                "layout": run["layout"],
-                "device": run["device"],
-                "mode": word("mode_", str(run["execution_mode"]), lang),
-                "phase": t(f"phase_{run['phase']}", lang),
-                "steps": run["steps"],
-                "batch": run["batch"],
-                "ms": run["ms_per_step"],
-                "level": (run.get("profiler_config") or {}).get("level") or t("not_recorded", lang),
+                "role": t(run.role, lang),
+                "source": run.source,
+                "layout": run.layout,
+                "device": run.device,
+                "mode": word("mode_", str(run.execution_mode), lang),
+                "phase": t(f"phase_{run.phase}", lang),
+                "steps": run.steps,
+                "batch": run.batch,
+                "ms": run.ms_per_step,
+                "level": run.profiler_config.level or t("not_recorded", lang),
             }
-            for run in runs
+            for run in report.document.runs
         ],
         columns=["role", "source", "layout", "device", "mode", "phase", "steps", "batch", "ms", "level"],
     )
@@ -189,13 +190,12 @@ def runs_table(report: Report) -> Table:
     )
 
 
-def baseline_slot(data: dict[str, Any] | None, first_upload: str | None) -> str | None:
-    """Which upload ("first" = the Baseline box, "second" = the Target box) a report (its JSON data)
-    took as its baseline; None for a report without two runs."""
-    runs = (data or {}).get("runs") or []
-    if len(runs) != 2:
+def baseline_slot(sources: Sequence[str], first_upload: str | None) -> str | None:
+    """Which upload ("first" = the Baseline box, "second" = the Target box) a report took as its
+    baseline, from its runs' sources in order (baseline first); None for a report without two runs."""
+    if len(sources) != 2:
         return None
-    return "first" if first_upload is not None and runs[0]["source"] == first_upload else "second"
+    return "first" if first_upload is not None and sources[0] == first_upload else "second"
 
 
 def baseline_note(report: Report, choice: str | None, slot: str | None) -> str:
@@ -203,8 +203,8 @@ def baseline_note(report: Report, choice: str | None, slot: str | None) -> str:
     if slot is None:
         return ""
     lang = report.lang
-    runs = report.data["runs"]
-    name, phase = runs[0]["source"], runs[0]["phase"]
+    first = report.document.runs[0]
+    name, phase = first.source, first.phase
     if choice in ("first", "second"):
         why = t("why_chosen", lang)
     elif slot == "second":

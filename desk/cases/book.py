@@ -102,7 +102,7 @@ class CaseBook:
             translations={} if report is None else report.translation_data(),
             example=example,
         )
-        return self.store.put(None if report is None else report.data, meta)
+        return self.store.put(None if report is None else report.to_dict(), meta)
 
     def update(self, raw_id: object, *, note: str | None = None, status: str | None = None) -> CaseSummary:
         """Set the note and/or status of the case `raw_id` names."""
@@ -115,9 +115,9 @@ class CaseBook:
         case = self.open(raw_id)
         if report.document.after is None:
             raise InputError(say("case.no-after"), expected=say("case.with-after"))
-        if case.report is None or _profiles(case.report) != _profiles(report.data):
+        if case.report is None or _profiles(case.report) != _profiles(report.to_dict()):
             raise InputError(say("case.other-profiles"), expected=say("case.same-profiles"))
-        return self.store.replace_report(case.summary.case_id, report.data, report.translation_data())
+        return self.store.replace_report(case.summary.case_id, report.to_dict(), report.translation_data())
 
     def delete(self, raw_id: object) -> None:
         """Remove a case; CaseNotFound when there is none."""

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from core import InputError, say
 from doctor.text import one_line
+
+if TYPE_CHECKING:
+    from doctor.model import After, Input, Ranks, ReportDocument, RunInfo
 
 Documents = Mapping[str, Mapping[str, Any]]  # report documents by language
 
@@ -189,7 +192,7 @@ class CaseStore(Protocol):
         ...
 
 
-def summarize(report: Mapping[str, Any] | None) -> dict[str, Any]:
+def summarize(report: ReportDocument | None) -> dict[str, Any]:
     """The triage columns a report determines: kind, layouts, verdict, top cause with its severity and
     confidence, recoverable time and the input names. Empty values without a report."""
     if report is None:
@@ -205,76 +208,73 @@ def summarize(report: Mapping[str, Any] | None) -> dict[str, Any]:
             "ranks": None,
             **after_facts(None),
         }
-    verdict = report.get("verdict") or {}
-    top = verdict.get("top_cause")
-    cause = next((c for c in report.get("causes", []) if c.get("id") == top), {})
+    verdict = report.verdict
+    top = verdict.top_cause
+    cause = next((c for c in report.causes if c.id == top), None)
     return {
-        "source": _source(report.get("inputs", [])),
+        "source": _source(report.inputs),
         "kind": report_kind(report),
-        "layouts": ", ".join([*_layouts(report.get("inputs", [])), *_rank_facts(report.get("ranks"))]),
-        "verdict": one_line(verdict.get("text", "")),
+        "layouts": ", ".join([*_layouts(report.inputs), *_rank_facts(report.ranks)]),
+        "verdict": one_line(verdict.text),
         "top_cause": top,
-        "severity": cause.get("severity"),
-        "confidence": cause.get("confidence"),
-        "recoverable_ms": verdict.get("recoverable_ms_per_step"),
-        "ranks": rank_count(report.get("runs") or []),
-        **after_facts(report.get("after")),
+        "severity": None if cause is None else cause.severity,
+        "confidence": None if cause is None else cause.confidence,
+        "recoverable_ms": verdict.recoverable_ms_per_step,
+        "ranks": rank_count(report.runs),
+        **after_facts(report.after),
     }
 
 
-def _rank_facts(ranks: Mapping[str, Any] | None) -> list[str]:
+def _rank_facts(ranks: Ranks | None) -> list[str]:
     """Triage facts of a multi-rank report: each job's rank count and slow rank, e.g. `target: 8 ranks,
     slow rank 5` (nothing for one-rank inputs)."""
     facts = []
-    for job in (ranks or {}).get("jobs", []):
-        slow = job.get("slow_rank")
-        text = f"{job['role']}: {job['ranks']} ranks"
-        facts.append(text + (f", slow rank {slow['rank']}" if slow else ""))
+    for job in [] if ranks is None else ranks.jobs:
+        slow = job.slow_rank
+        text = f"{job.role}: {job.ranks} ranks"
+        facts.append(text + (f", slow rank {slow.rank}" if slow else ""))
     return facts
 
 
-def rank_count(runs: list[Mapping[str, Any]]) -> int | None:
+def rank_count(runs: Sequence[RunInfo]) -> int | None:
     """How many ranks the runs' profiles hold (the most of any run); None without a profile run."""
-    counts = [len(run.get("ranks_available") or [run.get("rank")]) for run in runs]
+    counts = [len(run.ranks_available or [run.rank]) for run in runs]
     return max(counts) if counts else None
 
 
-def after_facts(after: Mapping[str, Any] | None) -> dict[str, Any]:
+def after_facts(after: After | None) -> dict[str, Any]:
     """The triage columns of a report's after section: resolved and remaining causes, measured and
     predicted gain (empty without an after run)."""
-    if not after:
+    if after is None:
         return {"resolved": "", "remaining": "", "gain_ms": None, "predicted_gain_ms": None}
-    causes = after.get("causes", [])
-    remaining = [
-        f"{c.get('id')} (worse)" if c.get("status") == "worse" else str(c.get("id"))
-        for c in causes
-        if c.get("status") in ("remaining", "worse")
-    ]
+    causes = after.causes
+    left = [c for c in causes if c.status != "resolved"]
+    remaining = [f"{c.id} (worse)" if c.status == "worse" else str(c.id) for c in left]
     return {
-        "resolved": ", ".join(str(c.get("id")) for c in causes if c.get("status") == "resolved"),
+        "resolved": ", ".join(str(c.id) for c in causes if c.status == "resolved"),
         "remaining": ", ".join(remaining),
-        "gain_ms": after.get("gain_ms_per_step"),
-        "predicted_gain_ms": after.get("predicted_gain_ms_per_step"),
+        "gain_ms": after.gain_ms_per_step,
+        "predicted_gain_ms": after.predicted_gain_ms_per_step,
     }
 
 
-def report_kind(report: Mapping[str, Any]) -> str:
+def report_kind(report: ReportDocument) -> str:
     """pair / single / model, with "+model" when a MINDIR came with the profiles."""
-    kind = {"pair": "pair", "single": "single", "mindir": "model"}.get(str(report.get("kind")), "error")
-    with_model = any(item.get("kind") == "mindir" for item in report.get("inputs", []))
+    kind = {"pair": "pair", "single": "single", "mindir": "model"}.get(report.kind, "error")
+    with_model = any(item.kind == "mindir" for item in report.inputs)
     return f"{kind}+model" if with_model and kind in ("pair", "single") else kind
 
 
-def _layouts(inputs: list[Mapping[str, Any]]) -> list[str]:
+def _layouts(inputs: Sequence[Input]) -> list[str]:
     """Distinct profile layouts in input order, then "mindir" when a model was given."""
     found: list[str] = []
     for item in inputs:
-        layout = "mindir" if item.get("kind") == "mindir" else item.get("layout")
+        layout = "mindir" if item.kind == "mindir" else item.layout
         if layout and layout not in found:
             found.append(str(layout))
     return sorted(found, key=lambda name: name == "mindir")
 
 
-def _source(inputs: list[Mapping[str, Any]]) -> str:
+def _source(inputs: Sequence[Input]) -> str:
     """'baseline: a.zip · target: 12 files · mindir: net.mindir'."""
-    return " · ".join(f"{item.get('role')}: {one_line(item.get('name', ''))}" for item in inputs)
+    return " · ".join(f"{item.role}: {one_line(item.name)}" for item in inputs)

@@ -18,7 +18,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core import InputError, say
 from desk.cases.model import (
@@ -36,6 +36,9 @@ from desk.cases.model import (
     summarize,
 )
 from doctor.text import one_line
+
+if TYPE_CHECKING:
+    from doctor.model import ReportDocument
 
 SCHEMA_VERSION = (
     3  # 2: the after-the-fix columns (resolved, remaining, gain_ms, predicted_gain_ms); 3: ranks, example
@@ -340,11 +343,15 @@ def _where(filters: CaseFilter) -> tuple[str, tuple[Any, ...]]:
     return (" WHERE " + " AND ".join(clauses) if clauses else ""), tuple(params)
 
 
-def english(report: Mapping[str, Any] | None, translations: Documents | None) -> Mapping[str, Any] | None:
-    """The English document of a report (the report itself when it is English or has no translation)."""
-    if report is None or report.get("lang", "en") == "en":
-        return report
-    return (translations or {}).get("en", report)
+def english(report: Mapping[str, Any] | None, translations: Documents | None) -> ReportDocument | None:
+    """The English document of a stored report (the report itself when it is English or has no
+    translation), read as the typed model: the summary columns come from it."""
+    if report is None:
+        return None
+    from doctor.model import ReportDocument
+
+    data = report if report.get("lang", "en") == "en" else (translations or {}).get("en", report)
+    return ReportDocument.model_validate(data)
 
 
 def _summary(row: tuple[Any, ...]) -> CaseSummary:

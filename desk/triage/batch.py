@@ -179,7 +179,8 @@ def _start(ctx: Any, work: Work, index: int, items: Sequence[str], lang: str, ti
 
 def result_row(name: str, result: Result, when: datetime, case_id: str = "") -> dict[str, Any]:
     """The triage row (TRIAGE_COLUMNS) of one submission."""
-    facts = summarize(result["report"]) if result["report"] is not None else summarize(None)
+    report = None if result["report"] is None else Report.from_dict(result["report"])
+    facts = summarize(None if report is None else report.document)
     return {
         "when": when_text(when),
         "case": case_id,

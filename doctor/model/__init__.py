@@ -22,13 +22,14 @@ from doctor.model.outputs import DeterministicCost, DumpInfo, FirstDivergence, L
 from doctor.model.ranks import RankCause, RankDelta, RankJob, RankRow, Ranks, RankStep, SlowLink, SlowRank
 from doctor.model.runs import Headline, Input, PhaseTiming, ProfilerConfig, RunInfo, Timing
 from doctor.model.tables import (
+    OPERATOR_COLUMN_NAMES,
+    OPERATOR_COLUMNS,
     BoardRow,
     Leaderboards,
     OperatorRow,
     Operators,
     Step,
 )
-from doctor.shape import OPERATOR_COLUMN_NAMES, OPERATOR_COLUMNS
 from doctor.version import SCHEMA_VERSION
 
 __all__ = [

@@ -1,20 +1,89 @@
-"""What every report model shares: a closed, frozen record and the JSON number types.
+"""What every report model shares: a closed, frozen record, its JSON data and the JSON number types.
 
 Models are frozen so a finished report cannot drift from what was rendered, and closed (extra keys are
 refused) so the generated schema's `additionalProperties: false` holds for the Python side too.
+
+The builders (doctor.build, doctor.verdict, the facade) make records with `model_construct` (`Record.of`,
+or `Record.of_ordered` for the operator table's thousands of rows): the values are already checked by the
+analysis, and validating every report would cost more than the compare's JSON output may (bench/regress.py).
+The golden test validates every pinned case's document instead. The pydantic core schema is built only when
+something validates (`defer_build`), and `json_default`/`to_data` write a record's fields in declaration order
+without it, leaving out a field whose `exclude_if` says so, exactly as `model_dump` does: a command-line
+JSON report builds no schema.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from collections.abc import Callable
+from typing import Annotated, Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, WithJsonSchema
+
+_OMITTED: dict[type, tuple[tuple[str, Callable[[Any], bool]], ...]] = {}  # per record class, see `omitted`
 
 
 class Record(BaseModel):
     """Base of every part of the report document: keys in declaration order, no extra keys."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+
+    @classmethod
+    def of(cls, **fields: Any) -> Self:
+        """A record of values the builders already checked, without validation (`model_construct`)."""
+        return cls.model_construct(**fields)
+
+    @classmethod
+    def of_ordered(cls, fields: dict[str, Any]) -> Self:
+        """A record taking `fields` as its own: every field present, in declaration order (a table row
+        built column by column). `model_construct` without its per-field lookups."""
+        record = cls.__new__(cls)
+        object.__setattr__(record, "__dict__", fields)
+        object.__setattr__(record, "__pydantic_fields_set__", set(fields))
+        object.__setattr__(record, "__pydantic_extra__", None)
+        object.__setattr__(record, "__pydantic_private__", None)
+        return record
+
+    @classmethod
+    def omitted(cls) -> tuple[tuple[str, Callable[[Any], bool]], ...]:
+        """The fields left out of the JSON data when their `exclude_if` holds (e.g. an absent `after`)."""
+        found = _OMITTED.get(cls)
+        if found is None:
+            fields = cls.model_fields.items()
+            found = _OMITTED[cls] = tuple(
+                (name, f.exclude_if) for name, f in fields if f.exclude_if is not None
+            )
+        return found
+
+    def fields(self) -> dict[str, Any]:
+        """The record's fields in declaration order as the JSON document holds them (nested records as they
+        are): what `json_default` gives the JSON encoder."""
+        omitted = type(self).omitted()
+        if not omitted:
+            return self.__dict__
+        drop = {name for name, test in omitted if test(self.__dict__[name])}
+        return {key: value for key, value in self.__dict__.items() if key not in drop}
+
+    def to_data(self) -> dict[str, Any]:
+        """The record as plain JSON data (what `model_dump` gives, built without the core schema)."""
+        return plain(self)
+
+
+def json_default(value: Any) -> Any:
+    """`default` for json.dumps: a record is written as its fields (the C encoder does the rest)."""
+    if isinstance(value, Record):
+        return value.fields()
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def plain(value: Any) -> Any:
+    """`value` with every record in it turned into its JSON data (lists and dicts copied)."""
+    if isinstance(value, Record):
+        return {key: plain(item) for key, item in value.fields().items()}
+    if isinstance(value, list):
+        return [plain(item) for item in value]
+    if isinstance(value, dict):
+        return {key: plain(item) for key, item in value.items()}
+    return value
 
 
 def number(minimum: float | None = None, maximum: float | None = None) -> Any:

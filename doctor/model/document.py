@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import Field
 
 from doctor.model.after import After
 from doctor.model.base import Record
@@ -17,6 +17,11 @@ from doctor.model.tables import Leaderboards, Operators, Step
 
 ReportKind = Literal["pair", "single", "mindir"]
 InputKind = Literal["pair", "single", "mindir", "mindir+profile"]
+
+
+def _absent(value: Any) -> bool:
+    """`after`, `ranks`, `outputs` and `case` are left out when null (other reports are unchanged)."""
+    return value is None
 
 
 class Generator(Record):
@@ -69,32 +74,25 @@ class ReportDocument(Record):
     )
     after: After | None = Field(
         default=None,
+        exclude_if=_absent,
         description="How the causes fared in the run profiled after the fixes; the key is absent when no "
         "after run was given.",
     )
     ranks: Ranks | None = Field(
         default=None,
+        exclude_if=_absent,
         description="Every rank of the multi-rank inputs (per-step breakdown, slow rank and why, slow "
         "links); the key is absent when every input holds one rank or --rank chose one.",
     )
     outputs: OutputsSection | None = Field(
         default=None,
+        exclude_if=_absent,
         description="Two runs' dumps compared layer by layer (where their outputs first part ways, and why); "
         "the key is absent when no dumps were given.",
     )
 
     case: CaseRef | None = Field(
         default=None,
+        exclude_if=_absent,
         description="The case the app keeps this report as; the key is absent outside the app's downloads.",
     )
-
-    @model_serializer(mode="wrap")
-    def _without_absent_after(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """The document's keys; `after` only when an after run was given, `ranks` only for a multi-rank
-        input, `outputs` only when dumps were and `case` only in a kept case's download (other reports are
-        unchanged)."""
-        data = handler(self)
-        for key in ("after", "ranks", "outputs", "case"):
-            if getattr(self, key) is None:
-                data.pop(key, None)
-        return data

@@ -1,13 +1,13 @@
 """The report's tables: operators compared side by side, the ten slowest per side, and step times.
 
-OperatorRow's fields are the operator table's columns, in order; doctor.shape lists them with their
-JSON types for the CSV download, the app's table and `Report.operators()`, and a test checks the two
-agree (`model_columns`).
+OperatorRow's fields are the operator table's columns, in order: `OPERATOR_COLUMNS` (each with its JSON
+type) is derived from them for the builder, the CSV download, the app's table and `Report.operators()`.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+import types
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import Field
 
@@ -109,7 +109,7 @@ class Step(Record):
 
 
 def model_columns() -> tuple[tuple[str, str], ...]:
-    """OperatorRow's fields with their JSON types, read from its JSON schema (doctor.shape must equal it)."""
+    """OperatorRow's fields with their JSON types, read from its JSON schema (OPERATOR_COLUMNS equals it)."""
     return tuple(
         (name, _json_kind(schema)) for name, schema in OperatorRow.model_json_schema()["properties"].items()
     )
@@ -122,3 +122,26 @@ def _json_kind(schema: dict) -> str:
     if "anyOf" in schema:
         return next(_json_kind(s) for s in schema["anyOf"] if s.get("type") != "null")
     return str(schema["type"])
+
+
+def json_kind(annotation: Any) -> str:
+    """The JSON type of a column's annotation: "string", "number", "integer" or "boolean" (null aside)."""
+    if get_origin(annotation) is Annotated:
+        return json_kind(get_args(annotation)[0])
+    if get_origin(annotation) in (Union, types.UnionType):
+        kinds = {json_kind(arg) for arg in get_args(annotation) if arg is not type(None)}
+        return "number" if kinds == {"integer", "number"} else kinds.pop()
+    if annotation is bool:
+        return "boolean"
+    if annotation is int:
+        return "integer"
+    if annotation is float:
+        return "number"
+    return "string"  # str and Literal strings
+
+
+# (column, JSON type), in the table's order: OperatorRow's fields.
+OPERATOR_COLUMNS: tuple[tuple[str, str], ...] = tuple(
+    (name, json_kind(info.annotation)) for name, info in OperatorRow.model_fields.items()
+)
+OPERATOR_COLUMN_NAMES: tuple[str, ...] = tuple(name for name, _ in OPERATOR_COLUMNS)

@@ -17,10 +17,9 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from doctor.report import Report
-from doctor.shape import OPERATOR_COLUMNS
 from doctor.text import csv_safe
 
-if TYPE_CHECKING:  # the model (pydantic) loads only for a report that holds an outputs section
+if TYPE_CHECKING:  # the report model (pydantic) loads when a report is rendered, not when the CLI starts
     from doctor.model.outputs import OutputsSection
 
 CSV_DIGITS = 3
@@ -28,14 +27,14 @@ CSV_DIGITS = 3
 
 def render_csv(report: Report) -> str:
     """Every operator row with the report's columns; empty cells for missing values."""
+    from doctor.model.tables import OPERATOR_COLUMNS  # the model loads when a report is rendered
+
     frame = report.operators()
     integers = [name for name, kind in OPERATOR_COLUMNS if kind == "integer" and name in frame]
     frame[integers] = frame[integers].round().astype("Int64")
     floats = frame.select_dtypes("float").columns
     frame[floats] = frame[floats].round(CSV_DIGITS)
     table = safe_frame(frame).to_csv(index=False, lineterminator="\n")
-    if not report.data.get("outputs"):
-        return table
     section = report.document.outputs
     return table if section is None else table + "\n" + outputs_csv(section)
 
@@ -56,6 +55,8 @@ def outputs_csv(section: OutputsSection) -> str:
 
 def safe_frame(frame: pd.DataFrame) -> pd.DataFrame:
     """A copy whose text columns are formula-safe; number and boolean columns are left as they are."""
+    from doctor.model.tables import OPERATOR_COLUMNS
+
     kinds = dict(OPERATOR_COLUMNS)
     out = frame.copy()
     for column in out.columns:

@@ -1,7 +1,7 @@
 """A standalone HTML report that works offline: inline CSS, plotly.js embedded once, no external URL loaded.
 
-The page comes from the Jinja2 templates in doctor/render/templates, rendered from the report document
-(`Report.data`) with autoescape on: every ``{{ value }}`` is escaped unless it is markup, and the
+The page comes from the Jinja2 templates in doctor/render/templates, rendered from the typed report
+document (`Report.document`) with autoescape on: every ``{{ value }}`` is escaped unless it is markup, and the
 only markup that is not made by the templates is the plotly figure HTML (`_figure_html`). A
 Content-Security-Policy forbids loading anything from the network, so even a mistake elsewhere cannot
 make the file fetch or run remote code.
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import plotly.graph_objects as go
 from jinja2 import Environment, PackageLoader, StrictUndefined, pass_context
@@ -24,6 +24,9 @@ from doctor.plots import report_figures
 from doctor.report import Report
 from doctor.text import fmt_ms, fmt_number, fmt_percent, fmt_ratio, h
 from doctor.wording import evidence_text, severity_text
+
+if TYPE_CHECKING:
+    from doctor.model import ReportDocument
 
 MAX_HTML_ROWS = 300
 CSP = (
@@ -40,16 +43,16 @@ def render_html(report: Report) -> str:
         from doctor.outputs_report import depth_figure
 
         figures.append(depth_figure(report.document.outputs, report.lang))
-    return render_page(report.data, [_figure_html(fig, first=i == 0) for i, fig in enumerate(figures)])
+    return render_page(report.document, [_figure_html(fig, first=i == 0) for i, fig in enumerate(figures)])
 
 
-def render_page(doc: dict[str, Any], figures: Iterable[Markup] = ()) -> str:
+def render_page(doc: ReportDocument, figures: Iterable[Markup] = ()) -> str:
     """The page of a report document and its figure divs; a field the templates need that the document
     lacks raises jinja2.UndefinedError instead of rendering as empty text."""
     template = environment().get_template(TEMPLATE)
     return template.render(
         doc=doc,
-        lang=doc["lang"],
+        lang=doc.lang,
         figures=list(figures),
         csp=CSP,
         max_rows=MAX_HTML_ROWS,
@@ -106,7 +109,7 @@ def _in_lang(text: Any) -> Any:
     """A filter of `text(item, lang)` in the page's language."""
 
     @pass_context
-    def in_lang(context: Context, item: dict[str, Any]) -> str:
+    def in_lang(context: Context, item: Any) -> str:
         return str(text(item, context["lang"]))
 
     return in_lang

@@ -483,7 +483,7 @@ def graph_markdown(report: Report) -> str:
         f"### {t('chains', lang)}",
         _table(head, rows),
     ]
-    records = chain_records(report.data)
+    records = chain_records(report.document)
     if records:
         keys = ["col_rank", "col_pattern", "col_status", "col_blocked_reason", "col_separate_us", "col_ops"]
         keys.append("col_scope")
