@@ -68,6 +68,7 @@ from webapp import (
     collect_help,
     dataframe,
     given_paths,
+    outputs_api,
     outputs_tab,
     present,
     rules_markdown,
@@ -596,6 +597,13 @@ class Events:
                 )
             )
         )
+
+    def compare_outputs(
+        self, baseline: str | None, target: str | None, mapping: str | None, lang: str
+    ) -> tuple[dict[str, Any], list[str]]:
+        """The `/compare_outputs` API: two dumps (and msprobe's layer mapping) in, the outputs section
+        and its HTML, Markdown, JSON and CSV files out (webapp.outputs_tab)."""
+        return outputs_api(baseline, target, mapping, lang or LANGS[0], uploads=self.uploads)
 
     def case(self, case_id: str, lang: str, request: gr.Request) -> tuple[dict[str, Any], list[str]]:
         """The `/case` API: the report of a case (its link's id) in `lang` and its download files."""
@@ -1129,21 +1137,20 @@ def _model_examples(events: Events, mindir: gr.File) -> list[gr.Examples]:
     )
 
 
-def _api(
-    config: AppConfig, events: Events, compare_inputs: list[gr.components.Component], model: gr.File
-) -> None:
-    """The named API endpoints (the UI's events are private): `/diagnose` (the Compare tab's inputs),
-    `/inspect_model` (the Inspect tab's model) and `/case` (a case id), each with the report's language,
-    each returning only the report document and its download files. Their extra inputs and outputs sit
-    in a column no page shows."""
+def _api(config: AppConfig, events: Events, inputs: Mapping[str, list[gr.components.Component]]) -> None:
+    """The named API endpoints (the UI's events are private), by name with the tab inputs they take:
+    `/diagnose` (the Compare tab's), `/inspect_model` (the Inspect tab's model), `/compare_outputs` (the
+    outputs tab's dumps) and `/case` (a case id), each with the report's language, each returning only
+    the report document and its download files. Their extra inputs and outputs sit in a column no page
+    shows."""
     with gr.Column(visible=False, elem_id="api-only"):
         lang = gr.Dropdown(list(LANGS), value=LANGS[0], label="lang")
         case_id = gr.Textbox(label="case_id")
         report = gr.JSON(label="report")
         files = gr.File(label="files", file_count="multiple")
     public = _pool(config, "public")
-    gr.on([], events.diagnose, [*compare_inputs, lang], [report, files], api_name="diagnose", **public)
-    gr.on([], events.inspect_model, [model, lang], [report, files], api_name="inspect_model", **public)
+    for name in ("diagnose", "inspect_model", "compare_outputs"):
+        gr.on([], getattr(events, name), [*inputs[name], lang], [report, files], api_name=name, **public)
     gr.on([], events.case, [case_id, lang], [report, files], api_name="case", api_visibility="public")
 
 
@@ -1277,13 +1284,15 @@ def build_demo(config: AppConfig | None = None, example: str | None = None) -> g
             with gr.Tab(I18N("tab_inspect"), id="inspect"):
                 inspect_ins, inspect_outs = _inspect_tab(config, events)
             with gr.Tab(I18N("tab_outputs"), id="outputs"):
-                outputs_tab(I18N, events.language, events.uploads)
+                outputs_ins = outputs_tab(I18N, events.language, events.uploads)
             with gr.Tab(I18N("tab_rules"), id="rules"):
                 rules = _rules_tab()
             events.tabs = tabs
             opened = [tabs, *outputs, *inspect_outs]
             triage_tab = _triage_tab(events, opened) if config.triage_enabled else None
-        _api(config, events, inputs, inspect_ins[0])
+        _api(
+            config, events, {"diagnose": inputs, "inspect_model": inspect_ins, "compare_outputs": outputs_ins}
+        )
         _on_load(demo, events, rules, opened, triage_tab)
         if preload is not None:
             demo.load(events.compare, inputs, outputs, api_visibility="private")

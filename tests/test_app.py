@@ -16,7 +16,7 @@ from jsonschema import Draft202012Validator
 import app
 from doctor.config import AppConfig
 from doctor.schema import load_schema
-from tests.support.inputs import CPU, EXAMPLE, RESNET, files_of, free_port
+from tests.support.inputs import CPU, EXAMPLE, RESNET, ROOT, files_of, free_port
 from webapp.uploads import UploadRecorder
 
 pytestmark = pytest.mark.slow
@@ -55,7 +55,7 @@ def shown(baseline: Path, target: Path, mindir: Path | None = None, after: Path 
 
 def test_the_api_is_the_named_endpoints_and_none_of_the_ui_events(client):
     api = client.view_api(print_info=False, return_format="dict")
-    assert set(api["named_endpoints"]) == {"/diagnose", "/inspect_model", "/case"}
+    assert set(api["named_endpoints"]) == {"/diagnose", "/inspect_model", "/compare_outputs", "/case"}
     assert api["unnamed_endpoints"] == {}
     params = {
         name: [p["parameter_name"] for p in e["parameters"]] for name, e in api["named_endpoints"].items()
@@ -63,6 +63,7 @@ def test_the_api_is_the_named_endpoints_and_none_of_the_ui_events(client):
     assert params == {
         "/diagnose": ["baseline", "target", "mindir", "rank", "role", "after", "lang"],
         "/inspect_model": ["mindir", "lang"],
+        "/compare_outputs": ["baseline", "target", "mapping", "lang"],
         "/case": ["case_id", "lang"],
     }
     for endpoint in api["named_endpoints"].values():
@@ -168,6 +169,28 @@ def test_a_case_reopens_through_the_api_in_either_language(client):
     assert len(files) == 3
     with pytest.raises(AppError, match="case"):
         client.predict("no-such-case", "en", api_name="/case")
+
+
+def test_compare_outputs_endpoint_returns_the_outputs_section_and_its_files(client, tmp_path):
+    """The outputs tab's API: two zipped real dumps in, the section (first divergence) and its files out."""
+    import shutil
+
+    dumps = ROOT / "tests" / "fixtures" / "outputs"
+    archives = [shutil.make_archive(str(tmp_path / n), "zip", dumps, n) for n in ("reference", "bn_train")]
+    section, files = client.predict(
+        handle_file(archives[0]), handle_file(archives[1]), None, "zh", api_name="/compare_outputs"
+    )
+    assert [Path(p).suffix for p in files] == [".html", ".md", ".json", ".csv"]
+    assert json.loads(Path(files[2]).read_text(encoding="utf-8")) == section
+    assert "BatchNorm" in json.dumps(section) and "首个出现分歧的层" in Path(files[1]).read_text(
+        encoding="utf-8"
+    )
+    junk = tmp_path / "junk.zip"
+    junk.write_bytes(b"not a zip")
+    with pytest.raises(AppError, match=r"junk\.zip"):
+        client.predict(
+            handle_file(str(junk)), handle_file(str(junk)), None, "en", api_name="/compare_outputs"
+        )
 
 
 def test_single_profile_upload_is_diagnosed_alone(client):

@@ -167,7 +167,7 @@ def test_the_public_app_has_no_case_list(app_url):
     api = Client(app_url, verbose=False, analytics_enabled=False).view_api(
         print_info=False, return_format="dict"
     )["named_endpoints"]
-    assert set(api) == {"/diagnose", "/inspect_model", "/case"}  # a case link opens for anyone with it
+    assert set(api) == {"/diagnose", "/inspect_model", "/compare_outputs", "/case"}  # a case link: anyone
     assert not {"/triage_list", "/triage_update", "/triage_delete", "/triage_attach"} & set(api)
 
 

@@ -10,7 +10,7 @@ tab, and the Gradio internals the app needs behind small functions (`webapp.grad
 from webapp.examples import MODEL, MODEL_LABEL_KEY, PairExample, available_pairs
 from webapp.gradio_parts import base_url, cached_copy, upload_folder, without_stray_file
 from webapp.help import collect_help
-from webapp.outputs_tab import outputs_tab
+from webapp.outputs_tab import outputs_api, outputs_tab
 from webapp.present import (
     COMPARE_OUTPUTS,
     FILES,
@@ -47,6 +47,7 @@ __all__ = [
     "collect_help",
     "dataframe",
     "given_paths",
+    "outputs_api",
     "outputs_tab",
     "present",
     "rules_markdown",
