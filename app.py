@@ -2,7 +2,10 @@
 
 Run `python app.py` (Hugging Face Spaces does) or `python app.py --example` to open with a bundled example
 diagnosed. Settings come from environment variables read in doctor.config. Handlers only translate
-between components and the facade: every analysis and display conversion lives in the doctor package.
+between components and the facade: every analysis is asked of `doctor`, and a report is shown through one
+presenter (`webapp.present`). The API is the named endpoints `/diagnose`, `/inspect_model`,
+`/compare_outputs` and `/case` (docs/api.md), which return only the report document and its files; the
+page's own events are private. This module imports each package through its `__init__` only.
 """
 
 from __future__ import annotations
