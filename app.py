@@ -2,7 +2,10 @@
 
 Run `python app.py` (Hugging Face Spaces does) or `python app.py --example` to open with a bundled example
 diagnosed. Settings come from environment variables read in doctor.config. Handlers only translate
-between components and the facade: every analysis and display conversion lives in the doctor package.
+between components and the facade: every analysis is asked of `doctor`, and a report is shown through one
+presenter (`webapp.present`). The API is the named endpoints `/diagnose`, `/inspect_model`,
+`/compare_outputs` and `/case` (docs/api.md), which return only the report document and its files; the
+page's own events are private. This module imports each package through its `__init__` only.
 """
 
 from __future__ import annotations
@@ -22,40 +25,64 @@ import sys
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any, Literal, TypedDict
 
 import gradio as gr
-from gradio import route_utils
-from gradio.data_classes import FileData
-from gradio.processing_utils import save_file_to_cache
-from gradio.utils import NamedString, get_upload_folder
-from gradio_client import utils as client_utils
 from starlette.middleware import Middleware
 
 from core import InputError
-from desk.cases import STATUSES, CaseBook
-from desk.cases.book import Given
-from desk.triage import TriageDenied
-from desk.triage import view as triage
-from doctor import diagnose, inspect_model
-from doctor.config import AppConfig
-from doctor.facade import FolderFiles, display_name, serve_uploads
-from doctor.i18n import LANGS, LANGUAGE_NAMES, UI_TEXT, page_lang, t
-from doctor.problems import failure_markdown, problems_markdown
-from doctor.report import Report
+from desk import STATUSES, CaseBook, Given, TriageDenied
+from desk import triage_view as triage
+from doctor import (
+    LANGS,
+    LANGUAGE_NAMES,
+    UI_TEXT,
+    AppConfig,
+    FolderFiles,
+    Report,
+    diagnose,
+    display_name,
+    failure_markdown,
+    inspect_model,
+    page_lang,
+    problems_markdown,
+    serve_uploads,
+    t,
+)
 from knowledge import SEVERITIES
-from sandbox.isolation import kill_all_children, run_cancellable
-from webapp.examples import MODEL, MODEL_LABEL_KEY, PairExample, available_pairs
-from webapp.files import ReportFiles, case_id_of
-from webapp.help import collect_help
-from webapp.outputs_tab import outputs_tab
-from webapp.rules_view import rules_markdown
-from webapp.uploads import UploadLedger, UploadRecorder, given_paths
-from webapp.views import ReportView, Table, baseline_note, baseline_slot, report_view, swapped_choice
+from sandbox import kill_all_children, run_cancellable
+from webapp import (
+    COMPARE_OUTPUTS,
+    FILES,
+    INSPECT_OUTPUTS,
+    MODEL,
+    MODEL_LABEL_KEY,
+    NO_CASE,
+    PairExample,
+    Results,
+    UploadLedger,
+    UploadRecorder,
+    api_result,
+    available_pairs,
+    base_url,
+    baseline_slot,
+    cached_copy,
+    cleared_values,
+    collect_help,
+    dataframe,
+    given_paths,
+    outputs_api,
+    outputs_tab,
+    present,
+    rules_markdown,
+    script_button,
+    swapped_choice,
+    upload_folder,
+    without_stray_file,
+)
 
 LOG = logging.getLogger("perf_doctor.app")
 I18N = gr.I18n(**UI_TEXT)
-FILES = ReportFiles()
 ROLE_CHOICES = {"auto": None, "first": "first", "second": "second"}
 CSS = """
 #verdict, #inspect-verdict {font-size: 1.1rem; padding: .6rem .9rem; border-radius: 8px;
@@ -90,93 +117,11 @@ th {min-width: 4.5rem;}
 TRIAGE_FIRST_WIDTHS = {"case": 190, "submission": 230, "verdict": 330, "top_cause": 170, "severity": 95}
 TRIAGE_FIRST_WIDTHS |= {"status": 95, "ranks": 70}
 TRIAGE_WIDTHS = [f"{TRIAGE_FIRST_WIDTHS.get(name, 150)}px" for name in triage.TABLE_COLUMNS]
-NO_CASE = ("", "")  # (banner, link) when no case was kept
-BOXES = ("verdict", "notice")  # framed Markdown boxes, hidden while they have nothing to say
-# The result components of each tab by name, in the order of its event's outputs: the order in which
-# the API (gradio_client) returns them, documented in docs/api.md. Handlers return {component: value}.
-COMPARE_OUTPUTS = (
-    "verdict",
-    "causes",
-    "below_box",
-    "below",
-    "warnings",
-    "operators",
-    "top_baseline",
-    "top_target",
-    "plot_ops",
-    "plot_delta",
-    "plot_steps",
-    "plot_breakdown",
-    "plot_chains",
-    "chains",
-    "dl_html",
-    "dl_md",
-    "dl_json",
-    "dl_csv",
-    "after",
-    "plot_waterfall",
-    "fixes",
-    "dl_reprofile",
-    "case_info",
-    "case_link",
-    "runs",
-    "baseline_note",
-    "notice",
-    "report_json",
-)
-INSPECT_OUTPUTS = (
-    "verdict",
-    "causes",
-    "below_box",
-    "below",
-    "warnings",
-    "graph",
-    "chains",
-    "plot_chains",
-    "dl_html",
-    "dl_md",
-    "dl_json",
-    "case_info",
-    "case_link",
-    "notice",
-    "report_json",
-)
 # The inputs of each tab whose uploads a browser session holds, by slot name, in event-input order.
 COMPARE_SLOTS = ("baseline", "target", "mindir", "after")
 INSPECT_SLOTS = ("inspect",)
 # The upload ledger of each app build_demo made, for launch_kwargs to add its recording middleware.
 LEDGERS: weakref.WeakKeyDictionary[gr.Blocks, UploadLedger] = weakref.WeakKeyDictionary()
-
-
-# ------------------------------------------------------------------------------------------ components
-
-
-Upload = TypeVar("Upload", gr.File, gr.UploadButton)
-
-
-def _upload_path(component: gr.File | gr.UploadButton, f: FileData) -> NamedString | bytes | None:
-    """An uploaded file as gr.File and gr.UploadButton pass it on as a path, minus Gradio 6's stray file:
-    their own preprocessing also creates an empty NamedTemporaryFile in the upload cache for every file
-    and never uses it (one 0-byte `tmp*` per upload, never removed). None: not a path component."""
-    if component.type != "filepath":
-        return None
-    if component.file_types and not client_utils.is_valid_file(f.path, component.file_types):
-        formats = component.file_types
-        raise gr.Error(f"Invalid file type. Please upload a file that is one of these formats: {formats}")
-    return NamedString(f.path)
-
-
-def without_stray_file(component: Upload) -> Upload:
-    """The component with its file preprocessing replaced by _upload_path (on the instance: a subclass
-    of a Gradio component makes Gradio write a .pyi stub next to this file at import)."""
-    original = component._process_single_file
-
-    def process(f: FileData) -> NamedString | bytes:
-        path = _upload_path(component, f)
-        return original(f) if path is None else path
-
-    component._process_single_file = process  # type: ignore[method-assign]
-    return component
 
 
 # ------------------------------------------------------------------------------------------ handlers
@@ -192,21 +137,11 @@ def _lang(request: gr.Request | None) -> str:
     return page_lang(params.get("lang"), headers.get("referer"), headers.get("accept-language"))
 
 
-def _progress(progress: gr.Progress) -> Callable[[float, str], None]:
+def _progress(progress: gr.Progress | None) -> Callable[[float, str], None] | None:
+    """The facade's progress callback showing on Gradio's progress bar (None without one)."""
+    if progress is None:
+        return None
     return lambda fraction, desc: progress(fraction, desc=desc)
-
-
-def _base_url(request: gr.Request | None) -> str | None:
-    """The app's public URL as the browser reached it (proxy headers honoured), for case links."""
-    inner = getattr(request, "request", None)
-    if inner is None:
-        return None
-    try:
-        return route_utils.get_root_url(
-            inner, route_path=inner.url.path, root_path=inner.scope.get("root_path")
-        )
-    except (AttributeError, KeyError, ValueError):
-        return None
 
 
 def error_text(message: str) -> str:
@@ -292,25 +227,6 @@ def _attempt(
         return {**cleared_values(names), "notice": gr.Markdown(value=failure.markdown, visible=True)}
 
 
-def cleared_values(names: Sequence[str]) -> dict[str, Any]:
-    """An empty result area: no verdict, causes, tables, plots, downloads or case link."""
-    values: dict[str, Any] = {}
-    for name in names:
-        if name.startswith("plot_"):
-            values[name] = gr.Plot(value=None, visible=False)
-        elif name == "below_box":
-            values[name] = gr.Accordion(visible=False)
-        elif name == "case_link":
-            values[name] = gr.Textbox(value="", visible=False)
-        elif name in BOXES:
-            values[name] = gr.Markdown(value="", visible=False)
-        elif name in {"causes", "below", "warnings", "graph", "case_info", "baseline_note"}:
-            values[name] = ""
-        else:
-            values[name] = None
-    return values
-
-
 def _below_threshold_box(elem_id: str) -> tuple[gr.Accordion, gr.Markdown]:
     """A collapsed accordion for the causes below the reporting threshold, hidden until it has some."""
     with gr.Accordion(I18N("below_threshold"), open=False, visible=False, elem_id=elem_id) as box:
@@ -318,99 +234,11 @@ def _below_threshold_box(elem_id: str) -> tuple[gr.Accordion, gr.Markdown]:
     return box, text
 
 
-def _dataframe(table: Table) -> gr.Dataframe:
-    return gr.Dataframe(value=table.frame, datatype=table.datatype)
-
-
-def _plot(view: ReportView, key: str) -> gr.Plot:
-    figure = view.figures.get(key)
-    return gr.Plot(value=figure, visible=figure is not None)
-
-
-class Results:
-    """A tab's result components by name (COMPARE_OUTPUTS, INSPECT_OUTPUTS); `outputs` is their order
-    in the event, hence in the API."""
-
-    def __init__(self, names: Sequence[str], components: Mapping[str, gr.components.Component]) -> None:
-        if set(names) != set(components):
-            raise ValueError(f"result components {sorted(components)} are not the outputs {sorted(names)}")
-        self.parts = {name: components[name] for name in names}
-
-    @property
-    def outputs(self) -> list[gr.components.Component]:
-        return list(self.parts.values())
-
-    def keyed(self, values: Mapping[str, Any]) -> dict[gr.components.Component, Any]:
-        """Values by name as Gradio's {component: value} return; every output must have one."""
-        if set(values) != set(self.parts):
-            raise ValueError(f"values for {sorted(values)}, outputs are {sorted(self.parts)}")
-        return {self.parts[name]: value for name, value in values.items()}
-
-
-def _shared_values(report: Report, view: ReportView, case: tuple[str, str]) -> dict[str, Any]:
-    """What both tabs show of a report: verdict, causes (those below the threshold in a box shown only
-    when it has some), warnings, chains, report files, the case banner and link, and the JSON report."""
-    banner, link = case
-    case_id = case_id_of(link)
-    paths = FILES.write(report.with_case(case_id, link) if case_id else report, case_id)
-    return {
-        "verdict": gr.Markdown(value=view.verdict, visible=True),
-        "causes": view.causes,
-        "below_box": gr.Accordion(visible=bool(view.below), open=False),
-        "below": view.below,
-        "warnings": view.warnings,
-        "chains": _dataframe(view.chains),
-        "plot_chains": _plot(view, "chains"),
-        **{f"dl_{fmt}": str(paths[fmt]) for fmt in ("html", "md", "json", "csv")},
-        "case_info": banner,
-        "case_link": gr.Textbox(value=link, visible=bool(link)),
-        "notice": gr.Markdown(value="", visible=False),
-        "report_json": report.to_dict(),
-    }
-
-
-def compare_values(
-    report: Report, case: tuple[str, str] = NO_CASE, choice: str | None = None, first: str | None = None
-) -> dict[str, Any]:
-    """Values of the Compare tab's result components by name (COMPARE_OUTPUTS); `case` is the
-    (banner, link) of the case the report is kept as, `choice` the baseline option and `first` the name
-    of the Baseline box's upload (which run became the baseline, and why)."""
-    view = report_view(report)
-    sources = [run.source for run in report.document.runs]
-    slot = baseline_slot(sources, first) if first is not None else None
-    if slot is None and len(sources) == 2:
-        slot = "first"  # a reopened case: the report's baseline stands for the first upload
-    return {
-        **_shared_values(report, view, case),
-        "runs": _dataframe(view.runs),
-        "baseline_note": "\n\n".join(p for p in (baseline_note(report, choice, slot), view.ranks) if p),
-        "operators": _dataframe(view.operators),
-        "top_baseline": _dataframe(view.top_baseline),
-        "top_target": _dataframe(view.top_target),
-        **{f"plot_{key}": _plot(view, key) for key in ("ops", "delta", "steps", "breakdown", "waterfall")},
-        "after": view.after,
-        "fixes": gr.CheckboxGroup(choices=view.fixes, value=view.ticked, visible=bool(view.fixes)),
-        "dl_reprofile": _script_button(FILES.write_script(report, view.ticked)),
-    }
-
-
-def _script_button(path: Any) -> gr.DownloadButton:
-    return gr.DownloadButton(value=None if path is None else str(path), visible=path is not None)
-
-
 def reprofile(report_json: dict[str, Any] | None, fixes: list[str] | None) -> gr.DownloadButton:
     """A fresh reprofile.py for the shown report with the ticked fixes (webapp.files, doctor.reprofile)."""
     if not report_json:
-        return _script_button(None)
-    return _script_button(_run(lambda: FILES.write_script(Report.from_client(report_json), fixes or [])))
-
-
-def inspect_values(report: Report, case: tuple[str, str] = NO_CASE) -> dict[str, Any]:
-    """Values of the Inspect tab's result components by name (INSPECT_OUTPUTS; no CSV download)."""
-    view = report_view(report)
-    values = {**_shared_values(report, view, case), "graph": view.graph}
-    del values["dl_csv"]
-    return values
+        return script_button(None)
+    return script_button(_run(lambda: FILES.write_script(Report.from_client(report_json), fixes or [])))
 
 
 def _keep(
@@ -424,7 +252,7 @@ def _keep(
     one); (banner, link)."""
     if cases is None:
         return NO_CASE
-    return triage.record_case(cases, report, given, _base_url(request), example=example)
+    return triage.record_case(cases, report, given, base_url(request), example=example)
 
 
 def _diagnosed(cases: CaseBook | None, given: Given, example: bool, analysis: Callable[[], Any]) -> Any:
@@ -436,6 +264,76 @@ def _diagnosed(cases: CaseBook | None, given: Given, example: bool, analysis: Ca
         if cases is not None:
             triage.record_failure(cases, given, failure.line, example=example)
         raise
+
+
+def diagnose_pair(
+    baseline: list[str] | None,
+    target: list[str] | None,
+    mindir: str | None,
+    rank: float | None,
+    role: str,
+    request: gr.Request | None,
+    progress: gr.Progress | None = None,
+    *,
+    after: list[str] | None = None,
+    cases: CaseBook | None = None,
+    uploads: UploadLedger | None = None,
+    example: bool = False,
+    lang: str | None = None,
+) -> tuple[Report, tuple[str, str]]:
+    """Diagnose a baseline/target pair of profiles (archives or folder files), optionally with a MINDIR
+    and the target profiled again after the fixes (`after`), and keep it as a case: (report, (banner,
+    link)). `lang` overrides the request's language; `example`: a click on a bundled example (its case
+    is marked as one). With `uploads`, the request holds its uploaded files while it runs and a browser
+    session keeps them for a re-run. Raises Failed."""
+    given = list(zip(COMPARE_SLOTS, (baseline, target, mindir, after), strict=True))
+    lang = lang or _lang(request)
+    with _using_uploads(uploads, request, dict(given), lang):
+        report = _diagnosed(
+            cases,
+            given,
+            example,
+            lambda: _analyse(
+                lambda: diagnose(
+                    baseline or None,
+                    target or None,
+                    mindir or None,
+                    rank=rank,  # checked by diagnose: a whole number in range (NaN, inf, 1e400 refused)
+                    baseline_role=ROLE_CHOICES.get(role),
+                    progress=_progress(progress),
+                    lang=lang,
+                    after=after or None,
+                ),
+                lang,
+            ),
+        )
+        return report, _keep(cases, report, given, request, example)  # the case store first
+
+
+def check_model(
+    mindir: str | None,
+    request: gr.Request | None,
+    progress: gr.Progress | None = None,
+    *,
+    cases: CaseBook | None = None,
+    uploads: UploadLedger | None = None,
+    example: bool = False,
+    lang: str | None = None,
+) -> tuple[Report, tuple[str, str]]:
+    """Check one MINDIR model (export hygiene and fusion chains) and keep it as a case: (report,
+    (banner, link)); the rest as in `diagnose_pair`. Raises Failed."""
+    lang = lang or _lang(request)
+    with _using_uploads(uploads, request, {"inspect": mindir}, lang):
+        given = [("mindir", mindir)]
+        report = _diagnosed(
+            cases,
+            given,
+            example,
+            lambda: _analyse(
+                lambda: inspect_model(mindir or "", progress=_progress(progress), lang=lang), lang, "inspect"
+            ),
+        )
+        return report, _keep(cases, report, given, request, example)
 
 
 def compare(
@@ -452,41 +350,15 @@ def compare(
     uploads: UploadLedger | None = None,
     example: bool = False,
 ) -> dict[str, Any]:
-    """Diagnose a baseline/target pair of profiles (archives or folder files), optionally with a MINDIR
-    and the target profiled again after the fixes (`after`); `example`: a click on a bundled example
-    (its case is marked as one).
-
-    Returns the Compare tab's values by name (compare_values). With `uploads`, the request holds its
-    uploaded files while it runs and a browser session keeps them for a re-run; a browser page gets
-    problems in its result area, an API call an error.
-    """
-    given = list(zip(COMPARE_SLOTS, (baseline, target, mindir, after), strict=True))
-    lang = _lang(request)
+    """The Compare tab's values by name (webapp.present) of `diagnose_pair`; a browser page gets
+    problems in its result area, any other caller an error."""
 
     def produce() -> dict[str, Any]:
-        with _using_uploads(uploads, request, dict(given), lang):
-            report = _diagnosed(
-                cases,
-                given,
-                example,
-                lambda: _analyse(
-                    lambda: diagnose(
-                        baseline or None,
-                        target or None,
-                        mindir or None,
-                        rank=rank,  # checked by diagnose: a whole number in range (NaN, inf, 1e400 refused)
-                        baseline_role=ROLE_CHOICES.get(role),
-                        progress=_progress(progress),
-                        lang=lang,
-                        after=after or None,
-                    ),
-                    lang,
-                ),
-            )
-            kept = _keep(cases, report, given, request, example)  # the case store first
-            return compare_values(
-                report, kept, ROLE_CHOICES.get(role), display_name(baseline) if baseline else None
-            )
+        given = (baseline, target, mindir, rank, role)
+        report, case = diagnose_pair(
+            *given, request, progress, after=after, cases=cases, uploads=uploads, example=example
+        )
+        return present(report, case, ROLE_CHOICES.get(role), display_name(baseline) if baseline else None)
 
     return _attempt(COMPARE_OUTPUTS, uploads, request, produce)
 
@@ -500,26 +372,20 @@ def inspect(
     uploads: UploadLedger | None = None,
     example: bool = False,
 ) -> dict[str, Any]:
-    """Check one MINDIR model: export hygiene and fusion chains. Returns the Inspect tab's values by
-    name (inspect_values); uploads and problems as in `compare`."""
-    lang = _lang(request)
+    """The Inspect tab's values by name of `check_model`; problems as in `compare`."""
 
     def produce() -> dict[str, Any]:
-        with _using_uploads(uploads, request, {"inspect": mindir}, lang):
-            given = [("mindir", mindir)]
-            report = _diagnosed(
-                cases,
-                given,
-                example,
-                lambda: _analyse(
-                    lambda: inspect_model(mindir or "", progress=_progress(progress), lang=lang),
-                    lang,
-                    "inspect",
-                ),
-            )
-            return inspect_values(report, _keep(cases, report, given, request, example))
+        return present(*check_model(mindir, request, progress, cases=cases, uploads=uploads, example=example))
 
     return _attempt(INSPECT_OUTPUTS, uploads, request, produce)
+
+
+def _api_call(analysis: Callable[[], tuple[Report, tuple[str, str]]]) -> tuple[dict[str, Any], list[str]]:
+    """An API endpoint's answer: the report document and its download files; a failure is an error."""
+    try:
+        return api_result(*analysis())
+    except Failed as failure:
+        raise failure.toast from None
 
 
 def search_rules(query: str, request: gr.Request) -> str:
@@ -558,7 +424,7 @@ class Events:
     def __init__(self, config: AppConfig, cases: CaseBook) -> None:
         self.config = config
         self.cases = cases
-        self.uploads = UploadLedger(get_upload_folder())  # filled by the UploadRecorder middleware
+        self.uploads = UploadLedger(upload_folder())  # filled by the UploadRecorder middleware
         # The components the events write to, set when the layout is built.
         self.tabs: gr.Tabs | None = None
         self.compare_results: Results | None = None
@@ -597,7 +463,7 @@ class Events:
         names, folder = self.folders.get((_session(request) or "", side), (frozenset(), ""))
         return FolderFiles(files, folder) if folder and names == _file_names(files) else files
 
-    def _results(self, kind: str) -> Results:
+    def results(self, kind: str) -> Results:
         """The Compare tab's results, or the Inspect tab's for a model-only (`kind` "mindir") report."""
         results = self.inspect_results if kind == "mindir" else self.compare_results
         if results is None:
@@ -664,7 +530,7 @@ class Events:
                 example=example,
             )
         )
-        return self._results("pair").keyed(values)
+        return self.results("pair").keyed(values)
 
     async def inspect(
         self,
@@ -692,7 +558,62 @@ class Events:
         values = await run_cancellable(
             lambda: inspect(mindir, request, progress, cases=cases, uploads=uploads, example=example)
         )
-        return self._results("mindir").keyed(values)
+        return self.results("mindir").keyed(values)
+
+    async def diagnose(
+        self,
+        baseline: list[str] | None,
+        target: list[str] | None,
+        mindir: str | None,
+        rank: float | None,
+        role: str,
+        after: list[str] | None,
+        lang: str,
+        request: gr.Request,
+        progress: gr.Progress = gr.Progress(),  # noqa: B008 - Gradio's documented way to receive progress
+    ) -> tuple[dict[str, Any], list[str]]:
+        """The `/diagnose` API: the Compare tab's inputs (and the report's language) in, the report
+        document and its download files (HTML, Markdown, JSON, CSV) out; the result is kept as a case."""
+        given = (baseline, target, mindir, rank, role)
+        cases, uploads = self.cases, self.uploads
+        return await run_cancellable(
+            lambda: _api_call(
+                lambda: diagnose_pair(
+                    *given, request, progress, after=after, cases=cases, uploads=uploads, lang=lang or None
+                )
+            )
+        )
+
+    async def inspect_model(
+        self,
+        mindir: str | None,
+        lang: str,
+        request: gr.Request,
+        progress: gr.Progress = gr.Progress(),  # noqa: B008 - Gradio's documented way to receive progress
+    ) -> tuple[dict[str, Any], list[str]]:
+        """The `/inspect_model` API: a MINDIR in, the report document and its HTML, Markdown and JSON
+        files out; the result is kept as a case."""
+        return await run_cancellable(
+            lambda: _api_call(
+                lambda: check_model(
+                    mindir, request, progress, cases=self.cases, uploads=self.uploads, lang=lang or None
+                )
+            )
+        )
+
+    def compare_outputs(
+        self, baseline: str | None, target: str | None, mapping: str | None, lang: str
+    ) -> tuple[dict[str, Any], list[str]]:
+        """The `/compare_outputs` API: two dumps (and msprobe's layer mapping) in, the outputs section
+        and its HTML, Markdown, JSON and CSV files out (webapp.outputs_tab)."""
+        return outputs_api(baseline, target, mapping, lang or LANGS[0], uploads=self.uploads)
+
+    def case(self, case_id: str, lang: str, request: gr.Request) -> tuple[dict[str, Any], list[str]]:
+        """The `/case` API: the report of a case (its link's id) in `lang` and its download files."""
+        report, banner, link = _run(
+            lambda: triage.reopen_case(self.cases, case_id, lang or _lang(request), base_url(request))
+        )
+        return api_result(report, (banner, link))
 
     def start_session(self, request: gr.Request) -> None:
         """On page load: this browser page's inputs hold their uploads from now on, until it closes."""
@@ -742,7 +663,7 @@ class Events:
         stays as it is and a notice says to upload them again (a run would only say "nothing to
         diagnose" and throw the report away)."""
         if report and not baseline and not target:
-            notice = self._results("pair").parts["notice"]
+            notice = self.results("pair").parts["notice"]
             return {notice: gr.Markdown(value=t("swap_reopened", _lang(request)), visible=True)}
         return await self.compare(baseline, target, mindir, rank, role, after, request, progress)
 
@@ -761,13 +682,13 @@ class Events:
         and that tab's result components (the other tab's are left as they are)."""
         staff = self.config.may_triage(getattr(request, "username", None))  # status and note: staff only
         report, banner, link = _run(
-            lambda: triage.reopen_case(self.cases, case_id, _lang(request), _base_url(request), staff=staff)
+            lambda: triage.reopen_case(self.cases, case_id, _lang(request), base_url(request), staff=staff)
         )
-        if report.kind == "mindir":
-            tab, values = "inspect", inspect_values(report, (banner, link))
-        else:
-            tab, values = "compare", compare_values(report, (banner, link))
-        return {self.tabs: gr.Tabs(selected=tab), **self._results(report.kind).keyed(values)}
+        tab = "inspect" if report.kind == "mindir" else "compare"
+        return {
+            self.tabs: gr.Tabs(selected=tab),
+            **self.results(report.kind).keyed(present(report, (banner, link))),
+        }
 
     def open_linked_case(self, request: gr.Request) -> Any:
         """On page load: reopen the case of a `?case=<id>` link; nothing without one."""
@@ -792,7 +713,7 @@ class Events:
         the number of cases per top cause."""
         self._staff(request)
         table, groups = _run(lambda: triage.list_cases(self.cases, cause, severity, status, limit))
-        return self._triage_keyed(table=_dataframe(table), groups=_dataframe(groups))
+        return self._triage_keyed(table=dataframe(table), groups=dataframe(groups))
 
     def _triage_keyed(self, **values: Any) -> dict[gr.components.Component, Any]:
         """Triage values by component name as Gradio's {component: value} return."""
@@ -1002,6 +923,29 @@ Wiring = tuple[list[gr.components.Component], list[gr.components.Component]]
 
 def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events) -> Wiring:
     """Upload row, options, results; returns the (inputs, outputs) of the compare event."""
+    inputs = _compare_inputs(events, preload)
+    examples = _pair_examples(events, inputs[:3])
+    run = gr.Button(I18N("run"), variant="primary", elem_id="run-compare")
+    parts = {"notice": gr.Markdown(elem_id="notice", visible=False)}
+    parts["verdict"] = gr.Markdown(elem_id="verdict", visible=False)
+    parts |= _case_parts("")
+    runs, swap = _runs_box()
+    parts |= runs
+    with gr.Row(equal_height=False, elem_id="results-row"):
+        with gr.Column(scale=5, min_width=420, elem_id="causes-column"):
+            parts["causes"] = gr.Markdown(elem_id="causes")
+            parts["below_box"], parts["below"] = _below_threshold_box("below-threshold")
+            parts["after"] = gr.Markdown(elem_id="after")
+        with gr.Column(scale=6, min_width=360, elem_id="details-column"), gr.Tabs():
+            parts |= _compare_details()
+    events.compare_results = Results(COMPARE_OUTPUTS, parts)
+    _wire_compare(config, events, inputs, run, swap, examples)
+    return inputs, events.compare_results.outputs
+
+
+def _compare_inputs(events: Events, preload: PairExample | None) -> list[gr.components.Component]:
+    """The intro, the collection help and the upload row with the options: [baseline, target, mindir,
+    rank, role, after], the compare event's inputs."""
     gr.Markdown(I18N("intro"))
     with gr.Accordion(I18N("collect_help"), open=False, elem_id="collect-help"):
         events.help = gr.Markdown(elem_id="collect-help-text")
@@ -1019,124 +963,101 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
             )
             with gr.Accordion(I18N("options"), open=False):
                 rank = gr.Number(label=I18N("rank"), precision=None, value=None, minimum=0)  # see diagnose
-                role = gr.Radio(
-                    [
-                        (I18N("role_auto"), "auto"),
-                        (I18N("role_first"), "first"),
-                        (I18N("role_second"), "second"),
-                    ],
-                    value="auto",
-                    label=I18N("roles"),
-                )
-    examples = _pair_examples(events, [baseline, target, mindir])
-    run = gr.Button(I18N("run"), variant="primary", elem_id="run-compare")
-    notice = gr.Markdown(elem_id="notice", visible=False)
-    verdict = gr.Markdown(elem_id="verdict", visible=False)
-    case = _case_parts("")
+                choices = [(I18N(f"role_{key}"), key) for key in ROLE_CHOICES]
+                role = gr.Radio(choices, value="auto", label=I18N("roles"))
+    return [baseline, target, mindir, rank, role, after]
+
+
+def _runs_box() -> tuple[dict[str, gr.components.Component], gr.Button]:
+    """The run summary table and the baseline note with the swap button."""
     with gr.Accordion(I18N("runs"), open=True, elem_id="runs-box"):
         runs = gr.Dataframe(interactive=False, elem_id="runs", show_label=False, max_height=160, wrap=True)
         with gr.Row(equal_height=True):
-            baseline_md = gr.Markdown(elem_id="baseline-note")
+            note = gr.Markdown(elem_id="baseline-note")
             swap = gr.Button(I18N("swap"), size="sm", elem_id="swap-roles", scale=0)
-    with gr.Row(equal_height=False, elem_id="results-row"):
-        with gr.Column(scale=5, min_width=420, elem_id="causes-column"):
-            causes = gr.Markdown(elem_id="causes")
-            below_box, below = _below_threshold_box("below-threshold")
-            after_md = gr.Markdown(elem_id="after")
-        with gr.Column(scale=6, min_width=360, elem_id="details-column"), gr.Tabs():
-            with gr.Tab(I18N("plots")):
-                plots = {
-                    key: gr.Plot(
-                        label=I18N(key), show_label=False, elem_id=key.replace("_", "-"), visible=False
-                    )
-                    for key in (
-                        "plot_waterfall",
-                        "plot_ops",
-                        "plot_delta",
-                        "plot_steps",
-                        "plot_breakdown",
-                        "plot_chains",
-                    )
-                }
-            with gr.Tab(I18N("operators")):
-                operators = _wide_table("operators", "operators", max_chars=80, pinned_columns=1)
-            with gr.Tab(I18N("leaderboards")):
-                top_baseline = gr.Dataframe(
-                    interactive=False, label=I18N("top_baseline"), max_chars=60, elem_id="top-baseline"
-                )
-                top_target = gr.Dataframe(
-                    interactive=False, label=I18N("top_target"), max_chars=60, elem_id="top-target"
-                )
-            with gr.Tab(I18N("chains")):
-                chains = _wide_table("chains", "compare-chains", max_chars=80, pinned_columns=2)
-            with gr.Tab(I18N("warnings")):
-                warnings_md = gr.Markdown(elem_id="warnings")
-            with gr.Tab(I18N("downloads")):
-                downloads = _downloads(csv=True)
-                fixes = gr.CheckboxGroup(label=I18N("fixes"), visible=False, elem_id="fixes")
-                dl_reprofile = gr.DownloadButton(
-                    I18N("dl_reprofile"), visible=False, elem_id="dl-reprofile", size="sm"
-                )
-                with gr.Accordion(I18N("report_json"), open=False):
-                    report_json = gr.JSON(label=I18N("report_json"), show_label=False)
-    inputs = [baseline, target, mindir, rank, role, after]
-    parts = {
-        "verdict": verdict,
-        "causes": causes,
-        "below_box": below_box,
-        "below": below,
-        "warnings": warnings_md,
-        "operators": operators,
-        "top_baseline": top_baseline,
-        "top_target": top_target,
-        **plots,
-        "chains": chains,
-        **downloads,
-        "after": after_md,
-        "fixes": fixes,
-        "dl_reprofile": dl_reprofile,
-        **case,
-        "runs": runs,
-        "baseline_note": baseline_md,
-        "notice": notice,
-        "report_json": report_json,
-    }
-    events.compare_results = Results(COMPARE_OUTPUTS, parts)
-    outputs = events.compare_results.outputs
-    slots = ("baseline", "target", "mindir", None, None, "after")  # rank and role hold no upload
-    _watch_inputs(events, zip(slots, inputs, strict=True), verdict, notice)
-    run.click(None, None, None, js=SCROLL_TO_PROGRESS, queue=False, api_visibility="private")
-    _scroll_to_result(
-        run.click(
-            events.compare,
-            inputs,
-            outputs,
-            api_name="compare",
-            concurrency_limit=config.concurrency,
-            concurrency_id="analysis",
+    return {"runs": runs, "baseline_note": note}, swap
+
+
+COMPARE_PLOTS = ("plot_waterfall", "plot_ops", "plot_delta", "plot_steps", "plot_breakdown", "plot_chains")
+
+
+def _compare_details() -> dict[str, gr.components.Component]:
+    """The detail tabs beside the causes: plots, operators, leaderboards, chains, warnings, downloads."""
+    with gr.Tab(I18N("plots")):
+        parts: dict[str, gr.components.Component] = {
+            key: gr.Plot(label=I18N(key), show_label=False, elem_id=key.replace("_", "-"), visible=False)
+            for key in COMPARE_PLOTS
+        }
+    with gr.Tab(I18N("operators")):
+        parts["operators"] = _wide_table("operators", "operators", max_chars=80, pinned_columns=1)
+    with gr.Tab(I18N("leaderboards")):
+        for key in ("top_baseline", "top_target"):
+            parts[key] = gr.Dataframe(
+                interactive=False, label=I18N(key), max_chars=60, elem_id=key.replace("_", "-")
+            )
+    with gr.Tab(I18N("chains")):
+        parts["chains"] = _wide_table("chains", "compare-chains", max_chars=80, pinned_columns=2)
+    with gr.Tab(I18N("warnings")):
+        parts["warnings"] = gr.Markdown(elem_id="warnings")
+    with gr.Tab(I18N("downloads")):
+        parts |= _downloads(csv=True)
+        parts["fixes"] = gr.CheckboxGroup(label=I18N("fixes"), visible=False, elem_id="fixes")
+        parts["dl_reprofile"] = gr.DownloadButton(
+            I18N("dl_reprofile"), visible=False, elem_id="dl-reprofile", size="sm"
         )
-    )
-    fixes.input(reprofile, [report_json, fixes], dl_reprofile, api_visibility="private")
+        parts["report_json"] = _report_json()
+    return parts
+
+
+def _report_json() -> gr.JSON:
+    """The shown report's JSON in a closed accordion."""
+    with gr.Accordion(I18N("report_json"), open=False):
+        return gr.JSON(label=I18N("report_json"), show_label=False)
+
+
+class Pool(TypedDict):
+    """The event settings of an analysis: the shared pool of analysis workers, and the API visibility."""
+
+    concurrency_limit: int
+    concurrency_id: str
+    api_visibility: Literal["public", "private", "undocumented"]
+
+
+def _pool(config: AppConfig, api_visibility: Literal["public", "private"] = "private") -> Pool:
+    """An analysis event's settings: it runs in the pool shared by every analysis (the setting's size)."""
+    return {
+        "concurrency_limit": config.concurrency,
+        "concurrency_id": "analysis",
+        "api_visibility": api_visibility,
+    }
+
+
+def _wire_compare(
+    config: AppConfig,
+    events: Events,
+    inputs: list[gr.components.Component],
+    run: gr.Button,
+    swap: gr.Button,
+    examples: list[gr.Examples],
+) -> None:
+    """The Compare tab's events, all private (the API is /diagnose): the run button, a change of an
+    input, a ticked fix, the swap button and a click on an example."""
+    results = events.results("pair")
+    parts, outputs = results.parts, results.outputs
+    slots = ("baseline", "target", "mindir", None, None, "after")  # rank and role hold no upload
+    _watch_inputs(events, zip(slots, inputs, strict=True), parts["verdict"], parts["notice"])
+    analysis = _pool(config)
+    run.click(None, None, None, js=SCROLL_TO_PROGRESS, queue=False, api_visibility="private")
+    _scroll_to_result(run.click(events.compare, inputs, outputs, api_name="compare", **analysis))
+    report_json, fixes = parts["report_json"], parts["fixes"]
+    fixes.input(reprofile, [report_json, fixes], parts["dl_reprofile"], api_visibility="private")
     # One click makes the other run the baseline and diagnoses again.
-    swap.click(events.swap, [report_json, baseline], role, queue=False, api_visibility="private").then(
-        events.swap_compare,
-        [*inputs, report_json],
-        outputs,
-        api_visibility="private",
-        concurrency_limit=config.concurrency,
-        concurrency_id="analysis",
+    swap.click(events.swap, [report_json, inputs[0]], inputs[4], queue=False, api_visibility="private").then(
+        events.swap_compare, [*inputs, report_json], outputs, **analysis
     )
     for example in examples:
         # Clicking an example fills the inputs, then diagnoses them in the same pool as the button.
-        example.load_input_event.then(
-            events.compare_example,
-            inputs,
-            outputs,
-            api_visibility="private",
-            concurrency_limit=config.concurrency,
-            concurrency_id="analysis",
-        )
-    return inputs, outputs
+        example.load_input_event.then(events.compare_example, inputs, outputs, **analysis)
 
 
 def _in_each_language(events: Events, make: Callable[[str], gr.Examples], elem_id: str) -> list[gr.Examples]:
@@ -1167,80 +1088,74 @@ def _pair_examples(events: Events, inputs: list[gr.File]) -> list[gr.Examples]:
     )
 
 
-def _inspect_tab(config: AppConfig, events: Events) -> list[gr.components.Component]:
-    """A MINDIR on its own: hygiene causes beside the fusion chains and the graph."""
+def _inspect_tab(config: AppConfig, events: Events) -> Wiring:
+    """A MINDIR on its own: hygiene causes beside the fusion chains and the graph; returns the
+    (inputs, outputs) of the inspect event."""
     mindir = without_stray_file(
         gr.File(label=I18N("mindir_required"), file_types=[".mindir"], elem_id="inspect-file", height=140)
     )
-    examples = []
-    if MODEL.is_file():
-        examples = _in_each_language(
-            events,
-            lambda lang: gr.Examples(
-                [[str(MODEL)]],
-                [mindir],
-                label=UI_TEXT[lang]["model_examples"],
-                example_labels=[UI_TEXT[lang][MODEL_LABEL_KEY]],
-            ),
-            "model-examples",
-        )
+    examples = _model_examples(events, mindir)
     run = gr.Button(I18N("inspect"), variant="primary", elem_id="run-inspect")
-    notice = gr.Markdown(elem_id="inspect-notice", visible=False)
-    verdict = gr.Markdown(elem_id="inspect-verdict", visible=False)
-    case = _case_parts("inspect-")
+    parts = {"notice": gr.Markdown(elem_id="inspect-notice", visible=False)}
+    parts["verdict"] = gr.Markdown(elem_id="inspect-verdict", visible=False)
+    parts |= _case_parts("inspect-")
     with gr.Row(equal_height=False, elem_id="inspect-results-row"):
         with gr.Column(scale=5, min_width=420, elem_id="inspect-causes-column"):
-            causes = gr.Markdown(elem_id="inspect-causes")
-            below_box, below = _below_threshold_box("inspect-below-threshold")
+            parts["causes"] = gr.Markdown(elem_id="inspect-causes")
+            parts["below_box"], parts["below"] = _below_threshold_box("inspect-below-threshold")
         with gr.Column(scale=6, min_width=480, elem_id="inspect-details-column"):
-            graph_md = gr.Markdown(elem_id="inspect-graph")
-            chains = _wide_table("chains", "inspect-chains", max_chars=80, pinned_columns=2, max_height=900)
-            plot = gr.Plot(
+            parts["graph"] = gr.Markdown(elem_id="inspect-graph")
+            parts["chains"] = _wide_table(
+                "chains", "inspect-chains", max_chars=80, pinned_columns=2, max_height=900
+            )
+            parts["plot_chains"] = gr.Plot(
                 label=I18N("plot_chains"), show_label=False, visible=False, elem_id="inspect-plot-chains"
             )
     with gr.Accordion(I18N("warnings"), open=True):
-        warnings_md = gr.Markdown(elem_id="inspect-warnings")
-    downloads = _downloads(csv=False)
-    with gr.Accordion(I18N("report_json"), open=False):
-        report_json = gr.JSON(label=I18N("report_json"), show_label=False)
-    parts = {
-        "verdict": verdict,
-        "causes": causes,
-        "below_box": below_box,
-        "below": below,
-        "warnings": warnings_md,
-        "graph": graph_md,
-        "chains": chains,
-        "plot_chains": plot,
-        **downloads,
-        **case,
-        "notice": notice,
-        "report_json": report_json,
-    }
+        parts["warnings"] = gr.Markdown(elem_id="inspect-warnings")
+    parts |= _downloads(csv=False)
+    parts["report_json"] = _report_json()
     events.inspect_results = Results(INSPECT_OUTPUTS, parts)
     outputs = events.inspect_results.outputs
-    _watch_inputs(events, [(INSPECT_SLOTS[0], mindir)], verdict, notice)
+    _watch_inputs(events, [(INSPECT_SLOTS[0], mindir)], parts["verdict"], parts["notice"])
     run.click(None, None, None, js=SCROLL_TO_PROGRESS, queue=False, api_visibility="private")
-    _scroll_to_result(
-        run.click(
-            events.inspect,
-            [mindir],
-            outputs,
-            api_name="inspect",
-            concurrency_limit=config.concurrency,
-            concurrency_id="analysis",
-        )
-    )
+    _scroll_to_result(run.click(events.inspect, [mindir], outputs, api_name="inspect", **_pool(config)))
     for example in examples:  # clicking the example model inspects it
-        example.load_input_event.then(
-            events.inspect_example,
+        example.load_input_event.then(events.inspect_example, [mindir], outputs, **_pool(config))
+    return [mindir], outputs
+
+
+def _model_examples(events: Events, mindir: gr.File) -> list[gr.Examples]:
+    """The bundled model as a clickable example, labelled in one language each (none when absent)."""
+    if not MODEL.is_file():
+        return []
+    return _in_each_language(
+        events,
+        lambda lang: gr.Examples(
+            [[str(MODEL)]],
             [mindir],
-            outputs,
-            api_visibility="private",
-            concurrency_limit=config.concurrency,
-            concurrency_id="analysis",
-        )
-    return outputs
+            label=UI_TEXT[lang]["model_examples"],
+            example_labels=[UI_TEXT[lang][MODEL_LABEL_KEY]],
+        ),
+        "model-examples",
+    )
+
+
+def _api(config: AppConfig, events: Events, inputs: Mapping[str, list[gr.components.Component]]) -> None:
+    """The named API endpoints (the UI's events are private), by name with the tab inputs they take:
+    `/diagnose` (the Compare tab's), `/inspect_model` (the Inspect tab's model), `/compare_outputs` (the
+    outputs tab's dumps) and `/case` (a case id), each with the report's language, each returning only
+    the report document and its download files. Their extra inputs and outputs sit in a column no page
+    shows."""
+    with gr.Column(visible=False, elem_id="api-only"):
+        lang = gr.Dropdown(list(LANGS), value=LANGS[0], label="lang")
+        case_id = gr.Textbox(label="case_id")
+        report = gr.JSON(label="report")
+        files = gr.File(label="files", file_count="multiple")
+    public = _pool(config, "public")
+    for name in ("diagnose", "inspect_model", "compare_outputs"):
+        gr.on([], getattr(events, name), [*inputs[name], lang], [report, files], api_name=name, **public)
+    gr.on([], events.case, [case_id, lang], [report, files], api_name="case", api_visibility="public")
 
 
 def _watch_inputs(
@@ -1350,7 +1265,8 @@ def _triage_tab(events: Events, opened: list[gr.components.Component]) -> gr.Tab
     changed = [form["message"], table, groups]
     form["save"].click(events.triage_update, [*picked, *filters], changed, api_name="triage_update")
     form["delete"].click(events.triage_delete, [form["case_id"], *filters], changed, api_name="triage_delete")
-    _scroll_to_result(form["open"].click(events.open_case, [form["case_id"]], opened, api_name="open_case"))
+    opening = form["open"].click(events.open_case, [form["case_id"]], opened, api_visibility="private")
+    _scroll_to_result(opening)  # the API's reopening is /case
     form["attach"].click(
         events.triage_attach, [form["case_id"], form["after"], *filters], changed, api_name="triage_attach"
     )
@@ -1370,29 +1286,44 @@ def build_demo(config: AppConfig | None = None, example: str | None = None) -> g
             with gr.Tab(I18N("tab_compare"), id="compare"):
                 inputs, outputs = _compare_tab(config, preload, events)
             with gr.Tab(I18N("tab_inspect"), id="inspect"):
-                inspect_outs = _inspect_tab(config, events)
+                inspect_ins, inspect_outs = _inspect_tab(config, events)
             with gr.Tab(I18N("tab_outputs"), id="outputs"):
-                outputs_tab(I18N, events.language, events.uploads)
+                outputs_ins = outputs_tab(I18N, events.language, events.uploads)
             with gr.Tab(I18N("tab_rules"), id="rules"):
-                rules_query, rules_catalog = _rules_tab()
+                rules = _rules_tab()
             events.tabs = tabs
             opened = [tabs, *outputs, *inspect_outs]
             triage_tab = _triage_tab(events, opened) if config.triage_enabled else None
-        demo.load(events.start_session, None, None, queue=False, api_visibility="private")
-        demo.unload(events.end_session)
-        demo.load(show_help, None, events.help, queue=False, api_visibility="private")
-        boxes = [box for _, box in events.language_boxes] + [events.language]
-        demo.load(events.show_language, None, boxes, queue=False, api_visibility="private")
-        demo.load(search_rules, rules_query, rules_catalog, queue=False, api_visibility="private")
-        _scroll_to_result(demo.load(events.open_linked_case, None, opened, api_visibility="private"))
-        if triage_tab is not None and config.staff:
-            demo.load(events.show_triage, None, triage_tab, api_visibility="private")
+        _api(
+            config, events, {"diagnose": inputs, "inspect_model": inspect_ins, "compare_outputs": outputs_ins}
+        )
+        _on_load(demo, events, rules, opened, triage_tab)
         if preload is not None:
             demo.load(events.compare, inputs, outputs, api_visibility="private")
     demo.queue(default_concurrency_limit=config.concurrency, max_size=config.queue_size)
     _keep_example_files(demo, events.uploads)
     LEDGERS[demo] = events.uploads
     return demo
+
+
+def _on_load(
+    demo: gr.Blocks,
+    events: Events,
+    rules: tuple[gr.Textbox, gr.Markdown],
+    opened: list[gr.components.Component],
+    triage_tab: gr.Tab | None,
+) -> None:
+    """What a page does when it opens (and closes): its session holds uploads, the help, the language,
+    the rule catalog and the triage tab follow the viewer, and a `?case=` link reopens its case."""
+    demo.load(events.start_session, None, None, queue=False, api_visibility="private")
+    demo.unload(events.end_session)
+    demo.load(show_help, None, events.help, queue=False, api_visibility="private")
+    boxes = [box for _, box in events.language_boxes] + [events.language]
+    demo.load(events.show_language, None, boxes, queue=False, api_visibility="private")
+    demo.load(search_rules, rules[0], rules[1], queue=False, api_visibility="private")
+    _scroll_to_result(demo.load(events.open_linked_case, None, opened, api_visibility="private"))
+    if triage_tab is not None and events.config.staff:
+        demo.load(events.show_triage, None, triage_tab, api_visibility="private")
 
 
 def _keep_example_files(demo: gr.Blocks, uploads: UploadLedger) -> None:
@@ -1413,7 +1344,7 @@ def _keep_example_files(demo: gr.Blocks, uploads: UploadLedger) -> None:
     originals = [f for pair in available_pairs() for side in ("baseline", "target") for f in pair.files(side)]
     originals += [str(MODEL)] if MODEL.is_file() else []
     # The same call Gradio made for the examples: the same content-addressed path, touched.
-    uploads.pin_copies({save_file_to_cache(f, get_upload_folder()): f for f in originals})
+    uploads.pin_copies({cached_copy(f): f for f in originals})
 
 
 def launch_kwargs(config: AppConfig, demo: gr.Blocks) -> dict[str, Any]:

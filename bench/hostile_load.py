@@ -67,7 +67,7 @@ def upload_files(folder: Path, skip: tuple[str, ...] = ()) -> list[Any]:
 
 def compare_job(server: Server, baseline: list[Any], target: list[Any], after: Any = None) -> Any:
     """Submit one Compare request (with an after-the-fix run when `after` is given) from a new client."""
-    return local_client(server.url).submit(baseline, target, None, None, "auto", after, api_name="/compare")
+    return local_client(server.url).submit(baseline, target, None, None, "auto", after, api_name="/diagnose")
 
 
 def same_report(report: dict[str, Any], expected: dict[str, Any]) -> bool:
@@ -84,12 +84,12 @@ def memory(baseline: Path, target: Path, after: Path | None = None) -> dict[str,
         app_server(Path(scratch)) as server,
     ):
         pid = server.process.pid
-        idle = local_client(server.url).predict(handle_file(str(generate.MODEL)), api_name="/inspect")
-        assert idle[-1]["kind"] == "mindir"  # warm: every module the analysis imports is loaded
+        idle = local_client(server.url).predict(handle_file(str(generate.MODEL)), api_name="/inspect_model")
+        assert idle[0]["kind"] == "mindir"  # warm: every module the analysis imports is loaded
         before, started = status_mib(pid, "VmRSS"), time.monotonic()
         sides = (baseline, target) if after is None else (baseline, target, after)
         files = [upload_files(side, ("trace_view.json",)) for side in sides]
-        report = compare_job(server, *files).result(timeout=TIMEOUT_S)[-1]
+        report = compare_job(server, *files).result(timeout=TIMEOUT_S)[0]
         elapsed = time.monotonic() - started
         time.sleep(2)
         return {
@@ -141,7 +141,7 @@ def attack(users: int, size: int, data: Path = DATA) -> dict[str, Any]:
         def user() -> None:
             started = time.monotonic()
             try:
-                report = compare_job(server, *files).result(timeout=TIMEOUT_S)[-1]
+                report = compare_job(server, *files).result(timeout=TIMEOUT_S)[0]
                 ok, note = same_report(report, expected), ""
             except AppError as error:
                 ok, note = False, str(error)[:200]
@@ -160,7 +160,10 @@ def attack(users: int, size: int, data: Path = DATA) -> dict[str, Any]:
         threads = [
             threading.Thread(
                 target=attacker,
-                args=("call explosion", client.submit(handle_file(str(explosion)), api_name="/inspect")),
+                args=(
+                    "call explosion",
+                    client.submit(handle_file(str(explosion)), api_name="/inspect_model"),
+                ),
             ),
             threading.Thread(
                 target=attacker,
@@ -241,7 +244,7 @@ def joinbomb(runs: int) -> dict[str, Any]:
             timed(compare_job(server, *normal))
             alone.append(time.monotonic() - started)
         for _ in range(runs):
-            jobs = [client.submit(normal[0], [handle_file(str(b))], None, None, "auto", api_name="/compare")
+            jobs = [client.submit(normal[0], [handle_file(str(b))], None, None, "auto", api_name="/diagnose")
                     for b in bombs]  # fmt: skip
             started = time.monotonic()  # the two bombs and the normal request start at the same moment
             timed(compare_job(server, *normal))

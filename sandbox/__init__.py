@@ -5,3 +5,27 @@ Public API: `run_isolated`, `run_cancellable`, `Cancellation`, `kill_all_childre
 `IsolationError`, and the decoders `materialize`, `load_mindir`, `decode_database` (all in
 `sandbox.isolation`).
 """
+
+from sandbox.isolation import (
+    Cancellation,
+    IsolationError,
+    IsolationLimits,
+    decode_database,
+    kill_all_children,
+    load_mindir,
+    materialize,
+    run_cancellable,
+    run_isolated,
+)
+
+__all__ = [
+    "Cancellation",
+    "IsolationError",
+    "IsolationLimits",
+    "decode_database",
+    "kill_all_children",
+    "load_mindir",
+    "materialize",
+    "run_cancellable",
+    "run_isolated",
+]

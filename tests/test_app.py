@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 import time
 from pathlib import Path
 
@@ -15,16 +16,14 @@ from jsonschema import Draft202012Validator
 import app
 from doctor.config import AppConfig
 from doctor.schema import load_schema
-from tests.support.inputs import CPU, EXAMPLE, RESNET, files_of, free_port
+from tests.support.inputs import CPU, EXAMPLE, RESNET, ROOT, files_of, free_port
 from webapp.uploads import UploadRecorder
 
 pytestmark = pytest.mark.slow
 
-COMPARE_OUTPUTS = (
-    27  # 22 report parts, case banner and link, runs, baseline note, notice (the accordion is layout)
-)
-REPORT = -1  # the JSON report is the last output of both endpoints
+REPORT, FILES = 0, 1  # every named endpoint returns the report document, then its download files
 SCHEMA = Draft202012Validator(load_schema())
+REQUEST = type("Request", (), {"headers": {}})()  # a request without a browser page: English
 
 
 @pytest.fixture(scope="module")
@@ -36,54 +35,84 @@ def _files(folder: Path) -> list:
     return [handle_file(p) for p in files_of(folder)]
 
 
-def compare(client: Client, baseline: Path, target: Path, mindir: Path | None = None) -> tuple:
+def diagnose(client: Client, baseline: Path, target: Path, mindir: Path | None = None) -> tuple:
     return client.predict(
         _files(baseline),
         _files(target),
         handle_file(str(mindir)) if mindir else None,
         None,
         "auto",
-        api_name="/compare",
+        api_name="/diagnose",
     )
 
 
-def test_api_lists_compare_and_inspect_with_labelled_outputs(client):
-    api = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
-    assert {"/compare", "/inspect"} <= set(api)
-    assert len(api["/compare"]["returns"]) == COMPARE_OUTPUTS
-    assert [p["parameter_name"] for p in api["/compare"]["parameters"]] == [
-        "baseline",
-        "target",
-        "mindir",
-        "rank",
-        "role",
-        "after",
-    ]
-    assert not any(name.startswith("/keep_files") or name == "/search_rules" for name in api)
+def shown(baseline: Path, target: Path, mindir: Path | None = None, after: Path | None = None) -> dict:
+    """What the Compare tab shows of a pair, by result component (the UI's event, called in-process)."""
+    model = str(mindir) if mindir else None
+    later = files_of(after) if after else None
+    return app.compare(files_of(baseline), files_of(target), model, None, "auto", REQUEST, None, after=later)
 
 
-def test_compare_example_pair_with_mindir_returns_causes_chains_and_files(client):
-    result = compare(client, EXAMPLE / "baseline", EXAMPLE / "target", RESNET)
-    assert len(result) == COMPARE_OUTPUTS
+def test_the_api_is_the_named_endpoints_and_none_of_the_ui_events(client):
+    api = client.view_api(print_info=False, return_format="dict")
+    assert set(api["named_endpoints"]) == {"/diagnose", "/inspect_model", "/compare_outputs", "/case"}
+    assert api["unnamed_endpoints"] == {}
+    params = {
+        name: [p["parameter_name"] for p in e["parameters"]] for name, e in api["named_endpoints"].items()
+    }
+    assert params == {
+        "/diagnose": ["baseline", "target", "mindir", "rank", "role", "after", "lang"],
+        "/inspect_model": ["mindir", "lang"],
+        "/compare_outputs": ["baseline", "target", "mapping", "lang"],
+        "/case": ["case_id", "lang"],
+    }
+    for endpoint in api["named_endpoints"].values():
+        assert [r["label"] for r in endpoint["returns"]] == ["report", "files"]
+    with pytest.raises(ValueError, match="compare"):
+        client.predict([], [], None, None, "auto", api_name="/compare")  # the UI's event is private
+
+
+def test_diagnose_example_pair_with_mindir_returns_the_report_and_its_files(client):
+    result = diagnose(client, EXAMPLE / "baseline", EXAMPLE / "target", RESNET)
+    assert len(result) == 2
     report = result[REPORT]
     assert not list(SCHEMA.iter_errors(report))
     assert report["causes"][0]["id"] == "precision-mismatch"
     assert report["verdict"]["top_cause"] == "precision-mismatch"
     counts = {row["pattern"]: row["count"] for row in report["graph"]["chains"]["by_pattern"]}
     assert (counts["conv-bn-act"], counts["conv-bn-add-act"], counts["conv-bn"]) == (33, 16, 4)
-    verdict, causes = result[0], result[1]
-    assert verdict["visible"] is True and result[-2]["visible"] is False  # the verdict box, no notice
-    assert report["verdict"]["text"].split(";")[0] in verdict["value"].replace("\\", "")
-    assert "`precision-mismatch`" in causes and "```python" in causes
-    html_path, md_path, json_path, csv_path = (Path(p) for p in result[13:17])
+    html_path, md_path, json_path, csv_path = (Path(p) for p in result[FILES])
     assert html_path.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
     assert md_path.read_text(encoding="utf-8").startswith("# Perf Doctor report")
-    assert '"schema_version": "1.0"' in json_path.read_text(encoding="utf-8")
+    assert json.loads(json_path.read_text(encoding="utf-8")) == report  # the file is the document
     rows = list(csv.DictReader(csv_path.open(encoding="utf-8")))
     assert len(rows) == report["operators"]["total"]
+    assert report["case"]["id"] in html_path.name and report["case"]["link"].endswith(report["case"]["id"])
 
 
-def test_compare_with_an_after_run_shows_the_loop_and_offers_reprofile_py(client):
+def test_diagnose_in_chinese_and_an_unknown_language_refused(client):
+    result = client.predict(
+        [], _files(CPU / "infer_fp32_pynative"), None, None, "auto", None, "zh", api_name="/diagnose"
+    )
+    assert result[REPORT]["lang"] == "zh" and result[REPORT]["kind"] == "single"
+    with pytest.raises(AppError, match="fr"):
+        client.predict(
+            [], _files(CPU / "infer_fp32_pynative"), None, None, "auto", None, "fr", api_name="/diagnose"
+        )
+
+
+def test_the_compare_tab_shows_verdict_causes_and_files_of_the_report():
+    values = shown(EXAMPLE / "baseline", EXAMPLE / "target", RESNET)
+    report = values["report_json"]
+    verdict, causes = values["verdict"], values["causes"]
+    assert verdict.visible is True and values["notice"].visible is False  # the verdict box, no notice
+    assert report["verdict"]["text"].split(";")[0] in verdict.value.replace("\\", "")
+    assert "`precision-mismatch`" in causes and "```python" in causes
+    assert Path(values["dl_html"]).read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert '"schema_version": "1.0"' in Path(values["dl_json"]).read_text(encoding="utf-8")
+
+
+def test_diagnose_with_an_after_run_reports_the_loop_and_the_tab_offers_reprofile_py(client):
     result = client.predict(
         _files(CPU / "train_fp32_graph"),
         _files(CPU / "infer_fp32_pynative"),
@@ -91,37 +120,35 @@ def test_compare_with_an_after_run_shows_the_loop_and_offers_reprofile_py(client
         None,
         "auto",
         _files(CPU / "infer_fp32_graph"),
-        api_name="/compare",
+        api_name="/diagnose",
     )
-    assert len(result) == COMPARE_OUTPUTS
-    report = result[REPORT]
-    assert [(c["id"], c["status"]) for c in report["after"]["causes"]] == [
+    assert [(c["id"], c["status"]) for c in result[REPORT]["after"]["causes"]] == [
         ("execution-mode-mismatch", "resolved")
     ]
-    after_md, waterfall, fixes, script = result[17:21]
-    assert "After the fix" in after_md and "resolved" in after_md
-    assert waterfall is not None
-    assert fixes["value"] == ["execution-mode-mismatch"] and fixes["visible"] is True
-    assert [value for _, value in fixes["choices"]] == ["execution-mode-mismatch"]
-    text = Path(script["value"]).read_text(encoding="utf-8")
+    values = shown(CPU / "train_fp32_graph", CPU / "infer_fp32_pynative", after=CPU / "infer_fp32_graph")
+    assert "After the fix" in values["after"] and "resolved" in values["after"]
+    assert values["plot_waterfall"].value is not None
+    fixes = values["fixes"]
+    assert fixes.value == ["execution-mode-mismatch"] and fixes.visible is True
+    assert [value for _, value in fixes.choices] == ["execution-mode-mismatch"]
+    text = Path(values["dl_reprofile"].value["path"]).read_text(encoding="utf-8")
     assert "# ---- fix 1: execution-mode-mismatch" in text and "def build_net():" in text
 
 
-def test_compare_returns_tables_with_text_and_number_columns_only(client):
-    result = compare(client, EXAMPLE / "baseline", EXAMPLE / "target")
-    operators = result[4]
-    assert set(operators["datatype"]) <= {"str", "number"}
-    assert operators["value"]["headers"][0] == "operator"
-    assert len(operators["value"]["data"]) == result[REPORT]["operators"]["total"]
-    top_target = result[6]["value"]["data"]
-    assert [row[1] for row in top_target] == [r["operator"] for r in result[REPORT]["leaderboards"]["target"]]
-    plots = result[7:12]
-    assert [p["visible"] for p in plots] == [True, True, True, True, False]  # no model: no chain graph
+def test_the_compare_tab_shows_tables_with_text_and_number_columns_only():
+    values = shown(EXAMPLE / "baseline", EXAMPLE / "target")
+    report, operators = values["report_json"], values["operators"]
+    assert set(operators.datatype) <= {"str", "number"}
+    assert operators.value["headers"][0] == "operator"
+    assert len(operators.value["data"]) == report["operators"]["total"]
+    top_target = values["top_target"].value["data"]
+    assert [row[1] for row in top_target] == [r["operator"] for r in report["leaderboards"]["target"]]
+    plots = [values[f"plot_{key}"] for key in ("ops", "delta", "steps", "breakdown", "chains")]
+    assert [p.visible for p in plots] == [True, True, True, True, False]  # no model: no chain graph
 
 
-def test_inspect_endpoint_reports_resnet_chains(client):
-    result = client.predict(handle_file(str(RESNET)), api_name="/inspect")
-    report = result[REPORT]
+def test_inspect_model_endpoint_reports_resnet_chains(client):
+    report, files = client.predict(handle_file(str(RESNET)), api_name="/inspect_model")
     assert report["kind"] == "mindir" and not list(SCHEMA.iter_errors(report))
     assert report["graph"]["chains"]["by_pattern"][0] == {
         "pattern": "conv-bn-act",
@@ -129,11 +156,45 @@ def test_inspect_endpoint_reports_resnet_chains(client):
         "fusible": 33,
         "blocked": 0,
     }
-    assert result[6]["visible"] is True  # the chain graph
+    assert [Path(p).suffix for p in files] == [".html", ".md", ".json"]  # a model has no operator CSV
+    values = app.inspect(str(RESNET), REQUEST, None)
+    assert values["plot_chains"].visible is True  # the Inspect tab's chain graph
+
+
+def test_a_case_reopens_through_the_api_in_either_language(client):
+    report, _ = client.predict(handle_file(str(RESNET)), api_name="/inspect_model")
+    again, files = client.predict(report["case"]["id"], "zh", api_name="/case")
+    assert again["lang"] == "zh" and again["case"] == report["case"]
+    assert again["graph"]["chains"]["by_pattern"] == report["graph"]["chains"]["by_pattern"]
+    assert len(files) == 3
+    with pytest.raises(AppError, match="case"):
+        client.predict("no-such-case", "en", api_name="/case")
+
+
+def test_compare_outputs_endpoint_returns_the_outputs_section_and_its_files(client, tmp_path):
+    """The outputs tab's API: two zipped real dumps in, the section (first divergence) and its files out."""
+    import shutil
+
+    dumps = ROOT / "tests" / "fixtures" / "outputs"
+    archives = [shutil.make_archive(str(tmp_path / n), "zip", dumps, n) for n in ("reference", "bn_train")]
+    section, files = client.predict(
+        handle_file(archives[0]), handle_file(archives[1]), None, "zh", api_name="/compare_outputs"
+    )
+    assert [Path(p).suffix for p in files] == [".html", ".md", ".json", ".csv"]
+    assert json.loads(Path(files[2]).read_text(encoding="utf-8")) == section
+    assert "BatchNorm" in json.dumps(section) and "首个出现分歧的层" in Path(files[1]).read_text(
+        encoding="utf-8"
+    )
+    junk = tmp_path / "junk.zip"
+    junk.write_bytes(b"not a zip")
+    with pytest.raises(AppError, match=r"junk\.zip"):
+        client.predict(
+            handle_file(str(junk)), handle_file(str(junk)), None, "en", api_name="/compare_outputs"
+        )
 
 
 def test_single_profile_upload_is_diagnosed_alone(client):
-    result = client.predict([], _files(CPU / "infer_fp32_pynative"), None, None, "auto", api_name="/compare")
+    result = client.predict([], _files(CPU / "infer_fp32_pynative"), None, None, "auto", api_name="/diagnose")
     assert result[REPORT]["kind"] == "single"
 
 
@@ -142,22 +203,23 @@ def test_bad_inputs_come_back_as_one_clear_error(client, tmp_path):
     junk.write_text("not a profile", encoding="utf-8")
     with pytest.raises(AppError, match="none of the 1 files is a known profiler file"):
         client.predict([handle_file(str(junk))], _files(CPU / "infer_fp32_graph"), None, None, "auto",
-                       api_name="/compare")  # fmt: skip
+                       api_name="/diagnose")  # fmt: skip
     garbage = tmp_path / "garbage.mindir"
     garbage.write_bytes(b"\x08\x96\x01" * 500)
     with pytest.raises(AppError, match=r"garbage\.mindir"):
-        client.predict(handle_file(str(garbage)), api_name="/inspect")
+        client.predict(handle_file(str(garbage)), api_name="/inspect_model")
     with pytest.raises(AppError, match="nothing to diagnose"):
-        client.predict([], [], None, None, "auto", api_name="/compare")
+        client.predict([], [], None, None, "auto", api_name="/diagnose")
 
 
 def test_two_analyses_run_at_the_same_time(client):
     """The queue runs up to `concurrency` analyses in parallel: a second user is not blocked."""
     events = {fn.api_name: fn for fn in _demo_functions()}
     assert events["compare"].concurrency_limit >= 2
-    assert events["compare"].concurrency_id == events["inspect"].concurrency_id
+    pools = {events[name].concurrency_id for name in ("compare", "inspect", "diagnose", "inspect_model")}
+    assert pools == {"analysis"}  # the UI's events and the API's share one pool
     started = time.perf_counter()
-    jobs = [client.submit(handle_file(str(RESNET)), api_name="/inspect") for _ in range(2)]
+    jobs = [client.submit(handle_file(str(RESNET)), api_name="/inspect_model") for _ in range(2)]
     results = [job.result(timeout=120) for job in jobs]
     assert all(r[REPORT]["kind"] == "mindir" for r in results)
     assert time.perf_counter() - started < 60
@@ -165,7 +227,9 @@ def test_two_analyses_run_at_the_same_time(client):
 
 def _demo_functions() -> list:
     demo = app.build_demo(AppConfig())
-    return [fn for fn in demo.fns.values() if fn.api_name in ("compare", "inspect")]
+    return [
+        fn for fn in demo.fns.values() if fn.api_name in ("compare", "inspect", "diagnose", "inspect_model")
+    ]
 
 
 def test_launch_settings_suit_a_small_shared_machine():
@@ -226,7 +290,7 @@ def test_login_from_the_environment_protects_the_api():
         with pytest.raises(Exception, match=r"(?i)auth|login|401"):
             Client(url, verbose=False, analytics_enabled=False)
         logged_in = Client(url, auth=("alice", "wonderland"), verbose=False, analytics_enabled=False)
-        result = logged_in.predict(handle_file(str(RESNET)), api_name="/inspect")
+        result = logged_in.predict(handle_file(str(RESNET)), api_name="/inspect_model")
         assert result[REPORT]["kind"] == "mindir"
     finally:
         demo.close()
@@ -237,7 +301,7 @@ def test_uploads_above_max_file_size_are_refused():
     try:
         small = Client(url, verbose=False, analytics_enabled=False)
         with pytest.raises(ValueError, match=r"(?i)size"):
-            small.predict(handle_file(str(RESNET)), api_name="/inspect")  # 293 kB
+            small.predict(handle_file(str(RESNET)), api_name="/inspect_model")  # 293 kB
     finally:
         demo.close()
 
@@ -260,11 +324,10 @@ def test_handlers_only_delegate_to_the_facade(monkeypatch):
     assert seen["kwargs"]["lang"] == "zh"
     assert outputs["report_json"]["kind"] == "pair"
     assert set(outputs) == set(app.COMPARE_OUTPUTS)
-    assert len(app.COMPARE_OUTPUTS) == COMPARE_OUTPUTS + 1  # + the accordion, layout without an API value
 
 
 def test_results_key_values_by_component_and_refuse_a_missing_one():
-    """Handlers return {component: value}; the API order is the order of the output names."""
+    """Handlers return {component: value}; the event's order is the order of the output names."""
     with gr.Blocks():
         parts = {"verdict": gr.Markdown(), "report_json": gr.JSON()}
         results = app.Results(("report_json", "verdict"), parts)
@@ -279,7 +342,7 @@ def test_results_key_values_by_component_and_refuse_a_missing_one():
 
 def test_report_files_are_written_outside_the_repository(client, tmp_path):
     before = {p for p in Path(app.__file__).parent.iterdir()}
-    result = compare(client, EXAMPLE / "baseline", EXAMPLE / "target")
+    result = diagnose(client, EXAMPLE / "baseline", EXAMPLE / "target")
     assert result[REPORT]["kind"] == "pair"
     assert {p for p in Path(app.__file__).parent.iterdir()} == before
     assert not app.FILES.root.is_relative_to(Path(app.__file__).parent)
@@ -321,8 +384,8 @@ def test_a_rank_that_is_no_device_number_is_one_clear_error(app_url, rank):
     gradio_client refuses to send): one clear error, no Gradio traceback, no null message, no 309 digits."""
     import httpx
 
-    base = app_url.rstrip("/") + "/gradio_api/call/compare"
-    body = '{"data": [null, null, null, ' + rank + ', "auto", null]}'
+    base = app_url.rstrip("/") + "/gradio_api/call/diagnose"
+    body = '{"data": [null, null, null, ' + rank + ', "auto", null, "en"]}'
     event = httpx.post(base, content=body, headers={"Content-Type": "application/json"}, timeout=60).json()
     stream = httpx.get(f"{base}/{event['event_id']}", timeout=120).text
     assert "event: error" in stream, stream

@@ -38,8 +38,8 @@ def test_twenty_uploads_leave_no_file_in_the_upload_cache_but_the_served_downloa
         client = local_client(server.url)
         before = _files(cache)
         for _ in range(20):
-            result = client.predict(handle_file(str(generate.MODEL)), api_name="/inspect")
-            assert result[-1]["kind"] == "mindir"
+            report, _ = client.predict(handle_file(str(generate.MODEL)), api_name="/inspect_model")
+            assert report["kind"] == "mindir"
         new = _files(cache) - before
         assert [path.name for path in new if not DOWNLOAD.fullmatch(path.name)] == []
         assert len(new) == 20 * 3  # HTML, Markdown and JSON of each inspected model
@@ -51,8 +51,8 @@ def test_a_stopped_app_removes_its_reports_and_uploads(tmp_path: Path, stop: sig
         client = local_client(server.url)
         baseline = [handle_file(p) for p in files_of(CPU / "train_fp32_graph")]
         target = [handle_file(p) for p in files_of(CPU / "infer_fp32_graph")]
-        assert client.predict(baseline, target, None, None, "auto", api_name="/compare")[-1]["kind"] == "pair"
-        client.submit(handle_file(str(generate.MODEL)), api_name="/inspect")  # uploaded, maybe not analysed
+        assert client.predict(baseline, target, None, None, "auto", api_name="/diagnose")[0]["kind"] == "pair"
+        client.submit(handle_file(str(generate.MODEL)), api_name="/inspect_model")  # maybe not analysed
         assert any(DOWNLOAD.fullmatch(path.name) for path in _files(server.temp))
         server.process.send_signal(stop)
         try:

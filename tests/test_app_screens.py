@@ -24,6 +24,7 @@ from graph.loader import decode
 from tests.support.inputs import CPU, EXAMPLE, files_of
 from tests.support.language import chinese, english_sentences
 from webapp.examples import available_pairs
+from webapp.views import report_view
 
 
 def test_a_random_bytes_model_error_names_no_internal_type_and_the_inspect_button() -> None:
@@ -130,7 +131,7 @@ def test_the_chinese_html_report_has_chinese_table_headers() -> None:
 
 def test_chinese_warning_kinds_and_runs_cells() -> None:
     report = diagnose(EXAMPLE / "baseline", EXAMPLE / "target", lang="zh", isolate=False)
-    view = app.report_view(report)
+    view = report_view(report)
     kinds = re.findall(r"^- \*\*([^*]+)\*\*", view.warnings, flags=re.M)
     assert kinds and not [k for k in kinds if k in ("undecided", "limitation", "note", "model")], kinds
     cells = [str(v) for v in view.runs.frame.to_numpy().ravel()]

@@ -36,12 +36,13 @@ from gradio_client import Client, handle_file
 from gradio_client.exceptions import AppError
 
 from core.errors import InputError
-from doctor import diagnose, inspect_model
+from doctor import Report, diagnose, inspect_model
 from doctor.render import render
 from doctor.text import FORMULA_PREFIXES
 from tests.bad_inputs import generate
 from tests.bad_inputs.server import Server, app_server, local_client
 from tests.support.inputs import ROOT, files_of
+from webapp import present
 
 CORPUS = generate.CORPUS
 CASES = json.loads(generate.MANIFEST.read_text(encoding="utf-8"))["cases"]
@@ -207,11 +208,11 @@ def run_app(case: dict[str, Any], path: Path, client: Client) -> Outcome:
     """The web app's API through gradio_client, uploading a folder's files as the browser does."""
     try:
         if case["call"] == "inspect":
-            job = client.submit(handle_file(str(path)), api_name="/inspect")
+            job = client.submit(handle_file(str(path)), api_name="/inspect_model")
         else:
             baseline = [handle_file(p) for p in files_of(ROOT / case["baseline"])]
             target = [handle_file(p) for p in files_of(path)] if path.is_dir() else [handle_file(str(path))]
-            job = client.submit(baseline, target, None, None, "auto", api_name="/compare")
+            job = client.submit(baseline, target, None, None, "auto", api_name="/diagnose")
         result = job.result(timeout=TIMEOUT_S["app"])
     except AppError as error:
         message = str(error)  # as Gradio sends it: & < > escaped (it renders HTML), quotes as they are
@@ -225,17 +226,17 @@ def run_app(case: dict[str, Any], path: Path, client: Client) -> Outcome:
 
 
 def app_outcome(result: tuple[Any, ...]) -> Outcome:
-    """A report from the app's outputs: Markdown strings, and the downloaded HTML/Markdown/CSV files."""
-    outcome = Outcome("report", report=result[-1])
-    for value in result[:-1]:
-        if not isinstance(value, str) or not value:
-            continue
-        suffix = Path(value).suffix if len(value) < 4096 and os.path.isfile(value) else ""
+    """A report from the app's API (the document and its downloaded HTML/Markdown/CSV files), with the
+    Markdown the page shows of that report (the presenter, run here on the returned document)."""
+    report, files = result
+    outcome = Outcome("report", report=report)
+    for value in files:
+        suffix = Path(value).suffix
         if suffix in (".html", ".md", ".csv"):
             text = Path(value).read_text(encoding="utf-8")
             {".html": outcome.html, ".md": outcome.markdown, ".csv": outcome.csv}[suffix].append(text)
-        elif not suffix:
-            outcome.markdown.append(value)
+    shown = present(Report.from_dict(report))
+    outcome.markdown += [v for k, v in shown.items() if isinstance(v, str) and v and not k.startswith("dl_")]
     return outcome
 
 

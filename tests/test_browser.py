@@ -382,7 +382,7 @@ def test_a_case_link_shows_staff_notes_to_staff_only(browser: Browser, tmp_path:
     ann (staff) sees both."""
     from gradio_client import Client, handle_file
 
-    from app import INSPECT_OUTPUTS, build_demo, launch_kwargs
+    from app import build_demo, launch_kwargs
     from doctor.config import AppConfig
 
     env = {"PERF_DOCTOR_USERS": "ann:pw-ann,bob:pw-bob", "PERF_DOCTOR_STAFF": "ann"}
@@ -399,10 +399,8 @@ def test_a_case_link_shows_staff_notes_to_staff_only(browser: Browser, tmp_path:
     model.write_bytes((MINDIR / "conv_bn_relu_eval.mindir").read_bytes())
     try:
         bob = Client(url, auth=("bob", "pw-bob"), verbose=False, analytics_enabled=False)
-        outputs = [name for name in INSPECT_OUTPUTS if name != "below_box"]  # the accordion has no value
-        result = bob.predict(handle_file(str(model)), api_name="/inspect")
-        link = result[outputs.index("case_link") - len(outputs)]["value"]
-        case_id = link.rsplit("=", 1)[1]
+        report, _ = bob.predict(handle_file(str(model)), api_name="/inspect_model")
+        case_id = report["case"]["id"]
         ann = Client(url, auth=("ann", "pw-ann"), verbose=False, analytics_enabled=False)
         ann.predict(case_id, "answered", "Customer: ACME", "", "", "", 200, api_name="/triage_update")
         for user, password, sees_note in (("bob", "pw-bob", False), ("ann", "pw-ann", True)):

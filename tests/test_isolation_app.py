@@ -51,7 +51,7 @@ def _pair(client: Client, baseline: Path, target: Path | list[str]) -> object:
         None,
         None,
         "auto",
-        api_name="/compare",
+        api_name="/diagnose",
     )
 
 
@@ -68,11 +68,11 @@ def test_hostile_uploads_do_not_disturb_another_users_diagnosis(server: Server, 
     memory_before = server.peak_memory_kib()
 
     attacker, victim = _client(server), _client(server)
-    model_job = attacker.submit(handle_file(str(huge)), api_name="/inspect")
+    model_job = attacker.submit(handle_file(str(huge)), api_name="/inspect_model")
     bomb_job = _pair(attacker, CPU / "train_fp32_graph", generate.CORPUS / "zip_bomb.zip")
     normal_job = _pair(victim, CPU / "train_fp32_graph", CPU / "infer_fp32_graph_batch32")
 
-    report = normal_job.result(timeout=TIMEOUT_S)[-1]
+    report = normal_job.result(timeout=TIMEOUT_S)[0]
     assert [c["id"] for c in report["causes"]] == [c["id"] for c in expected.data["causes"]]
     assert json.dumps(report["timing"], sort_keys=True) == json.dumps(
         expected.to_dict()["timing"], sort_keys=True
@@ -84,8 +84,8 @@ def test_hostile_uploads_do_not_disturb_another_users_diagnosis(server: Server, 
     assert server.alive()
     grown_mib = (server.peak_memory_kib() - memory_before) / 1024
     assert grown_mib < MEMORY_MB / 2, f"the server grew by {grown_mib:.0f} MiB: the model was decoded in it"
-    again = _client(server).predict(handle_file(str(generate.MODEL)), api_name="/inspect")
-    assert again[-1]["kind"] == "mindir"
+    again = _client(server).predict(handle_file(str(generate.MODEL)), api_name="/inspect_model")
+    assert again[0]["kind"] == "mindir"
 
 
 def _children(pid: int) -> list[int]:
@@ -100,7 +100,7 @@ def test_cancelling_a_request_kills_its_isolated_decoder(server: Server) -> None
     """The call explosion keeps its decoder busy for many seconds; cancelling the job ends the child at
     once, the server does not wait for it and still answers."""
     model = generate.CORPUS / "mindir_call_explosion.mindir"
-    job = _client(server).submit(handle_file(str(model)), api_name="/inspect")
+    job = _client(server).submit(handle_file(str(model)), api_name="/inspect_model")
     deadline = time.monotonic() + 60
     while not _children(server.process.pid) and time.monotonic() < deadline:
         time.sleep(0.1)

@@ -91,7 +91,7 @@ def _submit(client: Client, user: User) -> Any:
     """One compare job: the baseline folder's files and the target archive."""
     baseline = [handle_file(p) for p in files_of(user.baseline)]
     return client.submit(
-        baseline, [handle_file(str(user.target_zip))], None, None, "auto", api_name="/compare"
+        baseline, [handle_file(str(user.target_zip))], None, None, "auto", api_name="/diagnose"
     )
 
 
@@ -101,7 +101,7 @@ def _session(server: Server, user: User, start: threading.Barrier) -> None:
     start.wait(timeout=TIMEOUT_S)
     for _ in range(ROUNDS):
         began = time.perf_counter()
-        user.reports.append(_submit(client, user).result(timeout=TIMEOUT_S)[-1])
+        user.reports.append(_submit(client, user).result(timeout=TIMEOUT_S)[0])
         user.latencies.append(time.perf_counter() - began)
 
 
@@ -116,7 +116,7 @@ def _alone(server: Server, user: User) -> float:
     client = local_client(server.url)
     for _ in range(2):
         began = time.perf_counter()
-        report = _submit(client, user).result(timeout=TIMEOUT_S)[-1]
+        report = _submit(client, user).result(timeout=TIMEOUT_S)[0]
         assert json.loads(fingerprint(report)) == user.expected
     return time.perf_counter() - began
 
@@ -165,7 +165,7 @@ def test_a_flood_beyond_the_queue_is_told_the_queue_is_full(
         served, refused = 0, []
         for job, user in zip(jobs, picks, strict=True):
             try:
-                report = job.result(timeout=TIMEOUT_S)[-1]
+                report = job.result(timeout=TIMEOUT_S)[0]
             except QueueError as error:
                 refused.append(str(error))
                 continue

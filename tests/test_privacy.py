@@ -49,9 +49,9 @@ def diagnose_marked(server: Server, folder: Path) -> dict:
     client = local_client(server.url)
     baseline = [handle_file(p) for p in files_of(CPU / "train_amp_o2_graph")]
     result = client.predict(
-        baseline, [handle_file(str(marked_archive(folder)))], None, None, "auto", api_name="/compare"
+        baseline, [handle_file(str(marked_archive(folder)))], None, None, "auto", api_name="/diagnose"
     )
-    return result[-1]
+    return result[0]
 
 
 @pytest.fixture(scope="module")
@@ -162,8 +162,8 @@ def test_a_diagnosis_through_the_app_opens_no_outbound_connection(monkeypatch, t
         client = local_client(url)
         baseline = [handle_file(p) for p in files_of(CPU / "train_amp_o2_graph")]
         report = client.predict(
-            baseline, [handle_file(str(marked_archive(tmp_path)))], None, None, "auto", api_name="/compare"
-        )[-1]
+            baseline, [handle_file(str(marked_archive(tmp_path)))], None, None, "auto", api_name="/diagnose"
+        )[0]
         assert report["kind"] == "pair"
     finally:
         demo.close()

@@ -67,3 +67,59 @@ def test_a_diagnosis_loads_the_report_model_it_needs() -> None:
         "assert r.document.kind == 'pair'"
     )
     assert {"pydantic", "doctor.model", "doctor.build"} <= _modules_after(statement)
+
+
+def test_the_app_contract_resolves_submodules_and_re_exports() -> None:
+    """tools/import_contracts (the lint-imports contract on app.py): `from p import m` is the submodule
+    p.m unless p's __init__ re-exports a name m (webapp's outputs_tab function), and an installed
+    package's submodules count as modules too."""
+    from tools.import_contracts import imported_modules, matches
+
+    source = (
+        "import os\nfrom doctor.config import AppConfig\nfrom webapp import outputs_tab, present\n"
+        "from desk import cases\nfrom gradio import route_utils\nfrom doctor import Report\n"
+    )
+    found = imported_modules(
+        source, {"doctor", "doctor.config", "webapp", "webapp.outputs_tab", "desk.cases"}
+    )
+    assert [module for module, _ in found] == [
+        "os", "doctor.config", "webapp", "webapp", "desk.cases", "gradio.route_utils", "doctor",
+    ]  # fmt: skip
+    forbidden = {"doctor.*", "desk.*", "gradio.*", "gradio_client"}
+    assert [m for m, _ in found if matches(m, forbidden)] == [
+        "doctor.config",
+        "desk.cases",
+        "gradio.route_utils",
+    ]
+    assert not matches("gradio_client_extra", forbidden) and matches("gradio_client", forbidden)
+
+
+def test_app_py_imports_only_public_apis() -> None:
+    """The same check lint-imports runs, on the real app.py."""
+    from tools.import_contracts import imported_modules, matches
+
+    source = (ROOT / "app.py").read_text(encoding="utf-8")
+    packages = (
+        "cli",
+        "webapp",
+        "desk",
+        "doctor",
+        "sandbox",
+        "outputs",
+        "knowledge",
+        "graph",
+        "diagnosis",
+        "core",
+    )
+    forbidden = {f"{p}.*" for p in packages} | {"gradio.*", "gradio_client", "gradio_client.*"}
+    found = imported_modules(source, set())
+    assert not [m for m, _ in found if matches(m, forbidden)]
+    assert {"webapp", "doctor", "desk", "sandbox", "gradio"} <= {m for m, _ in found}
+
+
+@pytest.mark.parametrize("package", ("doctor", "desk", "sandbox", "webapp"))
+def test_every_name_the_app_imports_resolves(package: str) -> None:
+    """The upper packages' public APIs (app.py imports only these): every exported name resolves."""
+    module = importlib.import_module(package)
+    assert [name for name in module.__all__ if getattr(module, name, None) is None] == []
+    assert len(module.__all__) == len(set(module.__all__))

@@ -72,7 +72,7 @@ def test_a_big_analysis_blocks_neither_the_page_nor_a_second_user(tmp_path: Path
         first, second = local_client(server.url), local_client(server.url)
         began = time.perf_counter()
         big = first.submit([handle_file(str(baseline))], [handle_file(str(target))], None, None, "auto",
-                           api_name="/compare")  # fmt: skip
+                           api_name="/diagnose")  # fmt: skip
         deadline = time.monotonic() + 120
         while big.status().code not in (Status.PROCESSING, Status.PROGRESS) and not big.done():
             assert time.monotonic() < deadline, "the big analysis never started"
@@ -91,10 +91,10 @@ def test_a_big_analysis_blocks_neither_the_page_nor_a_second_user(tmp_path: Path
         prober.start()
         small_began = time.perf_counter()
         small_report = second.predict([handle_file(str(small[0]))], [handle_file(str(small[1]))], None,
-                                      None, "auto", api_name="/compare")[-1]  # fmt: skip
+                                      None, "auto", api_name="/diagnose")[0]  # fmt: skip
         small_done = time.perf_counter()
         big_busy_when_small_done = not big.done()
-        big_report = big.result(timeout=300)[-1]
+        big_report = big.result(timeout=300)[0]
         big_done = time.perf_counter()
         stop.set()
         prober.join(timeout=35)

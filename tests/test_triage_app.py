@@ -11,23 +11,14 @@ from gradio_client import Client, handle_file
 from gradio_client.exceptions import AppError
 
 import app
+from desk import CaseBook, triage_view
 from desk.cases import SqliteCaseStore
 from doctor.config import AppConfig
 from tests.support.inputs import CPU, MINDIR, XSS, files_of, free_port
 
 pytestmark = pytest.mark.slow
 
-REPORT = -1  # the JSON report is the last output of /compare and /inspect
-
-
-def _from_end(outputs: tuple[str, ...], name: str) -> int:
-    """The negative index of one result among an endpoint's API values (the accordion has none)."""
-    names = [n for n in outputs if n != "below_box"]
-    return names.index(name) - len(names)
-
-
-C_LINK = _from_end(app.COMPARE_OUTPUTS, "case_link")
-I_LINK, I_BANNER = _from_end(app.INSPECT_OUTPUTS, "case_link"), _from_end(app.INSPECT_OUTPUTS, "case_info")
+REPORT, FILES = 0, 1  # what /diagnose, /inspect_model and /case return
 MODEL = MINDIR / "conv_bn_relu_eval.mindir"
 
 
@@ -69,12 +60,10 @@ def cases(client: Client) -> dict[str, str]:
             None,
             None,
             "auto",
-            api_name="/compare",
+            api_name="/diagnose",
         )
-        found[name] = result[C_LINK]["value"].rsplit("case=", 1)[1]
-    found["model"] = client.predict(handle_file(str(MODEL)), api_name="/inspect")[I_LINK]["value"].rsplit(
-        "=", 1
-    )[1]
+        found[name] = result[REPORT]["case"]["id"]
+    found["model"] = client.predict(handle_file(str(MODEL)), api_name="/inspect_model")[REPORT]["case"]["id"]
     return found
 
 
@@ -91,14 +80,24 @@ def listing(client: Client, cause: str = "", severity: str = "", status: str = "
 
 def test_every_diagnosis_gets_a_case_and_a_link_that_reopens_it(client, triage_app):
     url, db = triage_app
-    result = client.predict(handle_file(str(MODEL)), api_name="/inspect")
-    case_id = result[I_LINK]["value"].rsplit("case=", 1)[1]
-    assert result[I_LINK]["value"] == f"{url.rstrip('/')}/?case={case_id}"
-    assert result[I_BANNER] == f"Case `{case_id}` saved: the link below reopens this report for 30 days."
-    assert SqliteCaseStore(db).get(case_id).report == result[REPORT]
-    opened = client.predict(case_id, api_name="/open_case")
-    assert opened[REPORT] == result[REPORT] and opened[I_LINK]["value"] == result[I_LINK]["value"]
-    assert opened[I_BANNER].startswith(f"Case `{case_id}` of ") and "status: new" in opened[I_BANNER]
+    report, files = client.predict(handle_file(str(MODEL)), api_name="/inspect_model")
+    case_id = report["case"]["id"]
+    assert report["case"]["link"] == f"{url.rstrip('/')}/?case={case_id}"
+    assert all(case_id in Path(path).name for path in files)  # the downloads are named after the case
+    assert SqliteCaseStore(db).get(case_id).report == {k: v for k, v in report.items() if k != "case"}
+    opened, _ = client.predict(case_id, "en", api_name="/case")
+    assert opened == report
+
+
+def test_the_page_shows_the_case_banner_and_link(triage_app):
+    """The Inspect tab's handler, in-process on the same case store: the banner and the link box."""
+    _, db = triage_app
+    book = CaseBook.from_config(AppConfig(triage="on", case_db=str(db)))
+    values = app.inspect(str(MODEL), type("Request", (), {"headers": {}})(), None, cases=book)
+    banner, link = values["case_info"], values["case_link"].value
+    case_id = link.rsplit("case=", 1)[1]
+    assert banner == f"Case `{case_id}` saved: the link below reopens this report for 30 days."
+    assert values["case_link"].visible is True
 
 
 def test_triage_list_shows_recent_cases_with_their_columns_and_groups(client, cases):
@@ -146,20 +145,19 @@ def test_staff_set_status_and_note_and_filter_by_status(client, cases):
 
 
 def test_a_deleted_case_is_gone_for_its_link_too(client, triage_app):
-    result = client.predict(handle_file(str(MODEL)), api_name="/inspect")
-    case_id = result[I_LINK]["value"].rsplit("=", 1)[1]
+    case_id = client.predict(handle_file(str(MODEL)), api_name="/inspect_model")[REPORT]["case"]["id"]
     message, table, _ = client.predict(case_id, "", "", "", 200, api_name="/triage_delete")
     assert message == f"Case `{case_id}` deleted."
     assert case_id not in {row["case"] for row in _rows(table)}
     with pytest.raises(AppError, match="no case has this id"):
-        client.predict(case_id, api_name="/open_case")
+        client.predict(case_id, "en", api_name="/case")
 
 
 def test_malformed_and_unknown_ids_are_one_clear_message(client):
     for bad, problem in [(XSS, "this is not a case id"), ("", "no case id was given"),
                          ("A" * 22, "no case has this id")]:  # fmt: skip
         with pytest.raises(AppError, match=problem):
-            client.predict(bad, api_name="/open_case")
+            client.predict(bad, "en", api_name="/case")
         with pytest.raises(AppError, match=problem):
             client.predict(bad, "answered", "", "", "", "", 200, api_name="/triage_update")
 
@@ -169,8 +167,8 @@ def test_the_public_app_has_no_case_list(app_url):
     api = Client(app_url, verbose=False, analytics_enabled=False).view_api(
         print_info=False, return_format="dict"
     )["named_endpoints"]
-    assert {"/compare", "/inspect"} <= set(api)
-    assert not {"/triage_list", "/triage_update", "/triage_delete", "/open_case"} & set(api)
+    assert set(api) == {"/diagnose", "/inspect_model", "/compare_outputs", "/case"}  # a case link: anyone
+    assert not {"/triage_list", "/triage_update", "/triage_delete", "/triage_attach"} & set(api)
 
 
 def test_only_staff_users_may_triage(tmp_path):
@@ -213,24 +211,25 @@ def test_a_case_with_kept_uploads_receives_its_after_run_in_the_triage_tab(tmp_p
             None,
             None,
             "auto",
-            api_name="/compare",
+            api_name="/diagnose",
         )
-        case_id = result[C_LINK]["value"].rsplit("case=", 1)[1]
+        case_id = result[REPORT]["case"]["id"]
         after = [handle_file(str(_zipped(CPU / "infer_fp32_graph", tmp_path)))]
         message, table, _ = client.predict(case_id, after, "", "", "", 200, api_name="/triage_attach")
         assert f"Case `{case_id}` received its after run" in message and "execution-mode-mismatch" in message
         row = next(r for r in _rows(table) if r["case"] == case_id)
         assert (row["resolved"], row["remaining"]) == ("execution-mode-mismatch", "")
         assert row["gain_ms"] > row["predicted_gain_ms"] > 0
-        opened = client.predict(case_id, api_name="/open_case")
-        compared = opened[len(result) - 1]  # the Compare tab's values come first (the tab has no API value)
-        assert compared["after"]["causes"][0]["status"] == "resolved"
+        opened, _ = client.predict(case_id, "en", api_name="/case")
+        assert opened["after"]["causes"][0]["status"] == "resolved"
     finally:
         demo.close()
 
 
 def test_staff_notes_and_status_reach_staff_only(tmp_path):
-    """Issue 33 item 4: a user who is not staff opens a case link: the banner has no status and no note."""
+    """Issue 33 item 4: a user who is not staff opens a case link: the banner has no status and no note
+    (the page's banner, as the app's open_case makes it for the logged-in user; tests/test_browser.py
+    shows it in the page)."""
     env = {"PERF_DOCTOR_USERS": "ann:pw-ann,bob:pw-bob", "PERF_DOCTOR_STAFF": "ann"}
     config = AppConfig.from_env({**env, "PERF_DOCTOR_CASE_DB": str(tmp_path / "cases.sqlite3")})
     model = tmp_path / "notes_model.mindir"  # its own upload: another app of this module removed its copy
@@ -239,13 +238,17 @@ def test_staff_notes_and_status_reach_staff_only(tmp_path):
     try:
         user = Client(url, auth=("bob", "pw-bob"), verbose=False, analytics_enabled=False)
         staff = Client(url, auth=("ann", "pw-ann"), verbose=False, analytics_enabled=False)
-        case_id = user.predict(handle_file(str(model)), api_name="/inspect")[I_LINK]["value"].rsplit("=", 1)[
-            1
-        ]
+        case_id = user.predict(handle_file(str(model)), api_name="/inspect_model")[REPORT]["case"]["id"]
         staff.predict(case_id, "answered", "Customer: ACME", "", "", "", 200, api_name="/triage_update")
-        seen_by_staff = staff.predict(case_id, api_name="/open_case")[I_BANNER]
+        book = CaseBook.from_config(config)
+
+        def banner(username: str) -> str:
+            staff = config.may_triage(username)
+            return triage_view.reopen_case(book, case_id, "en", None, staff=staff)[1]
+
+        seen_by_staff = banner("ann")
         assert "status: answered" in seen_by_staff and "Customer: ACME" in seen_by_staff
-        seen_by_user = user.predict(case_id, api_name="/open_case")[I_BANNER]
+        seen_by_user = banner("bob")
         assert seen_by_user.startswith(f"Case `{case_id}` of ")
         assert "ACME" not in seen_by_user and "answered" not in seen_by_user and "status" not in seen_by_user
     finally:

@@ -14,7 +14,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from doctor.render import SUFFIXES, render
@@ -87,6 +87,14 @@ class ReportFiles:
         path = folder / SCRIPT_NAME
         path.write_text(script, encoding="utf-8")
         return path
+
+    def write_texts(self, texts: Mapping[str, str]) -> list[Path]:
+        """Texts by file name into a fresh sub-folder (the outputs report's downloads); their paths."""
+        self.prune()
+        folder = Path(tempfile.mkdtemp(prefix="outputs-", dir=self.root))
+        for name, text in texts.items():
+            (folder / name).write_text(text, encoding="utf-8")
+        return [folder / name for name in texts]
 
     def prune(self, now: float | None = None) -> int:
         """Remove report folders older than max_age_s; returns how many were removed."""

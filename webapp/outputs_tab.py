@@ -7,6 +7,8 @@ holds its files while it runs, and the last holder deletes them from Gradio's up
 
 from __future__ import annotations
 
+import html
+import json
 from typing import Any
 
 import gradio as gr
@@ -14,6 +16,7 @@ import gradio as gr
 from core import InputError, error_line, in_lang, say
 from doctor.i18n import LANGUAGE_NAMES
 from doctor.outputs_report import compare_outputs, depth_figure, render_outputs
+from webapp.present import FILES
 from webapp.uploads import UploadLedger, given_paths, holding
 
 ARCHIVES = [".zip", ".tar", ".gz", ".tgz", ".json", ".csv"]
@@ -24,7 +27,8 @@ def outputs_tab(
     label: Any, language: gr.components.Component | None = None, uploads: UploadLedger | None = None
 ) -> list[gr.components.Component]:
     """The tab's components (inside an open gr.Tab); `label` is the app's gr.I18n, `language` its switch,
-    `uploads` the app's upload ledger (None: uploads are left to Gradio's cache sweep)."""
+    `uploads` the app's upload ledger (None: uploads are left to Gradio's cache sweep). Returns its
+    inputs (baseline, target, mapping), which the app's `/compare_outputs` API takes too."""
     gr.Markdown(label("outputs_intro"))
     with gr.Row():
         baseline = gr.File(label=label("outputs_baseline"), file_types=ARCHIVES, elem_id="outputs-baseline")
@@ -50,7 +54,7 @@ def outputs_tab(
                 _holder(uploads, slot), component, None, queue=False, api_visibility="private",
                 show_progress="hidden",
             )  # fmt: skip
-    return [report, plot]
+    return [baseline, target, mapping]
 
 
 def _holder(uploads: UploadLedger, slot: str) -> Any:
@@ -87,6 +91,30 @@ def run_outputs(
     return gr.Markdown(render_outputs(result, "md")), gr.Plot(
         depth_figure(result.section, lang), visible=True
     )
+
+
+def outputs_api(
+    baseline: Any, target: Any, mapping: Any, lang: str, *, uploads: UploadLedger | None = None
+) -> tuple[dict[str, Any], list[str]]:
+    """The `/compare_outputs` API: the outputs section (JSON) of two dumps and its HTML, Markdown, JSON
+    and CSV files; bad input is one escaped gr.Error line."""
+    if not baseline or not target:
+        raise gr.Error(
+            html.escape(in_lang(say("outputs.need-two"), lang), quote=False), print_exception=False
+        )
+    slots = dict(zip(SLOTS, (_path(baseline), _path(target), _path(mapping)), strict=True))
+    try:
+        with holding(uploads, None, slots):
+            result = compare_outputs(slots[SLOTS[0]], slots[SLOTS[1]], mapping=slots[SLOTS[2]], lang=lang)
+    except InputError as error:
+        raise gr.Error(
+            html.escape(in_lang(error_line(error), lang), quote=False), print_exception=False
+        ) from None
+    texts = {
+        f"perf-doctor-outputs.{fmt}": render_outputs(result, fmt) for fmt in ("html", "md", "json", "csv")
+    }
+    paths = FILES.write_texts(texts)
+    return json.loads(texts["perf-doctor-outputs.json"]), [str(path) for path in paths]
 
 
 def _path(value: Any) -> str | None:

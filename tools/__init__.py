@@ -1,0 +1,1 @@
+"""Project tooling that is not part of the app: the custom import-linter contract for app.py."""
