@@ -12,7 +12,6 @@ import math
 import os
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -30,7 +29,6 @@ from diagnosis import (
     compare_sides,
     hold_to_budgets,
     in_user_terms,
-    isolated_decoding,
     materialize,
     prefer_jemalloc,
     prepare,
@@ -391,7 +389,12 @@ def _read(
     folder: Path | None = None
     try:
         folder = unpack(source, workspace)
-        with isolated_decoding(isolation.decode_database) if isolate else nullcontext():
+        if isolate:  # every reader of the upload runs in the limited child, SQLite included
+            run, typical_run = isolation.read_profile(
+                folder, rank=rank, source=name, scheduler=scheduler, workspace=workspace
+            )
+            typical = None if typical_run is None else prepare(typical_run)
+        else:
             run = read_folder(folder, rank=rank, source=name, scheduler=scheduler)
             typical = _typical_rank(folder, run, name)
     except InputError as error:

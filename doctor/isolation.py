@@ -20,17 +20,21 @@ Limits (environment, read per call; see docs/security.md):
 
 from __future__ import annotations
 
+import contextlib
 import io
+import multiprocessing.connection
 import os
 import pickle
 import signal
+import socket
 import subprocess
 import sys
 import threading
+import time
 import traceback
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
@@ -79,6 +83,8 @@ class Task:
     subject: str  # e.g. "model.mindir"
     failure: str  # e.g. "the model could not be decoded"
     writes_files: bool = False  # False: the child cannot write a byte to any file (RLIMIT_FSIZE=0)
+    temp_dir: str | None = None  # the child's TMPDIR (a folder of the request's workspace), else inherited
+    warm: bool = False  # True: a fork of the warm reader process (see _fork), not a fresh interpreter
 
 
 # --------------------------------------------------------------------------------------------------
@@ -99,7 +105,11 @@ def run_isolated(
     """
     limits = limits or IsolationLimits.from_env()
     request = _request(limits, task, func, args, kwargs)
-    status, stdout, stderr = _spawn(request, limits.wall_s)
+    if task.warm:
+        status, stdout, stderr, reading = _fork(request, limits.wall_s, task.temp_dir)
+        task = replace(task, subject=reading) if reading else task
+    else:
+        status, stdout, stderr = _spawn(request, limits.wall_s)
     if status == "timeout":
         raise _overrun(task, say("isolation.within-wall", s=limits.wall_s), "wall_s")
     if status == "cancelled":
@@ -123,29 +133,166 @@ def _request(
 
 
 def _spawn(request: bytes, wall_s: float) -> tuple[int | str, bytes, bytes]:
-    """Run the child with `request` on stdin; returns (exit code or "timeout", stdout, stderr)."""
+    """Run the child with `request` on stdin; returns (exit code or "timeout", stdout, stderr).
+
+    The child leads a process group of its own, so that killing it also kills the processes it started
+    (a reader's pool of rank workers)."""
     boot = _BOOT.format(paths=_child_path(), package=str(Path(__file__).resolve().parent))
     command = [sys.executable, "-I", "-B", "-c", boot]
     token = _current_token()
-    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+    )
     _EVERY_CHILD.add(proc)
     if token is not None:
         token.adopt(proc)
     try:
         stdout, stderr = proc.communicate(request, timeout=wall_s)
     except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
-        return "timeout", b"", b""
+        kill(proc)
+        _, stderr = proc.communicate()
+        return "timeout", b"", stderr
     finally:
         if proc.poll() is None:  # interrupted (e.g. Ctrl-C): never leave the child running
-            proc.kill()
+            kill(proc)
             proc.wait()
         if token is not None:
             token.release(proc)
     if token is not None and token.cancelled:
         return "cancelled", b"", b""
     return proc.returncode, stdout, stderr
+
+
+# The warm reader: a zygote process that imported pandas, pyarrow and every profile reader once and forks
+# one child per read (a few milliseconds) instead of starting an interpreter that imports them (about
+# 1 s per side). The zygote only forks and reaps: each child sets its own limits, reads, and replies.
+_ZYGOTE_BOOT = (
+    "import sys, types; sys.path[:0] = {paths!r}; package = types.ModuleType('doctor'); "
+    "package.__path__ = [{package!r}]; sys.modules['doctor'] = package; "
+    "from doctor.isolation import serve_forks; serve_forks({fd})"
+)
+_READING = b"\x1eperf-doctor reading: "  # a message naming the profile file the child opens next
+_EXIT = b"\x1eperf-doctor exit: "  # the zygote's last message on a child's channel: its exit code
+_POLL_S = 0.5
+# glibc's exit code when it cannot allocate a new thread's memory (RLIMIT_AS reached as Arrow starts
+# its threads): "cannot allocate memory for thread-local data: ABORT".
+_NO_THREAD_MEMORY = 127
+
+
+@dataclass
+class _Zygote:
+    """The running zygote: its process and the control socket (one fork request at a time)."""
+
+    process: subprocess.Popen[bytes]
+    control: socket.socket
+    lock: threading.Lock
+
+
+_ZYGOTE: list[_Zygote] = []
+_ZYGOTE_LOCK = threading.Lock()
+
+
+def _zygote() -> _Zygote:
+    """The zygote of this process, started on first use (again if it died)."""
+    with _ZYGOTE_LOCK:
+        if _ZYGOTE and _ZYGOTE[0].process.poll() is None:
+            return _ZYGOTE[0]
+        ours, theirs = socket.socketpair()
+        boot = _ZYGOTE_BOOT.format(
+            paths=_child_path(), package=str(Path(__file__).resolve().parent), fd=theirs.fileno()
+        )
+        process = subprocess.Popen(
+            [sys.executable, "-I", "-B", "-c", boot], stdin=subprocess.DEVNULL, pass_fds=[theirs.fileno()]
+        )
+        theirs.close()
+        _ZYGOTE[:] = [_Zygote(process, ours, threading.Lock())]
+        return _ZYGOTE[0]
+
+
+class _Forked:
+    """A child forked by the zygote, as the cancellation code sees a child: pid, poll(), kill()."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        return self.returncode
+
+    def kill(self) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)
+
+
+def _fork(request: bytes, wall_s: float, temp_dir: str | None) -> tuple[int | str, bytes, bytes, str]:
+    """Run the call in a fork of the warm zygote; returns (the exit code, "timeout" or "cancelled"; the
+    reply; b"" for stderr, which the fork shares with this process; the last file the child opened)."""
+    ours, theirs = socket.socketpair()
+    zygote = _zygote()
+    with zygote.lock:
+        socket.send_fds(zygote.control, [b"fork"], [theirs.fileno()])
+        pid = int(zygote.control.recv(32))
+    theirs.close()
+    proc = _Forked(pid)
+    token = _current_token()
+    _EVERY_CHILD.add(proc)  # type: ignore[arg-type]
+    if token is not None:
+        token.adopt(proc)  # type: ignore[arg-type]
+    conn = multiprocessing.connection.Connection(ours.detach())
+    try:
+        conn.send_bytes(pickle.dumps((request, temp_dir), protocol=PROTOCOL))
+        status, reply, reading = _listen(conn, proc, wall_s)
+    except (OSError, EOFError):  # the child died before it read its call
+        status, reply, reading = "ok", b"", ""
+    finally:
+        if proc.returncode is None:  # timed out or interrupted: never leave the child running
+            kill(proc)  # type: ignore[arg-type]
+            _wait_exit(conn, proc)
+        conn.close()
+        if token is not None:
+            token.release(proc)  # type: ignore[arg-type]
+    if token is not None and token.cancelled:
+        return "cancelled", b"", b"", reading
+    return status if status == "timeout" else proc.returncode, reply, b"", reading  # type: ignore[return-value]
+
+
+def _listen(conn: Any, proc: _Forked, wall_s: float) -> tuple[str, bytes, str]:
+    """Read the child's messages until the zygote reports its exit or the deadline passes: ("ok" or
+    "timeout", the reply or b"", the last file named)."""
+    deadline = time.monotonic() + wall_s
+    reading, reply = "", b""
+    while (left := deadline - time.monotonic()) > 0:
+        if not conn.poll(min(left, _POLL_S)):
+            continue
+        data = conn.recv_bytes()
+        if data.startswith(_READING):
+            reading = data[len(_READING) :].decode("utf-8", "replace")
+        elif data.startswith(_EXIT):
+            proc.returncode = int(data[len(_EXIT) :])
+            return "ok", reply, reading
+        else:
+            reply = data
+    return "timeout", b"", reading
+
+
+def _wait_exit(conn: Any, proc: _Forked, wait_s: float = 10.0) -> None:
+    """After a kill: wait (briefly) for the zygote's exit message so the child is reaped and known gone."""
+    deadline = time.monotonic() + wait_s
+    with contextlib.suppress(OSError, EOFError):
+        while proc.returncode is None and conn.poll(max(0.0, deadline - time.monotonic())):
+            data = conn.recv_bytes()
+            if data.startswith(_EXIT):
+                proc.returncode = int(data[len(_EXIT) :])
+    if proc.returncode is None:
+        proc.returncode = -signal.SIGKILL
+
+
+def kill(proc: subprocess.Popen[bytes]) -> None:
+    """Kill an isolated child and every process of its group (it leads one: see _spawn)."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, AttributeError):  # gone already, or no process groups
+        proc.kill()
 
 
 # --------------------------------------------------------------------------------------------------
@@ -165,7 +312,7 @@ class Cancellation:
         with self._lock:
             self._children.add(proc)
             if self.cancelled:
-                proc.kill()
+                kill(proc)
 
     def release(self, proc: subprocess.Popen[bytes]) -> None:
         """The child has ended."""
@@ -178,7 +325,7 @@ class Cancellation:
             self.cancelled = True
             children = list(self._children)
         for proc in children:
-            proc.kill()
+            kill(proc)
 
     @property
     def running(self) -> int:
@@ -196,7 +343,7 @@ def kill_all_children() -> int:
     outlive the server that would read its answer); returns how many were killed."""
     running = [proc for proc in list(_EVERY_CHILD) if proc.poll() is None]
     for proc in running:
-        proc.kill()
+        kill(proc)
     return len(running)
 
 
@@ -254,6 +401,8 @@ def _answer(task: Task, limits: IsolationLimits, code: int | str, stdout: bytes,
         raise IsolationError(f"{task.failure}: {reply[1]}: {reply[2]}\n{_tail(stderr)}")
     if code == -signal.SIGXCPU:
         raise _overrun(task, say("isolation.within-cpu", s=limits.cpu_s), "cpu_s")
+    if code == _NO_THREAD_MEMORY:
+        raise _overrun(task, say("isolation.within-memory", mb=limits.memory_mb), "memory_mb")
     if isinstance(code, int) and code < 0:
         raise _crash(task, code, limits)
     raise IsolationError(f"{task.failure}: the isolated process exited with {code}: {_last_line(stderr)}")
@@ -295,7 +444,7 @@ def _last_line(data: bytes) -> str:
 
 
 # Classes a reply may contain; anything else in a reply is refused (see module docstring).
-_ALLOWED_MODULES = ("graph.model",)
+_ALLOWED_MODULES = ("graph.model", "core.model")
 _ALLOWED_PREFIXES = ("networkx.classes.",)
 # core.text.Text: an InputError's problem and expectation (an id and values, rebuilt from the catalog).
 _ALLOWED_NAMES = {("collections", "Counter"), ("collections", "OrderedDict"), ("core.text", "Text")}
@@ -335,19 +484,117 @@ def serve_one() -> None:
     """Child entry point: apply the limits, run the one call read from stdin, write the reply."""
     reply_channel = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # anything the call prints goes to stderr, never into the reply
-    stdin = sys.stdin.buffer
+    _write_reply(reply_channel, _serve(sys.stdin.buffer))
+
+
+def _serve(stream: BinaryIO, base_bytes: int = 0) -> tuple[Any, ...]:
+    """Apply the limits (the first pickle; `base_bytes` of address space on top of the memory limit), run
+    the call (the second), and return the reply."""
     try:
-        _apply_limits(pickle.load(stdin))
-        func, args, kwargs = pickle.load(stdin)
-        reply: tuple[Any, ...] = ("ok", func(*args, **kwargs))
+        rlimits = pickle.load(stream)
+        rlimits["memory_bytes"] += base_bytes
+        _apply_limits(rlimits)
+        func, args, kwargs = pickle.load(stream)
+        return ("ok", func(*args, **kwargs))
     except InputError as error:
-        reply = ("input_error", error.problem, error.path, error.expected)
+        return ("input_error", error.problem, error.path, error.expected)
     except MemoryError:
-        reply = ("memory",)
+        return ("memory",)
     except Exception as error:  # a bug, not the input: the traceback goes to the parent's log
         traceback.print_exc()
-        reply = ("error", type(error).__name__, str(error).splitlines()[0][:300] if str(error) else "")
-    _write_reply(reply_channel, reply)
+        return ("error", type(error).__name__, str(error).splitlines()[0][:300] if str(error) else "")
+
+
+_CONNECTION: list[Any] = []  # a forked child's connection to its parent (for _say_reading)
+
+
+def serve_forks(fd: int) -> None:
+    """The zygote's entry point: import the readers once, then fork one child per request received on
+    the control socket `fd` (each brings the child's own channel) and report each child's exit code on
+    its channel when the zygote reaps it. Ends when the parent closes the control socket."""
+    import select
+
+    from diagnosis import read_folder  # noqa: F401 - the readers, imported once, inherited by every fork
+
+    control = socket.socket(fileno=fd)
+    channels: dict[int, socket.socket] = {}
+    while True:
+        ready, _, _ = select.select([control], [], [], 0.05)
+        _reap(channels)
+        if not ready:
+            continue
+        message, fds, _, _ = socket.recv_fds(control, 16, 1)
+        if not message or not fds:  # the parent is gone
+            return
+        channel = socket.socket(fileno=fds[0])
+        pid = os.fork()
+        if pid == 0:
+            control.close()
+            for other in channels.values():
+                other.close()
+            _forked_child(channel)
+        channels[pid] = channel
+        control.sendall(str(pid).encode())
+
+
+def _address_space() -> int:
+    """This process's address space now (VmSize), in bytes; 0 when /proc cannot tell. A fork of the
+    zygote starts with the imported libraries mapped (about 370 MB, shared with the zygote), so its
+    memory limit counts on top of them: a profile reader may grow by the limit, like a fresh decoder."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        return 0
+    return 0
+
+
+def _reap(channels: dict[int, socket.socket]) -> None:
+    """In the zygote: report the exit code of every child that ended, on its channel, and close it."""
+    while channels:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        channel = channels.pop(pid, None)
+        if channel is not None:
+            with contextlib.suppress(OSError):
+                connection = multiprocessing.connection.Connection(channel.detach())
+                connection.send_bytes(_EXIT + str(os.waitstatus_to_exitcode(status)).encode())
+                connection.close()
+
+
+def _forked_child(channel: socket.socket) -> None:
+    """A fork of the zygote: a process group of its own (killed whole), the request's temporary folder,
+    then the call as in serve_one; the reply goes back on `channel`. Never returns."""
+    code = 0
+    try:
+        os.setsid()
+        conn = multiprocessing.connection.Connection(channel.detach())
+        request, temp_dir = pickle.loads(conn.recv_bytes())
+        if temp_dir is not None:
+            import tempfile
+
+            os.environ["TMPDIR"] = temp_dir
+            tempfile.tempdir = None
+        _CONNECTION.append(conn)
+        reply = _serve(io.BytesIO(request), _address_space())
+        try:
+            data = pickle.dumps(reply, protocol=PROTOCOL)
+        except MemoryError:
+            data = pickle.dumps(("memory",), protocol=PROTOCOL)
+        conn.send_bytes(data)
+        conn.close()
+    except BaseException:  # a fork must never return into the zygote's loop
+        traceback.print_exc()
+        code = 1
+    finally:
+        sys.stderr.flush()
+        os._exit(code)
 
 
 def _write_reply(channel: BinaryIO, reply: tuple[Any, ...]) -> None:
@@ -462,3 +709,91 @@ def _materialize_child(source: Source, root: str, budget: Limits) -> str:
     from diagnosis import materialize as materialize_here
 
     return str(materialize_here(source, _BorrowedWorkspace(Path(root)), budget=budget))
+
+
+def read_profile(
+    folder: Path, *, rank: int | None, source: str, scheduler: str | None, workspace: Workspace
+) -> tuple[Any, Any]:
+    """diagnosis.read_folder of an unpacked or local profile folder in a child under the limits, and the
+    run of the typical rank when the job has a slow rank (else None): (run, typical).
+
+    Parsing CSV, JSON and text profiles costs a multiple of their size: a hostile one costs the child,
+    which the limits stop (naming the file it was reading) and a cancelled request kills. The child
+    holds its files to the per-file budgets when this process does, writes no file (RLIMIT_FSIZE=0) and
+    keeps any temporary folder (a rank pool's socket) in the request's workspace. The tables come back
+    as Arrow IPC streams (plain bytes), the rest of the run as allow-listed data classes."""
+    from diagnosis import budgets_held
+
+    temp = workspace.path / f"reader-{os.urandom(4).hex()}"
+    temp.mkdir(mode=0o700)
+    task = Task(subject=source, failure=say("isolation.profile-failed"), temp_dir=str(temp), warm=True)
+    wire = run_isolated(task, _read_profile_child, str(folder), rank, source, scheduler, budgets_held())
+    run, typical = wire
+    return _run_from_wire(run), None if typical is None else _run_from_wire(typical)
+
+
+def _read_profile_child(
+    folder: str, rank: int | None, source: str, scheduler: str | None, held: bool
+) -> tuple[Any, Any]:
+    """Runs in the child: read the run (and the typical rank's) and encode them for the reply."""
+    from diagnosis import hold_to_budgets, prefer_jemalloc, read_folder, watch_reads
+
+    prefer_jemalloc()
+    if held:
+        hold_to_budgets()
+    watch_reads(_say_reading)
+    run = read_folder(Path(folder), rank=rank, source=source, scheduler=scheduler)
+    typical = None
+    if run.ranks is not None and run.ranks.straggler is not None:
+        typical = read_folder(Path(folder), rank=run.ranks.straggler.typical_rank, source=source)
+    return _run_to_wire(run), None if typical is None else _run_to_wire(typical)
+
+
+def _say_reading(name: str) -> None:
+    """Runs in the child: tell the parent which profile file is opened next (named if a limit stops it)."""
+    for conn in _CONNECTION:
+        conn.send_bytes(_READING + name.encode("utf-8", "replace"))
+
+
+def _run_to_wire(run: Any) -> tuple[Any, dict[str, bytes]]:
+    """A core.model.Run as (the run without its tables, each table as an Arrow IPC stream)."""
+    import dataclasses
+
+    import pandas as pd
+
+    names = [f.name for f in dataclasses.fields(run) if isinstance(getattr(run, f.name), pd.DataFrame)]
+    frames = {name: _ipc(getattr(run, name)) for name in names}
+    frames.update({_EXTRA + name: _ipc(value) for name, value in run.extras.items()})
+    return dataclasses.replace(run, **dict.fromkeys(names), extras={}), frames
+
+
+_EXTRA = "extras/"  # the key prefix of Run.extras tables on the wire
+
+
+def _run_from_wire(wire: tuple[Any, dict[str, bytes]]) -> Any:
+    """The run `_run_to_wire` encoded, with its tables read back from their Arrow streams."""
+    run, frames = wire
+    for name, data in frames.items():
+        if name.startswith(_EXTRA):
+            run.extras[name[len(_EXTRA) :]] = _frame(data)
+        else:
+            setattr(run, name, _frame(data))
+    return run
+
+
+def _ipc(frame: Any) -> bytes:
+    """One DataFrame as an Arrow IPC stream (its pandas dtypes and index kept in the schema)."""
+    import pyarrow as pa
+
+    table = pa.Table.from_pandas(frame)
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue().to_pybytes()
+
+
+def _frame(data: bytes) -> Any:
+    """The DataFrame of one Arrow IPC stream `_ipc` wrote."""
+    import pyarrow as pa
+
+    return pa.ipc.open_stream(data).read_all().to_pandas()

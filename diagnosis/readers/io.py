@@ -14,7 +14,7 @@ import json
 import os
 import re
 import stat
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -85,9 +85,21 @@ def first_line(exc: BaseException) -> str:
     return text.splitlines()[0][:240] if text else type(exc).__name__
 
 
+_READ_WATCHERS: list[Callable[[str], None]] = []  # see watch_reads
+
+
+def watch_reads(watcher: Callable[[str], None]) -> None:
+    """Call `watcher(name)` with a profile file's name as messages give it (`display`) before the file is
+    opened, from now on in this process: the isolated reader tells its parent which file it was reading
+    when a memory or time limit stopped it."""
+    _READ_WATCHERS.append(watcher)
+
+
 def require_regular(path: Path) -> int:
     """A profile file must be a regular file before it is opened (a named pipe would block the reader,
     a device never end); returns its size."""
+    for watcher in _READ_WATCHERS:
+        watcher(display(path))
     try:
         info = os.stat(path)
     except OSError as exc:
@@ -105,6 +117,12 @@ def hold_to_budgets() -> None:
     defaults unless the operator set them: the web app's server reads only uploads. Without it (CLI,
     Python API) a local folder is read whatever its size unless a budget's variable is set."""
     _HELD_TO_BUDGETS["always"] = True
+
+
+def budgets_held() -> bool:
+    """Whether hold_to_budgets was called in this process (an isolated reader holds its files to the
+    budgets exactly when its parent does)."""
+    return _HELD_TO_BUDGETS["always"]
 
 
 def budget(field: str) -> int | None:
