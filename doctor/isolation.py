@@ -107,7 +107,7 @@ def run_isolated(
     request = _request(limits, task, func, args, kwargs)
     if task.warm:
         status, stdout, stderr, reading = _fork(request, limits.wall_s, task.temp_dir)
-        task = replace(task, subject=reading) if reading else task
+        task = replace(task, subject=reading.partition(" ")[2]) if reading else task
     else:
         status, stdout, stderr = _spawn(request, limits.wall_s)
     if status == "timeout":
@@ -174,9 +174,7 @@ _ZYGOTE_BOOT = (
 _READING = b"\x1eperf-doctor reading: "  # a message naming the profile file the child opens next
 _EXIT = b"\x1eperf-doctor exit: "  # the zygote's last message on a child's channel: its exit code
 _POLL_S = 0.5
-# glibc's exit code when it cannot allocate a new thread's memory (RLIMIT_AS reached as Arrow starts
-# its threads): "cannot allocate memory for thread-local data: ABORT".
-_NO_THREAD_MEMORY = 127
+_THREAD_REFUSED = "Failed to launch worker thread"  # Arrow, when RLIMIT_AS leaves no room for a stack
 
 
 @dataclass
@@ -226,7 +224,8 @@ class _Forked:
 
 def _fork(request: bytes, wall_s: float, temp_dir: str | None) -> tuple[int | str, bytes, bytes, str]:
     """Run the call in a fork of the warm zygote; returns (the exit code, "timeout" or "cancelled"; the
-    reply; b"" for stderr, which the fork shares with this process; the last file the child opened)."""
+    reply; b"" for stderr, which the fork shares with this process; "<size> <name>" of the largest file
+    the child opened, or "")."""
     ours, theirs = socket.socketpair()
     zygote = _zygote()
     with zygote.lock:
@@ -258,7 +257,7 @@ def _fork(request: bytes, wall_s: float, temp_dir: str | None) -> tuple[int | st
 
 def _listen(conn: Any, proc: _Forked, wall_s: float) -> tuple[str, bytes, str]:
     """Read the child's messages until the zygote reports its exit or the deadline passes: ("ok" or
-    "timeout", the reply or b"", the last file named)."""
+    "timeout", the reply or b"", the largest file named)."""
     deadline = time.monotonic() + wall_s
     reading, reply = "", b""
     while (left := deadline - time.monotonic()) > 0:
@@ -266,13 +265,23 @@ def _listen(conn: Any, proc: _Forked, wall_s: float) -> tuple[str, bytes, str]:
             continue
         data = conn.recv_bytes()
         if data.startswith(_READING):
-            reading = data[len(_READING) :].decode("utf-8", "replace")
+            reading = _larger(reading, data[len(_READING) :].decode("utf-8", "replace"))
         elif data.startswith(_EXIT):
             proc.returncode = int(data[len(_EXIT) :])
             return "ok", reply, reading
         else:
             reply = data
     return "timeout", b"", reading
+
+
+def _larger(known: str, said: str) -> str:
+    """Of two "<size> <name>" reading messages, the larger file's (several are read at once in threads:
+    the largest one opened is the likely cause of an overrun); `known` may be empty."""
+    if not known:
+        return said
+    size, _, _ = said.partition(" ")
+    known_size, _, _ = known.partition(" ")
+    return said if int(size) > int(known_size) else known
 
 
 def _wait_exit(conn: Any, proc: _Forked, wait_s: float = 10.0) -> None:
@@ -401,9 +410,7 @@ def _answer(task: Task, limits: IsolationLimits, code: int | str, stdout: bytes,
         raise IsolationError(f"{task.failure}: {reply[1]}: {reply[2]}\n{_tail(stderr)}")
     if code == -signal.SIGXCPU:
         raise _overrun(task, say("isolation.within-cpu", s=limits.cpu_s), "cpu_s")
-    if code == _NO_THREAD_MEMORY:
-        raise _overrun(task, say("isolation.within-memory", mb=limits.memory_mb), "memory_mb")
-    if isinstance(code, int) and code < 0:
+    if isinstance(code, int) and (code < 0 or (task.warm and code > 0)):
         raise _crash(task, code, limits)
     raise IsolationError(f"{task.failure}: the isolated process exited with {code}: {_last_line(stderr)}")
 
@@ -418,11 +425,13 @@ def _overrun(task: Task, within: Any, field: str) -> InputError:
 
 
 def _crash(task: Task, code: int, limits: IsolationLimits) -> InputError:
-    """The child was stopped by a signal. C code that finds no memory under RLIMIT_AS often crashes
-    (SIGSEGV, SIGABRT) instead of raising MemoryError, and the kernel's out-of-memory killer sends
-    SIGKILL, so the message names the memory limit as the likely cause."""
+    """The child was stopped by a signal, or a fork of the warm reader ended without a reply (it replies
+    to every error it can catch). C code that finds no memory under RLIMIT_AS often crashes (SIGSEGV,
+    SIGABRT) or exits (glibc: 127 when a new thread gets no memory) instead of raising MemoryError, and
+    the kernel's out-of-memory killer sends SIGKILL, so the message names the memory limit as the likely
+    cause."""
     try:
-        name = signal.Signals(-code).name
+        name = signal.Signals(-code).name if code < 0 else f"exit code {code}"
     except ValueError:
         name = f"signal {-code}"
     return InputError(
@@ -501,6 +510,8 @@ def _serve(stream: BinaryIO, base_bytes: int = 0) -> tuple[Any, ...]:
     except MemoryError:
         return ("memory",)
     except Exception as error:  # a bug, not the input: the traceback goes to the parent's log
+        if _THREAD_REFUSED in str(error):  # Arrow found no memory for a worker thread's stack
+            return ("memory",)
         traceback.print_exc()
         return ("error", type(error).__name__, str(error).splitlines()[0][:300] if str(error) else "")
 
@@ -749,10 +760,10 @@ def _read_profile_child(
     return _run_to_wire(run), None if typical is None else _run_to_wire(typical)
 
 
-def _say_reading(name: str) -> None:
-    """Runs in the child: tell the parent which profile file is opened next (named if a limit stops it)."""
+def _say_reading(name: str, size: int) -> None:
+    """Runs in the child: tell the parent which profile file is opened or parsed now, and its size."""
     for conn in _CONNECTION:
-        conn.send_bytes(_READING + name.encode("utf-8", "replace"))
+        conn.send_bytes(_READING + f"{size} {name}".encode("utf-8", "replace"))
 
 
 def _run_to_wire(run: Any) -> tuple[Any, dict[str, bytes]]:
