@@ -105,15 +105,17 @@ def run_isolated(
     """
     limits = limits or IsolationLimits.from_env()
     request = _request(limits, task, func, args, kwargs)
+    reading = ""
     if task.warm:
         status, stdout, stderr, reading = _fork(request, limits.wall_s, task.temp_dir)
-        task = replace(task, subject=reading.partition(" ")[2]) if reading else task
     else:
         status, stdout, stderr = _spawn(request, limits.wall_s)
-    if status == "timeout":
-        raise _overrun(task, say("isolation.within-wall", s=limits.wall_s), "wall_s")
     if status == "cancelled":
         raise InputError(say("isolation.cancelled"), path=task.subject)
+    if reading:  # a limit names the file the reader needed it for
+        task = replace(task, subject=reading.partition(" ")[2])
+    if status == "timeout":
+        raise _overrun(task, say("isolation.within-wall", s=limits.wall_s), "wall_s")
     return _answer(task, limits, status, stdout, stderr)
 
 
@@ -747,9 +749,16 @@ def _read_profile_child(
     folder: str, rank: int | None, source: str, scheduler: str | None, held: bool
 ) -> tuple[Any, Any]:
     """Runs in the child: read the run (and the typical rank's) and encode them for the reply."""
-    from diagnosis import hold_to_budgets, prefer_jemalloc, read_folder, watch_reads
+    import pyarrow as pa
 
-    prefer_jemalloc()
+    from diagnosis import hold_to_budgets, read_folder, watch_reads
+
+    if not os.environ.get("ARROW_DEFAULT_MEMORY_POOL"):
+        # glibc's malloc: its address space stays near what is used (a 400,000-row pair side: 1.2 GB at
+        # its peak for 0.5 GB resident), so RLIMIT_AS measures the read; jemalloc and mimalloc reserve
+        # 2-3 GB for the same read, which the limit would refuse. The child is short-lived: the page
+        # reuse jemalloc gives the long-running server does not matter here.
+        pa.set_memory_pool(pa.system_memory_pool())
     if held:
         hold_to_budgets()
     watch_reads(_say_reading)

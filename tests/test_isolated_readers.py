@@ -3,14 +3,18 @@ child may use is refused with one line naming the file, and nothing the read wro
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from core.errors import InputError
+from diagnosis.workspace import Workspace
 from doctor import diagnose, isolation
 from tests.bad_inputs import generate
 
@@ -66,3 +70,41 @@ def test_the_run_crosses_the_wire_unchanged() -> None:
         assert list(getattr(back, name).dtypes) == list(getattr(run, name).dtypes), name
     assert back.extras.keys() == run.extras.keys()
     assert all(back.extras[key].equals(run.extras[key]) for key in run.extras)
+
+
+def test_cancelling_a_request_kills_its_profile_reader(tmp_path: Path) -> None:
+    """A cancelled web request kills the fork reading its profile at once (not after the read), and the
+    request's workspace, with the child's temporary folder, is removed."""
+    hostile = generate.write_oversized_profile(tmp_path / "input", "csv", 60)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    token = isolation.Cancellation()
+    outcome: list[BaseException] = []
+    pids: list[int] = []
+
+    def work() -> None:
+        try:
+            with Workspace(scratch) as space:
+                isolation.read_profile(hostile, rank=None, source="train", scheduler=None, workspace=space)
+        except InputError as error:
+            outcome.append(error)
+
+    async def scenario() -> float:
+        task = asyncio.ensure_future(isolation.run_cancellable(work, token))
+        while token.running == 0:
+            await asyncio.sleep(0.02)
+        pids.extend(child.pid for child in token._children)
+        await asyncio.sleep(0.5)  # the fork is reading now
+        started = time.monotonic()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        while token.running:
+            await asyncio.sleep(0.02)
+        return time.monotonic() - started
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        assert pool.submit(asyncio.run, scenario()).result() < 3
+    assert [str(error) for error in outcome] == ["train: the request was cancelled"]
+    assert pids and not any(Path(f"/proc/{pid}").exists() for pid in pids)
+    assert list(scratch.iterdir()) == []
