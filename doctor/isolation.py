@@ -1,15 +1,20 @@
-"""Untrusted decoding (MINDIR protobuf, archive extraction) in a child process under hard limits.
+"""Untrusted decoding (MINDIR protobuf, archive extraction, every profile reader) in a child process
+under hard limits.
 
 A hostile upload must not take the app down for other users: a model that decodes into gigabytes, an
 archive that stalls the extractor or a decoder crash must cost one child process, never the server.
 `run_isolated` starts a fresh Python (``-I -B``: no user site, no bytecode writes) that sets
 ``RLIMIT_AS`` (address space), ``RLIMIT_CPU`` (CPU seconds) and ``RLIMIT_CORE=0`` on itself before it
 touches the input, while the parent enforces a wall-clock timeout and kills the child when it passes.
-A model decoder also gets ``RLIMIT_FSIZE=0``: it has no reason to write any file.
+A model decoder and a profile reader also get ``RLIMIT_FSIZE=0``: they have no reason to write any file.
+A profile reader (`read_profile`) is a fork of a warm zygote that imported pandas, pyarrow and the readers
+once (`serve_forks`), since importing them costs more than reading a typical profile; the fork leads a
+process group of its own, killed whole on timeout or cancellation.
 
 Results come back pickled from our own child, so they are data we produced, not the upload; they are
-still unpickled with an allow-list of classes (graph model, networkx graphs, plain containers) so that
-a compromised child could not turn its answer into code in the server.
+still unpickled with an allow-list of classes (graph model, run model, networkx graphs, plain
+containers; a run's tables travel as Arrow IPC bytes) so that a compromised child could not turn its
+answer into code in the server.
 
 Limits (environment, read per call; see docs/security.md):
 
@@ -197,6 +202,8 @@ def _zygote() -> _Zygote:
     with _ZYGOTE_LOCK:
         if _ZYGOTE and _ZYGOTE[0].process.poll() is None:
             return _ZYGOTE[0]
+        if _ZYGOTE:
+            _ZYGOTE[0].control.close()
         ours, theirs = socket.socketpair()
         boot = _ZYGOTE_BOOT.format(
             paths=_child_path(), package=str(Path(__file__).resolve().parent), fd=theirs.fileno()
@@ -229,10 +236,10 @@ def _fork(request: bytes, wall_s: float, temp_dir: str | None) -> tuple[int | st
     reply; b"" for stderr, which the fork shares with this process; "<size> <name>" of the largest file
     the child opened, or "")."""
     ours, theirs = socket.socketpair()
-    zygote = _zygote()
-    with zygote.lock:
-        socket.send_fds(zygote.control, [b"fork"], [theirs.fileno()])
-        pid = int(zygote.control.recv(32))
+    try:
+        pid = _ask_fork(theirs)
+    except (OSError, ValueError):  # the zygote died (killed by an operator or the OOM killer): restart it
+        pid = _ask_fork(theirs)
     theirs.close()
     proc = _Forked(pid)
     token = _current_token()
@@ -257,11 +264,24 @@ def _fork(request: bytes, wall_s: float, temp_dir: str | None) -> tuple[int | st
     return status if status == "timeout" else proc.returncode, reply, b"", reading  # type: ignore[return-value]
 
 
+def _ask_fork(channel: socket.socket) -> int:
+    """Ask the zygote for a fork that talks on `channel`; returns its pid."""
+    zygote = _zygote()
+    with zygote.lock:
+        try:
+            socket.send_fds(zygote.control, [b"fork"], [channel.fileno()])
+            return int(zygote.control.recv(32))
+        except (OSError, ValueError):
+            zygote.process.kill()
+            zygote.process.wait()
+            raise
+
+
 def _listen(conn: Any, proc: _Forked, wall_s: float) -> tuple[str, bytes, str]:
-    """Read the child's messages until the zygote reports its exit or the deadline passes: ("ok" or
-    "timeout", the reply or b"", the largest file named)."""
+    """Read the child's messages until its reply, the zygote's report of its exit (it ended without a
+    reply) or the deadline: ("ok" or "timeout", the reply or b"", the largest file named)."""
     deadline = time.monotonic() + wall_s
-    reading, reply = "", b""
+    reading = ""
     while (left := deadline - time.monotonic()) > 0:
         if not conn.poll(min(left, _POLL_S)):
             continue
@@ -270,9 +290,10 @@ def _listen(conn: Any, proc: _Forked, wall_s: float) -> tuple[str, bytes, str]:
             reading = _larger(reading, data[len(_READING) :].decode("utf-8", "replace"))
         elif data.startswith(_EXIT):
             proc.returncode = int(data[len(_EXIT) :])
-            return "ok", reply, reading
-        else:
-            reply = data
+            return "ok", b"", reading
+        else:  # the reply: the child only exits now (code 0), no need to wait for the zygote to reap it
+            proc.returncode = 0
+            return "ok", data, reading
     return "timeout", b"", reading
 
 
@@ -525,10 +546,11 @@ def serve_forks(fd: int) -> None:
     """The zygote's entry point: import the readers once, then fork one child per request received on
     the control socket `fd` (each brings the child's own channel) and report each child's exit code on
     its channel when the zygote reaps it. Ends when the parent closes the control socket."""
+    import gc
     import select
 
-    from diagnosis import read_folder  # noqa: F401 - the readers, imported once, inherited by every fork
-
+    _warm_up()
+    gc.freeze()  # the imported objects stay out of the collector: a fork's collections copy no pages
     control = socket.socket(fileno=fd)
     channels: dict[int, socket.socket] = {}
     while True:
@@ -548,6 +570,22 @@ def serve_forks(fd: int) -> None:
             _forked_child(channel)
         channels[pid] = channel
         control.sendall(str(pid).encode())
+
+
+def _warm_up() -> None:
+    """In the zygote: import the readers and what a read imports on first use (Arrow's pandas bridge,
+    the cluster reader, the BOM codec), and convert one small table both ways, so that no fork pays for
+    them again."""
+    import encodings.utf_8_sig  # noqa: F401
+    import importlib
+
+    import pandas as pd
+
+    from diagnosis import read_folder  # noqa: F401 - the readers
+
+    for module in ("diagnosis.readers.cluster", "pyarrow.pandas_compat", "pyarrow.vendored.version"):
+        importlib.import_module(module)
+    _frame(_ipc(pd.DataFrame({"name": pd.Series(["a"], dtype="string[pyarrow]")})))
 
 
 def _address_space() -> int:

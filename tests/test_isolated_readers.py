@@ -108,3 +108,14 @@ def test_cancelling_a_request_kills_its_profile_reader(tmp_path: Path) -> None:
     assert [str(error) for error in outcome] == ["train: the request was cancelled"]
     assert pids and not any(Path(f"/proc/{pid}").exists() for pid in pids)
     assert list(scratch.iterdir()) == []
+
+
+def test_a_dead_warm_reader_is_started_again() -> None:
+    """The zygote killed from outside (an operator, the OOM killer): the next read starts a new one."""
+    diagnose(ASCEND / "train", ASCEND / "infer", translate=False)
+    first = isolation._ZYGOTE[0].process
+    first.kill()
+    first.wait()
+    report = diagnose(ASCEND / "train", ASCEND / "infer", translate=False)
+    assert report.document.kind == "pair"
+    assert isolation._ZYGOTE[0].process is not first and isolation._ZYGOTE[0].process.poll() is None
