@@ -1315,7 +1315,7 @@ def write_nested_values(path: Path, op: str, depth: int) -> Path:
     return path
 
 
-BUDGET = r"over 800,000 nodes and calls, the decoder's budget.*PERF_DOCTOR_MAX_GRAPH_NODES"
+BUDGET = r"over 500,000 nodes and calls, the decoder's budget.*PERF_DOCTOR_MAX_GRAPH_NODES"
 NESTED = r"cannot be analysed: tuples, partial applications or branch results nested more than 256 deep"
 
 
