@@ -36,6 +36,7 @@ _EXPORTS: dict[str, str] = {
     "describe": "diagnosis.sources",
     "read_folder": "diagnosis.ingest",
     "attach_npu_smi": "diagnosis.readers.npu_smi",
+    "read_npu_smi": "diagnosis.readers.npu_smi",
     "find_runs": "diagnosis.ingest",
     "pack_run": "diagnosis.pack",
     "in_user_terms": "diagnosis.explain",
@@ -82,7 +83,7 @@ if TYPE_CHECKING:
         release_memory,
         watch_reads,
     )
-    from diagnosis.readers.npu_smi import attach_npu_smi
+    from diagnosis.readers.npu_smi import attach_npu_smi, read_npu_smi
     from diagnosis.readers.sqlite_guard import isolated_decoding
     from diagnosis.sources import Source, describe, materialize
     from diagnosis.workspace import Workspace
@@ -122,6 +123,7 @@ __all__ = [
     "prefer_jemalloc",
     "prepare",
     "read_folder",
+    "read_npu_smi",
     "release_memory",
     "settings_from_env",
     "watch_reads",

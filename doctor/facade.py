@@ -238,7 +238,9 @@ def _diagnose(
     with Workspace(forbidden=public_folders()) as workspace:
         sides = _read_all(given, workspace, rank, step, isolate, options.scheduler)
         comparison_note = _align_ranks(sides, given, workspace, isolate, options.scheduler)
-        if options.npu_smi is not None:
+        if options.npu_smi is not None and isolate:
+            sides[-1].run.npu_smi = isolation.read_npu_smi(options.npu_smi)
+        elif options.npu_smi is not None:
             attach_npu_smi(sides[-1].run, options.npu_smi)
         if len(sides) >= 2:
             analysis = _pair(sides[0], sides[1], options.baseline_role, step, lang)

@@ -855,3 +855,17 @@ def _frame(data: bytes) -> Any:
     import pyarrow as pa
 
     return pa.ipc.open_stream(data).read_all().to_pandas()
+
+
+def read_npu_smi(path: str | os.PathLike[str]) -> Any:
+    """diagnosis.read_npu_smi of an `npu-smi` text file in a fork of the warm reader under the limits;
+    the readings come back as an Arrow IPC stream."""
+    task = Task(subject=Path(path).name, failure=say("isolation.profile-failed"), warm=True)
+    return _frame(run_isolated(task, _read_npu_smi_child, _plain(path)))
+
+
+def _read_npu_smi_child(path: str) -> bytes:
+    """Runs in the child: the readings as an Arrow IPC stream."""
+    from diagnosis import read_npu_smi as read_here
+
+    return _ipc(read_here(path))
