@@ -799,6 +799,9 @@ def _read_profile_child(
         pa.set_memory_pool(pa.system_memory_pool())
     if held:
         hold_to_budgets()
+    # The ranks of a job are read one after the other here: a rank pool started inside a fork of the
+    # zygote ends the fork with exit code 120 (not understood yet), and the fork has its limits anyway.
+    os.environ[_RANK_WORKERS] = "1"
     watch_reads(_say_reading)
     run = read_folder(Path(folder), rank=rank, source=source, scheduler=scheduler)
     typical = None
@@ -826,6 +829,7 @@ def _run_to_wire(run: Any) -> tuple[Any, dict[str, bytes]]:
 
 
 _EXTRA = "extras/"  # the key prefix of Run.extras tables on the wire
+_RANK_WORKERS = "PERF_DOCTOR_RANK_WORKERS"  # diagnosis.scale's worker count
 
 
 def _run_from_wire(wire: tuple[Any, dict[str, bytes]]) -> Any:
