@@ -8,6 +8,7 @@ settings: concurrency 2, queue 16) with a private temporary folder; its resident
     python bench/hostile_load.py attack [--users 8] [--size 100000]
     python bench/hostile_load.py joinbomb [--runs 3]                         # issue 33: SQLite join bombs
     python bench/hostile_load.py graph --nodes 100000                        # issue 33: a big model's memory
+    python bench/hostile_load.py graph-app --nodes 800000 [--budget N]       # the same, as the app runs it
 
 `memory` uploads each folder's files except trace_view.json (larger than the app's 500 MB upload limit
 for the big bench folders; the kernels come from kernel_details.csv). `attack` starts `--users` clients at
@@ -303,6 +304,96 @@ def graph_memory(nodes: int) -> dict[str, Any]:
         }
 
 
+class ChildPeaks:
+    """Samples the peak resident memory (VmHWM) of every process below `pid` every `every_s` seconds, so
+    the isolated children the server starts are measured too (VmHWM only grows: the last sample of a
+    child before it ends is its peak, less what it gained in its last `every_s`)."""
+
+    def __init__(self, pid: int, every_s: float = 0.05) -> None:
+        self.pid, self.every_s = pid, every_s
+        self.peaks: dict[int, float] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def __enter__(self) -> ChildPeaks:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _sample(self) -> None:
+        while not self._stop.wait(self.every_s):
+            for child in descendants(self.pid):
+                try:
+                    self.peaks[child] = max(self.peaks.get(child, 0.0), status_mib(child, "VmHWM"))
+                except (OSError, RuntimeError):  # ended between the listing and the read
+                    continue
+
+    @property
+    def largest(self) -> float:
+        """The largest peak of one child seen (MiB), 0 when none ran."""
+        return max(self.peaks.values(), default=0.0)
+
+
+def descendants(pid: int) -> list[int]:
+    """The processes below `pid` (children, grandchildren ...), from /proc."""
+    found, todo = [], [pid]
+    while todo:
+        parent = todo.pop()
+        for task in Path(f"/proc/{parent}/task").glob("*"):
+            try:
+                kids = [int(k) for k in (task / "children").read_text().split()]
+            except OSError:
+                continue
+            found += kids
+            todo += kids
+    return found
+
+
+def graph_app_memory(nodes: int, budget: int | None) -> dict[str, Any]:
+    """One Inspect request of a chain of `nodes` Add nodes through the app, as it serves (the model
+    decoded in the isolated child, the graph analysed in the server): the server's RSS before, at its
+    peak and after, and the isolated child's peak."""
+    env = {"PERF_DOCTOR_MAX_GRAPH_NODES": str(budget)} if budget else None
+    with tempfile.TemporaryDirectory(prefix="perf-doctor-bench-") as scratch:
+        path = generate.write_huge_model(Path(scratch) / f"chain_{nodes}.mindir", nodes)
+        with app_server(Path(scratch) / "server", env) as server:
+            pid = server.process.pid
+            client = local_client(server.url)
+            client.predict(handle_file(str(generate.MODEL)), api_name="/inspect")  # warm
+            before, started = status_mib(pid, "VmRSS"), time.monotonic()
+            with ChildPeaks(pid) as children:
+                _, outcome = timed(client.submit(handle_file(str(path)), api_name="/inspect"))
+            elapsed = time.monotonic() - started
+            time.sleep(2)
+            return {
+                "nodes": nodes,
+                "node_budget": budget or "default",
+                "file_mb": round(path.stat().st_size / 1e6, 1),
+                "answer": outcome,
+                "seconds": round(elapsed, 1),
+                "server_rss_before_mib": round(before),
+                "server_rss_peak_mib": round(status_mib(pid, "VmHWM")),
+                "server_rss_after_mib": round(status_mib(pid, "VmRSS")),
+                "child_peak_mib": round(children.largest),
+            }
+
+
+def graph_app_table(result: dict[str, Any]) -> str:
+    """The graph-app measurement as one Markdown table row under its header."""
+    keys = ("nodes", "node_budget", "file_mb", "answer", "seconds", "server_rss_before_mib",
+            "server_rss_peak_mib", "server_rss_after_mib", "child_peak_mib")  # fmt: skip
+    return "\n".join(
+        [
+            "| " + " | ".join(keys) + " |",
+            "|" + "---|" * len(keys),
+            "| " + " | ".join(str(result[k]) for k in keys) + " |",
+        ]
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one measurement and print it as JSON."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -319,8 +410,14 @@ def main(argv: list[str] | None = None) -> int:
     bombs.add_argument("--runs", type=int, default=3, help="timed requests alone and under attack")
     big = commands.add_parser("graph")
     big.add_argument("--nodes", type=int, default=100_000)
+    app_graph = commands.add_parser("graph-app")
+    app_graph.add_argument("--nodes", type=int, default=800_000)
+    app_graph.add_argument("--budget", type=int, help="PERF_DOCTOR_MAX_GRAPH_NODES of the server")
     args = parser.parse_args(argv)
-    if args.command == "graph":
+    if args.command == "graph-app":
+        result = graph_app_memory(args.nodes, args.budget)
+        print(graph_app_table(result), file=sys.stderr)
+    elif args.command == "graph":
         result = graph_memory(args.nodes)
     elif args.command == "joinbomb":
         result = joinbomb(args.runs)

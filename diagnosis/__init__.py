@@ -13,8 +13,10 @@ Public API (what the doctor facade may use; everything else is internal):
 - input limits: Limits, MIB, check_positive, env_name, settings_from_env
 - process setup: prefer_jemalloc (the Arrow memory pool; called by the facade, never at import),
   release_memory (freed memory back to the system after an analysis) and hold_to_budgets (every profile
-  file read is held to the per-file byte and row budgets: the web app's server); isolated_decoding
-  (SQLite exports are decoded through a runner the caller gives, e.g. an isolated child process)
+  file read is held to the per-file byte and row budgets: the web app's server; budgets_held says whether
+  it was called); isolated_decoding (SQLite exports are decoded through a runner the caller gives, e.g.
+  an isolated child process); watch_reads (each profile file's name before it is opened, so that an
+  isolated reader stopped by a limit can name the file)
 
 Names are imported on first use (PEP 562), so a child process that only unpacks an archive does not
 load pandas. A regular package (not a namespace one), so that no stray `diagnosis.py` on the import
@@ -35,6 +37,7 @@ _EXPORTS: dict[str, str] = {
     "describe": "diagnosis.sources",
     "read_folder": "diagnosis.ingest",
     "attach_npu_smi": "diagnosis.readers.npu_smi",
+    "read_npu_smi": "diagnosis.readers.npu_smi",
     "find_runs": "diagnosis.ingest",
     "pack_run": "diagnosis.pack",
     "in_user_terms": "diagnosis.explain",
@@ -58,6 +61,8 @@ _EXPORTS: dict[str, str] = {
     "prefer_jemalloc": "diagnosis.readers.io",
     "release_memory": "diagnosis.readers.io",
     "hold_to_budgets": "diagnosis.readers.io",
+    "budgets_held": "diagnosis.readers.io",
+    "watch_reads": "diagnosis.readers.io",
     "kept_names": "diagnosis.readers.catalog",
     "isolated_decoding": "diagnosis.readers.sqlite_guard",
 }
@@ -73,8 +78,14 @@ if TYPE_CHECKING:
     from diagnosis.pack import Packed, pack_run
     from diagnosis.readers import Candidate
     from diagnosis.readers.catalog import kept_names
-    from diagnosis.readers.io import hold_to_budgets, prefer_jemalloc, release_memory
-    from diagnosis.readers.npu_smi import attach_npu_smi
+    from diagnosis.readers.io import (
+        budgets_held,
+        hold_to_budgets,
+        prefer_jemalloc,
+        release_memory,
+        watch_reads,
+    )
+    from diagnosis.readers.npu_smi import attach_npu_smi, read_npu_smi
     from diagnosis.readers.sqlite_guard import isolated_decoding
     from diagnosis.sources import Source, describe, materialize
     from diagnosis.workspace import Workspace
@@ -96,6 +107,7 @@ __all__ = [
     "analyze_run",
     "archive_kind",
     "attach_npu_smi",
+    "budgets_held",
     "check_positive",
     "compare_sides",
     "describe",
@@ -113,7 +125,9 @@ __all__ = [
     "prefer_jemalloc",
     "prepare",
     "read_folder",
+    "read_npu_smi",
     "release_memory",
     "settings_from_env",
     "symptom_declarations",
+    "watch_reads",
 ]

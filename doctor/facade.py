@@ -12,7 +12,6 @@ import math
 import os
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -31,7 +30,6 @@ from diagnosis import (
     find_runs,
     hold_to_budgets,
     in_user_terms,
-    isolated_decoding,
     materialize,
     prefer_jemalloc,
     prepare,
@@ -255,7 +253,9 @@ def _diagnose(
     with Workspace(forbidden=public_folders()) as workspace:
         sides = _read_all(given, workspace, rank, step, isolate, options.scheduler)
         comparison_note = _align_ranks(sides, given, workspace, isolate, options.scheduler)
-        if options.npu_smi is not None:
+        if options.npu_smi is not None and isolate:
+            sides[-1].run.npu_smi = isolation.read_npu_smi(options.npu_smi)
+        elif options.npu_smi is not None:
             attach_npu_smi(sides[-1].run, options.npu_smi)
         if len(sides) >= 2:
             analysis = _pair(sides[0], sides[1], options.baseline_role, step, lang)
@@ -406,7 +406,12 @@ def _read(
     folder: Path | None = None
     try:
         folder = unpack(source, workspace)
-        with isolated_decoding(isolation.decode_database) if isolate else nullcontext():
+        if isolate:  # every reader of the upload runs in the limited child, SQLite included
+            run, typical_run = isolation.read_profile(
+                folder, rank=rank, source=name, scheduler=scheduler, workspace=workspace
+            )
+            typical = None if typical_run is None else prepare(typical_run)
+        else:
             cands = find_runs(folder)  # found once for the job and for its typical rank
             run = read_folder(folder, rank=rank, source=name, scheduler=scheduler, candidates=cands)
             typical = _typical_rank(folder, run, name, cands)

@@ -29,7 +29,7 @@ from graph.dtypes import type_id_name
 from graph.values import IOMONAD, MONAD, UMONAD, attribute_value, output_types, text
 
 MAX_CALL_DEPTH = 64
-MAX_GRAPH_NODES = 800_000  # budget of decoded nodes plus expanded calls (PERF_DOCTOR_MAX_GRAPH_NODES)
+MAX_GRAPH_NODES = 500_000  # budget of decoded nodes plus expanded calls (PERF_DOCTOR_MAX_GRAPH_NODES)
 MAX_VALUE_NESTING = 256  # MakeTuple / Partial / branch results nested in one another (real models: < 10)
 MAX_LISTED_UNKNOWN = 5
 

@@ -1,15 +1,20 @@
-"""Untrusted decoding (MINDIR protobuf, archive extraction) in a child process under hard limits.
+"""Untrusted decoding (MINDIR protobuf, archive extraction, every profile reader) in a child process
+under hard limits.
 
 A hostile upload must not take the app down for other users: a model that decodes into gigabytes, an
 archive that stalls the extractor or a decoder crash must cost one child process, never the server.
 `run_isolated` starts a fresh Python (``-I -B``: no user site, no bytecode writes) that sets
 ``RLIMIT_AS`` (address space), ``RLIMIT_CPU`` (CPU seconds) and ``RLIMIT_CORE=0`` on itself before it
 touches the input, while the parent enforces a wall-clock timeout and kills the child when it passes.
-A model decoder also gets ``RLIMIT_FSIZE=0``: it has no reason to write any file.
+A model decoder and a profile reader also get ``RLIMIT_FSIZE=0``: they have no reason to write any file.
+A profile reader (`read_profile`) is a fork of a warm zygote that imported pandas, pyarrow and the readers
+once (`serve_forks`), since importing them costs more than reading a typical profile; the fork leads a
+process group of its own, killed whole on timeout or cancellation.
 
 Results come back pickled from our own child, so they are data we produced, not the upload; they are
-still unpickled with an allow-list of classes (graph model, networkx graphs, plain containers) so that
-a compromised child could not turn its answer into code in the server.
+still unpickled with an allow-list of classes (graph model, run model, networkx graphs, plain
+containers; a run's tables travel as Arrow IPC bytes) so that a compromised child could not turn its
+answer into code in the server.
 
 Limits (environment, read per call; see docs/security.md):
 
@@ -20,17 +25,21 @@ Limits (environment, read per call; see docs/security.md):
 
 from __future__ import annotations
 
+import contextlib
 import io
+import multiprocessing.connection
 import os
 import pickle
 import signal
+import socket
 import subprocess
 import sys
 import threading
+import time
 import traceback
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
@@ -79,6 +88,8 @@ class Task:
     subject: str  # e.g. "model.mindir"
     failure: str  # e.g. "the model could not be decoded"
     writes_files: bool = False  # False: the child cannot write a byte to any file (RLIMIT_FSIZE=0)
+    temp_dir: str | None = None  # the child's TMPDIR (a folder of the request's workspace), else inherited
+    warm: bool = False  # True: a fork of the warm reader process (see _fork), not a fresh interpreter
 
 
 # --------------------------------------------------------------------------------------------------
@@ -99,11 +110,17 @@ def run_isolated(
     """
     limits = limits or IsolationLimits.from_env()
     request = _request(limits, task, func, args, kwargs)
-    status, stdout, stderr = _spawn(request, limits.wall_s)
-    if status == "timeout":
-        raise _overrun(task, say("isolation.within-wall", s=limits.wall_s), "wall_s")
+    reading = ""
+    if task.warm:
+        status, stdout, stderr, reading = _fork(request, limits.wall_s, task.temp_dir)
+    else:
+        status, stdout, stderr = _spawn(request, limits.wall_s)
     if status == "cancelled":
         raise InputError(say("isolation.cancelled"), path=task.subject)
+    if reading:  # a limit names the file the reader needed it for
+        task = replace(task, subject=reading.partition(" ")[2])
+    if status == "timeout":
+        raise _overrun(task, say("isolation.within-wall", s=limits.wall_s), "wall_s")
     return _answer(task, limits, status, stdout, stderr)
 
 
@@ -123,29 +140,191 @@ def _request(
 
 
 def _spawn(request: bytes, wall_s: float) -> tuple[int | str, bytes, bytes]:
-    """Run the child with `request` on stdin; returns (exit code or "timeout", stdout, stderr)."""
+    """Run the child with `request` on stdin; returns (exit code or "timeout", stdout, stderr).
+
+    The child leads a process group of its own, so that killing it also kills the processes it started
+    (a reader's pool of rank workers)."""
     boot = _BOOT.format(paths=_child_path(), package=str(Path(__file__).resolve().parent))
     command = [sys.executable, "-I", "-B", "-c", boot]
     token = _current_token()
-    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+    )
     _EVERY_CHILD.add(proc)
     if token is not None:
         token.adopt(proc)
     try:
         stdout, stderr = proc.communicate(request, timeout=wall_s)
     except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
-        return "timeout", b"", b""
+        kill(proc)
+        _, stderr = proc.communicate()
+        return "timeout", b"", stderr
     finally:
         if proc.poll() is None:  # interrupted (e.g. Ctrl-C): never leave the child running
-            proc.kill()
+            kill(proc)
             proc.wait()
         if token is not None:
             token.release(proc)
     if token is not None and token.cancelled:
         return "cancelled", b"", b""
     return proc.returncode, stdout, stderr
+
+
+# The warm reader: a zygote process that imported pandas, pyarrow and every profile reader once and forks
+# one child per read (a few milliseconds) instead of starting an interpreter that imports them (about
+# 1 s per side). The zygote only forks and reaps: each child sets its own limits, reads, and replies.
+_ZYGOTE_BOOT = (
+    "import sys, types; sys.path[:0] = {paths!r}; package = types.ModuleType('doctor'); "
+    "package.__path__ = [{package!r}]; sys.modules['doctor'] = package; "
+    "from sandbox.isolation import serve_forks; serve_forks({fd})"
+)
+_READING = b"\x1eperf-doctor reading: "  # a message naming the profile file the child opens next
+_EXIT = b"\x1eperf-doctor exit: "  # the zygote's last message on a child's channel: its exit code
+_POLL_S = 0.5
+_THREAD_REFUSED = "Failed to launch worker thread"  # Arrow, when RLIMIT_AS leaves no room for a stack
+
+
+@dataclass
+class _Zygote:
+    """The running zygote: its process and the control socket (one fork request at a time)."""
+
+    process: subprocess.Popen[bytes]
+    control: socket.socket
+    lock: threading.Lock
+
+
+_ZYGOTE: list[_Zygote] = []
+_ZYGOTE_LOCK = threading.Lock()
+
+
+def _zygote() -> _Zygote:
+    """The zygote of this process, started on first use (again if it died)."""
+    with _ZYGOTE_LOCK:
+        if _ZYGOTE and _ZYGOTE[0].process.poll() is None:
+            return _ZYGOTE[0]
+        if _ZYGOTE:
+            _ZYGOTE[0].control.close()
+        ours, theirs = socket.socketpair()
+        boot = _ZYGOTE_BOOT.format(
+            paths=_child_path(), package=str(Path(__file__).resolve().parent), fd=theirs.fileno()
+        )
+        process = subprocess.Popen(
+            [sys.executable, "-I", "-B", "-c", boot], stdin=subprocess.DEVNULL, pass_fds=[theirs.fileno()]
+        )
+        theirs.close()
+        _ZYGOTE[:] = [_Zygote(process, ours, threading.Lock())]
+        return _ZYGOTE[0]
+
+
+class _Forked:
+    """A child forked by the zygote, as the cancellation code sees a child: pid, poll(), kill()."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        return self.returncode
+
+    def kill(self) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)
+
+
+def _fork(request: bytes, wall_s: float, temp_dir: str | None) -> tuple[int | str, bytes, bytes, str]:
+    """Run the call in a fork of the warm zygote; returns (the exit code, "timeout" or "cancelled"; the
+    reply; b"" for stderr, which the fork shares with this process; "<size> <name>" of the largest file
+    the child opened, or "")."""
+    ours, theirs = socket.socketpair()
+    try:
+        pid = _ask_fork(theirs)
+    except (OSError, ValueError):  # the zygote died (killed by an operator or the OOM killer): restart it
+        pid = _ask_fork(theirs)
+    theirs.close()
+    proc = _Forked(pid)
+    token = _current_token()
+    _EVERY_CHILD.add(proc)  # type: ignore[arg-type]
+    if token is not None:
+        token.adopt(proc)  # type: ignore[arg-type]
+    conn = multiprocessing.connection.Connection(ours.detach())
+    try:
+        conn.send_bytes(pickle.dumps((request, temp_dir), protocol=PROTOCOL))
+        status, reply, reading = _listen(conn, proc, wall_s)
+    except (OSError, EOFError):  # the child died before it read its call
+        status, reply, reading = "ok", b"", ""
+    finally:
+        if proc.returncode is None:  # timed out or interrupted: never leave the child running
+            kill(proc)  # type: ignore[arg-type]
+            _wait_exit(conn, proc)
+        conn.close()
+        if token is not None:
+            token.release(proc)  # type: ignore[arg-type]
+    if token is not None and token.cancelled:
+        return "cancelled", b"", b"", reading
+    return status if status == "timeout" else proc.returncode, reply, b"", reading  # type: ignore[return-value]
+
+
+def _ask_fork(channel: socket.socket) -> int:
+    """Ask the zygote for a fork that talks on `channel`; returns its pid."""
+    zygote = _zygote()
+    with zygote.lock:
+        try:
+            socket.send_fds(zygote.control, [b"fork"], [channel.fileno()])
+            return int(zygote.control.recv(32))
+        except (OSError, ValueError):
+            zygote.process.kill()
+            zygote.process.wait()
+            raise
+
+
+def _listen(conn: Any, proc: _Forked, wall_s: float) -> tuple[str, bytes, str]:
+    """Read the child's messages until its reply, the zygote's report of its exit (it ended without a
+    reply) or the deadline: ("ok" or "timeout", the reply or b"", the largest file named)."""
+    deadline = time.monotonic() + wall_s
+    reading = ""
+    while (left := deadline - time.monotonic()) > 0:
+        if not conn.poll(min(left, _POLL_S)):
+            continue
+        data = conn.recv_bytes()
+        if data.startswith(_READING):
+            reading = _larger(reading, data[len(_READING) :].decode("utf-8", "replace"))
+        elif data.startswith(_EXIT):
+            proc.returncode = int(data[len(_EXIT) :])
+            return "ok", b"", reading
+        else:  # the reply: the child only exits now (code 0), no need to wait for the zygote to reap it
+            proc.returncode = 0
+            return "ok", data, reading
+    return "timeout", b"", reading
+
+
+def _larger(known: str, said: str) -> str:
+    """Of two "<size> <name>" reading messages, the larger file's (several are read at once in threads:
+    the largest one opened is the likely cause of an overrun); `known` may be empty."""
+    if not known:
+        return said
+    size, _, _ = said.partition(" ")
+    known_size, _, _ = known.partition(" ")
+    return said if int(size) > int(known_size) else known
+
+
+def _wait_exit(conn: Any, proc: _Forked, wait_s: float = 10.0) -> None:
+    """After a kill: wait (briefly) for the zygote's exit message so the child is reaped and known gone."""
+    deadline = time.monotonic() + wait_s
+    with contextlib.suppress(OSError, EOFError):
+        while proc.returncode is None and conn.poll(max(0.0, deadline - time.monotonic())):
+            data = conn.recv_bytes()
+            if data.startswith(_EXIT):
+                proc.returncode = int(data[len(_EXIT) :])
+    if proc.returncode is None:
+        proc.returncode = -signal.SIGKILL
+
+
+def kill(proc: subprocess.Popen[bytes]) -> None:
+    """Kill an isolated child and every process of its group (it leads one: see _spawn)."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, AttributeError):  # gone already, or no process groups
+        proc.kill()
 
 
 # --------------------------------------------------------------------------------------------------
@@ -165,7 +344,7 @@ class Cancellation:
         with self._lock:
             self._children.add(proc)
             if self.cancelled:
-                proc.kill()
+                kill(proc)
 
     def release(self, proc: subprocess.Popen[bytes]) -> None:
         """The child has ended."""
@@ -178,7 +357,7 @@ class Cancellation:
             self.cancelled = True
             children = list(self._children)
         for proc in children:
-            proc.kill()
+            kill(proc)
 
     @property
     def running(self) -> int:
@@ -196,7 +375,7 @@ def kill_all_children() -> int:
     outlive the server that would read its answer); returns how many were killed."""
     running = [proc for proc in list(_EVERY_CHILD) if proc.poll() is None]
     for proc in running:
-        proc.kill()
+        kill(proc)
     return len(running)
 
 
@@ -254,7 +433,7 @@ def _answer(task: Task, limits: IsolationLimits, code: int | str, stdout: bytes,
         raise IsolationError(f"{task.failure}: {reply[1]}: {reply[2]}\n{_tail(stderr)}")
     if code == -signal.SIGXCPU:
         raise _overrun(task, say("isolation.within-cpu", s=limits.cpu_s), "cpu_s")
-    if isinstance(code, int) and code < 0:
+    if isinstance(code, int) and (code < 0 or (task.warm and code > 0)):
         raise _crash(task, code, limits)
     raise IsolationError(f"{task.failure}: the isolated process exited with {code}: {_last_line(stderr)}")
 
@@ -269,11 +448,13 @@ def _overrun(task: Task, within: Any, field: str) -> InputError:
 
 
 def _crash(task: Task, code: int, limits: IsolationLimits) -> InputError:
-    """The child was stopped by a signal. C code that finds no memory under RLIMIT_AS often crashes
-    (SIGSEGV, SIGABRT) instead of raising MemoryError, and the kernel's out-of-memory killer sends
-    SIGKILL, so the message names the memory limit as the likely cause."""
+    """The child was stopped by a signal, or a fork of the warm reader ended without a reply (it replies
+    to every error it can catch). C code that finds no memory under RLIMIT_AS often crashes (SIGSEGV,
+    SIGABRT) or exits (glibc: 127 when a new thread gets no memory) instead of raising MemoryError, and
+    the kernel's out-of-memory killer sends SIGKILL, so the message names the memory limit as the likely
+    cause."""
     try:
-        name = signal.Signals(-code).name
+        name = signal.Signals(-code).name if code < 0 else f"exit code {code}"
     except ValueError:
         name = f"signal {-code}"
     return InputError(
@@ -295,7 +476,7 @@ def _last_line(data: bytes) -> str:
 
 
 # Classes a reply may contain; anything else in a reply is refused (see module docstring).
-_ALLOWED_MODULES = ("graph.model",)
+_ALLOWED_MODULES = ("graph.model", "core.model")
 _ALLOWED_PREFIXES = ("networkx.classes.",)
 # core.text.Text: an InputError's problem and expectation (an id and values, rebuilt from the catalog).
 _ALLOWED_NAMES = {("collections", "Counter"), ("collections", "OrderedDict"), ("core.text", "Text")}
@@ -335,19 +516,136 @@ def serve_one() -> None:
     """Child entry point: apply the limits, run the one call read from stdin, write the reply."""
     reply_channel = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # anything the call prints goes to stderr, never into the reply
-    stdin = sys.stdin.buffer
+    _write_reply(reply_channel, _serve(sys.stdin.buffer))
+
+
+def _serve(stream: BinaryIO, base_bytes: int = 0) -> tuple[Any, ...]:
+    """Apply the limits (the first pickle; `base_bytes` of address space on top of the memory limit), run
+    the call (the second), and return the reply."""
     try:
-        _apply_limits(pickle.load(stdin))
-        func, args, kwargs = pickle.load(stdin)
-        reply: tuple[Any, ...] = ("ok", func(*args, **kwargs))
+        rlimits = pickle.load(stream)
+        rlimits["memory_bytes"] += base_bytes
+        _apply_limits(rlimits)
+        func, args, kwargs = pickle.load(stream)
+        return ("ok", func(*args, **kwargs))
     except InputError as error:
-        reply = ("input_error", error.problem, error.path, error.expected)
+        return ("input_error", error.problem, error.path, error.expected)
     except MemoryError:
-        reply = ("memory",)
+        return ("memory",)
     except Exception as error:  # a bug, not the input: the traceback goes to the parent's log
+        if _THREAD_REFUSED in str(error):  # Arrow found no memory for a worker thread's stack
+            return ("memory",)
         traceback.print_exc()
-        reply = ("error", type(error).__name__, str(error).splitlines()[0][:300] if str(error) else "")
-    _write_reply(reply_channel, reply)
+        return ("error", type(error).__name__, str(error).splitlines()[0][:300] if str(error) else "")
+
+
+_CONNECTION: list[Any] = []  # a forked child's connection to its parent (for _say_reading)
+
+
+def serve_forks(fd: int) -> None:
+    """The zygote's entry point: import the readers once, then fork one child per request received on
+    the control socket `fd` (each brings the child's own channel) and report each child's exit code on
+    its channel when the zygote reaps it. Ends when the parent closes the control socket."""
+    import gc
+    import select
+
+    _warm_up()
+    gc.freeze()  # the imported objects stay out of the collector: a fork's collections copy no pages
+    control = socket.socket(fileno=fd)
+    channels: dict[int, socket.socket] = {}
+    while True:
+        ready, _, _ = select.select([control], [], [], 0.05)
+        _reap(channels)
+        if not ready:
+            continue
+        message, fds, _, _ = socket.recv_fds(control, 16, 1)
+        if not message or not fds:  # the parent is gone
+            return
+        channel = socket.socket(fileno=fds[0])
+        pid = os.fork()
+        if pid == 0:
+            control.close()
+            for other in channels.values():
+                other.close()
+            _forked_child(channel)
+        channels[pid] = channel
+        control.sendall(str(pid).encode())
+
+
+def _warm_up() -> None:
+    """In the zygote: import the readers and what a read imports on first use (Arrow's pandas bridge,
+    the cluster reader, the BOM codec), and convert one small table both ways, so that no fork pays for
+    them again."""
+    import encodings.utf_8_sig  # noqa: F401
+    import importlib
+
+    import pandas as pd
+
+    from diagnosis import read_folder  # noqa: F401 - the readers
+
+    for module in ("diagnosis.readers.cluster", "pyarrow.pandas_compat", "pyarrow.vendored.version"):
+        importlib.import_module(module)
+    _frame(_ipc(pd.DataFrame({"name": pd.Series(["a"], dtype="string[pyarrow]")})))
+
+
+def _address_space() -> int:
+    """This process's address space now (VmSize), in bytes; 0 when /proc cannot tell. A fork of the
+    zygote starts with the imported libraries mapped (about 370 MB, shared with the zygote), so its
+    memory limit counts on top of them: a profile reader may grow by the limit, like a fresh decoder."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        return 0
+    return 0
+
+
+def _reap(channels: dict[int, socket.socket]) -> None:
+    """In the zygote: report the exit code of every child that ended, on its channel, and close it."""
+    while channels:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        channel = channels.pop(pid, None)
+        if channel is not None:
+            with contextlib.suppress(OSError):
+                connection = multiprocessing.connection.Connection(channel.detach())
+                connection.send_bytes(_EXIT + str(os.waitstatus_to_exitcode(status)).encode())
+                connection.close()
+
+
+def _forked_child(channel: socket.socket) -> None:
+    """A fork of the zygote: a process group of its own (killed whole), the request's temporary folder,
+    then the call as in serve_one; the reply goes back on `channel`. Never returns."""
+    code = 0
+    try:
+        os.setsid()
+        conn = multiprocessing.connection.Connection(channel.detach())
+        request, temp_dir = pickle.loads(conn.recv_bytes())
+        if temp_dir is not None:
+            import tempfile
+
+            os.environ["TMPDIR"] = temp_dir
+            tempfile.tempdir = None
+        _CONNECTION.append(conn)
+        reply = _serve(io.BytesIO(request), _address_space())
+        try:
+            data = pickle.dumps(reply, protocol=PROTOCOL)
+        except MemoryError:
+            data = pickle.dumps(("memory",), protocol=PROTOCOL)
+        conn.send_bytes(data)
+        conn.close()
+    except BaseException:  # a fork must never return into the zygote's loop
+        traceback.print_exc()
+        code = 1
+    finally:
+        sys.stderr.flush()
+        os._exit(code)
 
 
 def _write_reply(channel: BinaryIO, reply: tuple[Any, ...]) -> None:
@@ -462,3 +760,118 @@ def _materialize_child(source: Source, root: str, budget: Limits) -> str:
     from diagnosis import materialize as materialize_here
 
     return str(materialize_here(source, _BorrowedWorkspace(Path(root)), budget=budget))
+
+
+def read_profile(
+    folder: Path, *, rank: int | None, source: str, scheduler: str | None, workspace: Workspace
+) -> tuple[Any, Any]:
+    """diagnosis.read_folder of an unpacked or local profile folder in a child under the limits, and the
+    run of the typical rank when the job has a slow rank (else None): (run, typical).
+
+    Parsing CSV, JSON and text profiles costs a multiple of their size: a hostile one costs the child,
+    which the limits stop (naming the file it was reading) and a cancelled request kills. The child
+    holds its files to the per-file budgets when this process does, writes no file (RLIMIT_FSIZE=0) and
+    keeps any temporary folder (a rank pool's socket) in the request's workspace. The tables come back
+    as Arrow IPC streams (plain bytes), the rest of the run as allow-listed data classes."""
+    from diagnosis import budgets_held
+
+    temp = workspace.path / f"reader-{os.urandom(4).hex()}"
+    temp.mkdir(mode=0o700)
+    task = Task(subject=source, failure=say("isolation.profile-failed"), temp_dir=str(temp), warm=True)
+    wire = run_isolated(task, _read_profile_child, str(folder), rank, source, scheduler, budgets_held())
+    run, typical = wire
+    return _run_from_wire(run), None if typical is None else _run_from_wire(typical)
+
+
+def _read_profile_child(
+    folder: str, rank: int | None, source: str, scheduler: str | None, held: bool
+) -> tuple[Any, Any]:
+    """Runs in the child: read the run (and the typical rank's) and encode them for the reply."""
+    import pyarrow as pa
+
+    from diagnosis import find_runs, hold_to_budgets, read_folder, watch_reads
+
+    if not os.environ.get("ARROW_DEFAULT_MEMORY_POOL"):
+        # glibc's malloc: its address space stays near what is used (a 400,000-row pair side: 1.2 GB at
+        # its peak for 0.5 GB resident), so RLIMIT_AS measures the read; jemalloc and mimalloc reserve
+        # 2-3 GB for the same read, which the limit would refuse. The child is short-lived: the page
+        # reuse jemalloc gives the long-running server does not matter here.
+        pa.set_memory_pool(pa.system_memory_pool())
+    if held:
+        hold_to_budgets()
+    # The ranks of a job are read one after the other here: a rank pool started inside a fork of the
+    # zygote ends the fork with exit code 120 (not understood yet), and the fork has its limits anyway.
+    os.environ[_RANK_WORKERS] = "1"
+    watch_reads(_say_reading)
+    cands = find_runs(Path(folder))  # found once for the job and for its typical rank
+    run = read_folder(Path(folder), rank=rank, source=source, scheduler=scheduler, candidates=cands)
+    typical = None
+    if run.ranks is not None and run.ranks.straggler is not None:
+        straggler = run.ranks.straggler
+        typical = read_folder(Path(folder), rank=straggler.typical_rank, source=source, candidates=cands)
+    return _run_to_wire(run), None if typical is None else _run_to_wire(typical)
+
+
+def _say_reading(name: str, size: int) -> None:
+    """Runs in the child: tell the parent which profile file is opened or parsed now, and its size."""
+    for conn in _CONNECTION:
+        conn.send_bytes(_READING + f"{size} {name}".encode("utf-8", "replace"))
+
+
+def _run_to_wire(run: Any) -> tuple[Any, dict[str, bytes]]:
+    """A core.model.Run as (the run without its tables, each table as an Arrow IPC stream)."""
+    import dataclasses
+
+    import pandas as pd
+
+    names = [f.name for f in dataclasses.fields(run) if isinstance(getattr(run, f.name), pd.DataFrame)]
+    frames = {name: _ipc(getattr(run, name)) for name in names}
+    frames.update({_EXTRA + name: _ipc(value) for name, value in run.extras.items()})
+    return dataclasses.replace(run, **dict.fromkeys(names), extras={}), frames
+
+
+_EXTRA = "extras/"  # the key prefix of Run.extras tables on the wire
+_RANK_WORKERS = "PERF_DOCTOR_RANK_WORKERS"  # diagnosis.scale's worker count
+
+
+def _run_from_wire(wire: tuple[Any, dict[str, bytes]]) -> Any:
+    """The run `_run_to_wire` encoded, with its tables read back from their Arrow streams."""
+    run, frames = wire
+    for name, data in frames.items():
+        if name.startswith(_EXTRA):
+            run.extras[name[len(_EXTRA) :]] = _frame(data)
+        else:
+            setattr(run, name, _frame(data))
+    return run
+
+
+def _ipc(frame: Any) -> bytes:
+    """One DataFrame as an Arrow IPC stream (its pandas dtypes and index kept in the schema)."""
+    import pyarrow as pa
+
+    table = pa.Table.from_pandas(frame)
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue().to_pybytes()
+
+
+def _frame(data: bytes) -> Any:
+    """The DataFrame of one Arrow IPC stream `_ipc` wrote."""
+    import pyarrow as pa
+
+    return pa.ipc.open_stream(data).read_all().to_pandas()
+
+
+def read_npu_smi(path: str | os.PathLike[str]) -> Any:
+    """diagnosis.read_npu_smi of an `npu-smi` text file in a fork of the warm reader under the limits;
+    the readings come back as an Arrow IPC stream."""
+    task = Task(subject=Path(path).name, failure=say("isolation.profile-failed"), warm=True)
+    return _frame(run_isolated(task, _read_npu_smi_child, _plain(path)))
+
+
+def _read_npu_smi_child(path: str) -> bytes:
+    """Runs in the child: the readings as an Arrow IPC stream."""
+    from diagnosis import read_npu_smi as read_here
+
+    return _ipc(read_here(path))

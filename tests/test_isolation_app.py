@@ -100,15 +100,35 @@ def test_cancelling_a_request_kills_its_isolated_decoder(server: Server) -> None
     """The call explosion keeps its decoder busy for many seconds; cancelling the job ends the child at
     once, the server does not wait for it and still answers."""
     model = generate.CORPUS / "mindir_call_explosion.mindir"
+    resident = set(_children(server.process.pid))  # the warm profile reader (sandbox.isolation._zygote)
     job = _client(server).submit(handle_file(str(model)), api_name="/inspect_model")
     deadline = time.monotonic() + 60
-    while not _children(server.process.pid) and time.monotonic() < deadline:
+    while not set(_children(server.process.pid)) - resident and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert _children(server.process.pid), "the isolated decoder never started"
+    assert set(_children(server.process.pid)) - resident, "the isolated decoder never started"
     cancelled = time.monotonic()
     job.cancel()
-    while _children(server.process.pid) and time.monotonic() - cancelled < 20:
+    while set(_children(server.process.pid)) - resident and time.monotonic() - cancelled < 20:
         time.sleep(0.1)
-    assert _children(server.process.pid) == []
+    assert set(_children(server.process.pid)) - resident == set()
     assert time.monotonic() - cancelled < 10
+    assert server.alive()
+
+
+def test_a_profile_over_the_readers_memory_does_not_disturb_another_user(
+    server: Server, tmp_path: Path
+) -> None:
+    """Issue 33: the CSV readers run in the isolated child too. A 60 MiB kernel_details.csv of real rows
+    (under the upload budgets) needs more than the child's 300 MB: that upload gets one line naming the
+    file while another user's diagnosis, submitted at the same moment, completes correctly."""
+    hostile = generate.write_oversized_profile(tmp_path, "csv", 60)
+    expected = diagnose(CPU / "train_fp32_graph", CPU / "infer_fp32_graph_batch32", isolate=False)
+    attacker, victim = _client(server), _client(server)
+    hostile_job = _pair(attacker, generate.ASCEND / "level1" / "infer", hostile)
+    normal_job = _pair(victim, CPU / "train_fp32_graph", CPU / "infer_fp32_graph_batch32")
+
+    report = normal_job.result(timeout=TIMEOUT_S)[-1]
+    assert [c["id"] for c in report["causes"]] == [c["id"] for c in expected.data["causes"]]
+    error = _error_of(hostile_job)
+    assert re.search(rf"kernel_details\.csv: the profile could not be read.*\b{MEMORY_MB} MB", error), error
     assert server.alive()

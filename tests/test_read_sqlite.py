@@ -221,18 +221,19 @@ def test_sqlite_keeps_its_temporary_data_in_memory() -> None:
 
 
 def test_the_facade_decodes_a_database_in_the_isolated_child(monkeypatch) -> None:
-    """With isolation (the default) the facade sends the decoding to a child process."""
-    real = isolation.decode_database
-    calls: list[tuple[str, int]] = []
+    """With isolation (the default) the facade reads each profile, a database too, in a child process."""
+    real = isolation.run_isolated
+    calls: list[tuple[str, str, bool]] = []
 
-    def recording(subject: str, func, args):
-        calls.append((subject, real(subject, os.getpid, ())))
-        return real(subject, func, args)
+    def recording(task, func, *args, **kwargs):
+        calls.append((func.__name__, task.subject, task.warm))
+        return real(task, func, *args, **kwargs)
 
-    monkeypatch.setattr(isolation, "decode_database", recording)
+    monkeypatch.setattr(isolation, "run_isolated", recording)
     report = diagnose(ASCEND / "level1" / "train", MS_DB)
     assert [i.layout for i in report.document.inputs] == ["ascend-ms", "ascend-ms-db"]
-    assert calls and calls[0][0] == "ascend_mindspore_profiler.db" and calls[0][1] != os.getpid()
+    assert sorted(calls) == [("_read_profile_child", "ms_infer", True),
+                             ("_read_profile_child", "train", True)]  # fmt: skip
 
 
 def test_an_isolated_decoding_error_names_the_database(tmp_path: Path) -> None:

@@ -36,6 +36,7 @@ from diagnosis.readers.catalog import (
     TORCH_DB,
     TRACE_VIEW,
 )
+from diagnosis.readers.io import require_regular
 
 MAX_DEPTH = 6
 _SKIP = re.compile(r"^(?:PROF_.*|FRAMEWORK|logs|device_\d+|host|mindstudio_profiler_\w+|__pycache__|\..*)$")
@@ -190,9 +191,11 @@ def _is_torch(folder: Path, files: set[str], info_ranks: list[int]) -> bool:
         return True
     if not info_ranks:
         return False
+    path = folder / f"profiler_info_{info_ranks[0]}.json"
     try:
-        record = json.loads((folder / f"profiler_info_{info_ranks[0]}.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):  # unreadable here: the reader says why
+        require_regular(path)  # never block on a named pipe; named if a limit stops the decoding
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError, InputError):  # unreadable here: the reader says why
         return False
     return isinstance(record, dict) and "config" in record and "profiler_parameters" not in record
 

@@ -15,7 +15,7 @@ import json
 import os
 import re
 import stat
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -86,9 +86,32 @@ def first_line(exc: BaseException) -> str:
     return text.splitlines()[0][:240] if text else type(exc).__name__
 
 
+_READ_WATCHERS: list[Callable[[str, int], None]] = []  # see watch_reads
+
+
+def watch_reads(watcher: Callable[[str, int], None]) -> None:
+    """Call `watcher(name, size)` with a profile file's name as messages give it (`display`) and its size
+    in bytes each time the file is opened or parsed, from now on in this process: the isolated reader
+    tells its parent which file needed the memory or time when a limit stopped it."""
+    _READ_WATCHERS.append(watcher)
+
+
+def announce(path: Path) -> None:
+    """Tell the watchers (`watch_reads`) that `path` is opened or parsed now."""
+    if not _READ_WATCHERS:
+        return
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        size = 0
+    for watcher in _READ_WATCHERS:
+        watcher(display(path), size)
+
+
 def require_regular(path: Path) -> int:
     """A profile file must be a regular file before it is opened (a named pipe would block the reader,
     a device never end); returns its size."""
+    announce(path)
     try:
         info = os.stat(path)
     except OSError as exc:
@@ -106,6 +129,12 @@ def hold_to_budgets() -> None:
     defaults unless the operator set them: the web app's server reads only uploads. Without it (CLI,
     Python API) a local folder is read whatever its size unless a budget's variable is set."""
     _HELD_TO_BUDGETS["always"] = True
+
+
+def budgets_held() -> bool:
+    """Whether hold_to_budgets was called in this process (an isolated reader holds its files to the
+    budgets exactly when its parent does)."""
+    return _HELD_TO_BUDGETS["always"]
 
 
 def budget(field: str) -> int | None:
@@ -272,6 +301,7 @@ def read_csv(
 
 
 def _arrow_read(path: Path, header: list[str], types: dict[str, pa.DataType], nulls: list[str]) -> pa.Table:
+    announce(path)
     convert = pacsv.ConvertOptions(
         include_columns=list(types),
         column_types=types,
@@ -330,6 +360,7 @@ def _expectation(exc: BaseException) -> str:
 
 def read_table(path: Path) -> pd.DataFrame:
     """A small auxiliary CSV (op_statistic, memory, dataset ...) with every column, types inferred."""
+    announce(path)
     read_header(path)
     try:
         table = pacsv.read_csv(path, convert_options=pacsv.ConvertOptions(null_values=NULL_VALUES))
@@ -402,6 +433,7 @@ def load_json(path: Path, expected: str = "a JSON document", duplicates: list[st
     """Parse a (small) JSON file; empty, non-UTF-8, invalid, too deeply nested or over-long numbers
     raise InputError. Keys given twice in one object are appended to `duplicates` (the last value wins,
     as in json), so the caller can warn about them."""
+    announce(path)
     check_file(path)
     try:
         raw = path.read_bytes()
@@ -443,6 +475,7 @@ def _object(pairs: list[tuple[str, Any]], duplicates: list[str]) -> dict[str, An
 
 def read_text(path: Path) -> str:
     """A text file as str; non-UTF-8 raises InputError naming the byte offset."""
+    announce(path)
     check_file(path)
     try:
         return path.read_text(encoding="utf-8-sig")

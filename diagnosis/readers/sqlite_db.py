@@ -35,7 +35,7 @@ from diagnosis.readers.ascend import MINDSPORE, complete, kernel_limitations, ou
 from diagnosis.readers.cann_msprof import CANN, devices_of, op_summaries, prof_folders, read_sample
 from diagnosis.readers.discover import classify, discover
 from diagnosis.readers.io import display, to_frame
-from diagnosis.readers.sqlite_guard import Guarded, guarded, run_decoder
+from diagnosis.readers.sqlite_guard import STRING_COLUMNS, Guarded, guarded, run_decoder
 from diagnosis.readers.steps import no_steps
 from diagnosis.readers.tables import canonical as canonical_table
 from diagnosis.readers.torch_npu_db import read_frequency
@@ -47,19 +47,6 @@ LAYOUT_CANN = "cann-msprof-db"
 LAYOUTS = (LAYOUT_MS, LAYOUT_CANN)
 TABLES = ("TASK", "COMPUTE_TASK_INFO", "STRING_IDS")
 SCHEMA = say("sqlite.schema")
-# Canonical kernel column <- COMPUTE_TASK_INFO column (each an id into STRING_IDS), when the table has it.
-_STRING_COLUMNS = {
-    "name": "name",
-    "op_type": "opType",
-    "core": "taskType",
-    "input_shapes": "inputShapes",
-    "input_dtypes": "inputDataTypes",
-    "input_formats": "inputFormats",
-    "output_shapes": "outputShapes",
-    "output_dtypes": "outputDataTypes",
-    "output_formats": "outputFormats",
-    "op_state": "opState",
-}
 _BLOCK = ("blockNum", "blockDim")
 
 
@@ -230,7 +217,7 @@ def _query(columns: dict[str, list[str]], rank: int | None, devices: int) -> str
     against the database, never user text)."""
     info = columns["COMPUTE_TASK_INFO"]
     select = ["T.startNs", "T.endNs"]
-    select += [f"C.{column}" for column in _STRING_COLUMNS.values() if column in info]
+    select += [f"C.{column}" for column in STRING_COLUMNS.values() if column in info]
     block = next((c for c in _BLOCK if c in info), None)
     if block:
         select.append(f"C.{block}")
@@ -247,7 +234,7 @@ def _task_columns(rows: Iterable[tuple[Any, ...]], columns: dict[str, list[str]]
     """The query's rows as columns: tasks whose start or end is not a whole number are dropped, a block
     dim that is not one is missing (a database may hold text in a number column)."""
     info = columns["COMPUTE_TASK_INFO"]
-    names = [c for c, col in _STRING_COLUMNS.items() if col in info]
+    names = [c for c, col in STRING_COLUMNS.items() if col in info]
     names += ["block_dim"] if any(c in info for c in _BLOCK) else []
     found: dict[str, list[Any]] = {name: [] for name in ["start_ns", "end_ns", *names]}
     lists = list(found.values())
@@ -266,7 +253,7 @@ def _task_table(
     """Columns with each string id replaced by its STRING_IDS value (missing, or not text: null). The
     text this adds up to (a value is copied once per task that names it) is held to `text_limit`."""
     texts = {key: value for key, value in strings.items() if isinstance(value, str)}
-    string_names = [c for c in _STRING_COLUMNS if c in found]
+    string_names = [c for c in STRING_COLUMNS if c in found]
     if text_limit is not None:
         sizes = {key: len(value.encode("utf-8", "replace")) for key, value in texts.items()}
         total = sum(sizes.get(key, 0) for name in string_names for key in found[name] if _hashable(key))

@@ -37,6 +37,20 @@ MAX_VALUE_BYTES = MIB  # one text or blob value (a kernel name, a shape list) in
 CACHE_KIB = 16 * 1024  # page cache of one connection (SQLite's default is 2 MiB)
 _PRAGMAS = ("query_only=ON", "trusted_schema=OFF", "temp_store=MEMORY", f"cache_size=-{CACHE_KIB}")
 _PROGRESS_STEPS = 20_000  # virtual-machine instructions between two looks at the clock
+# Canonical kernel column <- COMPUTE_TASK_INFO column (an id into STRING_IDS), when the table has it:
+# one mapping for both SQLite readers (sqlite_db, torch_npu_db).
+STRING_COLUMNS = {
+    "name": "name",
+    "op_type": "opType",
+    "core": "taskType",
+    "input_shapes": "inputShapes",
+    "input_dtypes": "inputDataTypes",
+    "input_formats": "inputFormats",
+    "output_shapes": "outputShapes",
+    "output_dtypes": "outputDataTypes",
+    "output_formats": "outputFormats",
+    "op_state": "opState",
+}
 # A decoding function run by `run_decoder`: called with its arguments, returns a picklable answer.
 Runner = Callable[[str, Callable[..., Any], tuple[Any, ...]], Any]
 _RUNNER: ContextVar[Runner | None] = ContextVar("sqlite_decoder_runner", default=None)

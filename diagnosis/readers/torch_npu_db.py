@@ -51,6 +51,7 @@ from diagnosis.readers.ascend import (
 )
 from diagnosis.readers.discover import discover
 from diagnosis.readers.io import budget, display, rows_error, to_frame
+from diagnosis.readers.sqlite_guard import STRING_COLUMNS
 from diagnosis.readers.steps import no_steps, step_ids
 from diagnosis.readers.torch_npu import TORCH
 from diagnosis.readers.values import map_unique, normalise_columns, op_type_of_kernel, scope_of
@@ -62,19 +63,6 @@ REQUIRED = {
     "TASK": ("startNs", "endNs", "globalTaskId"),
     "COMPUTE_TASK_INFO": ("globalTaskId", "name"),
     "STRING_IDS": ("id", "value"),
-}
-# Canonical kernel column <- COMPUTE_TASK_INFO column (an id into STRING_IDS), when the table has it.
-STRING_COLUMNS = {
-    "name": "name",
-    "op_type": "opType",
-    "core": "taskType",
-    "input_shapes": "inputShapes",
-    "input_dtypes": "inputDataTypes",
-    "input_formats": "inputFormats",
-    "output_shapes": "outputShapes",
-    "output_dtypes": "outputDataTypes",
-    "output_formats": "outputFormats",
-    "op_state": "opState",
 }
 STEP_TRACE = ("step", "computing", "communication_not_overlapped", "free")
 HCCL = "HCCL"

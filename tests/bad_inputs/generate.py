@@ -1315,7 +1315,7 @@ def write_nested_values(path: Path, op: str, depth: int) -> Path:
     return path
 
 
-BUDGET = r"over 800,000 nodes and calls, the decoder's budget.*PERF_DOCTOR_MAX_GRAPH_NODES"
+BUDGET = r"over 500,000 nodes and calls, the decoder's budget.*PERF_DOCTOR_MAX_GRAPH_NODES"
 NESTED = r"cannot be analysed: tuples, partial applications or branch results nested more than 256 deep"
 
 
@@ -1410,6 +1410,35 @@ def write_huge_model(path: Path, nodes: int = 100_000) -> Path:
         previous = name
     path.write_bytes(model.SerializeToString())
     return path
+
+
+def write_oversized_profile(folder: Path, kind: str, mib: int) -> Path:
+    """A copy of the real Ascend Level1 training run (tests/fixtures/ascend/level1/train) with one file
+    blown up to about `mib` MiB, valid and under the per-file budgets a local folder has (none), to be
+    stopped by the isolated reader's memory limit: `csv`, its kernel_details.csv rows repeated (a CSV
+    bomb of real rows); `json`, its profiler_info_0.json replaced by one line holding a list of about
+    `mib` * 200,000 distinct floats (a huge-line JSON: each 5-byte number becomes a 32-byte object).
+    Not part of the corpus: whether it is too big depends on the configured memory limit."""
+    run = folder / "train"
+    shutil.copytree(ASCEND / "level1" / "train", run)
+    if kind == "csv":
+        table = next(run.rglob("kernel_details.csv"))
+        lines = table.read_bytes().splitlines(keepends=True)
+        with table.open("wb") as out:
+            for chunk in _repeated_rows(lines[0], b"".join(lines[1:]), mib << 20):
+                out.write(chunk)
+    elif kind == "json":
+        info = next(run.rglob("profiler_info_*.json"))
+        numbers = ",".join(f"{i % 1000}.5" for i in range(100_000)).encode()
+        with info.open("wb") as out:
+            out.write(b"[")
+            for index in range(max(1, (mib << 20) // len(numbers))):
+                out.write(b"," if index else b"")
+                out.write(numbers)
+            out.write(b"]")
+    else:
+        raise ValueError(kind)
+    return run
 
 
 # --------------------------------------------------------------------------------------------------

@@ -1,0 +1,121 @@
+"""Profile readers run in the isolated child (issue 33): a CSV or JSON that needs more memory than the
+child may use is refused with one line naming the file, and nothing the read wrote is left behind."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from core.errors import InputError
+from diagnosis.workspace import Workspace
+from doctor import diagnose, isolation
+from tests.bad_inputs import generate
+
+ASCEND = generate.ASCEND / "level1"
+MEMORY_MB = 200
+# Python's MemoryError, or C code that crashed or exited for want of memory (named as the likely cause)
+OUT_OF_MEMORY = (
+    rf"( within {MEMORY_MB} MB of memory"
+    rf"|: the decoder stopped \((SIG\w+|exit code \d+)\), perhaps for lack of memory"
+    rf" \(limit {MEMORY_MB} MB\))"
+)
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.mark.parametrize(
+    ("kind", "mib", "file"),
+    [("csv", 60, "kernel_details.csv"), ("json", 40, "profiler_info_0.json")],
+)
+def test_a_profile_over_the_childs_memory_is_refused_naming_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str, mib: int, file: str
+) -> None:
+    hostile = generate.write_oversized_profile(tmp_path / "input", kind, mib)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    monkeypatch.setenv("PERF_DOCTOR_ISOLATION_MEMORY_MB", str(MEMORY_MB))
+    with pytest.raises(InputError) as caught:
+        diagnose(ASCEND / "infer", hostile, translate=False)
+    line = str(caught.value)
+    assert re.search(rf"{re.escape(file)}: the profile could not be read{OUT_OF_MEMORY}", line), line
+    assert "PERF_DOCTOR_ISOLATION_MEMORY_MB" in line
+    assert list(scratch.iterdir()) == []  # the workspace and the child's temporary folder are gone
+
+
+def test_the_isolated_read_gives_the_same_run_as_the_one_in_process() -> None:
+    """Tables come back through Arrow IPC, the rest as data classes: the report is the same."""
+    isolated = diagnose(ASCEND / "train", ASCEND / "infer", translate=False).to_dict()
+    here = diagnose(ASCEND / "train", ASCEND / "infer", translate=False, isolate=False).to_dict()
+    for document in (isolated, here):
+        document.pop("created_utc")
+    assert json.dumps(isolated, sort_keys=True) == json.dumps(here, sort_keys=True)
+
+
+def test_the_run_crosses_the_wire_unchanged() -> None:
+    from diagnosis import read_folder
+
+    run = read_folder(ASCEND / "train")
+    back = isolation._run_from_wire(isolation._run_to_wire(run))
+    assert back.meta == run.meta and back.limitations == run.limitations
+    for name in ("kernels", "steps", "memory", "dataset_stages", "pipeline", "frequency", "api_calls"):
+        assert getattr(back, name).equals(getattr(run, name)), name
+        assert list(getattr(back, name).dtypes) == list(getattr(run, name).dtypes), name
+    assert back.extras.keys() == run.extras.keys()
+    assert all(back.extras[key].equals(run.extras[key]) for key in run.extras)
+
+
+def test_cancelling_a_request_kills_its_profile_reader(tmp_path: Path) -> None:
+    """A cancelled web request kills the fork reading its profile at once (not after the read), and the
+    request's workspace, with the child's temporary folder, is removed."""
+    hostile = generate.write_oversized_profile(tmp_path / "input", "csv", 60)
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    token = isolation.Cancellation()
+    outcome: list[BaseException] = []
+    pids: list[int] = []
+
+    def work() -> None:
+        try:
+            with Workspace(scratch) as space:
+                isolation.read_profile(hostile, rank=None, source="train", scheduler=None, workspace=space)
+        except InputError as error:
+            outcome.append(error)
+
+    async def scenario() -> float:
+        task = asyncio.ensure_future(isolation.run_cancellable(work, token))
+        while token.running == 0:
+            await asyncio.sleep(0.02)
+        pids.extend(child.pid for child in token._children)
+        await asyncio.sleep(0.5)  # the fork is reading now
+        started = time.monotonic()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        while token.running:
+            await asyncio.sleep(0.02)
+        return time.monotonic() - started
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        assert pool.submit(asyncio.run, scenario()).result() < 3
+    assert [str(error) for error in outcome] == ["train: the request was cancelled"]
+    assert pids and not any(Path(f"/proc/{pid}").exists() for pid in pids)
+    assert list(scratch.iterdir()) == []
+
+
+def test_a_dead_warm_reader_is_started_again() -> None:
+    """The zygote killed from outside (an operator, the OOM killer): the next read starts a new one."""
+    diagnose(ASCEND / "train", ASCEND / "infer", translate=False)
+    first = isolation._ZYGOTE[0].process
+    first.kill()
+    first.wait()
+    report = diagnose(ASCEND / "train", ASCEND / "infer", translate=False)
+    assert report.document.kind == "pair"
+    assert isolation._ZYGOTE[0].process is not first and isolation._ZYGOTE[0].process.poll() is None
