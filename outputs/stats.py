@@ -13,7 +13,6 @@ import threading
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
 
 import numpy as np
 
@@ -99,7 +98,7 @@ def _scratch() -> memoryview:
     return buffer
 
 
-def _stream(handle: BinaryIO, dtype: np.dtype, count: int, start: int, end: int, acc: _Accumulator) -> int:
+def _stream(handle: io.FileIO, dtype: np.dtype, count: int, start: int, end: int, acc: _Accumulator) -> int:
     """Fold the `count` elements after the header into `acc`; buffer[start:end] already holds file data
     (read with the header). Returns the elements the file was short of (0: complete)."""
     buffer, size, left = _scratch(), dtype.itemsize, count
@@ -128,7 +127,7 @@ _HEADER = re.compile(
 HEADER_ROOM = 1 << 16  # numpy's headers are padded to 64 bytes; a longer one goes to numpy's parser
 
 
-def _header(handle: BinaryIO) -> tuple[tuple[int, ...], np.dtype, int, int]:
+def _header(handle: io.FileIO) -> tuple[tuple[int, ...], np.dtype, int, int]:
     """(shape, dtype, where the data starts in this thread's buffer, bytes in it) of an open unbuffered
     .npy file: up to CHUNK_BYTES are read into the buffer by one call (_stream reads what a short read
     left), so a small file costs one read and its data is used where it lies. The
@@ -152,7 +151,7 @@ def _header(handle: BinaryIO) -> tuple[tuple[int, ...], np.dtype, int, int]:
     return shape, dtype, min(end, got), got
 
 
-def _numpy_header(handle: BinaryIO, major: int) -> tuple[tuple[int, ...], np.dtype, int]:
+def _numpy_header(handle: io.FileIO, major: int) -> tuple[tuple[int, ...], np.dtype, int]:
     """(shape, dtype, header length) by numpy's own parser, for headers the regular expression refuses."""
     position = handle.tell()
     handle.seek(0)
