@@ -5,6 +5,9 @@ diagnosed. Settings come from environment variables read in doctor.config. Handl
 between components and the facade: every analysis and display conversion lives in the doctor package.
 """
 
+# gradio does not list `components` in its __all__, though its docs use gr.components.Component.
+# pyright: reportPrivateImportUsage=false
+
 from __future__ import annotations
 
 import os
@@ -193,7 +196,7 @@ def _lang(request: gr.Request | None) -> str:
 
 
 def _progress(progress: gr.Progress) -> Callable[[float, str], None]:
-    return lambda fraction, desc: progress(fraction, desc=desc)
+    return lambda fraction, desc: progress(fraction, desc=desc)  # pyright: ignore[reportReturnType]  # result unused
 
 
 def _base_url(request: gr.Request | None) -> str | None:
@@ -319,7 +322,7 @@ def _below_threshold_box(elem_id: str) -> tuple[gr.Accordion, gr.Markdown]:
 
 
 def _dataframe(table: Table) -> gr.Dataframe:
-    return gr.Dataframe(value=table.frame, datatype=table.datatype)
+    return gr.Dataframe(value=table.frame, datatype=table.datatype)  # pyright: ignore[reportArgumentType]  # gradio's datatype names
 
 
 def _plot(view: ReportView, key: str) -> gr.Plot:
@@ -473,7 +476,7 @@ def compare(
                         baseline or None,
                         target or None,
                         mindir or None,
-                        rank=rank,  # checked by diagnose: a whole number in range (NaN, inf, 1e400 refused)
+                        rank=rank,  # pyright: ignore[reportArgumentType]  # checked by diagnose: a whole number in range (NaN, inf, 1e400 refused)
                         baseline_role=ROLE_CHOICES.get(role),
                         progress=_progress(progress),
                         lang=lang,
@@ -723,7 +726,7 @@ class Events:
         """On page load: show the blocks of the viewer's language, hide the others; the switch shows it."""
         lang = _lang(request)
         shown = {box: gr.Column(visible=box_lang == lang) for box_lang, box in self.language_boxes}
-        return {**shown, self.language: gr.Radio(value=LANGUAGE_NAMES[lang])} if self.language else shown
+        return {**shown, self.language: gr.Radio(value=LANGUAGE_NAMES[lang])} if self.language else shown  # pyright: ignore[reportReturnType]  # dict is invariant
 
     async def swap_compare(
         self,
@@ -765,7 +768,7 @@ class Events:
             tab, values = "inspect", inspect_values(report, (banner, link))
         else:
             tab, values = "compare", compare_values(report, (banner, link))
-        return {self.tabs: gr.Tabs(selected=tab), **self._results(report.kind).keyed(values)}
+        return {self.tabs: gr.Tabs(selected=tab), **self._results(report.kind).keyed(values)}  # pyright: ignore[reportReturnType]  # tabs are built
 
     def open_linked_case(self, request: gr.Request) -> Any:
         """On page load: reopen the case of a `?case=<id>` link; nothing without one."""
@@ -878,9 +881,9 @@ def _side(events: Events, key: str, value: list[str] | None) -> tuple[gr.File, g
         gr.File(value=value, label=I18N(key), file_count="multiple", elem_id=f"{key}-files", height=140)
     )
     folder = without_stray_file(
-        gr.UploadButton(I18N(f"{key}_folder"), file_count="directory", size="sm", elem_id=f"{key}-folder")
+        gr.UploadButton(I18N(f"{key}_folder"), file_count="directory", size="sm", elem_id=f"{key}-folder")  # pyright: ignore[reportArgumentType]  # gradio types label as str; it takes I18nData
     )
-    folder.upload(events.keep_folder(key), [folder, events.folder_names], files, api_visibility="private")
+    folder.upload(events.keep_folder(key), [folder, events.folder_names], files, api_visibility="private")  # pyright: ignore[reportArgumentType]  # built
     return files, folder
 
 
@@ -976,7 +979,7 @@ def _wide_table(
     fullscreen buttons (the operator table and the triage case list)."""
     return gr.Dataframe(
         interactive=False,
-        column_widths=column_widths,
+        column_widths=column_widths,  # pyright: ignore[reportArgumentType]  # list is invariant
         show_search="search",
         max_height=max_height,
         wrap=True,
@@ -992,7 +995,7 @@ def _downloads(csv: bool) -> dict[str, gr.DownloadButton]:
     """The report download buttons by name (dl_html, dl_md, dl_json and, with `csv`, dl_csv)."""
     keys = ["dl_html", "dl_md", "dl_json"] + (["dl_csv"] if csv else [])
     with gr.Row():
-        return {k: gr.DownloadButton(I18N(k), elem_id=k.replace("_", "-"), size="sm") for k in keys}
+        return {k: gr.DownloadButton(I18N(k), elem_id=k.replace("_", "-"), size="sm") for k in keys}  # pyright: ignore[reportArgumentType]  # gradio types label as str; it takes I18nData
 
 
 Wiring = tuple[list[gr.components.Component], list[gr.components.Component]]
@@ -1073,7 +1076,10 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
                 downloads = _downloads(csv=True)
                 fixes = gr.CheckboxGroup(label=I18N("fixes"), visible=False, elem_id="fixes")
                 dl_reprofile = gr.DownloadButton(
-                    I18N("dl_reprofile"), visible=False, elem_id="dl-reprofile", size="sm"
+                    I18N("dl_reprofile"),  # pyright: ignore[reportArgumentType]  # gradio types label as str; it takes I18nData
+                    visible=False,
+                    elem_id="dl-reprofile",
+                    size="sm",
                 )
                 with gr.Accordion(I18N("report_json"), open=False):
                     report_json = gr.JSON(label=I18N("report_json"), show_label=False)
@@ -1137,7 +1143,7 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
     return inputs, outputs
 
 
-def _in_each_language(events: Events, make: Callable[[str], gr.Examples], elem_id: str) -> list[gr.Examples]:
+def _in_each_language(events: Events, make: Callable[[str], gr.Examples], elem_id: str) -> list[gr.Examples]:  # pyright: ignore[reportGeneralTypeIssues]  # gr.Examples is typed as a function
     """One gr.Examples per language (its labels cannot follow the browser's language), each in a column
     that only viewers of that language see (shown by Events.show_language on page load)."""
     made = []
@@ -1148,7 +1154,7 @@ def _in_each_language(events: Events, make: Callable[[str], gr.Examples], elem_i
     return made
 
 
-def _pair_examples(events: Events, inputs: list[gr.File]) -> list[gr.Examples]:
+def _pair_examples(events: Events, inputs: list[gr.File]) -> list[gr.Examples]:  # pyright: ignore[reportGeneralTypeIssues]  # gr.Examples is typed as a function
     """The bundled pairs as clickable examples, labelled in one language each (none when absent)."""
     pairs = available_pairs()
     if not pairs:
@@ -1249,7 +1255,7 @@ def _watch_inputs(
 ) -> None:
     """Every input's change: its uploads are held by the session, a shown result is marked stale."""
     for slot, component in slots:
-        component.change(
+        component.change(  # pyright: ignore[reportAttributeAccessIssue]  # an event of this component's class
             events.input_changed(slot),
             [component, verdict],
             notice,
@@ -1342,14 +1348,14 @@ def _triage_tab(events: Events, opened: list[gr.components.Component]) -> gr.Tab
     refresh.click(**listing, api_name="triage_list")
     tab.select(**listing, api_visibility="private")
     for control in filters[:3]:
-        control.input(**listing, api_visibility="private")
+        control.input(**listing, api_visibility="private")  # pyright: ignore[reportAttributeAccessIssue]  # an event of this component's class
     picked = [form["case_id"], form["status"], form["note"]]
     table.select(events.pick_case, None, picked, api_visibility="private")
     changed = [form["message"], table, groups]
-    form["save"].click(events.triage_update, [*picked, *filters], changed, api_name="triage_update")
-    form["delete"].click(events.triage_delete, [form["case_id"], *filters], changed, api_name="triage_delete")
-    _scroll_to_result(form["open"].click(events.open_case, [form["case_id"]], opened, api_name="open_case"))
-    form["attach"].click(
+    form["save"].click(events.triage_update, [*picked, *filters], changed, api_name="triage_update")  # pyright: ignore[reportAttributeAccessIssue]  # an event of this component's class
+    form["delete"].click(events.triage_delete, [form["case_id"], *filters], changed, api_name="triage_delete")  # pyright: ignore[reportAttributeAccessIssue]  # an event of this component's class
+    _scroll_to_result(form["open"].click(events.open_case, [form["case_id"]], opened, api_name="open_case"))  # pyright: ignore[reportAttributeAccessIssue]  # an event of this component's class
+    form["attach"].click(  # pyright: ignore[reportAttributeAccessIssue]  # an event of this component's class
         events.triage_attach, [form["case_id"], form["after"], *filters], changed, api_name="triage_attach"
     )
     return tab

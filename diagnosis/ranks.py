@@ -305,9 +305,9 @@ def find_straggler(summaries: list[RankSummary]) -> tuple[Straggler | None, str]
     if share.max() < STABLE_SHARE:
         return None, ""
     rank = int(share.idxmax())
-    ratio = float((table.loc[rank] / median).median())
-    extra_ms = float((table.loc[rank] - median).median()) / 1000
-    typical = int((table.sub(median, axis=1).abs().sum(axis=1)).drop(index=rank).idxmin())
+    ratio = float((table.loc[rank] / median).median())  # pyright: ignore[reportArgumentType]  # pandas-stubs: a row's median may be a Series
+    extra_ms = float((table.loc[rank] - median).median()) / 1000  # pyright: ignore[reportArgumentType]  # pandas-stubs: a row's median may be a Series
+    typical = int((table.sub(median, axis=1).abs().sum(axis=1)).drop(index=rank).idxmin())  # pyright: ignore[reportArgumentType]  # pandas-stubs: idxmin is Hashable; ranks are ints
     victims, wait_ms = _victims(summaries, rank)
     return (
         Straggler(

@@ -108,4 +108,4 @@ def _on_dask(cands: Sequence[Candidate], base: str, scheduler: str) -> list[Rank
         ) from None
     with client:
         futures = client.map(summarize_candidate, list(cands), base=base, pure=False)
-        return list(client.gather(futures))
+        return list(client.gather(futures))  # pyright: ignore[reportArgumentType]  # dask's gather is typed for coroutines too

@@ -126,7 +126,7 @@ def _where(timing: Part, operators: Sequence[Part], lang: str) -> str:
     op_delta = headline.get("operator_delta_ms")
     totals = (timing.get("target_ms_per_step"), timing.get("baseline_ms_per_step"))
     if op_delta is None and None not in totals:
-        op_delta = totals[0] - totals[1]  # a document without a headline
+        op_delta = totals[0] - totals[1]  # a document without a headline  # pyright: ignore[reportOptionalOperand]  # None not in totals
     if op_delta is not None:
         parts.append(t("v_where_ops", lang, ms=_signed(op_delta)))
     if headline.get("gap_delta_ms") is not None:

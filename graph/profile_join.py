@@ -11,7 +11,7 @@ matched by op type and launch order, and the join is reported as approximate.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
@@ -170,12 +170,12 @@ def _order_times(
     order: dict[str, list[str]] = defaultdict(list)
     for node, data in g.nodes(data=True):
         if data.get("kind") == "op":
-            order[data.get("op")].append(node)
+            order[data.get("op")].append(node)  # pyright: ignore[reportArgumentType]  # op nodes carry an op
     frame = kernels.sort_values(["step", "start_us"], na_position="first", kind="stable")
     has_step = frame["step"].notna().any()
     ordinal = frame.groupby(["step", "op"] if has_step else ["op"], dropna=False).cumcount()
     if not has_step:  # no step ids: assume every step launches each node of a type once, in order
-        per_type = frame["op"].map(lambda op: max(len(order.get(op, ())), 1))
+        per_type = frame["op"].map(lambda op: max(len(order.get(op, ())), 1))  # pyright: ignore[reportCallIssue, reportArgumentType]  # op: str or NA
         ordinal = ordinal % per_type
     frame = frame.assign(ordinal=ordinal.to_numpy())
     totals = frame.groupby(["op", "ordinal"])["duration_us"].sum()
@@ -267,7 +267,7 @@ def _split_symptom(table: pd.DataFrame, steps: int, run: Run, approximate: bool)
             "approximate": int(approximate),
             "cpu_run": int(cpu),
         },
-        evidence=evidence,
+        evidence=cast("tuple[dict[str, Any], ...]", evidence),
         recoverable_ms_per_step=round(recoverable_ms, 6),
     )
 
