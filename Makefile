@@ -27,6 +27,11 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports
 	$(PY) -m doctor.schema --check
+	@command -v node >/dev/null 2>&1 || ( \
+	  echo "installing Debian nodejs for pyright"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq nodejs >/dev/null )
+	$(VENV)/bin/pyright --pythonpath $(PY)
 
 # Regenerate docs/report.schema.json and the field reference of docs/report-schema.md from doctor/model.
 schema: $(STAMP)

@@ -8,6 +8,9 @@ presenter (`webapp.present`). The API is the named endpoints `/diagnose`, `/insp
 page's own events are private. This module imports each package through its `__init__` only.
 """
 
+# gradio does not list `components` in its __all__, though its docs use gr.components.Component.
+# pyright: reportPrivateImportUsage=false
+
 from __future__ import annotations
 
 import os
@@ -645,7 +648,7 @@ class Events:
         """On page load: show the blocks of the viewer's language, hide the others; the switch shows it."""
         lang = _lang(request)
         shown = {box: gr.Column(visible=box_lang == lang) for box_lang, box in self.language_boxes}
-        return {**shown, self.language: gr.Radio(value=LANGUAGE_NAMES[lang])} if self.language else shown
+        return {**shown, self.language: gr.Radio(value=LANGUAGE_NAMES[lang])} if self.language else shown  # pyright: ignore[reportReturnType]  # dict is invariant
 
     async def swap_compare(
         self,
@@ -801,9 +804,9 @@ def _side(events: Events, key: str, value: list[str] | None) -> tuple[gr.File, g
         gr.File(value=value, label=I18N(key), file_count="multiple", elem_id=f"{key}-files", height=140)
     )
     folder = without_stray_file(
-        gr.UploadButton(I18N(f"{key}_folder"), file_count="directory", size="sm", elem_id=f"{key}-folder")
+        gr.UploadButton(I18N(f"{key}_folder"), file_count="directory", size="sm", elem_id=f"{key}-folder")  # pyright: ignore[reportArgumentType]  # gradio types label as str; it takes I18nData
     )
-    folder.upload(events.keep_folder(key), [folder, events.folder_names], files, api_visibility="private")
+    folder.upload(events.keep_folder(key), [folder, events.folder_names], files, api_visibility="private")  # pyright: ignore[reportArgumentType]  # built
     return files, folder
 
 
@@ -899,7 +902,7 @@ def _wide_table(
     fullscreen buttons (the operator table and the triage case list)."""
     return gr.Dataframe(
         interactive=False,
-        column_widths=column_widths,
+        column_widths=column_widths,  # pyright: ignore[reportArgumentType]  # list is invariant
         show_search="search",
         max_height=max_height,
         wrap=True,
@@ -915,7 +918,7 @@ def _downloads(csv: bool) -> dict[str, gr.DownloadButton]:
     """The report download buttons by name (dl_html, dl_md, dl_json and, with `csv`, dl_csv)."""
     keys = ["dl_html", "dl_md", "dl_json"] + (["dl_csv"] if csv else [])
     with gr.Row():
-        return {k: gr.DownloadButton(I18N(k), elem_id=k.replace("_", "-"), size="sm") for k in keys}
+        return {k: gr.DownloadButton(I18N(k), elem_id=k.replace("_", "-"), size="sm") for k in keys}  # pyright: ignore[reportArgumentType]  # gradio types label as str; it takes I18nData
 
 
 Wiring = tuple[list[gr.components.Component], list[gr.components.Component]]
@@ -1060,7 +1063,7 @@ def _wire_compare(
         example.load_input_event.then(events.compare_example, inputs, outputs, **analysis)
 
 
-def _in_each_language(events: Events, make: Callable[[str], gr.Examples], elem_id: str) -> list[gr.Examples]:
+def _in_each_language(events: Events, make: Callable[[str], gr.Examples], elem_id: str) -> list[gr.Examples]:  # pyright: ignore[reportGeneralTypeIssues]  # gr.Examples is typed as a function
     """One gr.Examples per language (its labels cannot follow the browser's language), each in a column
     that only viewers of that language see (shown by Events.show_language on page load)."""
     made = []
@@ -1071,7 +1074,7 @@ def _in_each_language(events: Events, make: Callable[[str], gr.Examples], elem_i
     return made
 
 
-def _pair_examples(events: Events, inputs: list[gr.File]) -> list[gr.Examples]:
+def _pair_examples(events: Events, inputs: list[gr.File]) -> list[gr.Examples]:  # pyright: ignore[reportGeneralTypeIssues]  # gr.Examples is typed as a function
     """The bundled pairs as clickable examples, labelled in one language each (none when absent)."""
     pairs = available_pairs()
     if not pairs:
@@ -1166,7 +1169,7 @@ def _watch_inputs(
 ) -> None:
     """Every input's change: its uploads are held by the session, a shown result is marked stale."""
     for slot, component in slots:
-        component.change(
+        component.change(  # pyright: ignore[reportAttributeAccessIssue]  # an event of this component's class
             events.input_changed(slot),
             [component, verdict],
             notice,
@@ -1259,7 +1262,7 @@ def _triage_tab(events: Events, opened: list[gr.components.Component]) -> gr.Tab
     refresh.click(**listing, api_name="triage_list")
     tab.select(**listing, api_visibility="private")
     for control in filters[:3]:
-        control.input(**listing, api_visibility="private")
+        control.input(**listing, api_visibility="private")  # pyright: ignore[reportAttributeAccessIssue]  # an event of this component's class
     picked = [form["case_id"], form["status"], form["note"]]
     table.select(events.pick_case, None, picked, api_visibility="private")
     changed = [form["message"], table, groups]

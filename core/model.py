@@ -132,7 +132,7 @@ class ProfilerConfig:
     record_shapes: bool | None = None
     data_simplification: bool | None = None  # intermediate data deleted after parsing
     schedule: dict[str, Any] | None = None
-    raw: dict[str, Any] = field(default_factory=dict)  # the record as written, for diffs
+    raw: dict[str, Any] = field(default_factory=dict[str, Any])  # the record as written, for diffs
 
     @property
     def recorded(self) -> bool:
@@ -154,8 +154,8 @@ class RunMeta:
     jit_level: str | None = None
     execution_mode: str = "unknown"  # graph | pynative | unknown
     phase: str = "unknown"  # train | inference | unknown
-    amp: dict[str, Any] = field(default_factory=dict)  # cast_ops_per_step, output_to16_scopes, ...
-    environment: dict[str, Any] = field(default_factory=dict)  # profiler_metadata.json
+    amp: dict[str, Any] = field(default_factory=dict[str, Any])  # cast_ops_per_step, output_to16_scopes, ...
+    environment: dict[str, Any] = field(default_factory=dict[str, Any])  # profiler_metadata.json
     files: tuple[str, ...] = ()  # relative paths of the files that were read
 
 
@@ -216,7 +216,8 @@ class RankSet:
     summaries: list[RankSummary]
     chosen: int | None = None  # the rank the single-rank analysis read in full
     straggler: Straggler | None = None
-    slow_links: list[dict[str, Any]] = field(default_factory=list)  # {rank, link, gbps, median_gbps}
+    # {rank, link, gbps, median_gbps}
+    slow_links: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
     reason: str = ""  # why no straggler test ran (too few ranks), as a said text
 
     @property
@@ -231,7 +232,7 @@ class Run:
     meta: RunMeta
     kernels: pd.DataFrame  # KERNEL_SCHEMA columns (+ aic_*/aiv_* counters), one row per launch
     steps: pd.DataFrame  # STEP_SCHEMA columns, one row per step; may be empty
-    limitations: list[Limitation] = field(default_factory=list)
+    limitations: list[Limitation] = field(default_factory=list[Limitation])
     memory: pd.DataFrame = field(default_factory=lambda: empty_table(MEMORY_SCHEMA))
     dataset_stages: pd.DataFrame = field(default_factory=lambda: empty_table(DATASET_STAGE_SCHEMA))
     pipeline: pd.DataFrame = field(default_factory=lambda: empty_table(PIPELINE_SCHEMA))
@@ -240,7 +241,7 @@ class Run:
     npu_smi: pd.DataFrame = field(default_factory=lambda: empty_table(NPU_SMI_SCHEMA))
     # Optional tables as the profiler wrote them (op_statistic, communication, op_detail ...): shown to
     # nobody and read by no analyzer; kept for inspection. Everything analyzers use is a field above.
-    extras: dict[str, pd.DataFrame] = field(default_factory=dict)
+    extras: dict[str, pd.DataFrame] = field(default_factory=dict[str, pd.DataFrame])
     # Every rank of a multi-rank job (None for one rank, or when --rank narrowed the input to one).
     ranks: RankSet | None = None
 
@@ -271,7 +272,8 @@ def empty_steps() -> pd.DataFrame:
 def empty_table(schema: dict[str, str]) -> pd.DataFrame:
     """A table with no rows and the schema's columns and dtypes: a copy of one built once per schema
     (building it costs about 1 ms of pandas dtype parsing, a copy 0.04 ms, and every run asks ~10 times)."""
-    return _empty_template(tuple(schema.items())).copy()
+    template: pd.DataFrame = _empty_template(tuple(schema.items()))
+    return template.copy()
 
 
 @lru_cache(maxsize=64)
@@ -295,11 +297,12 @@ def conform_steps(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def _conform(df: pd.DataFrame, schema: dict[str, str], extra_prefixes: tuple[str, ...]) -> pd.DataFrame:
-    out = {}
+    out: dict[str, pd.Series] = {}
     for col, dtype in schema.items():
         if col in df.columns:
             series = df[col]
-            out[col] = series if str(series.dtype) == dtype else series.astype(dtype)
+            # pandas-stubs types astype for literal dtype names only; the schema's are plain str
+            out[col] = series if str(series.dtype) == dtype else series.astype(dtype)  # pyright: ignore[reportCallIssue, reportArgumentType]
         else:
             out[col] = pd.Series(pd.NA, index=df.index, dtype=dtype)
     for col in df.columns:

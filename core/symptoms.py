@@ -28,7 +28,7 @@ class Symptom:
     summary: str
     source: str = "pair"
     strength: float = 1.0
-    values: dict[str, Any] = field(default_factory=dict)
+    values: dict[str, Any] = field(default_factory=dict[str, Any])
     evidence: tuple[dict[str, Any], ...] = ()  # operator rows or graph nodes (JSON-able dicts)
     recoverable_ms_per_step: float | None = None
 

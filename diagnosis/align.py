@@ -5,6 +5,7 @@ scope first and by (op type, input shape, order of appearance) sequence alignmen
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Any
@@ -173,7 +174,7 @@ def per_step_times(kernels: pd.DataFrame) -> pd.DataFrame:
                 "d": kernels["duration_us"].to_numpy(dtype="float64"),
             }
         ).dropna(subset=["step"])
-        matrix = frame.groupby(["code", "step"])["d"].sum().unstack(fill_value=0.0)
+        matrix = frame.groupby(["code", "step"])["d"].sum().unstack(fill_value=0.0)  # pyright: ignore[reportArgumentType]  # pandas-stubs: int fill only
     else:
         matrix = _step_matrix(codes, kernels["step"].to_numpy(dtype="int64"), kernels["duration_us"])
     matrix.index = pd.Index(_key_text(kernels, matrix.index.to_numpy()), name="key", dtype="object")
@@ -273,7 +274,7 @@ def _extend(out_b: list[Any], out_t: list[Any], pairs: tuple[list[Any], list[Any
 
 
 def _ordered_pairs(
-    left_b: pd.DataFrame, left_t: pd.DataFrame, sig_b: list[str | None], sig_t: list[str | None]
+    left_b: pd.DataFrame, left_t: pd.DataFrame, sig_b: Sequence[str | None], sig_t: Sequence[str | None]
 ) -> tuple[list[Any], list[Any]]:
     """Operators paired where equal known signatures line up in order of first appearance."""
     matcher = SequenceMatcher(a=_unmatchable(sig_b, "b"), b=_unmatchable(sig_t, "t"), autojunk=False)
@@ -287,7 +288,7 @@ def _ordered_pairs(
 
 
 def _unique_pairs(
-    left_b: pd.DataFrame, left_t: pd.DataFrame, sig_b: list[str | None], sig_t: list[str | None]
+    left_b: pd.DataFrame, left_t: pd.DataFrame, sig_b: Sequence[str | None], sig_t: Sequence[str | None]
 ) -> tuple[list[Any], list[Any]]:
     """Operators paired by a signature that occurs once on each side, whatever their order (a
     collective launched asynchronously starts earlier in one run than in the other)."""
@@ -298,7 +299,7 @@ def _unique_pairs(
     return [keys_b[once_b[s]] for s in common], [keys_t[once_t[s]] for s in common]
 
 
-def _once(signatures: list[str | None]) -> dict[str, int]:
+def _once(signatures: Sequence[str | None]) -> dict[str, int]:
     """Signature -> position, for the known signatures that occur exactly once."""
     counts = pd.Series([s for s in signatures if s is not None], dtype="object").value_counts()
     return {s: i for i, s in enumerate(signatures) if s is not None and counts[s] == 1}
@@ -348,6 +349,6 @@ def _masked(parts: list[str], varying: dict[str, set[int]]) -> str:
     return "".join(p if i % 2 == 0 or i in keep else "#" for i, p in enumerate(parts))
 
 
-def _unmatchable(signatures: list[str | None], side: str) -> list[str]:
+def _unmatchable(signatures: Sequence[str | None], side: str) -> list[str]:
     """Signatures with every unknown one made unique to its side, so it never pairs."""
     return [s if s is not None else f"\0{side}{i}" for i, s in enumerate(signatures)]

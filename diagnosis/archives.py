@@ -21,7 +21,7 @@ import zipfile
 import zlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO, BinaryIO
 
 from core.errors import InputError
 from core.text import Text, say
@@ -84,7 +84,7 @@ class Meter:
 
     def pump(
         self,
-        stream: BinaryIO,
+        stream: IO[bytes],
         out: BinaryIO,
         *,
         source: str,
@@ -513,7 +513,7 @@ def _untar_member(
     if member.sparse is not None:
         raise tree.refuse(label, say("archive.sparse-member"), say("archive.regular-only"))
     if not (member.isreg() or member.isdir()):
-        raise tree.refuse(label, "has an unsupported member type", "only regular files and folders")
+        raise tree.refuse(label, "has an unsupported member type", "only regular files and folders")  # pyright: ignore[reportArgumentType]  # untranslated: to messages
     parts = tree.parts(label)
     try:
         tarfile.data_filter(member, str(tree.root))
@@ -527,6 +527,6 @@ def _untar_member(
     meter.check_declared_size(member.size, tree.source, label)
     stream = archive.extractfile(member)
     if stream is None:
-        raise tree.refuse(label, "has no data", "regular files")
+        raise tree.refuse(label, "has no data", "regular files")  # pyright: ignore[reportArgumentType]  # untranslated: to messages
     with stream, tree.create(parts, label) as out:
         meter.pump(stream, out, source=tree.source, label=label, consumed=lambda: counter.consumed)

@@ -114,7 +114,7 @@ def settings_from_env(cls: type[S], environ: Mapping[str, str] | None = None, pr
     env = os.environ if environ is None else environ
     hints = typing.get_type_hints(cls)
     overrides: dict[str, int | float] = {}
-    for field in dataclasses.fields(cls):
+    for field in dataclasses.fields(cls):  # pyright: ignore[reportArgumentType]  # cls: a settings dataclass
         name = env_name(prefix + field.name)
         if env.get(name, "").strip():
             overrides[field.name] = parse_setting(name, env[name], hints[field.name])

@@ -27,6 +27,7 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from core import InputError, say
 
@@ -130,7 +131,7 @@ def default_case_db(env: Mapping[str, str]) -> str | None:
     return None
 
 
-def _case_settings(env: Mapping[str, str]) -> dict[str, object]:
+def _case_settings(env: Mapping[str, str]) -> dict[str, Any]:
     """The case and triage fields of AppConfig from the environment."""
     staff = tuple(name.strip() for name in env.get("PERF_DOCTOR_STAFF", "").split(",") if name.strip())
     triage = env.get("PERF_DOCTOR_TRIAGE", "").strip().lower() or "auto"

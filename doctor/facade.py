@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from core import InputError, Limitation, Symptom, say
 from diagnosis import (
@@ -197,8 +197,12 @@ def _diagnose_profiles(
     if not given:
         if not _given(mindir):
             raise InputError(say("facade.nothing"), expected=NOTHING_GIVEN)
-        return inspect_model(  # type: ignore[arg-type]
-            mindir, progress=progress, lang=lang, isolate=isolate, translate=translate
+        return inspect_model(
+            mindir,  # pyright: ignore[reportArgumentType]  # a MINDIR is one file, as _given checked
+            progress=progress,
+            lang=lang,
+            isolate=isolate,
+            translate=translate,
         )
     try:
         options = _Options(rank, baseline_role, npu_smi, isolate, translate, scheduler)
@@ -325,7 +329,7 @@ def reprofile_script(report: Report, fixes: Sequence[str] | None = None) -> str:
 # -------------------------------------------------------------------------------------------- inputs
 
 
-def _given(source: Source | os.PathLike[str] | None) -> bool:
+def _given(source: Source | os.PathLike[str] | None) -> TypeGuard[Source | os.PathLike[str]]:
     if source is None:
         return False
     if isinstance(source, (str, os.PathLike)):
@@ -450,7 +454,7 @@ def _align_ranks(
             rank_first=first.meta.rank if first.meta.rank is not None else 0,
             rank_second=second.meta.rank if second.meta.rank is not None else 0,
         )
-    slow = [r.ranks.straggler.rank for r in (second, first) if r.ranks.straggler is not None]
+    slow = [r.ranks.straggler.rank for r in (second, first) if r.ranks.straggler is not None]  # pyright: ignore[reportOptionalMemberAccess]  # both have ranks here
     wanted = slow[0] if slow else min(first.meta.rank or 0, second.meta.rank or 0)
     for i in (0, 1):
         if sides[i].run.meta.rank != wanted:

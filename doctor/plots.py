@@ -107,7 +107,7 @@ def operator_time_data(report: Report, n: int = TOP_N) -> pd.DataFrame:
 def _unique_labels(names: pd.Series) -> list[str]:
     """Escaped tick labels: the shortest scope suffix (two segments at least) that tells the operators
     apart, numbered when even the full names collide (plotly merges equal category labels)."""
-    names = [str(n) for n in names]
+    names = [str(n) for n in names]  # pyright: ignore[reportAssignmentType]  # rebinds to the labels
     depth = max((len([p for p in n.split("/") if p]) for n in names), default=1)
     best = len({_suffix(n, depth) for n in names})  # the most distinct labels any depth can give
     segments = 2
@@ -261,7 +261,7 @@ def breakdown_figure(dtype: pd.DataFrame, core: pd.DataFrame, title: str, lang: 
         for group, part in data.groupby("group", sort=True):
             shown = html.escape(w["unknown"] if group == "unknown" else str(group))
             fig.add_bar(
-                x=part["side"].map(lambda side: w.get(side, side)),
+                x=part["side"].map(lambda side: w.get(side, side)),  # pyright: ignore[reportCallIssue, reportArgumentType]  # sides are str
                 y=part["us"],
                 name=shown,
                 legendgroup=str(col),

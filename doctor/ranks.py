@@ -38,7 +38,7 @@ def ranks_section(jobs: Sequence[tuple[str, Any, Sequence[Any]]], comparison: st
 def _job(role: str, ranks: Any, why: Sequence[Any], lang: str) -> RankJob:
     slow = ranks.straggler
     return RankJob(
-        role=role,
+        role=role,  # pyright: ignore[reportArgumentType]  # callers pass a JobRole
         ranks=len(ranks.summaries),
         chosen_rank=ranks.chosen,
         rows=[_row(s, lang) for s in ranks.summaries],

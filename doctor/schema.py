@@ -129,7 +129,9 @@ def generated(schema_path: Path = SCHEMA_PATH, doc_path: Path = DOC_PATH) -> dic
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m doctor.schema", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m doctor.schema", description=(__doc__ or "").splitlines()[0]
+    )
     parser.add_argument("--check", action="store_true", help="fail when a committed file is stale")
     parser.add_argument("--schema", type=Path, default=SCHEMA_PATH, help="the schema file (default: docs/)")
     parser.add_argument("--doc", type=Path, default=DOC_PATH, help="the schema page (default: docs/)")

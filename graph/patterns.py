@@ -436,7 +436,7 @@ def _op_index(g: nx.DiGraph, groups: set[str]) -> tuple[dict[str, list[tuple[int
     for position, node, op in candidates:
         if node in canon.part_of:
             continue
-        for group in groups_of.get(canon.label.get(node, op), ()):
+        for group in groups_of.get(canon.label.get(node, op), ()):  # pyright: ignore[reportCallIssue, reportArgumentType]  # op None: no group
             index[group].append((position, node))
     return index, canon
 

@@ -190,12 +190,12 @@ def _order_times(
     order: dict[str, list[str]] = defaultdict(list)
     for node, data in g.nodes(data=True):
         if data.get("kind") == "op":
-            order[data.get("op")].append(node)
+            order[data.get("op")].append(node)  # pyright: ignore[reportArgumentType]  # op nodes carry an op
     frame = kernels.sort_values(["step", "start_us"], na_position="first", kind="stable")
     has_step = frame["step"].notna().any()
     ordinal = frame.groupby(["step", "op"] if has_step else ["op"], dropna=False).cumcount()
     if not has_step:  # no step ids: assume every step launches each node of a type once, in order
-        per_type = frame["op"].map(lambda op: max(len(order.get(op, ())), 1))
+        per_type = frame["op"].map(lambda op: max(len(order.get(op, ())), 1))  # pyright: ignore[reportCallIssue, reportArgumentType]  # op: str or NA
         ordinal = ordinal % per_type
     frame = frame.assign(ordinal=ordinal.to_numpy())
     totals = frame.groupby(["op", "ordinal"])["duration_us"].sum()

@@ -13,6 +13,9 @@ package. The preamble each snippet sees is documented in knowledge/README.md ("F
   and the execution mode are process state); output adds ``"path"``.
 """
 
+# MindSpore ships no type information: this runner of real MindSpore is checked in basic mode.
+# pyright: basic
+
 from __future__ import annotations
 
 import json

@@ -15,9 +15,9 @@ that was not measured never counts for or against a cause.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Sized
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from knowledge.errors import RuleError
 
@@ -57,7 +57,7 @@ class Compare:
         if self.count:
             if not isinstance(left, (Sequence, Mapping)) or isinstance(left, bytes):
                 return False
-            left = len(left)
+            left = len(cast(Sized, left))
         right = self.threshold
         if isinstance(right, Ref):
             base = lookup(values, right.path)
@@ -77,8 +77,8 @@ class Compare:
         left = f"count({name})" if self.count else name
         if isinstance(self.threshold, Ref):
             right = self.threshold.describe()
-        elif isinstance(self.threshold, (list, tuple)):
-            right = "[" + ", ".join(_fmt(v) for v in self.threshold) + "]"
+        elif isinstance(items := cast("Sequence[Any]", self.threshold), (list, tuple)):
+            right = "[" + ", ".join(_fmt(v) for v in items) + "]"
         else:
             right = _fmt(self.threshold)
         return f"{left} {self.op} {right}"
@@ -94,7 +94,7 @@ class AllOf:
         return all(item.holds(values) for item in self.items)
 
     def keys(self) -> set[str]:
-        return set().union(*(item.keys() for item in self.items))
+        return set[str]().union(*(item.keys() for item in self.items))
 
     def describe(self) -> str:
         return " and ".join(_nested(item) for item in self.items)
@@ -110,7 +110,7 @@ class AnyOf:
         return any(item.holds(values) for item in self.items)
 
     def keys(self) -> set[str]:
-        return set().union(*(item.keys() for item in self.items))
+        return set[str]().union(*(item.keys() for item in self.items))
 
     def describe(self) -> str:
         return " or ".join(_nested(item) for item in self.items)
@@ -125,7 +125,7 @@ def lookup(values: Mapping[str, Any], path: tuple[str, ...]) -> Any:
     for part in path:
         if not isinstance(current, Mapping) or part not in current:
             return _MISSING
-        current = current[part]
+        current = cast(Mapping[str, Any], current)[part]
     return current
 
 
@@ -135,6 +135,7 @@ def parse_condition(raw: Any, field: str) -> Condition:
         return AllOf(_parse_items(raw, field))
     if not isinstance(raw, dict):
         raise RuleError("a condition must be a mapping or a list of mappings", field=field)
+    raw = cast("dict[str, Any]", raw)
     if "all" in raw or "any" in raw:
         _only_keys(raw, {"all"} if "all" in raw else {"any"}, field)
         key = "all" if "all" in raw else "any"
@@ -146,10 +147,10 @@ def parse_condition(raw: Any, field: str) -> Condition:
 def _parse_items(raw: Any, field: str) -> tuple[Condition, ...]:
     if not isinstance(raw, list) or not raw:
         raise RuleError("expected a non-empty list of conditions", field=field)
-    return tuple(parse_condition(item, f"{field}[{i}]") for i, item in enumerate(raw))
+    return tuple(parse_condition(item, f"{field}[{i}]") for i, item in enumerate(cast("list[Any]", raw)))
 
 
-def _parse_compare(raw: dict, field: str) -> Compare:
+def _parse_compare(raw: dict[str, Any], field: str) -> Compare:
     subject = "count" if "count" in raw else "value"
     _only_keys(raw, {subject, "op", "threshold"}, field)
     for key in (subject, "op", "threshold"):
@@ -165,17 +166,18 @@ def _parse_compare(raw: dict, field: str) -> Compare:
 
 def _parse_threshold(raw: Any, op: str, count: bool, field: str) -> Any:
     if isinstance(raw, dict):
-        _only_keys(raw, {"value", "times"}, field)
+        ref = cast("dict[str, Any]", raw)
+        _only_keys(ref, {"value", "times"}, field)
         if op not in NUMERIC_OPS or count:
             raise RuleError("a {value, times} threshold needs a numeric operator on a value", field=field)
-        times = raw.get("times", 1.0)
+        times = ref.get("times", 1.0)
         if not _is_number(times):
             raise RuleError("'times' must be a number", field=f"{field}.times")
-        return Ref(path=_parse_path(raw.get("value"), f"{field}.value"), times=float(times))
+        return Ref(path=_parse_path(ref.get("value"), f"{field}.value"), times=float(times))
     if op in MEMBERSHIP_OPS:
         if not isinstance(raw, list) or not raw:
             raise RuleError(f"'{op}' needs a non-empty list threshold", field=field)
-        return tuple(raw)
+        return tuple(cast("list[Any]", raw))
     if (op in NUMERIC_OPS or count) and not _is_number(raw):
         raise RuleError(f"'{op}' needs a number threshold, got {raw!r}", field=field)
     if isinstance(raw, (list, dict)):
@@ -189,7 +191,7 @@ def _parse_path(raw: Any, field: str) -> tuple[str, ...]:
     return tuple(raw.split("."))
 
 
-def _only_keys(raw: dict, allowed: set[str], field: str) -> None:
+def _only_keys(raw: Mapping[str, Any], allowed: set[str], field: str) -> None:
     extra = sorted(set(raw) - allowed)
     if extra:
         raise RuleError(f"unknown key(s) {extra}; allowed: {sorted(allowed)}", field=field)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from core.model import Limitation
 from core.symptoms import SYMPTOM_KINDS, Symptom
@@ -517,11 +517,11 @@ def displayed_severity(severity: str, confidence: float) -> str:
     return severity
 
 
-def rank_key(cause: Cause) -> tuple:
+def rank_key(cause: Cause) -> tuple[int | float | str, ...]:
     """Significant causes first; within each group, quantified causes by expected benefit, then the
     unquantified ones by severity and confidence; the id breaks ties so the order is stable."""
     if cause.expected_benefit_ms is not None:
-        order: tuple = (0, -cause.expected_benefit_ms, 0.0)
+        order: tuple[int | float, ...] = (0, -cause.expected_benefit_ms, 0.0)
     else:
         order = (1, -severity_rank(cause.severity), -cause.confidence)
     return (0 if cause.significant else 1, *order, cause.id)
@@ -546,7 +546,7 @@ def inference_step_ms(symptoms: Sequence[Symptom]) -> float | None:
         for symptom in symptoms:
             value = symptom.values.get(key)
             if symptom.kind == kind and symptom.source in sources and _positive(value):
-                return float(value)
+                return float(cast(float, value))
     return None
 
 
@@ -647,7 +647,7 @@ def _noisy_or(scores: Iterable[float]) -> float:
     return 1.0 - math.prod(1.0 - s for s in scores)
 
 
-def _clamp(value: float) -> float:
+def _clamp(value: object) -> float:
     if not isinstance(value, (int, float)) or math.isnan(value):
         return 0.0
     return min(1.0, max(0.0, float(value)))

@@ -6,7 +6,7 @@ import ast
 import re
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from core.symptoms import SOURCES, SYMPTOM_KINDS
 from knowledge.conditions import parse_condition
@@ -283,7 +283,7 @@ def _mapping(raw: Any, keys: dict[str, bool], field: str) -> None:
     if not isinstance(raw, dict):
         raise RuleError(f"expected a mapping, got {type(raw).__name__}", field=field or "<file>")
     missing = [k for k, required in keys.items() if required and k not in raw]
-    unknown = sorted(set(raw) - set(keys))
+    unknown = sorted(set(cast("dict[str, Any]", raw)) - set(keys))
     prefix = f"{field}." if field else ""
     if missing:
         raise RuleError(f"missing required key '{missing[0]}'", field=prefix + missing[0])
@@ -291,13 +291,13 @@ def _mapping(raw: Any, keys: dict[str, bool], field: str) -> None:
         raise RuleError(f"unknown key(s) {unknown}; allowed: {sorted(keys)}", field=field or "<file>")
 
 
-def _list(raw: dict, key: str) -> list[Any]:
-    value = raw.get(key, [])
+def _list(raw: dict[str, Any], key: str) -> list[Any]:
+    value: Any = raw.get(key, [])
     if not isinstance(value, list):
         raise RuleError("expected a list", field=key)
     if key in ("supports", "references") and not value:
         raise RuleError("expected at least one entry", field=key)
-    return value
+    return cast("list[Any]", value)
 
 
 def _choice(raw: Any, allowed: tuple[str, ...], field: str) -> str:
@@ -309,7 +309,7 @@ def _choice(raw: Any, allowed: tuple[str, ...], field: str) -> str:
 def _choices(raw: Any, allowed: tuple[str, ...], field: str) -> tuple[str, ...]:
     if not isinstance(raw, list) or not raw:
         raise RuleError(f"expected a non-empty list from {list(allowed)}", field=field)
-    out = tuple(_choice(item, allowed, f"{field}[{i}]") for i, item in enumerate(raw))
+    out = tuple(_choice(item, allowed, f"{field}[{i}]") for i, item in enumerate(cast("list[Any]", raw)))
     if len(set(out)) != len(out):
         raise RuleError("duplicate entries", field=field)
     return out

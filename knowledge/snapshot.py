@@ -16,7 +16,7 @@ import hashlib
 import json
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 SNAPSHOT_NAME = "snapshot.json"
 FORMAT = 1
@@ -41,10 +41,10 @@ def _entries(directory: Path) -> dict[str, dict[str, Any]]:
         document = json.loads((directory / SNAPSHOT_NAME).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    if not isinstance(document, dict) or document.get("format") != FORMAT:
+    if not isinstance(document, dict) or cast("dict[str, Any]", document).get("format") != FORMAT:
         return {}
-    entries = document.get("rules")
-    return entries if isinstance(entries, dict) else {}
+    entries = cast("dict[str, Any]", document).get("rules")
+    return cast("dict[str, dict[str, Any]]", entries) if isinstance(entries, dict) else {}
 
 
 def cached_raw(directory: Path, name: str, data: bytes) -> Any | None:
@@ -80,9 +80,10 @@ def _same(a: Any, b: Any) -> bool:
     if type(a) is not type(b):
         return False
     if isinstance(a, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in cast("dict[Any, Any]", a))
     if isinstance(a, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+        left = cast("list[Any]", a)
+        return len(left) == len(b) and all(_same(x, y) for x, y in zip(left, b, strict=True))
     return a == b
 
 
@@ -95,7 +96,9 @@ def main(argv: list[str] | None = None) -> int:
     """Rewrite the packaged snapshot, or with --check report whether it is stale."""
     from knowledge.loader import RULES_DIR
 
-    parser = argparse.ArgumentParser(prog="python -m knowledge.snapshot", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m knowledge.snapshot", description=(__doc__ or "").split("\n")[0]
+    )
     parser.add_argument("--check", action="store_true", help="exit 1 when the snapshot is stale")
     args = parser.parse_args(argv)
     target = RULES_DIR / SNAPSHOT_NAME

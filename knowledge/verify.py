@@ -148,7 +148,7 @@ def one_shot_calls(code: str) -> set[str]:
     tree = ast.parse(code)
     scope = _Scope.of(tree)
     called = {scope.qualify(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
-    return called & set(ONE_SHOT_SETTINGS)
+    return {name for name in called & set(ONE_SHOT_SETTINGS) if name is not None}
 
 
 class _Scope:

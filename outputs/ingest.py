@@ -70,7 +70,7 @@ def _single_file(source: Source) -> Path | None:
 
 def _find(folder: Path, name: str) -> Path | None:
     """The shallowest file called `name` below `folder` (sorted, so the choice is stable)."""
-    hits = []
+    hits: list[Path] = []
     for root, dirs, files in os.walk(folder):
         depth = len(Path(root).relative_to(folder).parts)
         if depth >= SEARCH_DEPTH:

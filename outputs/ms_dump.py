@@ -15,7 +15,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from core.errors import InputError
@@ -174,7 +174,7 @@ def _numbered(layers: list[Layer]) -> Iterator[Layer]:
     for layer in layers:
         count = seen[layer.key]
         seen[layer.key] += 1
-        yield layer if not count else Layer(**{**layer.__dict__, "key": f"{layer.key}#{count}"})
+        yield layer if not count else replace(layer, key=f"{layer.key}#{count}")
 
 
 # ------------------------------------------------------------------------------- statistic.csv
@@ -201,7 +201,7 @@ def read_statistic_csv(path: Path, label: str) -> Dump:
             stamps.setdefault(op, _int(row.get("Timestamp")) or len(stamps))
             io = "input" if row["IO"].strip().lower().startswith("in") else "output"
             rows.setdefault(op, {"input": {}, "output": {}})[io][_int(row["Slot"]) or 0] = _row_stats(row)
-    layers = []
+    layers: list[Layer] = []
     for order, op in enumerate(sorted(rows, key=lambda o: stamps[o])):
         op_type, op_name = op
         slots = rows[op]

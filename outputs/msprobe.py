@@ -12,7 +12,7 @@ import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from core.errors import InputError
 from core.text import say
@@ -32,12 +32,12 @@ def read_msprobe(path: Path, label: str, mapping: Mapping[str, str] | None = Non
     if not isinstance(data, dict):
         raise InputError(say("outputs.msprobe-no-data"), path=label, expected=say("outputs.msprobe-expected"))
     framework = str(raw.get("framework") or "unknown").lower()
-    names = mapping if (mapping and framework == "mindspore") else {}
+    names: Mapping[str, str] = mapping if (mapping and framework == "mindspore") else {}
     parents = _construct(path.with_name("construct.json"))
     sites = call_sites(path.with_name("stack.json"))
     layers = [
         _layer(name, entry, order, names, _scope(parents.get(name), names), sites.get(name, ""))
-        for order, (name, entry) in enumerate(data.items())
+        for order, (name, entry) in enumerate(cast("dict[str, Any]", data).items())
     ]
     return Dump(label, "msprobe", framework, tuple(layers), files=1, bytes_read=path.stat().st_size)
 
@@ -54,7 +54,7 @@ def _load(path: Path, label: str) -> dict[str, Any]:
         ) from None
     if not isinstance(raw, dict):
         raise InputError(say("outputs.msprobe-no-data"), path=label, expected=say("outputs.msprobe-expected"))
-    return raw
+    return cast("dict[str, Any]", raw)
 
 
 def _construct(path: Path) -> dict[str, str]:
@@ -64,7 +64,8 @@ def _construct(path: Path) -> dict[str, str]:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return {}
-    return {str(k): str(v) for k, v in raw.items() if isinstance(v, str)} if isinstance(raw, dict) else {}
+    items = cast("dict[Any, Any]", raw).items() if isinstance(raw, dict) else ()
+    return {str(k): str(v) for k, v in items if isinstance(v, str)}
 
 
 # One frame of a Python traceback as msprobe stores it: "File <path>, line <n>, in <function>, \n <code>".
@@ -84,10 +85,11 @@ def call_sites(path: Path) -> dict[str, str]:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return {}
     sites: dict[str, str] = {}
-    for key, value in raw.items() if isinstance(raw, dict) else ():
-        grouped = isinstance(value, list) and len(value) == 2 and all(isinstance(v, list) for v in value)
-        names, frames = (value[0], value[1]) if grouped else ([key], value)
-        site = _user_frame(frames if isinstance(frames, list) else [])
+    for key, value in cast("dict[str, Any]", raw).items() if isinstance(raw, dict) else ():
+        seq = cast("list[Any]", value) if isinstance(value, list) else []
+        grouped = len(seq) == 2 and all(isinstance(v, list) for v in seq)
+        names, frames = (seq[0], seq[1]) if grouped else ([key], cast(Any, value))
+        site = _user_frame(cast("list[Any]", frames) if isinstance(frames, list) else [])
         if site:
             sites.update({str(name): site for name in names})
     return sites
@@ -115,7 +117,7 @@ def _layer(
     name: str, entry: Any, order: int, names: Mapping[str, str], scope: str = "", call_site: str = ""
 ) -> Layer:
     """One data entry as a Layer keyed for alignment."""
-    entry = entry if isinstance(entry, dict) else {}
+    entry = cast("dict[str, Any]", entry) if isinstance(entry, dict) else {}
     inputs = _tensors(entry.get("input_args", [])) + _tensors(entry.get("input_kwargs", {}))
     inputs += _tensors(entry.get("input", []))
     outputs = _tensors(entry.get("output", []))
@@ -142,9 +144,9 @@ def layer_key(name: str, names: Mapping[str, str]) -> tuple[str, str, str]:
 def _tensors(value: Any) -> list[TensorStats | None]:
     """Tensor statistics found in an args list, a kwargs mapping or one value (other values are None)."""
     if isinstance(value, dict) and "dtype" not in value and "type" not in value:
-        return [item for v in value.values() for item in _tensors(v)]
+        return [item for v in cast("dict[str, Any]", value).values() for item in _tensors(v)]
     if isinstance(value, list):
-        return [_tensor(v) for v in value]
+        return [_tensor(v) for v in cast("list[Any]", value)]
     return [_tensor(value)]
 
 
@@ -152,7 +154,8 @@ def _tensor(value: Any) -> TensorStats | None:
     """One tensor entry (has dtype and shape) as TensorStats; anything else (ints, strings, None) is None."""
     if not isinstance(value, dict) or "dtype" not in value or "shape" not in value:
         return None
-    shape = tuple(int(n) for n in value.get("shape") or [])
+    value = cast("dict[str, Any]", value)
+    shape = tuple(int(n) for n in value.get("shape") or ())
     return TensorStats(
         canonical_dtype(str(value["dtype"])),
         shape,
@@ -186,8 +189,9 @@ def load_mapping(path: Path, label: str) -> dict[str, str]:
         raise InputError(say("outputs.bad-mapping", reason=str(error)[:120]), path=label) from None
     if not isinstance(raw, dict):
         raise InputError(say("outputs.bad-mapping", reason="not a mapping"), path=label)
+    raw = cast("dict[Any, Any]", raw)
     names: dict[str, str] = {}
     for section in raw.values():
-        for ms_name, pt_name in (section or {}).items() if isinstance(section, dict) else ():
+        for ms_name, pt_name in cast("dict[Any, Any]", section).items() if isinstance(section, dict) else ():
             names[str(ms_name).rsplit(".", 1)[-1]] = str(pt_name).rsplit(".", 1)[-1]
     return names

@@ -666,6 +666,7 @@ def _apply_limits(rlimits: dict[str, int | None]) -> None:
     except ImportError:  # pragma: no cover - Windows
         return
     memory, cpu, file_bytes = rlimits["memory_bytes"], rlimits["cpu_s"], rlimits["file_bytes"]
+    assert memory is not None and cpu is not None  # the parent always sets both (file_bytes may be None)
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))

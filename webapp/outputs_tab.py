@@ -5,6 +5,9 @@ With the app's upload ledger (webapp.uploads), the tab's uploads are tracked lik
 browser page holds what each input shows (a re-run works, a cleared input lets go of its file), a run
 holds its files while it runs, and the last holder deletes them from Gradio's upload folder."""
 
+# gradio does not list `components` in its __all__, though its docs use gr.components.Component.
+# pyright: reportPrivateImportUsage=false
+
 from __future__ import annotations
 
 import html
@@ -82,10 +85,12 @@ def run_outputs(
     lang = next((code for code, name in LANGUAGE_NAMES.items() if name == language), "en")
     if not baseline or not target:
         return gr.Markdown("⚠ " + in_lang(say("outputs.need-two"), lang)), gr.Plot(visible=False)
-    slots = dict(zip(SLOTS, (_path(baseline), _path(target), _path(mapping)), strict=True))
+    slots: dict[str, str | None] = dict(
+        zip(SLOTS, (_path(baseline), _path(target), _path(mapping)), strict=True)
+    )
     try:
         with holding(uploads, session, slots):
-            result = compare_outputs(slots[SLOTS[0]], slots[SLOTS[1]], mapping=slots[SLOTS[2]], lang=lang)
+            result = compare_outputs(slots[SLOTS[0]], slots[SLOTS[1]], mapping=slots[SLOTS[2]], lang=lang)  # pyright: ignore[reportArgumentType]  # both given
     except InputError as error:
         return gr.Markdown("⚠ " + in_lang(error_line(error), lang)), gr.Plot(visible=False)
     return gr.Markdown(render_outputs(result, "md")), gr.Plot(

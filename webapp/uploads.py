@@ -106,7 +106,7 @@ class UploadLedger:
         for path in paths:
             key = self.key(path)
             source = self._sources.get(key) if key is not None else None
-            if source is None or os.path.lexists(key):
+            if key is None or source is None or os.path.lexists(key):
                 continue
             key.parent.mkdir(parents=True, exist_ok=True)
             staging = key.with_name(f".{key.name}.{os.getpid()}.{threading.get_ident()}")
@@ -347,7 +347,7 @@ class _Watch:
             if message["status"] == 200 and b"content-encoding" not in headers:
                 self._body = bytearray()
         elif message["type"] == "http.response.body" and self._body is not None:
-            self._body += message.get("body", b"")
+            self._body.extend(message.get("body", b""))
             if len(self._body) > MAX_ANSWER_BYTES:
                 self._body = None
             elif not message.get("more_body", False):

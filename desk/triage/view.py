@@ -111,7 +111,7 @@ def rows_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
         if kind == "number":
             frame[name] = pd.to_numeric(frame[name], errors="coerce").astype("float64").round(3)
         else:
-            frame[name] = frame[name].map(lambda v: "" if v is None or v != v else str(v)).astype(object)
+            frame[name] = frame[name].map(lambda v: "" if v is None or v != v else str(v)).astype(object)  # pyright: ignore[reportOperatorIssue]  # v != v: the NaN test
     return frame
 
 

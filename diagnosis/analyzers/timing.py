@@ -817,7 +817,7 @@ def _step_walls(side: Side, steps: list[int] | None) -> pd.Series:
         "start_us"
     ].min()
     record = side.run.steps.dropna(subset=["duration_us"]).set_index("step")["duration_us"].astype("float64")
-    wall = pd.Series([float(record.get(s, span.get(s, 0.0))) for s in busy.index], index=busy.index)
+    wall = pd.Series([float(record.get(s, span.get(s, 0.0))) for s in busy.index], index=busy.index)  # pyright: ignore[reportArgumentType]  # pandas-stubs: get may be None; a default is given
     return wall.where(wall >= busy, busy)
 
 
@@ -847,7 +847,7 @@ def phase_rows(c: Comparison) -> list[dict[str, Any]] | None:
         if b.size and t.size:
             ratio, slower = _phase_gap(b, t)
             rows.append(_phase_row(phase, b, t, ratio, slower))
-    target = run_phases(c.target)
+    target = run_phases(c.target) or {}
     for phase in PHASES if target else ():
         if phase not in matched and target[phase]:
             rows.append(
@@ -897,7 +897,9 @@ def phase_step_gap(c: Comparison) -> list[Symptom]:
         return []
     t_all, b_all = _step_walls(c.target, None), _step_walls(c.baseline, None)
     lost = sum(r["target_steps"] * r["target_ms_per_step"] * (1 - 1 / r["ratio"]) for r in slower)
-    return [_phase_symptom(c, rows, [r["phase"] for r in slower], lost / max(len(t_all), 1), b_all, t_all)]
+    return [
+        _phase_symptom(c, rows or [], [r["phase"] for r in slower], lost / max(len(t_all), 1), b_all, t_all)
+    ]
 
 
 def _phase_symptom(

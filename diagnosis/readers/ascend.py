@@ -312,7 +312,7 @@ def _attach_steps(out: Output, apo: Path, markers: Markers) -> None:
     spans = markers.steps
     if kernels["step"].isna().all() and len(spans):
         ids = assign_steps(kernels["start_us"].to_numpy(dtype="float64", na_value=np.nan), spans)
-        kernels["step"] = pd.array(pd.Series(ids).astype("Int64"), dtype="int64[pyarrow]")
+        kernels["step"] = pd.array(pd.Series(ids).astype("Int64"), dtype="int64[pyarrow]")  # pyright: ignore[reportCallIssue, reportArgumentType]  # pandas-stubs omits pyarrow dtype names
     step_trace = apo / catalog.STEP_TRACE_TIME
     if step_trace.is_file():
         steps = read_step_trace_time(step_trace)
@@ -411,7 +411,7 @@ def read_kernel_details(path: Path) -> tuple[pd.DataFrame, frozenset[str]]:
     if "op_type" not in table.column_names or table.column("op_type").null_count:
         derived = map_unique(names, op_type_of_kernel)
         current = table.column("op_type") if "op_type" in table.column_names else derived
-        table = _with(table, "op_type", pc.coalesce(current, derived))
+        table = _with(table, "op_type", pc.coalesce(current, derived))  # pyright: ignore[reportAttributeAccessIssue]  # pyarrow.compute's kernels are generated at import
     return conform_kernels(to_frame(complete(table))), present
 
 

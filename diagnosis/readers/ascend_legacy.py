@@ -178,13 +178,13 @@ def read_timeline(path: Path) -> pa.Table:
     else:
         table = read_csv(path, _TIMELINE_COLS, required=("name", "start", "duration"))
     scale = _unit_scale(header, "start_time")
-    start_us = pc.multiply(table.column("start"), scale)
+    start_us = pc.multiply(table.column("start"), scale)  # pyright: ignore[reportAttributeAccessIssue]  # pyarrow.compute's kernels are generated at import
     _refuse_overflowing_starts(path, table.column("start"), start_us, scale)
     return pa.table(
         {
             "name": table.column("name"),
             "start_us": start_us,
-            "duration_us": pc.multiply(table.column("duration"), _unit_scale(header, "duration")),
+            "duration_us": pc.multiply(table.column("duration"), _unit_scale(header, "duration")),  # pyright: ignore[reportAttributeAccessIssue]  # pyarrow.compute's kernels are generated at import
         }
     )
 
@@ -252,7 +252,7 @@ def read_aicore_detail(path: Path) -> pa.Table:
     columns = {
         "name": rows.column("name"),
         "start_us": pa.nulls(rows.num_rows, pa.float64()),
-        "duration_us": pc.multiply(rows.column("avg_ms"), 1000.0),
+        "duration_us": pc.multiply(rows.column("avg_ms"), 1000.0),  # pyright: ignore[reportAttributeAccessIssue]  # pyarrow.compute's kernels are generated at import
     }
     if "core" in rows.column_names:
         columns["core"] = rows.column("core")
@@ -394,7 +394,7 @@ def _join_by(table: pa.Table, ops: pa.Table, key: str, values: pa.ChunkedArray) 
     joined = table.append_column("_key", values).join(right, "_key", join_type="left outer")
     for col in right_cols:
         incoming = joined.column(f"_r_{col}")
-        merged = pc.coalesce(joined.column(col), incoming) if col in joined.column_names else incoming
+        merged = pc.coalesce(joined.column(col), incoming) if col in joined.column_names else incoming  # pyright: ignore[reportAttributeAccessIssue]  # pyarrow.compute's kernels are generated at import
         joined = joined.drop_columns([f"_r_{col}"])
         if col in joined.column_names:
             joined = joined.set_column(joined.column_names.index(col), col, merged)
@@ -454,7 +454,7 @@ def steps_onto_kernels(kernels: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFra
         return kernels
     ids = assign_steps(starts, steps[["step", "start_us"]].astype("float64"))
     kernels = kernels.copy()
-    kernels["step"] = pd.array(pd.Series(ids).astype("Int64"), dtype="int64[pyarrow]")
+    kernels["step"] = pd.array(pd.Series(ids).astype("Int64"), dtype="int64[pyarrow]")  # pyright: ignore[reportCallIssue, reportArgumentType]  # pandas-stubs omits pyarrow dtype names
     return kernels
 
 

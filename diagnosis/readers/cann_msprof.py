@@ -233,7 +233,7 @@ def _steps(
     )
     starts = kernels["start_us"].to_numpy(dtype="float64", na_value=np.nan)
     ids = assign_steps(starts, spans)
-    kernels["step"] = pd.array(pd.Series(ids).astype("Int64"), dtype="int64[pyarrow]")
+    kernels["step"] = pd.array(pd.Series(ids).astype("Int64"), dtype="int64[pyarrow]")  # pyright: ignore[reportCallIssue, reportArgumentType]  # pandas-stubs omits pyarrow dtype names
     ends = starts + kernels["duration_us"].to_numpy(dtype="float64", na_value=0.0)
     intervals = pd.DataFrame({"step": ids, "start": starts, "end": ends}).dropna()
     busy = union_lengths(intervals, "step") if len(intervals) else pd.Series(dtype="float64")

@@ -51,7 +51,7 @@ def candidates(folder: Path) -> list[Candidate]:
         root = framework.parent
         if _has_ascend_tables(root):
             continue  # an Ascend run with CPU activity: the Ascend reader owns it
-        rank = int(_DETAIL_RE.match(detail.name).group(1))
+        rank = int(_DETAIL_RE.match(detail.name).group(1))  # pyright: ignore[reportOptionalMemberAccess]  # walked names match
         found.append(Candidate(LAYOUT, root, rank))
     return found
 

@@ -30,7 +30,7 @@ def read_op_detail(path: Path) -> pa.Table:
     """`cpu_op_detail_info` / `gpu_op_detail_info`: per-op type, occurrences and total time (as total_us)."""
     table = read_csv(path, OP_DETAIL_COLS, required=("full_op_name", "op_type"))
     if "total_ms" in table.column_names:
-        total = pc.multiply(table.column("total_ms"), 1000.0)
+        total = pc.multiply(table.column("total_ms"), 1000.0)  # pyright: ignore[reportAttributeAccessIssue]  # pyarrow.compute's kernels are generated at import
         table = table.drop_columns(["total_ms"])
         table = table.append_column("total_us", total) if "total_us" not in table.column_names else table
     return table

@@ -122,14 +122,14 @@ def _kernel_table(
         types = dict(
             zip(detail.column("full_op_name").to_pylist(), detail.column("op_type").to_pylist(), strict=False)
         )
-        op_type = pc.coalesce(map_unique(names, types.get), op_type)
+        op_type = pc.coalesce(map_unique(names, types.get), op_type)  # pyright: ignore[reportAttributeAccessIssue]  # pyarrow.compute's kernels are generated at import
     table = pa.table(
         {
             "name": names,
             "op_type": op_type,
             "scope": map_unique(names, scope_of),
-            "start_us": pc.divide(pc.cast(launches.column("start_ns"), pa.float64(), safe=False), 1000.0),
-            "duration_us": pc.multiply(launches.column("duration"), scale),
+            "start_us": pc.divide(pc.cast(launches.column("start_ns"), pa.float64(), safe=False), 1000.0),  # pyright: ignore[reportAttributeAccessIssue]  # pyarrow.compute's kernels are generated at import
+            "duration_us": pc.multiply(launches.column("duration"), scale),  # pyright: ignore[reportAttributeAccessIssue]  # pyarrow.compute's kernels are generated at import
             "core": pa.array(np.full(launches.num_rows, core, dtype=object), pa.string()),
         }
     ).sort_by([("start_us", "ascending")])

@@ -198,7 +198,7 @@ def _iteration(path: Path) -> tuple[pd.DataFrame, dict[str, float], pd.DataFrame
         if span is None:
             continue
         process = processes.get(event.get("pid"))
-        args = event.get("args") if isinstance(event.get("args"), dict) else {}
+        args = a if isinstance(a := event.get("args"), dict) else {}
         if event.get("cat") == ITERATION and "Iteration ID" in args:
             step = {"step": float(args["Iteration ID"]), "start_us": span[0], "duration_us": span[1]}
         elif process == HARDWARE and COMPUTE_TASK.match(str(args.get("Task Type", ""))):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from core.errors import InputError
 from core.model import Limitation, ProfilerConfig
@@ -141,7 +141,7 @@ def _ms_info(data: dict[str, Any]) -> InfoRecord:
         schedule=_schedule(params.get("schedule")),
         raw=dict(params),
     )
-    ms_info = data.get("ms_profiler_info") if isinstance(data.get("ms_profiler_info"), dict) else {}
+    ms_info = m if isinstance(m := data.get("ms_profiler_info"), dict) else {}
     jit = str(data.get("jit_level") or "").strip() or None
     return InfoRecord(
         config=config,
@@ -197,7 +197,7 @@ def _legacy_info(data: dict[str, Any]) -> InfoRecord:
         options_recorded=isinstance(options, dict) and bool(options),
     )
     if record.options_recorded:
-        record.config = _options_config(options)
+        record.config = _options_config(cast("dict[str, Any]", options))
     return record
 
 

@@ -61,8 +61,8 @@ def _step_numbers(column: pa.ChunkedArray | None, n: int) -> np.ndarray:
     """Step ids as written (`0`, `3`, `step3`); row order when missing or empty."""
     if column is None:
         return np.arange(n, dtype="int64")
-    digits = pc.extract_regex(column.fill_null(""), r"(?P<n>\d+)\s*$")
-    values = pc.struct_field(digits, "n") if len(digits) else pa.array([], pa.string())
+    digits = pc.extract_regex(column.fill_null(""), r"(?P<n>\d+)\s*$")  # pyright: ignore[reportAttributeAccessIssue]  # pyarrow.compute's kernels are generated at import
+    values = pc.struct_field(digits, "n") if len(digits) else pa.array([], pa.string())  # pyright: ignore[reportAttributeAccessIssue]  # pyarrow.compute's kernels are generated at import
     parsed = pd.to_numeric(pd.Series(values.to_pylist(), dtype="object"), errors="coerce")
     if parsed.isna().any():
         return np.arange(n, dtype="int64")
@@ -146,7 +146,7 @@ def fill_step_starts(steps: pd.DataFrame, kernels: pd.DataFrame) -> pd.DataFrame
     starts = pd.Series(steps["step"].to_numpy(dtype="float64", na_value=np.nan)).map(first)
     filled = steps["start_us"].astype("float64").fillna(pd.Series(starts.to_numpy(), index=steps.index))
     steps = steps.copy()
-    steps["start_us"] = filled.astype(STEP_SCHEMA["start_us"])
+    steps["start_us"] = filled.astype(STEP_SCHEMA["start_us"])  # pyright: ignore[reportCallIssue, reportArgumentType]  # pandas-stubs: literal dtype names only
     return steps
 
 
@@ -155,4 +155,4 @@ def step_ids(start_us: pd.Series, spans: pd.DataFrame) -> pd.Series:
     step = pd.Series(
         assign_steps(start_us.to_numpy(dtype="float64", na_value=np.nan), spans), dtype="float64"
     )
-    return step.astype("Int64").astype(STEP_SCHEMA["step"])
+    return step.astype("Int64").astype(STEP_SCHEMA["step"])  # pyright: ignore[reportCallIssue, reportArgumentType]  # pandas-stubs: literal dtype names only

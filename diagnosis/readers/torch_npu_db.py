@@ -232,7 +232,7 @@ class Database:
         rows["name"] = rows["name"].map(strings)
         rows = rows.loc[rows["name"].isin(PIPE_COUNTERS)].drop_duplicates(["globalTaskId", "name"])
         rows["value"] = pd.to_numeric(rows["value"], errors="coerce")
-        return {name: group.set_index("globalTaskId")["value"] for name, group in rows.groupby("name")}
+        return {name: group.set_index("globalTaskId")["value"] for name, group in rows.groupby("name")}  # pyright: ignore[reportReturnType]  # pandas-stubs: group keys are Scalar; names are str
 
     def communication(self, strings: dict[int, str]) -> pd.DataFrame:
         """COMMUNICATION_OP rows as kernels on core HCCL (kernel_details.csv lists them as hcom_* rows)."""

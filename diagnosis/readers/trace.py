@@ -93,7 +93,7 @@ class _ChunkReader:
     def _skip_space(self) -> str:
         """The next non-space character (filling as needed), or '' at end of file."""
         while True:
-            self.pos = _SPACE.match(self.buf, self.pos).end()
+            self.pos = _SPACE.match(self.buf, self.pos).end()  # pyright: ignore[reportOptionalMemberAccess]  # [ \t\r\n]* always matches
             if self.pos < len(self.buf):
                 return self.buf[self.pos]
             if not self._fill():
@@ -326,10 +326,10 @@ def step_spans(spans: dict[int, list[float]]) -> pd.DataFrame:
 
 def add_freq(ts: list[float], mhz: list[float], event: dict[str, Any]) -> None:
     """Append one counter sample: `args.MHz` (or the counter's only value) at `ts`."""
-    args = event.get("args") if isinstance(event.get("args"), dict) else {}
+    args = a if isinstance(a := event.get("args"), dict) else {}
     value = args.get("MHz", next(iter(args.values())) if len(args) == 1 else None)
     try:
-        sample = (float(event["ts"]), float(value))
+        sample = (float(event["ts"]), float(value))  # pyright: ignore[reportArgumentType]  # None: TypeError, caught
     except (KeyError, TypeError, ValueError):
         return
     ts.append(sample[0])
@@ -412,7 +412,7 @@ def _add_x(cols: dict[str, list[Any]], event: dict[str, Any]) -> None:
         dur = float(event.get("dur", 0) or 0)
     except (KeyError, TypeError, ValueError):
         return
-    args = event.get("args") if isinstance(event.get("args"), dict) else {}
+    args = a if isinstance(a := event.get("args"), dict) else {}
     cols["pid"].append(event.get("pid"))
     cols["name"].append(str(event.get("name", "")))
     cols["ts"].append(ts)

@@ -111,7 +111,7 @@ def name_pairs(kernels: pd.DataFrame) -> pd.DataFrame:
         {
             "name": pd.array(names[pairs // len(types)], dtype="string[pyarrow]"),
             "op_type": pd.array(types[pairs % len(types)], dtype="string[pyarrow]"),
-            "count": pd.array(np.bincount(pair_ids, minlength=len(pairs)), dtype="int64[pyarrow]"),
+            "count": pd.array(np.bincount(pair_ids, minlength=len(pairs)), dtype="int64[pyarrow]"),  # pyright: ignore[reportCallIssue, reportArgumentType]  # pandas-stubs omits pyarrow dtype names
         }
     )
 
@@ -119,7 +119,7 @@ def name_pairs(kernels: pd.DataFrame) -> pd.DataFrame:
 def _values_and_codes(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """(distinct values with a last entry for "missing", int64 code of each row into them)."""
     codes, uniques = factorize(column)
-    values = np.append(np.asarray(uniques, dtype=object), None)
+    values = np.append(np.asarray(uniques, dtype=object), None)  # pyright: ignore[reportCallIssue, reportArgumentType]  # numpy's stubs: no None value
     return values, np.where(codes >= 0, codes, len(values) - 1).astype("int64")
 
 

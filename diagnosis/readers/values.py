@@ -81,12 +81,12 @@ def map_unique(values: pa.ChunkedArray | pa.Array, fn: Callable[[str], str | Non
         values = pa.chunked_array([values])
     if not pa.types.is_string(values.type):
         values = values.cast(pa.string())
-    uniq = pc.unique(values)
+    uniq = pc.unique(values)  # pyright: ignore[reportAttributeAccessIssue]  # pyarrow.compute's kernels are generated at import
     before = uniq.to_pylist()
     after = [None if v is None else fn(v) for v in before]
     if after == before:
         return values
-    index = pc.index_in(values, value_set=uniq)
+    index = pc.index_in(values, value_set=uniq)  # pyright: ignore[reportAttributeAccessIssue]  # pyarrow.compute's kernels are generated at import
     mapped = pa.array(after, type=pa.string())
     return pa.chunked_array([pc.take(mapped, chunk) for chunk in index.chunks], type=pa.string())
 

@@ -15,7 +15,7 @@ JSON report builds no schema.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any, Self
+from typing import TYPE_CHECKING, Annotated, Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, WithJsonSchema
 
@@ -102,11 +102,18 @@ def count(minimum: int = 0) -> Any:
     return Annotated[StrictInt, Field(ge=minimum)]
 
 
-Number = number()
-Share = number(0, 1)  # a fraction in [0, 1]
-NonNegative = number(0)
-Count = count()
-Positive = count(1)  # an integer of at least 1 (ranks, step counts)
+if TYPE_CHECKING:  # what pyright sees: the aliases below are built at run time, for pydantic
+    Number = int | float
+    Share = int | float
+    NonNegative = int | float
+    Count = int
+    Positive = int
+else:
+    Number = number()
+    Share = number(0, 1)  # a fraction in [0, 1]
+    NonNegative = number(0)
+    Count = count()
+    Positive = count(1)  # an integer of at least 1 (ranks, step counts)
 Integer = StrictInt
 Values = dict[str, Any]  # a symptom's numbers, keyed by the names core.symptoms registers
 Row = dict[str, Any]  # an evidence row: an operator, kernel or graph node as the analyzer wrote it
