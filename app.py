@@ -51,7 +51,15 @@ from webapp.help import collect_help
 from webapp.outputs_tab import outputs_tab
 from webapp.rules_view import rules_markdown
 from webapp.uploads import UploadLedger, UploadRecorder, given_paths
-from webapp.views import ReportView, Table, baseline_note, baseline_slot, report_view, swapped_choice
+from webapp.views import (
+    ReportView,
+    Table,
+    baseline_note,
+    baseline_slot,
+    rank_choices,
+    report_view,
+    swapped_choice,
+)
 
 LOG = logging.getLogger("perf_doctor.app")
 I18N = gr.I18n(**UI_TEXT)
@@ -122,6 +130,7 @@ COMPARE_OUTPUTS = (
     "runs",
     "baseline_note",
     "notice",
+    "plot_ranks",
     "report_json",
 )
 INSPECT_OUTPUTS = (
@@ -386,7 +395,10 @@ def compare_values(
         "operators": _dataframe(view.operators),
         "top_baseline": _dataframe(view.top_baseline),
         "top_target": _dataframe(view.top_target),
-        **{f"plot_{key}": _plot(view, key) for key in ("ops", "delta", "steps", "breakdown", "waterfall")},
+        **{
+            f"plot_{key}": _plot(view, key)
+            for key in ("ops", "delta", "steps", "breakdown", "waterfall", "ranks")
+        },
         "after": view.after,
         "fixes": gr.CheckboxGroup(choices=view.fixes, value=view.ticked, visible=bool(view.fixes)),
         "dl_reprofile": _script_button(FILES.write_script(report, view.ticked)),
@@ -441,7 +453,7 @@ def compare(
     baseline: list[str] | None,
     target: list[str] | None,
     mindir: str | None,
-    rank: float | None,
+    rank: str | float | None,
     role: str,
     request: gr.Request,
     progress: gr.Progress = gr.Progress(),  # noqa: B008 - Gradio's documented way to receive progress
@@ -608,7 +620,7 @@ class Events:
         baseline: list[str] | None,
         target: list[str] | None,
         mindir: str | None,
-        rank: float | None,
+        rank: str | float | None,
         role: str,
         after: list[str] | None,
         request: gr.Request,
@@ -625,7 +637,7 @@ class Events:
         baseline: list[str] | None,
         target: list[str] | None,
         mindir: str | None,
-        rank: float | None,
+        rank: str | float | None,
         role: str,
         after: list[str] | None,
         request: gr.Request,
@@ -639,7 +651,7 @@ class Events:
         baseline: list[str] | None,
         target: list[str] | None,
         mindir: str | None,
-        rank: float | None,
+        rank: str | float | None,
         role: str,
         after: list[str] | None,
         request: gr.Request,
@@ -730,7 +742,7 @@ class Events:
         baseline: list[str] | None,
         target: list[str] | None,
         mindir: str | None,
-        rank: float | None,
+        rank: str | float | None,
         role: str,
         after: list[str] | None,
         report: dict[str, Any] | None,
@@ -949,6 +961,19 @@ def _language_switch() -> gr.Radio:
     return radio
 
 
+def _rank_field() -> gr.Dropdown:
+    """The rank to drill into: empty (every rank) at first, offering a multi-rank report's ranks after
+    it (show_ranks); a typed number works too (doctor.facade.check_rank reads the text)."""
+    return gr.Dropdown(
+        choices=[], value=None, allow_custom_value=True, label=I18N("rank"), elem_id="rank", filterable=True
+    )
+
+
+def show_ranks(report_json: dict[str, Any] | None, request: gr.Request) -> gr.Dropdown:
+    """The rank field's choices for the shown report: "every rank" and each rank of its runs."""
+    return gr.Dropdown(choices=rank_choices(report_json, _lang(request)))
+
+
 def _case_parts(prefix: str) -> dict[str, gr.components.Component]:
     """The case banner and its link (a read-only text box with a copy button), above the results."""
     banner = gr.Markdown(elem_id=f"{prefix}case-info")
@@ -1016,7 +1041,7 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
                 gr.File(label=I18N("mindir"), file_types=[".mindir"], elem_id="mindir-file", height=140)
             )
             with gr.Accordion(I18N("options"), open=False):
-                rank = gr.Number(label=I18N("rank"), precision=None, value=None, minimum=0)  # see diagnose
+                rank = _rank_field()
                 role = gr.Radio(
                     [
                         (I18N("role_auto"), "auto"),
@@ -1054,6 +1079,7 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
                         "plot_steps",
                         "plot_breakdown",
                         "plot_chains",
+                        "plot_ranks",
                     )
                 }
             with gr.Tab(I18N("operators")):
@@ -1115,6 +1141,20 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
         )
     )
     fixes.input(reprofile, [report_json, fixes], dl_reprofile, api_visibility="private")
+    # A multi-rank report offers its ranks in the rank field; picking one diagnoses that rank alone.
+    report_json.change(
+        show_ranks, report_json, rank, queue=False, api_visibility="private", show_progress="hidden"
+    )
+    _scroll_to_result(
+        rank.select(
+            events.compare,
+            inputs,
+            outputs,
+            api_visibility="private",
+            concurrency_limit=config.concurrency,
+            concurrency_id="analysis",
+        )
+    )
     # One click makes the other run the baseline and diagnoses again.
     swap.click(events.swap, [report_json, baseline], role, queue=False, api_visibility="private").then(
         events.swap_compare,

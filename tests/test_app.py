@@ -21,7 +21,7 @@ from webapp.uploads import UploadRecorder
 pytestmark = pytest.mark.slow
 
 COMPARE_OUTPUTS = (
-    27  # 22 report parts, case banner and link, runs, baseline note, notice (the accordion is layout)
+    28  # 23 report parts, case banner and link, runs, baseline note, notice (the accordion is layout)
 )
 REPORT = -1  # the JSON report is the last output of both endpoints
 SCHEMA = Draft202012Validator(load_schema())

@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 
 from doctor.chain_rows import chain_records
-from doctor.i18n import t, word
+from doctor.i18n import UI_TEXT, t, word
 from doctor.plots import report_figures
 from doctor.render.markdown import (
     after_markdown,
@@ -181,12 +181,25 @@ def runs_table(report: Report) -> Table:
     keys = ["col_role", "col_source", "col_layout", "col_device", "col_mode", "col_phase", "col_steps"]
     keys += ["col_batch", "col_ms_per_step", "col_profiler_level"]
     kinds = ["str"] * 6 + ["number"] * 3 + ["str"]
-    return _table(
-        [
-            (t(key, lang), frame[column], kind)
-            for key, column, kind in zip(keys, frame.columns, kinds, strict=True)
-        ]
-    )
+    columns = [
+        (t(key, lang), frame[column], kind)
+        for key, column, kind in zip(keys, frame.columns, kinds, strict=True)
+    ]
+    if any(len(run.get("ranks_available") or []) > 1 for run in runs):  # which rank was read, of how many
+        ranks = report.document.ranks
+        whole = {job.role for job in ranks.jobs} if ranks is not None else set()
+        shown = pd.Series([_rank_read(run, run["role"] in whole, lang) for run in runs], dtype=object)
+        columns.insert(2, (t("col_rank_id", lang), shown, "str"))
+    return _table(columns)
+
+
+def _rank_read(run: dict[str, Any], whole: bool, lang: str) -> str:
+    """What the Runs table says of a run's ranks: "every rank (n)" for a job read whole, "r / n" for the
+    one rank of n the user drilled into."""
+    available = run.get("ranks_available") or []
+    if whole:
+        return f"{UI_TEXT[lang]['rank_every']} ({len(available)})"
+    return f"{run['rank']} / {len(available)}" if len(available) > 1 else str(run.get("rank") or "")
 
 
 def baseline_slot(data: dict[str, Any] | None, first_upload: str | None) -> str | None:
@@ -239,3 +252,13 @@ def _table(columns: list[tuple[str, pd.Series, str]]) -> Table:
 
 def _as_int(value: float) -> int | None:
     return None if pd.isna(value) else int(value)
+
+
+def rank_choices(data: dict[str, Any] | None, lang: str) -> list[tuple[str, str]]:
+    """The rank field's choices after a report (its JSON data): "every rank" (the empty value), then
+    each rank either run holds, so one click drills into that rank; none for a one-rank report."""
+    runs = (data or {}).get("runs") or []
+    ranks = sorted({int(rank) for run in runs for rank in run.get("ranks_available") or []})
+    if len(ranks) < 2:
+        return []
+    return [(UI_TEXT[lang]["rank_every"], ""), *((str(rank), str(rank)) for rank in ranks)]
