@@ -48,6 +48,7 @@ from sandbox.isolation import kill_all_children, run_cancellable
 from webapp.examples import MODEL, MODEL_LABEL_KEY, PairExample, available_pairs
 from webapp.files import ReportFiles, case_id_of
 from webapp.help import collect_help
+from webapp.locale import PageLocale
 from webapp.outputs_tab import outputs_tab
 from webapp.rules_view import rules_markdown
 from webapp.uploads import UploadLedger, UploadRecorder, given_paths
@@ -62,7 +63,12 @@ from webapp.views import (
 )
 
 LOG = logging.getLogger("perf_doctor.app")
-I18N = gr.I18n(**UI_TEXT)
+# Words Gradio 6 looks up but ships in no language (an upload button's label, an upload's progress).
+GRADIO_GAPS = {
+    "en": {"common.upload": "Upload", "common.complete": "complete"},
+    "zh": {"common.upload": "上传", "common.complete": "完成"},
+}
+I18N = gr.I18n(**{lang: UI_TEXT[lang] | GRADIO_GAPS[lang] for lang in LANGS})
 FILES = ReportFiles()
 ROLE_CHOICES = {"auto": None, "first": "first", "second": "second"}
 CSS = """
@@ -897,9 +903,8 @@ def _side(events: Events, key: str, value: list[str] | None) -> tuple[gr.File, g
 
 
 # The language switch reloads the page with ?lang=<lang> (and ?case=<id> of the shown result, whose case
-# keeps it in every language): the server then answers in that language (_lang), and this script puts
-# Gradio's own label locale (gr.I18n) on it. Gradio reads the browser's locale before it mounts `head`, so
-# the script calls Gradio's changeLocale from the already loaded frontend module.
+# keeps it in every language): the server then answers in that language (_lang), and the page starts
+# Gradio in it (webapp.locale.PageLocale), so its labels (gr.I18n) and its own words follow.
 SWITCH_JS = """(name) => {
   const lang = name === "中文" ? "zh" : "en";
   const url = new URL(window.location.href);
@@ -912,15 +917,6 @@ SWITCH_JS = """(name) => {
   }
   window.location.assign(url.toString());
 }"""
-SWITCH_HEAD = r"""<script>
-(() => {
-  const lang = new URLSearchParams(window.location.search).get("lang");
-  if (lang !== "zh" && lang !== "en") return;
-  const core = performance.getEntriesByType("resource").map((e) => e.name)
-    .find((name) => /\/assets\/core-[^/]*\.js$/.test(name));
-  if (core) import(core).then((m) => m.changeLocale && m.changeLocale(lang)).catch(() => {});
-})();
-</script>"""
 
 
 # Progress and results in view: before a run the page scrolls so that the button and the progress shown on
@@ -1458,14 +1454,16 @@ def launch_kwargs(config: AppConfig, demo: gr.Blocks) -> dict[str, Any]:
     """launch() settings of an app made by build_demo, shared by `main` and the tests (server name and
     port come from the caller); the middleware records uploads so they are deleted after analysis."""
     return {
-        "app_kwargs": {"middleware": [Middleware(UploadRecorder, ledger=LEDGERS[demo])]},
+        "app_kwargs": {
+            "middleware": [Middleware(UploadRecorder, ledger=LEDGERS[demo]), Middleware(PageLocale)]
+        },
         "max_file_size": config.max_file_size,
         "auth": config.auth,
         "run_history": False,
         "footer_links": ["api"],
         "i18n": I18N,
         "css": CSS,
-        "head": SWITCH_HEAD + FOLDER_HEAD,
+        "head": FOLDER_HEAD,
         "show_error": False,
     }
 

@@ -20,11 +20,14 @@ from tests.support.browser import (  # noqa: F401 - the launch-args fixture poin
     require_chromium,
 )
 from tests.support.inputs import EXAMPLE, RESNET, ROOT, files_of
+from tests.support.language import chinese, english_sentences
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 require_chromium()
 
 from playwright.sync_api import Browser, Page, expect  # noqa: E402
+
+expect.set_options(timeout=TIMEOUT_MS)  # an analysis waits behind others on a shared machine
 
 PHONE = {"width": 390, "height": 844}
 PHONE_SCREENSHOT = ROOT / "docs" / "screenshot-phone.png"
@@ -284,5 +287,62 @@ def test_the_language_radio_has_a_name_and_a_focus_ring(browser: Browser, app_ur
         page.keyboard.press("ArrowLeft")
         ring = page.evaluate("() => getComputedStyle(document.activeElement.closest('label')).outlineStyle")
         assert ring not in ("none", ""), ring
+    finally:
+        page.context.close()
+
+
+# Every visible text of the page (and of the plots' SVG), without what is data or not a sentence of ours:
+# code and fix code, links (cited documents' titles), table cells (file names, layouts, operators), the
+# language switch (each language named in itself) and the plot tick labels (operator names).
+VISIBLE_TEXT = """() => {
+  const skip = "script, style, pre, code, a, td, [role=gridcell], #lang-switch, .xtick, .ytick, .hovertext";
+  const out = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const el = walker.currentNode.parentElement;
+    const text = walker.currentNode.textContent.trim();
+    if (!text || !el || el.closest(skip)) continue;
+    const box = el.getBoundingClientRect();
+    if (box.width === 0 && box.height === 0) continue;
+    if (getComputedStyle(el).visibility === "hidden") continue;
+    out.push(text);
+  }
+  return out;
+}"""
+# A word of English UI: two or more letters, lower case after the first; identifiers (cpu-ms, Conv2D,
+# kernel_details), units and all-capital names (CPU, MINDIR, AMP) are data, not words.
+UI_WORD = re.compile(r"(?<![\w.\-/])[A-Za-z][a-z]+(?![\w.\-/])")
+DATA_WORDS = {"ms", "us", "Ascend", "MindSpore", "PyNative", "Perf", "Doctor", "Level"}
+
+
+def _english_ui(texts: list[str]) -> list[str]:
+    """The texts that are English UI: one without Chinese holding an English word (not data: DATA_WORDS,
+    identifiers, capitals), or one with Chinese holding an English sentence (tests/support/language.py)."""
+    return [
+        t for t in texts if (english_sentences(t) if chinese(t) else set(UI_WORD.findall(t)) - DATA_WORDS)
+    ]
+
+
+def test_the_whole_page_is_chinese_right_after_the_switch(browser: Browser, app_url: str):
+    """Issue 31: after 中文, the tab labels, the upload boxes ("Drop File Here"), every result tab and plot
+    hold no English word of the UI (at 1366 px; the phone shows the same words). The graph legend's words:
+    tests/test_graph_view.py."""
+    page = _page(browser, LAPTOP)
+    try:
+        _diagnose_example(page, app_url)
+        expect(page.locator("#case-link input, #case-link textarea").first).to_have_value(re.compile("case="))
+        page.locator("#lang-switch").get_by_text("中文").click()
+        expect(page).to_have_url(re.compile(r"[?&]lang=zh"))
+        expect(page.locator("#causes h3").first).to_be_visible()
+        expect(page.locator("#plot-ops .js-plotly-plot")).to_be_visible()
+        found = _english_ui(page.evaluate(VISIBLE_TEXT))
+        tabs = page.locator("#main-tabs [role=tablist]").first.get_by_role("tab")
+        assert tabs.count() >= 4
+        main = [tab.inner_text() for tab in tabs.all()]
+        for name in [*main, main[0], "算子", "前 10", "融合链", "警告", "报告"]:
+            _tab(page, name)
+            page.wait_for_timeout(300)
+            found += _english_ui(page.evaluate(VISIBLE_TEXT))
+        assert sorted(set(found)) == [], f"English UI on the Chinese page: {sorted(set(found))}"
     finally:
         page.context.close()
