@@ -928,10 +928,17 @@ SCROLL_TO_PROGRESS = """(...args) => {
   (shown || button)?.scrollIntoView({block: "start", behavior: "instant"});
   return args;
 }"""
+# "Open report" switches the tab in the same update: its verdict is laid out a moment later, so the
+# scroll waits for it (up to two seconds).
 SCROLL_TO_RESULT = """(...args) => {
   const ids = ["notice", "verdict", "inspect-notice", "inspect-verdict"];
-  const shown = ids.map((id) => document.getElementById(id)).find((el) => el && el.offsetParent);
-  shown?.scrollIntoView({block: "start", behavior: "instant"});
+  let tries = 0;
+  const scroll = () => {
+    const shown = ids.map((id) => document.getElementById(id)).find((el) => el && el.offsetParent);
+    if (shown) shown.scrollIntoView({block: "start", behavior: "instant"});
+    else if (++tries < 40) setTimeout(scroll, 50);
+  };
+  scroll();
   return args;
 }"""
 

@@ -346,3 +346,31 @@ def test_the_whole_page_is_chinese_right_after_the_switch(browser: Browser, app_
         assert sorted(set(found)) == [], f"English UI on the Chinese page: {sorted(set(found))}"
     finally:
         page.context.close()
+
+
+# The verdict on screen, its top within a pixel of the window's (scrollIntoView may leave -0.5 px).
+LANDED = "el => { const b = el.getBoundingClientRect(); return b.top > -1 && b.top < window.innerHeight; }"
+
+
+def test_a_case_link_and_open_report_land_on_the_report(browser: Browser, desk: str):
+    """Issue 31: a fresh case link and the triage desk's "Open report" put the verdict on screen at
+    1366x900, not the top of an empty form with the report 880 px down."""
+    page = _page(browser, LAPTOP)
+    try:
+        _diagnose_example(page, desk)
+        link = _case_link(page)
+        fresh = page.context.new_page()
+        fresh.goto(link)
+        expect(fresh.locator("#causes")).to_contain_text("precision-mismatch")
+        fresh.wait_for_function(f"() => ({LANDED})(document.querySelector('#verdict'))")
+        fresh.evaluate("window.scrollTo(0, 0)")
+        _tab(fresh, "Triage")
+        fresh.locator("#triage-case input, #triage-case textarea").first.fill(link.rsplit("=", 1)[1])
+        fresh.locator("#triage-open").click()
+        expect(fresh.get_by_role("tab", name="Compare two runs", exact=True)).to_have_attribute(
+            "aria-selected", "true"
+        )
+        fresh.wait_for_function(f"() => ({LANDED})(document.querySelector('#verdict'))")
+        expect(fresh.locator("#causes")).to_contain_text("precision-mismatch")
+    finally:
+        page.context.close()
