@@ -88,6 +88,13 @@ th .header-text, th .header-content, td .cell-wrap, #after td, #after th {
   word-break: normal !important; overflow-wrap: normal !important; hyphens: none;}
 th {min-width: 4.5rem;}
 #after table {display: block; overflow-x: auto; max-width: 100%;}
+/* Dark mode: plots (transparent, webapp.views.themed) get light text and faint grid lines; code comments
+   and other muted code tokens keep a readable contrast on the dark code background. */
+.dark .js-plotly-plot .main-svg text {fill: #e5e7eb !important;}
+.dark .js-plotly-plot .gridlayer path, .dark .js-plotly-plot .zerolinelayer path {
+  stroke: rgba(229, 231, 235, .18) !important;}
+.dark .prose pre .token.comment, .dark .prose pre .hljs-comment, .dark pre .comment {
+  color: #a8b3c4 !important;}
 /* Narrow screens (a phone from 360 px): one column, verdict and causes first, then the plots and tables;
    no column keeps its desktop minimum width, so nothing is cut off or scrolled sideways. */
 @media (max-width: 820px) {

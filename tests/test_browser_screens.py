@@ -374,3 +374,40 @@ def test_a_case_link_and_open_report_land_on_the_report(browser: Browser, desk: 
         expect(fresh.locator("#causes")).to_contain_text("precision-mismatch")
     finally:
         page.context.close()
+
+
+DARK_COLOURS = """() => {
+  const plot = document.querySelector("#plot-ops .js-plotly-plot");
+  const paper = plot.querySelector(".main-svg rect.bg");
+  const comment = document.querySelector("#causes pre .token.comment");
+  const pre = comment.closest("pre");
+  const css = (el, name) => getComputedStyle(el)[name];
+  return {
+    paper: [css(paper, "fill"), css(paper, "fillOpacity")],
+    text: css(plot.querySelector(".main-svg .xtick text, .main-svg text"), "fill"),
+    comment: css(comment, "color"),
+    code: css(pre, "backgroundColor"),
+  };
+}"""
+
+
+def _luminance(rgb: str) -> float:
+    """WCAG relative luminance of a CSS rgb()/rgba() colour."""
+    channels = [int(v) / 255 for v in re.findall(r"\d+", rgb)[:3]]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def test_dark_mode_plots_follow_the_theme_and_code_comments_are_readable(browser: Browser, app_url: str):
+    """Issue 31: plots stayed white in dark mode and fix-code comments had a low contrast."""
+    page = _page(browser, LAPTOP)
+    try:
+        _diagnose_example(page, f"{app_url}?__theme=dark")
+        found = page.evaluate(DARK_COLOURS)
+        fill, opacity = found["paper"]
+        assert float(opacity) == 0 or _luminance(fill) < 0.2, found  # no white plot on the dark page
+        assert _luminance(found["text"]) > 0.6, found  # light axis text
+        light, dark = sorted((_luminance(found["comment"]), _luminance(found["code"])), reverse=True)
+        assert (light + 0.05) / (dark + 0.05) >= 4.5, found  # WCAG AA for the comment text
+    finally:
+        page.context.close()

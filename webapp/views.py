@@ -6,6 +6,7 @@ a browser. Display tables use only text and number columns (never HTML), rounded
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,7 +65,7 @@ def report_view(report: Report) -> ReportView:
         chains=chain_table(report),
         graph=graph_summary_markdown(report),
         runs=runs_table(report),
-        figures=report_figures(report),
+        figures={key: themed(figure) for key, figure in report_figures(report).items()},
         after=after_markdown(report),
         ranks=ranks_markdown(report),
         fixes=fix_choices(report),
@@ -262,3 +263,11 @@ def rank_choices(data: dict[str, Any] | None, lang: str) -> list[tuple[str, str]
     if len(ranks) < 2:
         return []
     return [(UI_TEXT[lang]["rank_every"], ""), *((str(rank), str(rank)) for rank in ranks)]
+
+
+def themed(figure: Any) -> Any:
+    """A copy of a figure for the page: transparent backgrounds, so a plot follows the page's light or dark
+    theme (the app's CSS lightens its text and grid in dark mode); report files keep their white plots."""
+    shown = copy.deepcopy(figure)
+    shown.update_layout(paper_bgcolor="rgba(0,0,0,0)", plot_bgcolor="rgba(0,0,0,0)")
+    return shown
