@@ -61,6 +61,7 @@ from webapp import (
     MODEL,
     MODEL_LABEL_KEY,
     NO_CASE,
+    PageLocale,
     PairExample,
     Results,
     UploadLedger,
@@ -77,6 +78,7 @@ from webapp import (
     outputs_api,
     outputs_tab,
     present,
+    rank_choices,
     rules_markdown,
     script_button,
     swapped_choice,
@@ -85,7 +87,12 @@ from webapp import (
 )
 
 LOG = logging.getLogger("perf_doctor.app")
-I18N = gr.I18n(**UI_TEXT)
+# Words Gradio 6 looks up but ships in no language (an upload button's label, an upload's progress).
+GRADIO_GAPS = {
+    "en": {"common.upload": "Upload", "common.complete": "complete"},
+    "zh": {"common.upload": "上传", "common.complete": "完成"},
+}
+I18N = gr.I18n(**{lang: UI_TEXT[lang] | GRADIO_GAPS[lang] for lang in LANGS})
 ROLE_CHOICES = {"auto": None, "first": "first", "second": "second"}
 CSS = """
 #verdict, #inspect-verdict {font-size: 1.1rem; padding: .6rem .9rem; border-radius: 8px;
@@ -104,6 +111,13 @@ th .header-text, th .header-content, td .cell-wrap, #after td, #after th {
   word-break: normal !important; overflow-wrap: normal !important; hyphens: none;}
 th {min-width: 4.5rem;}
 #after table {display: block; overflow-x: auto; max-width: 100%;}
+/* Dark mode: plots (transparent, webapp.views.themed) get light text and faint grid lines; code comments
+   and other muted code tokens keep a readable contrast on the dark code background. */
+.dark .js-plotly-plot .main-svg text {fill: #e5e7eb !important;}
+.dark .js-plotly-plot .gridlayer path, .dark .js-plotly-plot .zerolinelayer path {
+  stroke: rgba(229, 231, 235, .18) !important;}
+.dark .prose pre .token.comment, .dark .prose pre .hljs-comment, .dark pre .comment {
+  color: #a8b3c4 !important;}
 /* Narrow screens (a phone from 360 px): one column, verdict and causes first, then the plots and tables;
    no column keeps its desktop minimum width, so nothing is cut off or scrolled sideways. */
 @media (max-width: 820px) {
@@ -273,7 +287,7 @@ def diagnose_pair(
     baseline: list[str] | None,
     target: list[str] | None,
     mindir: str | None,
-    rank: float | None,
+    rank: str | float | None,
     role: str,
     request: gr.Request | None,
     progress: gr.Progress | None = None,
@@ -343,7 +357,7 @@ def compare(
     baseline: list[str] | None,
     target: list[str] | None,
     mindir: str | None,
-    rank: float | None,
+    rank: str | float | None,
     role: str,
     request: gr.Request,
     progress: gr.Progress = gr.Progress(),  # noqa: B008 - Gradio's documented way to receive progress
@@ -478,7 +492,7 @@ class Events:
         baseline: list[str] | None,
         target: list[str] | None,
         mindir: str | None,
-        rank: float | None,
+        rank: str | float | None,
         role: str,
         after: list[str] | None,
         request: gr.Request,
@@ -495,7 +509,7 @@ class Events:
         baseline: list[str] | None,
         target: list[str] | None,
         mindir: str | None,
-        rank: float | None,
+        rank: str | float | None,
         role: str,
         after: list[str] | None,
         request: gr.Request,
@@ -509,7 +523,7 @@ class Events:
         baseline: list[str] | None,
         target: list[str] | None,
         mindir: str | None,
-        rank: float | None,
+        rank: str | float | None,
         role: str,
         after: list[str] | None,
         request: gr.Request,
@@ -655,7 +669,7 @@ class Events:
         baseline: list[str] | None,
         target: list[str] | None,
         mindir: str | None,
-        rank: float | None,
+        rank: str | float | None,
         role: str,
         after: list[str] | None,
         report: dict[str, Any] | None,
@@ -811,9 +825,8 @@ def _side(events: Events, key: str, value: list[str] | None) -> tuple[gr.File, g
 
 
 # The language switch reloads the page with ?lang=<lang> (and ?case=<id> of the shown result, whose case
-# keeps it in every language): the server then answers in that language (_lang), and this script puts
-# Gradio's own label locale (gr.I18n) on it. Gradio reads the browser's locale before it mounts `head`, so
-# the script calls Gradio's changeLocale from the already loaded frontend module.
+# keeps it in every language): the server then answers in that language (_lang), and the page starts
+# Gradio in it (webapp.locale.PageLocale), so its labels (gr.I18n) and its own words follow.
 SWITCH_JS = """(name) => {
   const lang = name === "中文" ? "zh" : "en";
   const url = new URL(window.location.href);
@@ -826,15 +839,6 @@ SWITCH_JS = """(name) => {
   }
   window.location.assign(url.toString());
 }"""
-SWITCH_HEAD = r"""<script>
-(() => {
-  const lang = new URLSearchParams(window.location.search).get("lang");
-  if (lang !== "zh" && lang !== "en") return;
-  const core = performance.getEntriesByType("resource").map((e) => e.name)
-    .find((name) => /\/assets\/core-[^/]*\.js$/.test(name));
-  if (core) import(core).then((m) => m.changeLocale && m.changeLocale(lang)).catch(() => {});
-})();
-</script>"""
 
 
 # Progress and results in view: before a run the page scrolls so that the button and the progress shown on
@@ -846,10 +850,17 @@ SCROLL_TO_PROGRESS = """(...args) => {
   (shown || button)?.scrollIntoView({block: "start", behavior: "instant"});
   return args;
 }"""
+# "Open report" switches the tab in the same update: its verdict is laid out a moment later, so the
+# scroll waits for it (up to two seconds).
 SCROLL_TO_RESULT = """(...args) => {
   const ids = ["notice", "verdict", "inspect-notice", "inspect-verdict"];
-  const shown = ids.map((id) => document.getElementById(id)).find((el) => el && el.offsetParent);
-  shown?.scrollIntoView({block: "start", behavior: "instant"});
+  let tries = 0;
+  const scroll = () => {
+    const shown = ids.map((id) => document.getElementById(id)).find((el) => el && el.offsetParent);
+    if (shown) shown.scrollIntoView({block: "start", behavior: "instant"});
+    else if (++tries < 40) setTimeout(scroll, 50);
+  };
+  scroll();
   return args;
 }"""
 
@@ -873,6 +884,19 @@ def _language_switch() -> gr.Radio:
     )
     radio.input(None, radio, None, js=SWITCH_JS, api_visibility="private")  # a user choice, not a load
     return radio
+
+
+def _rank_field() -> gr.Dropdown:
+    """The rank to drill into: empty (every rank) at first, offering a multi-rank report's ranks after
+    it (show_ranks); a typed number works too (doctor.facade.check_rank reads the text)."""
+    return gr.Dropdown(
+        choices=[], value=None, allow_custom_value=True, label=I18N("rank"), elem_id="rank", filterable=True
+    )
+
+
+def show_ranks(report_json: dict[str, Any] | None, request: gr.Request) -> gr.Dropdown:
+    """The rank field's choices for the shown report: "every rank" and each rank of its runs."""
+    return gr.Dropdown(choices=rank_choices(report_json, _lang(request)))
 
 
 def _case_parts(prefix: str) -> dict[str, gr.components.Component]:
@@ -965,7 +989,7 @@ def _compare_inputs(events: Events, preload: PairExample | None) -> list[gr.comp
                 gr.File(label=I18N("mindir"), file_types=[".mindir"], elem_id="mindir-file", height=140)
             )
             with gr.Accordion(I18N("options"), open=False):
-                rank = gr.Number(label=I18N("rank"), precision=None, value=None, minimum=0)  # see diagnose
+                rank = _rank_field()
                 choices = [(I18N(f"role_{key}"), key) for key in ROLE_CHOICES]
                 role = gr.Radio(choices, value="auto", label=I18N("roles"))
     return [baseline, target, mindir, rank, role, after]
@@ -981,7 +1005,15 @@ def _runs_box() -> tuple[dict[str, gr.components.Component], gr.Button]:
     return {"runs": runs, "baseline_note": note}, swap
 
 
-COMPARE_PLOTS = ("plot_waterfall", "plot_ops", "plot_delta", "plot_steps", "plot_breakdown", "plot_chains")
+COMPARE_PLOTS = (
+    "plot_waterfall",
+    "plot_ops",
+    "plot_delta",
+    "plot_steps",
+    "plot_breakdown",
+    "plot_chains",
+    "plot_ranks",
+)
 
 
 def _compare_details() -> dict[str, gr.components.Component]:
@@ -1054,6 +1086,12 @@ def _wire_compare(
     _scroll_to_result(run.click(events.compare, inputs, outputs, api_name="compare", **analysis))
     report_json, fixes = parts["report_json"], parts["fixes"]
     fixes.input(reprofile, [report_json, fixes], parts["dl_reprofile"], api_visibility="private")
+    # A multi-rank report offers its ranks in the rank field; picking one diagnoses that rank alone.
+    rank = inputs[3]
+    report_json.change(
+        show_ranks, report_json, rank, queue=False, api_visibility="private", show_progress="hidden"
+    )
+    _scroll_to_result(rank.select(events.compare, inputs, outputs, **analysis))
     # One click makes the other run the baseline and diagnoses again.
     swap.click(events.swap, [report_json, inputs[0]], inputs[4], queue=False, api_visibility="private").then(
         events.swap_compare, [*inputs, report_json], outputs, **analysis
@@ -1354,14 +1392,16 @@ def launch_kwargs(config: AppConfig, demo: gr.Blocks) -> dict[str, Any]:
     """launch() settings of an app made by build_demo, shared by `main` and the tests (server name and
     port come from the caller); the middleware records uploads so they are deleted after analysis."""
     return {
-        "app_kwargs": {"middleware": [Middleware(UploadRecorder, ledger=LEDGERS[demo])]},
+        "app_kwargs": {
+            "middleware": [Middleware(UploadRecorder, ledger=LEDGERS[demo]), Middleware(PageLocale)]
+        },
         "max_file_size": config.max_file_size,
         "auth": config.auth,
         "run_history": False,
         "footer_links": ["api"],
         "i18n": I18N,
         "css": CSS,
-        "head": SWITCH_HEAD + FOLDER_HEAD,
+        "head": FOLDER_HEAD,
         "show_error": False,
     }
 

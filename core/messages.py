@@ -1363,6 +1363,9 @@ MESSAGES: dict[str, dict[str, str]] = {
     "view.title": {"en": "{name}: {n} fusion chains", "zh": "{name}：{n} 条融合链"},
     "view.fusible": {"en": "fusible", "zh": "可融合"},
     "view.blocked": {"en": "blocked: {reason}", "zh": "受阻：{reason}"},
+    "view.legend-edges": {"en": "edges", "zh": "连线"},
+    "view.legend-blocked": {"en": "blocked", "zh": "受阻"},
+    "view.legend-other": {"en": "other", "zh": "其他算子"},
     # --- doctor: CLI, settings, cases, triage, facade; diagnosis: pack and limits
     "cli.case-needs-after": {"en": "--case needs --after", "zh": "--case 需要同时给出 --after"},
     "cli.after-profile": {"en": "the after-the-fix profile", "zh": "修复后的性能数据"},

@@ -111,7 +111,7 @@ def diagnose(
     target: Source | None = None,
     mindir: str | os.PathLike[str] | None = None,
     *,
-    rank: int | None = None,
+    rank: int | str | None = None,
     baseline_role: str | None = None,
     progress: Progress | None = None,
     lang: str = "en",
@@ -167,7 +167,7 @@ def _diagnose_profiles(
     baseline: Source | None,
     target: Source | None,
     mindir: str | os.PathLike[str] | None,
-    rank: int | None,
+    rank: int | str | None,
     baseline_role: str | None,
     progress: Progress | None,
     lang: str,
@@ -211,9 +211,15 @@ def _diagnose_profiles(
         release_graph_memory() if _given(mindir) else release_memory()
 
 
-def check_rank(rank: float | None) -> int | None:
+def check_rank(rank: float | str | None) -> int | None:
     """The rank asked for as an int: a whole number from 0 to MAX_RANK (an API client may send NaN,
-    Infinity or 1e400; the error shows at most a short prefix of what was given, never 309 digits)."""
+    Infinity or 1e400; the error shows at most a short prefix of what was given, never 309 digits). Text
+    (the app's rank field) is read as decimal digits only; empty text is no rank, as None."""
+    if isinstance(rank, str):
+        text = rank.strip()
+        if not text:
+            return None
+        rank = int(text) if text.isascii() and text.isdigit() and len(text) <= 9 else text  # type: ignore[assignment]
     if rank is None:
         return None
     whole = isinstance(rank, int) and not isinstance(rank, bool)

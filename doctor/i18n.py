@@ -536,7 +536,7 @@ UI_TEXT: dict[str, dict[str, str]] = {
         "mindir": "MINDIR of the same model (optional)",
         "mindir_required": "MINDIR model",
         "options": "Options",
-        "rank": "Rank (empty: every rank; a number drills into that rank)",
+        "rank": "Rank (empty: every rank; pick or type one to see that rank alone)",
         "roles": "Which run is the baseline",
         "role_auto": "auto (the training run)",
         "role_first": "the first (left) run",
@@ -609,6 +609,7 @@ UI_TEXT: dict[str, dict[str, str]] = {
         "ex_ascend_derived_fp32_split": "Ascend, derived from a real NPU step (msprof-analyze sample): FP32, "
         "Conv+BN split, another profiler level",
         "ex_resnet50": "ResNet-50 (weights stripped)",
+        "rank_every": "every rank",
     },
     "zh": {
         "app_title": "MindSpore 性能医生",
@@ -629,7 +630,7 @@ UI_TEXT: dict[str, dict[str, str]] = {
         "mindir": "同一模型的 MINDIR（可选）",
         "mindir_required": "MINDIR 模型",
         "options": "选项",
-        "rank": "卡号（留空：所有卡；填写卡号则只看该卡）",
+        "rank": "卡号（留空：所有卡；选择或填写卡号则只看该卡）",
         "roles": "哪次运行是基线",
         "role_auto": "自动（训练运行）",
         "role_first": "第一次（左侧）运行",
@@ -702,6 +703,7 @@ UI_TEXT: dict[str, dict[str, str]] = {
         "ex_ascend_derived_fp32_split": "Ascend，由真实 NPU 单步（msprof-analyze 样例）派生：FP32、"
         "Conv+BN 未融合、采集级别不同",
         "ex_resnet50": "ResNet-50（已去除权重）",
+        "rank_every": "所有卡",
     },
 }
 

@@ -392,6 +392,14 @@ def ranks_figure(data: pd.DataFrame, title: str, lang: str = "en") -> go.Figure:
             y=[str(r) for r in heat.index],
             colorscale="Reds",
             showscale=i == 1,
+            colorbar={
+                "x": 0.44,
+                "xanchor": "left",
+                "thickness": 10,
+                "len": 1 / len(roles),
+                "y": 1,
+                "yanchor": "top",
+            },
             hovertemplate=w["rank"] + " %{y}, " + w["step"] + " %{x}: %{z:.2f} ms<extra></extra>",
             row=i,
             col=1,
@@ -412,8 +420,9 @@ def ranks_figure(data: pd.DataFrame, title: str, lang: str = "en") -> go.Figure:
         fig.update_xaxes(title_text=w["step"], type="category", row=i, col=1)
         fig.update_yaxes(title_text=w["rank"], type="category", row=i, col=1)
         fig.update_xaxes(title_text=w["rank"], type="category", row=i, col=2)
-    fig.update_layout(barmode="stack")
-    return _layout(fig, title, height=320 * len(roles) + 100)
+    # The legend below the panels: at the right it would cover the heat map's colour bar.
+    fig.update_layout(barmode="stack", legend={"orientation": "h", "x": 0, "y": -0.18, "yanchor": "top"})
+    return _layout(fig, title, height=320 * len(roles) + 140)
 
 
 # -------------------------------------------------------------------------------------- all of them

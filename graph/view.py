@@ -407,8 +407,17 @@ def _add_unit(layout: GraphLayout, g: nx.DiGraph, unit: _Unit, lang: str = "en")
 # ---------------------------------------------------------------- plotting
 
 
-def layout_figure(layout: GraphLayout, title: str) -> go.Figure:
-    """Draw a GraphLayout: one line trace for edges, one marker trace per category."""
+LEGEND_KEYS = {"blocked": "view.legend-blocked", "other": "view.legend-other", "input": "view.input"}
+
+
+def _legend_name(category: str, lang: str) -> str:
+    """A category's legend entry in `lang`: the words translated, a pattern's name (data) as it is."""
+    key = LEGEND_KEYS.get(category)
+    return html.escape(_said(key, lang) if key else category)
+
+
+def layout_figure(layout: GraphLayout, title: str, lang: str = "en") -> go.Figure:
+    """Draw a GraphLayout: one line trace for edges, one marker trace per category (legend in `lang`)."""
     edge_x: list[float | None] = []
     edge_y: list[float | None] = []
     for a, b in layout.edges:
@@ -421,7 +430,7 @@ def layout_figure(layout: GraphLayout, title: str) -> go.Figure:
             mode="lines",
             line={"width": 0.6, "color": "#c0c0c0"},
             hoverinfo="skip",
-            name="edges",
+            name=_said("view.legend-edges", lang),
         )
     ]
     by_category: dict[str, list[int]] = defaultdict(list)
@@ -434,7 +443,7 @@ def layout_figure(layout: GraphLayout, title: str) -> go.Figure:
                 x=[layout.x[i] for i in members],
                 y=[layout.y[i] for i in members],
                 mode="markers+text" if labelled else "markers",
-                name=category,
+                name=_legend_name(category, lang),
                 marker={"size": [layout.size[i] for i in members], "color": PALETTE.get(category, "#555555")},
                 text=[layout.labels[i] for i in members] if labelled else None,
                 textposition="bottom center",
@@ -473,7 +482,7 @@ def overview_figure(
     else:
         layout = overview_layout(model, chains, max_nodes, lang)
     name = model.path.replace("\\", "/").rsplit("/", 1)[-1]
-    figure = layout_figure(layout, _said("view.title", lang, name=name, n=len(chains)))
+    figure = layout_figure(layout, _said("view.title", lang, name=name, n=len(chains)), lang)
     if layout.headers:  # a row per block: tall enough for all, room on the left for their titles
         rows = 1 - min(layout.y, default=0.0)
         figure.update_layout(
@@ -494,4 +503,4 @@ def chain_figure(model: MindirModel, chain: Chain, lang: str = "en") -> go.Figur
     state = _state(chain, lang)
     kind = " (depthwise)" if chain.depthwise else ""
     kind += f" → {chain.replaced_by}" if chain.replaced_by else ""
-    return layout_figure(chain_layout(model, chain, lang), f"{chain.pattern}{kind}: {state}")
+    return layout_figure(chain_layout(model, chain, lang), f"{chain.pattern}{kind}: {state}", lang)

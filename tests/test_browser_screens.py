@@ -20,11 +20,14 @@ from tests.support.browser import (  # noqa: F401 - the launch-args fixture poin
     require_chromium,
 )
 from tests.support.inputs import EXAMPLE, RESNET, ROOT, files_of
+from tests.support.language import chinese, english_sentences
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 require_chromium()
 
 from playwright.sync_api import Browser, Page, expect  # noqa: E402
+
+expect.set_options(timeout=TIMEOUT_MS)  # an analysis waits behind others on a shared machine
 
 PHONE = {"width": 390, "height": 844}
 PHONE_SCREENSHOT = ROOT / "docs" / "screenshot-phone.png"
@@ -284,5 +287,127 @@ def test_the_language_radio_has_a_name_and_a_focus_ring(browser: Browser, app_ur
         page.keyboard.press("ArrowLeft")
         ring = page.evaluate("() => getComputedStyle(document.activeElement.closest('label')).outlineStyle")
         assert ring not in ("none", ""), ring
+    finally:
+        page.context.close()
+
+
+# Every visible text of the page (and of the plots' SVG), without what is data or not a sentence of ours:
+# code and fix code, links (cited documents' titles), table cells (file names, layouts, operators), the
+# language switch (each language named in itself) and the plot tick labels (operator names).
+VISIBLE_TEXT = """() => {
+  const skip = "script, style, pre, code, a, td, [role=gridcell], #lang-switch, .xtick, .ytick, .hovertext";
+  const out = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const el = walker.currentNode.parentElement;
+    const text = walker.currentNode.textContent.trim();
+    if (!text || !el || el.closest(skip)) continue;
+    const box = el.getBoundingClientRect();
+    if (box.width === 0 && box.height === 0) continue;
+    if (getComputedStyle(el).visibility === "hidden") continue;
+    out.push(text);
+  }
+  return out;
+}"""
+# A word of English UI: two or more letters, lower case after the first; identifiers (cpu-ms, Conv2D,
+# kernel_details), units and all-capital names (CPU, MINDIR, AMP) are data, not words.
+UI_WORD = re.compile(r"(?<![\w.\-/])[A-Za-z][a-z]+(?![\w.\-/])")
+DATA_WORDS = {"ms", "us", "Ascend", "MindSpore", "PyNative", "Perf", "Doctor", "Level"}
+
+
+def _english_ui(texts: list[str]) -> list[str]:
+    """The texts that are English UI: one without Chinese holding an English word (not data: DATA_WORDS,
+    identifiers, capitals), or one with Chinese holding an English sentence (tests/support/language.py)."""
+    return [
+        t for t in texts if (english_sentences(t) if chinese(t) else set(UI_WORD.findall(t)) - DATA_WORDS)
+    ]
+
+
+def test_the_whole_page_is_chinese_right_after_the_switch(browser: Browser, app_url: str):
+    """Issue 31: after 中文, the tab labels, the upload boxes ("Drop File Here"), every result tab and plot
+    hold no English word of the UI (at 1366 px; the phone shows the same words). The graph legend's words:
+    tests/test_graph_view.py."""
+    page = _page(browser, LAPTOP)
+    try:
+        _diagnose_example(page, app_url)
+        expect(page.locator("#case-link input, #case-link textarea").first).to_have_value(re.compile("case="))
+        page.locator("#lang-switch").get_by_text("中文").click()
+        expect(page).to_have_url(re.compile(r"[?&]lang=zh"))
+        expect(page.locator("#causes h3").first).to_be_visible()
+        expect(page.locator("#plot-ops .js-plotly-plot")).to_be_visible()
+        found = _english_ui(page.evaluate(VISIBLE_TEXT))
+        tabs = page.locator("#main-tabs [role=tablist]").first.get_by_role("tab")
+        assert tabs.count() >= 4
+        main = [tab.inner_text() for tab in tabs.all()]
+        for name in [*main, main[0], "算子", "前 10", "融合链", "警告", "报告"]:
+            _tab(page, name)
+            page.wait_for_timeout(300)
+            found += _english_ui(page.evaluate(VISIBLE_TEXT))
+        assert sorted(set(found)) == [], f"English UI on the Chinese page: {sorted(set(found))}"
+    finally:
+        page.context.close()
+
+
+# The verdict on screen, its top within a pixel of the window's (scrollIntoView may leave -0.5 px).
+LANDED = "el => { const b = el.getBoundingClientRect(); return b.top > -1 && b.top < window.innerHeight; }"
+
+
+def test_a_case_link_and_open_report_land_on_the_report(browser: Browser, desk: str):
+    """Issue 31: a fresh case link and the triage desk's "Open report" put the verdict on screen at
+    1366x900, not the top of an empty form with the report 880 px down."""
+    page = _page(browser, LAPTOP)
+    try:
+        _diagnose_example(page, desk)
+        link = _case_link(page)
+        fresh = page.context.new_page()
+        fresh.goto(link)
+        expect(fresh.locator("#causes")).to_contain_text("precision-mismatch")
+        fresh.wait_for_function(f"() => ({LANDED})(document.querySelector('#verdict'))")
+        fresh.evaluate("window.scrollTo(0, 0)")
+        _tab(fresh, "Triage")
+        fresh.locator("#triage-case input, #triage-case textarea").first.fill(link.rsplit("=", 1)[1])
+        fresh.locator("#triage-open").click()
+        expect(fresh.get_by_role("tab", name="Compare two runs", exact=True)).to_have_attribute(
+            "aria-selected", "true"
+        )
+        fresh.wait_for_function(f"() => ({LANDED})(document.querySelector('#verdict'))")
+        expect(fresh.locator("#causes")).to_contain_text("precision-mismatch")
+    finally:
+        page.context.close()
+
+
+DARK_COLOURS = """() => {
+  const plot = document.querySelector("#plot-ops .js-plotly-plot");
+  const paper = plot.querySelector(".main-svg rect.bg");
+  const comment = document.querySelector("#causes pre .token.comment");
+  const pre = comment.closest("pre");
+  const css = (el, name) => getComputedStyle(el)[name];
+  return {
+    paper: [css(paper, "fill"), css(paper, "fillOpacity")],
+    text: css(plot.querySelector(".main-svg .xtick text, .main-svg text"), "fill"),
+    comment: css(comment, "color"),
+    code: css(pre, "backgroundColor"),
+  };
+}"""
+
+
+def _luminance(rgb: str) -> float:
+    """WCAG relative luminance of a CSS rgb()/rgba() colour."""
+    channels = [int(v) / 255 for v in re.findall(r"\d+", rgb)[:3]]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def test_dark_mode_plots_follow_the_theme_and_code_comments_are_readable(browser: Browser, app_url: str):
+    """Issue 31: plots stayed white in dark mode and fix-code comments had a low contrast."""
+    page = _page(browser, LAPTOP)
+    try:
+        _diagnose_example(page, f"{app_url}?__theme=dark")
+        found = page.evaluate(DARK_COLOURS)
+        fill, opacity = found["paper"]
+        assert float(opacity) == 0 or _luminance(fill) < 0.2, found  # no white plot on the dark page
+        assert _luminance(found["text"]) > 0.6, found  # light axis text
+        light, dark = sorted((_luminance(found["comment"]), _luminance(found["code"])), reverse=True)
+        assert (light + 0.05) / (dark + 0.05) >= 4.5, found  # WCAG AA for the comment text
     finally:
         page.context.close()

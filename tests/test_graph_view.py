@@ -139,6 +139,16 @@ def test_layout_is_plain_data_and_figure_only_draws_it():
     assert "&lt;nodes&gt;" in figure.layout.title.text
 
 
+def test_the_legend_is_in_the_report_language_and_pattern_names_stay_data():
+    """Issue 31: a Chinese page showed the graph legend as "edges", "blocked", "other"."""
+    layout = view.GraphLayout()
+    for i, category in enumerate(("conv-bn-act", "blocked", "other", "input")):
+        layout.add(str(i), "", category, 9)
+    layout.x, layout.y = [0.0] * 4, [0.0, -1.0, -2.0, -3.0]
+    figure = view.layout_figure(layout, "t", lang="zh")
+    assert [t.name for t in figure.data] == ["连线", "受阻", "conv-bn-act", "输入", "其他算子"]
+
+
 def test_resnet50_overview_is_a_labelled_block_view_not_one_column():
     """The real ResNet-50: a row per Bottleneck, every chain one labelled unit, every op accounted for."""
     model = load("resnet50_noweights")

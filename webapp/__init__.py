@@ -10,6 +10,7 @@ tab, and the Gradio internals the app needs behind small functions (`webapp.grad
 from webapp.examples import MODEL, MODEL_LABEL_KEY, PairExample, available_pairs
 from webapp.gradio_parts import base_url, cached_copy, upload_folder, without_stray_file
 from webapp.help import collect_help
+from webapp.locale import PageLocale
 from webapp.outputs_tab import outputs_api, outputs_tab
 from webapp.present import (
     COMPARE_OUTPUTS,
@@ -25,7 +26,7 @@ from webapp.present import (
 )
 from webapp.rules_view import rules_markdown
 from webapp.uploads import UploadLedger, UploadRecorder, given_paths
-from webapp.views import baseline_slot, swapped_choice
+from webapp.views import baseline_slot, rank_choices, swapped_choice
 
 __all__ = [
     "COMPARE_OUTPUTS",
@@ -34,6 +35,7 @@ __all__ = [
     "MODEL",
     "MODEL_LABEL_KEY",
     "NO_CASE",
+    "PageLocale",
     "PairExample",
     "Results",
     "UploadLedger",
@@ -50,6 +52,7 @@ __all__ = [
     "outputs_api",
     "outputs_tab",
     "present",
+    "rank_choices",
     "rules_markdown",
     "script_button",
     "swapped_choice",

@@ -51,8 +51,10 @@ COMPARE_OUTPUTS = (
     "runs",
     "baseline_note",
     "notice",
+    "plot_ranks",
     "report_json",
 )
+PAIR_PLOTS = ("ops", "delta", "steps", "breakdown", "waterfall", "ranks")  # besides the chains
 INSPECT_OUTPUTS = (
     "verdict",
     "causes",
@@ -187,7 +189,10 @@ def compare_values(
         "operators": dataframe(view.operators),
         "top_baseline": dataframe(view.top_baseline),
         "top_target": dataframe(view.top_target),
-        **{f"plot_{key}": _plot(view, key) for key in ("ops", "delta", "steps", "breakdown", "waterfall")},
+        **{
+            f"plot_{key}": _plot(view, key)
+            for key in ("ops", "delta", "steps", "breakdown", "waterfall", "ranks")
+        },
         "after": view.after,
         "fixes": gr.CheckboxGroup(choices=view.fixes, value=view.ticked, visible=bool(view.fixes)),
         "dl_reprofile": script_button(FILES.write_script(report, view.ticked)),

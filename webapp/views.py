@@ -6,6 +6,7 @@ a browser. Display tables use only text and number columns (never HTML), rounded
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -13,8 +14,8 @@ from typing import Any
 import pandas as pd
 
 from doctor.chain_rows import chain_records
-from doctor.i18n import t, word
-from doctor.model import BoardRow
+from doctor.i18n import UI_TEXT, t, word
+from doctor.model import BoardRow, RunInfo
 from doctor.plots import report_figures
 from doctor.render.markdown import (
     after_markdown,
@@ -66,7 +67,7 @@ def report_view(report: Report) -> ReportView:
         chains=chain_table(report),
         graph=graph_summary_markdown(report),
         runs=runs_table(report),
-        figures=report_figures(report),
+        figures={key: themed(figure) for key, figure in report_figures(report).items()},
         after=after_markdown(report),
         ranks=ranks_markdown(report),
         fixes=fix_choices(report),
@@ -182,12 +183,26 @@ def runs_table(report: Report) -> Table:
     keys = ["col_role", "col_source", "col_layout", "col_device", "col_mode", "col_phase", "col_steps"]
     keys += ["col_batch", "col_ms_per_step", "col_profiler_level"]
     kinds = ["str"] * 6 + ["number"] * 3 + ["str"]
-    return _table(
-        [
-            (t(key, lang), frame[column], kind)
-            for key, column, kind in zip(keys, frame.columns, kinds, strict=True)
-        ]
-    )
+    columns = [
+        (t(key, lang), frame[column], kind)
+        for key, column, kind in zip(keys, frame.columns, kinds, strict=True)
+    ]
+    runs = report.document.runs
+    if any(len(run.ranks_available) > 1 for run in runs):  # which rank was read, of how many
+        ranks = report.document.ranks
+        whole = {job.role for job in ranks.jobs} if ranks is not None else set()
+        shown = pd.Series([_rank_read(run, run.role in whole, lang) for run in runs], dtype=object)
+        columns.insert(2, (t("col_rank_id", lang), shown, "str"))
+    return _table(columns)
+
+
+def _rank_read(run: RunInfo, whole: bool, lang: str) -> str:
+    """What the Runs table says of a run's ranks: "every rank (n)" for a job read whole, "r / n" for the
+    one rank of n the user drilled into."""
+    available = run.ranks_available
+    if whole:
+        return f"{UI_TEXT[lang]['rank_every']} ({len(available)})"
+    return f"{run.rank} / {len(available)}" if len(available) > 1 else str(run.rank or "")
 
 
 def baseline_slot(sources: Sequence[str], first_upload: str | None) -> str | None:
@@ -239,3 +254,21 @@ def _table(columns: list[tuple[str, pd.Series, str]]) -> Table:
 
 def _as_int(value: float) -> int | None:
     return None if pd.isna(value) else int(value)
+
+
+def rank_choices(data: dict[str, Any] | None, lang: str) -> list[tuple[str, str]]:
+    """The rank field's choices after a report (its JSON data): "every rank" (the empty value), then
+    each rank either run holds, so one click drills into that rank; none for a one-rank report."""
+    runs = (data or {}).get("runs") or []
+    ranks = sorted({int(rank) for run in runs for rank in run.get("ranks_available") or []})
+    if len(ranks) < 2:
+        return []
+    return [(UI_TEXT[lang]["rank_every"], ""), *((str(rank), str(rank)) for rank in ranks)]
+
+
+def themed(figure: Any) -> Any:
+    """A copy of a figure for the page: transparent backgrounds, so a plot follows the page's light or dark
+    theme (the app's CSS lightens its text and grid in dark mode); report files keep their white plots."""
+    shown = copy.deepcopy(figure)
+    shown.update_layout(paper_bgcolor="rgba(0,0,0,0)", plot_bgcolor="rgba(0,0,0,0)")
+    return shown
