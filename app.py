@@ -158,7 +158,7 @@ def _progress(progress: gr.Progress | None) -> Callable[[float, str], None] | No
     """The facade's progress callback showing on Gradio's progress bar (None without one)."""
     if progress is None:
         return None
-    return lambda fraction, desc: progress(fraction, desc=desc)
+    return lambda fraction, desc: progress(fraction, desc=desc)  # pyright: ignore[reportReturnType]  # gradio: Progress returns its own value
 
 
 def error_text(message: str) -> str:
@@ -703,7 +703,7 @@ class Events:
         )
         tab = "inspect" if report.kind == "mindir" else "compare"
         return {
-            self.tabs: gr.Tabs(selected=tab),
+            self.tabs: gr.Tabs(selected=tab),  # pyright: ignore[reportReturnType]  # gradio: updates keyed by component
             **self.results(report.kind).keyed(present(report, (banner, link))),
         }
 
@@ -951,7 +951,7 @@ Wiring = tuple[list[gr.components.Component], list[gr.components.Component]]
 def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events) -> Wiring:
     """Upload row, options, results; returns the (inputs, outputs) of the compare event."""
     inputs = _compare_inputs(events, preload)
-    examples = _pair_examples(events, inputs[:3])
+    examples = _pair_examples(events, inputs[:3])  # pyright: ignore[reportArgumentType]  # gradio: File inputs typed as Component
     run = gr.Button(I18N("run"), variant="primary", elem_id="run-compare")
     parts = {"notice": gr.Markdown(elem_id="notice", visible=False)}
     parts["verdict"] = gr.Markdown(elem_id="verdict", visible=False)
@@ -961,7 +961,7 @@ def _compare_tab(config: AppConfig, preload: PairExample | None, events: Events)
     with gr.Row(equal_height=False, elem_id="results-row"):
         with gr.Column(scale=5, min_width=420, elem_id="causes-column"):
             parts["causes"] = gr.Markdown(elem_id="causes")
-            parts["below_box"], parts["below"] = _below_threshold_box("below-threshold")
+            parts["below_box"], parts["below"] = _below_threshold_box("below-threshold")  # pyright: ignore[reportArgumentType]  # gradio: layout block among parts
             parts["after"] = gr.Markdown(elem_id="after")
         with gr.Column(scale=6, min_width=360, elem_id="details-column"), gr.Tabs():
             parts |= _compare_details()
@@ -1038,7 +1038,10 @@ def _compare_details() -> dict[str, gr.components.Component]:
         parts |= _downloads(csv=True)
         parts["fixes"] = gr.CheckboxGroup(label=I18N("fixes"), visible=False, elem_id="fixes")
         parts["dl_reprofile"] = gr.DownloadButton(
-            I18N("dl_reprofile"), visible=False, elem_id="dl-reprofile", size="sm"
+            I18N("dl_reprofile"),  # pyright: ignore[reportArgumentType]  # gradio: I18n labels
+            visible=False,
+            elem_id="dl-reprofile",
+            size="sm",
         )
         parts["report_json"] = _report_json()
     return parts
@@ -1073,25 +1076,25 @@ def _wire_compare(
     inputs: list[gr.components.Component],
     run: gr.Button,
     swap: gr.Button,
-    examples: list[gr.Examples],
+    examples: list[gr.Examples],  # pyright: ignore[reportGeneralTypeIssues]  # gradio: Examples typed as a function
 ) -> None:
     """The Compare tab's events, all private (the API is /diagnose): the run button, a change of an
     input, a ticked fix, the swap button and a click on an example."""
     results = events.results("pair")
     parts, outputs = results.parts, results.outputs
     slots = ("baseline", "target", "mindir", None, None, "after")  # rank and role hold no upload
-    _watch_inputs(events, zip(slots, inputs, strict=True), parts["verdict"], parts["notice"])
+    _watch_inputs(events, zip(slots, inputs, strict=True), parts["verdict"], parts["notice"])  # pyright: ignore[reportArgumentType]  # gradio: parts typed as Component
     analysis = _pool(config)
     run.click(None, None, None, js=SCROLL_TO_PROGRESS, queue=False, api_visibility="private")
     _scroll_to_result(run.click(events.compare, inputs, outputs, api_name="compare", **analysis))
     report_json, fixes = parts["report_json"], parts["fixes"]
-    fixes.input(reprofile, [report_json, fixes], parts["dl_reprofile"], api_visibility="private")
+    fixes.input(reprofile, [report_json, fixes], parts["dl_reprofile"], api_visibility="private")  # pyright: ignore[reportAttributeAccessIssue]  # gradio: events on Component
     # A multi-rank report offers its ranks in the rank field; picking one diagnoses that rank alone.
     rank = inputs[3]
-    report_json.change(
+    report_json.change(  # pyright: ignore[reportAttributeAccessIssue]  # gradio: events on Component
         show_ranks, report_json, rank, queue=False, api_visibility="private", show_progress="hidden"
     )
-    _scroll_to_result(rank.select(events.compare, inputs, outputs, **analysis))
+    _scroll_to_result(rank.select(events.compare, inputs, outputs, **analysis))  # pyright: ignore[reportAttributeAccessIssue]  # gradio: events on Component
     # One click makes the other run the baseline and diagnoses again.
     swap.click(events.swap, [report_json, inputs[0]], inputs[4], queue=False, api_visibility="private").then(
         events.swap_compare, [*inputs, report_json], outputs, **analysis
@@ -1143,7 +1146,7 @@ def _inspect_tab(config: AppConfig, events: Events) -> Wiring:
     with gr.Row(equal_height=False, elem_id="inspect-results-row"):
         with gr.Column(scale=5, min_width=420, elem_id="inspect-causes-column"):
             parts["causes"] = gr.Markdown(elem_id="inspect-causes")
-            parts["below_box"], parts["below"] = _below_threshold_box("inspect-below-threshold")
+            parts["below_box"], parts["below"] = _below_threshold_box("inspect-below-threshold")  # pyright: ignore[reportArgumentType]  # gradio: layout block among parts
         with gr.Column(scale=6, min_width=480, elem_id="inspect-details-column"):
             parts["graph"] = gr.Markdown(elem_id="inspect-graph")
             parts["chains"] = _wide_table(
@@ -1158,7 +1161,7 @@ def _inspect_tab(config: AppConfig, events: Events) -> Wiring:
     parts["report_json"] = _report_json()
     events.inspect_results = Results(INSPECT_OUTPUTS, parts)
     outputs = events.inspect_results.outputs
-    _watch_inputs(events, [(INSPECT_SLOTS[0], mindir)], parts["verdict"], parts["notice"])
+    _watch_inputs(events, [(INSPECT_SLOTS[0], mindir)], parts["verdict"], parts["notice"])  # pyright: ignore[reportArgumentType]  # gradio: parts typed as Component
     run.click(None, None, None, js=SCROLL_TO_PROGRESS, queue=False, api_visibility="private")
     _scroll_to_result(run.click(events.inspect, [mindir], outputs, api_name="inspect", **_pool(config)))
     for example in examples:  # clicking the example model inspects it
@@ -1166,7 +1169,7 @@ def _inspect_tab(config: AppConfig, events: Events) -> Wiring:
     return [mindir], outputs
 
 
-def _model_examples(events: Events, mindir: gr.File) -> list[gr.Examples]:
+def _model_examples(events: Events, mindir: gr.File) -> list[gr.Examples]:  # pyright: ignore[reportGeneralTypeIssues]  # gradio: Examples typed as a function
     """The bundled model as a clickable example, labelled in one language each (none when absent)."""
     if not MODEL.is_file():
         return []
@@ -1304,11 +1307,11 @@ def _triage_tab(events: Events, opened: list[gr.components.Component]) -> gr.Tab
     picked = [form["case_id"], form["status"], form["note"]]
     table.select(events.pick_case, None, picked, api_visibility="private")
     changed = [form["message"], table, groups]
-    form["save"].click(events.triage_update, [*picked, *filters], changed, api_name="triage_update")
-    form["delete"].click(events.triage_delete, [form["case_id"], *filters], changed, api_name="triage_delete")
-    opening = form["open"].click(events.open_case, [form["case_id"]], opened, api_visibility="private")
+    form["save"].click(events.triage_update, [*picked, *filters], changed, api_name="triage_update")  # pyright: ignore[reportAttributeAccessIssue]  # gradio: events on Component
+    form["delete"].click(events.triage_delete, [form["case_id"], *filters], changed, api_name="triage_delete")  # pyright: ignore[reportAttributeAccessIssue]  # gradio: events on Component
+    opening = form["open"].click(events.open_case, [form["case_id"]], opened, api_visibility="private")  # pyright: ignore[reportAttributeAccessIssue]  # gradio: events on Component
     _scroll_to_result(opening)  # the API's reopening is /case
-    form["attach"].click(
+    form["attach"].click(  # pyright: ignore[reportAttributeAccessIssue]  # gradio: events on Component
         events.triage_attach, [form["case_id"], form["after"], *filters], changed, api_name="triage_attach"
     )
     return tab
@@ -1360,7 +1363,7 @@ def _on_load(
     demo.unload(events.end_session)
     demo.load(show_help, None, events.help, queue=False, api_visibility="private")
     boxes = [box for _, box in events.language_boxes] + [events.language]
-    demo.load(events.show_language, None, boxes, queue=False, api_visibility="private")
+    demo.load(events.show_language, None, boxes, queue=False, api_visibility="private")  # pyright: ignore[reportArgumentType]  # gradio: layout blocks as outputs
     demo.load(search_rules, rules[0], rules[1], queue=False, api_visibility="private")
     _scroll_to_result(demo.load(events.open_linked_case, None, opened, api_visibility="private"))
     if triage_tab is not None and events.config.staff:

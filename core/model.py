@@ -183,9 +183,10 @@ class RankSummary:
     breakdown: tuple[StepBreakdown, ...] = ()
     breakdown_source: str = ""  # step_trace_time | kernels
     kernels: int = 0
-    op_us: dict[str, float] = field(default_factory=dict)  # op type -> total device time (µs)
-    link_gbps: dict[str, float] = field(default_factory=dict)  # link type -> mean bandwidth (GB/s)
-    pair_gbps: dict[str, dict[str, float]] = field(default_factory=dict)  # link type -> {"src-dst": GB/s}
+    # op type -> total device time (µs); link type -> mean bandwidth (GB/s); link type -> {"src-dst": GB/s}
+    op_us: dict[str, float] = field(default_factory=dict[str, float])
+    link_gbps: dict[str, float] = field(default_factory=dict[str, float])
+    pair_gbps: dict[str, dict[str, float]] = field(default_factory=dict[str, dict[str, float]])
     aicore_mhz: float | None = None  # median AI Core clock while kernels ran, when recorded
     error: str | None = None
 

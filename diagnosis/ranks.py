@@ -369,8 +369,8 @@ def find_straggler(summaries: list[RankSummary]) -> tuple[Straggler | None, str]
     share = slow.sum(axis=1) / table.shape[1]
     if share.max() < STABLE_SHARE:
         return None, ""
-    rank = int(share.idxmax())
-    typical = int((table.sub(median, axis=1).abs().sum(axis=1)).drop(index=rank).idxmin())
+    rank = int(share.idxmax())  # pyright: ignore[reportArgumentType]  # pandas-stubs: a label is Hashable, a row or column selection Series | DataFrame
+    typical = int((table.sub(median, axis=1).abs().sum(axis=1)).drop(index=rank).idxmin())  # pyright: ignore[reportArgumentType]  # pandas-stubs: a label is Hashable
     return _straggler(summaries, table, rank, typical, median, int(slow.loc[rank].sum()), test), ""
 
 
@@ -407,7 +407,8 @@ def _two_ranks(summaries: list[RankSummary], table: pd.DataFrame) -> tuple[Strag
         return None, say("ranks.two-alike", n=2)
     rank = int(counts.index[0])
     other = int(second if rank == first else first)
-    found = _straggler(summaries, table, rank, other, table.loc[other], int(counts.iloc[0]), "pair")
+    reference = table.loc[other]
+    found = _straggler(summaries, table, rank, other, reference, int(counts.iloc[0]), "pair")  # pyright: ignore[reportArgumentType]  # pandas-stubs: .loc[label] of a frame is a row
     if not found.victims:
         return None, say("ranks.two-no-wait", rank=rank, other=other, ratio=found.ratio)
     return found, ""
@@ -427,8 +428,8 @@ def _straggler(
     return Straggler(
         rank=rank,
         typical_rank=typical,
-        ratio=round(float((table.loc[rank] / reference).median()), 4),
-        extra_ms=round(float((table.loc[rank] - reference).median()) / 1000, 4),
+        ratio=round(float((table.loc[rank] / reference).median()), 4),  # pyright: ignore[reportArgumentType]  # pandas-stubs: a row's median is a float
+        extra_ms=round(float((table.loc[rank] - reference).median()) / 1000, 4),  # pyright: ignore[reportArgumentType]  # as above
         steps_flagged=flagged,
         steps_total=int(table.shape[1]),
         victims=victims,

@@ -131,4 +131,4 @@ def _on_dask(cands: Sequence[Candidate], base: str, scheduler: str) -> list[Rank
         futures = client.map(
             summarize_isolated, list(cands), base=base, runner=current_runner(), quick=True, pure=False
         )
-        return list(client.gather(futures))
+        return list(client.gather(futures))  # pyright: ignore[reportArgumentType]  # distributed: gather of a list is a list

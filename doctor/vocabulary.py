@@ -44,7 +44,9 @@ def render() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Write core/symptom_kinds.json, or with --check say whether it is stale."""
-    parser = argparse.ArgumentParser(prog="python -m doctor.vocabulary", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m doctor.vocabulary", description=(__doc__ or "").splitlines()[0]
+    )
     parser.add_argument("--check", action="store_true", help="exit 1 when the committed file is stale")
     args = parser.parse_args(argv)
     text = render()

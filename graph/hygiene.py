@@ -263,7 +263,7 @@ def precision(model: MindirModel) -> Symptom | None:
     low_compute = [n for n in compute if g.nodes[n].get("dtype") in LOW_PRECISION]
     low_params = sum(count for dtype, count in model.parameters.dtypes.items() if dtype in LOW_PRECISION)
     if low_compute or low_casts or low_params:
-        dtypes = sorted({g.nodes[n].get("dtype") for n in low_compute} | _cast_targets(g, low_casts))
+        dtypes = sorted({str(g.nodes[n].get("dtype")) for n in low_compute} | _cast_targets(g, low_casts))
         return MindirLowPrecision(
             compute_ops=len(compute),
             low_precision_compute_ops=len(low_compute),

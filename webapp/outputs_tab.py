@@ -107,10 +107,13 @@ def outputs_api(
         raise gr.Error(
             html.escape(in_lang(say("outputs.need-two"), lang), quote=False), print_exception=False
         )
-    slots = dict(zip(SLOTS, (_path(baseline), _path(target), _path(mapping)), strict=True))
+    paths = (_path(baseline), _path(target), _path(mapping))
+    slots: dict[str, object] = dict(zip(SLOTS, paths, strict=True))
+    first, second = paths[0], paths[1]
+    assert first is not None and second is not None  # both given: checked above
     try:
         with holding(uploads, None, slots):
-            result = compare_outputs(slots[SLOTS[0]], slots[SLOTS[1]], mapping=slots[SLOTS[2]], lang=lang)
+            result = compare_outputs(first, second, mapping=paths[2], lang=lang)
     except InputError as error:
         raise gr.Error(
             html.escape(in_lang(error_line(error), lang), quote=False), print_exception=False

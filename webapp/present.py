@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import gradio as gr
+from gradio.components import Component
 
 from doctor import Report
 from webapp.files import ReportFiles, case_id_of
@@ -78,16 +79,16 @@ class Results:
     """A tab's result components by name (COMPARE_OUTPUTS, INSPECT_OUTPUTS); `outputs` is their order
     in the event."""
 
-    def __init__(self, names: Sequence[str], components: Mapping[str, gr.components.Component]) -> None:
+    def __init__(self, names: Sequence[str], components: Mapping[str, Component]) -> None:
         if set(names) != set(components):
             raise ValueError(f"result components {sorted(components)} are not the outputs {sorted(names)}")
         self.parts = {name: components[name] for name in names}
 
     @property
-    def outputs(self) -> list[gr.components.Component]:
+    def outputs(self) -> list[Component]:
         return list(self.parts.values())
 
-    def keyed(self, values: Mapping[str, Any]) -> dict[gr.components.Component, Any]:
+    def keyed(self, values: Mapping[str, Any]) -> dict[Component, Any]:
         """Values by name as Gradio's {component: value} return; every output must have one."""
         if set(values) != set(self.parts):
             raise ValueError(f"values for {sorted(values)}, outputs are {sorted(self.parts)}")
@@ -141,7 +142,7 @@ def cleared_values(names: Sequence[str]) -> dict[str, Any]:
 
 def dataframe(table: Table) -> gr.Dataframe:
     """A table as a Dataframe update with its column types."""
-    return gr.Dataframe(value=table.frame, datatype=table.datatype)
+    return gr.Dataframe(value=table.frame, datatype=table.datatype)  # pyright: ignore[reportArgumentType]  # gradio: datatype names as Literals
 
 
 def _plot(view: ReportView, key: str) -> gr.Plot:

@@ -73,10 +73,10 @@ class FrequencyDrop(SymptomValues):
     mean_drop: float | None
     low_clock_ms: float | None
     low_clock_share: float | None
-    kernels_affected: int
-    idle_downclock: bool
-    temperature_c: None
-    power_w: None
+    kernels_affected: int | None
+    idle_downclock: bool | None
+    temperature_c: float | None
+    power_w: float | None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -253,7 +253,7 @@ class KernelClock:
     min_mhz: float  # the lowest clock in effect while a kernel ran
     mean_drop: float  # 1 - busy-time-weighted mean clock / max_mhz
     low_busy_us: float  # busy time at a clock >= FREQ_DROP below max_mhz
-    busy_us: float | None
+    busy_us: float
     low_kernels: pd.DataFrame  # the kernels that ran (partly) at such a clock
     idle_low: bool  # the clock also dropped while no kernel ran
 

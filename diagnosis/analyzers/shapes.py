@@ -28,8 +28,8 @@ class ShapeMismatch(SymptomValues):
     """Matched operators see different input shapes (usually a different batch size)."""
 
     KIND = Kind("shape-mismatch", ("pair",), ("shape-mismatch",))
-    baseline_batch: int
-    target_batch: int
+    baseline_batch: int | None
+    target_batch: int | None
     ops_with_different_shapes: int
 
 
@@ -40,7 +40,7 @@ class DynamicShapes(SymptomValues):
 
     KIND = Kind("dynamic-shapes", ("run",), ("dynamic-shapes",))
     max_distinct_shapes: int
-    dynamic_ops_share: None
+    dynamic_ops_share: float | None
     recompile_steps: int
 
 

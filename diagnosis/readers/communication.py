@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
@@ -87,7 +87,7 @@ def _matrix_row(pair: str, info: Any) -> dict[str, Any] | None:
     numbers = [info.get(k) for k in ("Transit Size(MB)", "Transit Time(ms)", "Bandwidth(GB/s)")]
     if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in numbers):
         return None
-    size, time, gbps = (float(v) for v in numbers)
+    size, time, gbps = (float(cast(float, v)) for v in numbers)  # numbers: checked just above
     transport = str(info.get("Transport Type", "")).strip().upper()
     return {
         "src": int(ends.group(1)),
@@ -109,7 +109,7 @@ def pair_bandwidth(matrix: pd.DataFrame | None) -> dict[str, dict[str, float]]:
     rows = totals if len(totals) else rows
     sums = rows.groupby(["transport", "src", "dst"])[["size_mb", "time_ms"]].sum()
     out: dict[str, dict[str, float]] = {}
-    for (transport, src, dst), (size, time) in sums.iterrows():
+    for (transport, src, dst), (size, time) in sums.iterrows():  # pyright: ignore[reportGeneralTypeIssues]  # pandas-stubs: a MultiIndex label is Hashable
         if time > 0 and size > 0:  # MB per ms is GB/s
             out.setdefault(str(transport), {})[f"{int(src)}-{int(dst)}"] = round(float(size) / float(time), 4)
     return out

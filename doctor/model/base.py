@@ -59,7 +59,7 @@ class Record(BaseModel):
         are): what `json_default` gives the JSON encoder."""
         omitted = type(self).omitted()
         if not omitted:
-            return self.__dict__
+            return self.__dict__  # pyright: ignore[reportReturnType]  # an instance's __dict__ is a dict (typeshed: the class's mappingproxy)
         drop = {name for name, test in omitted if test(self.__dict__[name])}
         return {key: value for key, value in self.__dict__.items() if key not in drop}
 
