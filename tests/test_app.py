@@ -17,6 +17,7 @@ import app
 from doctor.config import AppConfig
 from doctor.schema import load_schema
 from tests.support.inputs import CPU, EXAMPLE, RESNET, ROOT, files_of, free_port
+from webapp.locale import PageLocale
 from webapp.uploads import UploadRecorder
 
 pytestmark = pytest.mark.slow
@@ -238,8 +239,10 @@ def test_launch_settings_suit_a_small_shared_machine():
     assert "server_name" not in kwargs and "server_port" not in kwargs  # Spaces sets them
     assert kwargs["run_history"] is False and kwargs["footer_links"] == ["api"]
     assert kwargs["max_file_size"] == "500mb" and kwargs["auth"] is None
-    [recorder] = kwargs["app_kwargs"]["middleware"]  # deletes uploads after their analysis
+    # the recorder deletes uploads after their analysis; PageLocale starts Gradio in the page's language
+    recorder, locale = kwargs["app_kwargs"]["middleware"]
     assert recorder.cls is UploadRecorder and recorder.kwargs["ledger"] is app.LEDGERS[demo]
+    assert locale.cls is PageLocale
     assert demo._queue.max_size == 16 and demo._queue.default_concurrency_limit == 2
     assert app.os.environ["GRADIO_ANALYTICS_ENABLED"] == "False"
 
