@@ -1774,4 +1774,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "outputs.plot-shape": {"en": "different shapes", "zh": "形状不同"},
     "outputs.plot-non-finite": {"en": "different inf/nan counts", "zh": "inf/nan 个数不同"},
+    "outputs.bad-csv-line": {
+        "en": "line {line} cannot be read ({reason})",
+        "zh": "第 {line} 行无法读取（{reason}）",
+    },
 }

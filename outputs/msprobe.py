@@ -158,7 +158,9 @@ def _tensor(value: Any) -> TensorStats | None:
     if not isinstance(value, dict) or "dtype" not in value or "shape" not in value:
         return None
     value = cast("dict[str, Any]", value)
-    shape = tuple(int(n) for n in value.get("shape") or ())
+    shape = _shape(value.get("shape"))
+    if shape is None:
+        return None
     return TensorStats(
         canonical_dtype(str(value["dtype"])),
         shape,
@@ -167,6 +169,18 @@ def _tensor(value: Any) -> TensorStats | None:
         _number(value.get("Mean")),
         _number(value.get("Norm")),
     )
+
+
+def _shape(value: Any) -> tuple[int, ...] | None:
+    """A tensor's shape as sizes; None (not a tensor) when it is not a list of non-negative integers."""
+    items = cast("list[Any]", value) if isinstance(value, list) else None if value else []
+    if items is None:
+        return None
+    try:
+        shape = tuple(int(n) for n in items)
+    except (TypeError, ValueError, OverflowError):  # text, lists, nan or inf sizes
+        return None
+    return shape if all(n >= 0 for n in shape) else None
 
 
 def _number(value: Any) -> float | None:

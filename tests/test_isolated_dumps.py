@@ -154,3 +154,57 @@ def test_the_cli_says_a_hostile_dump_in_one_line_and_exits_2(
     assert captured.out == ""
     assert len(captured.err.strip().splitlines()) == 1 and "hostile/dump.json" in captured.err
     assert list(scratch.iterdir()) == []
+
+
+STATISTIC_HEADER = (
+    "Op Type,Op Name,Task ID,Stream ID,Timestamp,IO,Slot,Data Size,Data Type,Shape,Max Value,Min Value"
+)
+
+
+@pytest.mark.parametrize(
+    ("row", "problem"),
+    [
+        (
+            "Conv2D,a,1,1,1,input,0,4,float32,(" + "9" * 5000 + "),1,0",
+            "line 2 cannot be read (Exceeds the limit",
+        ),
+        (
+            "Conv2D,a,1,1,1,input,0,4,float32,(" + "x" * 200_000 + "),1,0",
+            "line 2 cannot be read (field larger",
+        ),
+        (
+            "Conv2D,a,1,1,1,input,1e999,4,float32,(1),1,0",
+            "line 2 cannot be read (cannot convert float infinity",
+        ),
+    ],
+    ids=["5000-digit-size", "cell-over-csv-limit", "infinite-slot"],
+)
+def test_a_malformed_statistic_csv_is_one_line_naming_it_never_an_internal_error(
+    tmp_path: Path, row: str, problem: str
+) -> None:
+    """Found by probing: these were tracebacks (in-process) or internal errors (isolated)."""
+    bad = tmp_path / "run"
+    bad.mkdir()
+    (bad / "statistic.csv").write_text(f"{STATISTIC_HEADER}\n{row}\n", encoding="utf-8")
+    for isolate in (True, False):
+        with pytest.raises(InputError) as caught:
+            compare_outputs(bad, bad, isolate=isolate)
+        assert str(caught.value).startswith(f"run/statistic.csv: {problem}"), str(caught.value)
+
+
+def test_short_rows_and_malformed_msprobe_shapes_are_read_not_crashed_on(tmp_path: Path) -> None:
+    """A statistic.csv row missing its cells, an msprobe tensor whose shape is text: read the same in the
+    child and here (the tensor with a shape that is no list of sizes is not a tensor)."""
+    short = tmp_path / "short"
+    short.mkdir()
+    row = "Conv2D,a,1,1,1,input,0,4,float32,(1;2),1,0"
+    (short / "statistic.csv").write_text(f"{STATISTIC_HEADER}\n{row}\nConv2D,b\n", encoding="utf-8")
+    assert compare_outputs(short, short).section == compare_outputs(short, short, isolate=False).section
+    spoiled = _msprobe_copy(tmp_path, "spoiled")
+    dump = json.loads((spoiled / "dump.json").read_text(encoding="utf-8"))
+    entry = next(iter(dump["data"].values()))
+    entry["input_args"][0]["shape"] = ["abc", 2]
+    (spoiled / "dump.json").write_text(json.dumps(dump), encoding="utf-8")
+    pair = (spoiled, MSPROBE / "pytorch_data")
+    isolated = compare_outputs(*pair).section
+    assert isolated == compare_outputs(*pair, isolate=False).section and isolated.baseline.layers == 13
