@@ -208,3 +208,67 @@ def test_short_rows_and_malformed_msprobe_shapes_are_read_not_crashed_on(tmp_pat
     pair = (spoiled, MSPROBE / "pytorch_data")
     isolated = compare_outputs(*pair).section
     assert isolated == compare_outputs(*pair, isolate=False).section and isolated.baseline.layers == 13
+
+
+def test_cancelling_a_comparison_kills_the_child_parsing_its_mapping(tmp_path: Path, scratch: Path) -> None:
+    """A cancelled web request (the app's tab and `/compare_outputs` run through run_cancellable) kills
+    the fork parsing a slow layer_mapping.yaml at once, and its workspace is removed."""
+    import asyncio
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    from sandbox import Cancellation, run_cancellable
+
+    mapping = tmp_path / "layer_mapping.yaml"
+    mapping.write_text(
+        "Section:\n" + "".join(f"  ms_{i}: pt_{i}\n" for i in range(400_000)), encoding="utf-8"
+    )
+    token = Cancellation()
+    outcome: list[BaseException] = []
+    pids: list[int] = []
+
+    def work() -> None:
+        try:
+            compare_outputs(MSPROBE / "mindspore_data", MSPROBE / "pytorch_data", mapping=mapping)
+        except InputError as error:
+            outcome.append(error)
+
+    async def scenario() -> float:
+        task = asyncio.ensure_future(run_cancellable(work, token))
+        while token.running == 0:
+            await asyncio.sleep(0.02)
+        pids.extend(child.pid for child in token._children)
+        await asyncio.sleep(0.5)  # the fork is parsing now
+        started = time.monotonic()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        while token.running:
+            await asyncio.sleep(0.02)
+        return time.monotonic() - started
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        assert pool.submit(asyncio.run, scenario()).result() < 3
+    assert [str(error) for error in outcome] == ["layer_mapping.yaml: the request was cancelled"]
+    assert pids and not any(Path(f"/proc/{pid}").exists() for pid in pids)
+    assert list(scratch.iterdir()) == []
+
+
+def test_the_tabs_compare_button_runs_cancellable_and_gives_the_report(tmp_path: Path) -> None:
+    """The tab's click handler is a coroutine awaiting run_cancellable (Gradio cancels it when the page
+    closes), and it still returns the report and the plot."""
+    import asyncio
+    import inspect
+
+    import gradio as gr
+
+    from webapp.outputs_tab import outputs_tab
+
+    with gr.Blocks() as demo:
+        outputs_tab(lambda key: key)
+    clicks = [d.fn for d in demo.fns.values() if any(t[1] == "click" for t in d.targets)]
+    assert len(clicks) == 1 and inspect.iscoroutinefunction(clicks[0])
+    archives = [shutil.make_archive(str(tmp_path / n), "zip", DUMPS, n) for n in ("reference", "bn_train")]
+    request = type("Request", (), {"session_hash": None})()
+    markdown, plot = asyncio.run(clicks[0](request, *archives, None, "English"))
+    assert "BatchNorm" in markdown.value and plot.visible
