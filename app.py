@@ -618,12 +618,16 @@ class Events:
             )
         )
 
-    def compare_outputs(
+    async def compare_outputs(
         self, baseline: str | None, target: str | None, mapping: str | None, lang: str
     ) -> tuple[dict[str, Any], list[str]]:
         """The `/compare_outputs` API: two dumps (and msprobe's layer mapping) in, the outputs section
-        and its HTML, Markdown, JSON and CSV files out (webapp.outputs_tab)."""
-        return outputs_api(baseline, target, mapping, lang or LANGS[0], uploads=self.uploads)
+        and its HTML, Markdown, JSON and CSV files out (webapp.outputs_tab); a cancelled request kills
+        the isolated children parsing them (run_cancellable)."""
+        uploads = self.uploads
+        return await run_cancellable(
+            lambda: outputs_api(baseline, target, mapping, lang or LANGS[0], uploads=uploads)
+        )
 
     def case(self, case_id: str, lang: str, request: gr.Request) -> tuple[dict[str, Any], list[str]]:
         """The `/case` API: the report of a case (its link's id) in `lang` and its download files."""

@@ -887,6 +887,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "此上传已不在服务器上（已被清除或已过期）；请重新上传该文件",
     },
     "io.json-too-deep": {"en": "JSON nested too deeply", "zh": "JSON 嵌套过深"},
+    "isolation.dump-failed": {"en": "the dump could not be read", "zh": "无法读取 dump 数据"},
+    "isolation.mapping-failed": {"en": "the layer mapping could not be read", "zh": "无法读取层映射文件"},
     # --- graph/loader.py and graph/build.py (MINDIR input errors and model warnings)
     "mindir.expected": {
         "en": "a .mindir file written by mindspore.export(..., file_format='MINDIR')",
@@ -1772,4 +1774,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "outputs.plot-shape": {"en": "different shapes", "zh": "形状不同"},
     "outputs.plot-non-finite": {"en": "different inf/nan counts", "zh": "inf/nan 个数不同"},
+    "outputs.bad-csv-line": {
+        "en": "line {line} cannot be read ({reason})",
+        "zh": "第 {line} 行无法读取（{reason}）",
+    },
 }

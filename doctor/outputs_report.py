@@ -14,7 +14,7 @@ from typing import Any
 
 import outputs
 from core import in_lang, say
-from diagnosis import Limits, Workspace, archive_kind
+from diagnosis import Limits, Workspace
 from doctor.build import cause_records, symptom_records
 from doctor.config import public_folders
 from doctor.i18n import check_lang
@@ -47,7 +47,8 @@ def compare_outputs(
     isolate: bool = True,
 ) -> OutputsReport:
     """Read both dumps (folders or archives) in one private workspace, compare them and rank causes. With
-    `isolate` (the default) an archive is unpacked in a child process under limits, as profiles are."""
+    `isolate` (the default) archives are unpacked and dumps and mapping parsed in child processes under
+    limits, as profiles are."""
     check_lang(lang)
     found = _analyse(baseline, target, mapping, budget, isolate)
     return OutputsReport(build_section(*found, lang), lang)
@@ -78,14 +79,39 @@ def attach_outputs(
 def _read_dump(
     source: Source, ws: Workspace, budget: Limits | None, names: dict[str, str] | None, isolate: bool
 ) -> Any:
-    """One dump; an archive is unpacked first, in a child process under limits when `isolate`."""
-    path = Path(source) if isinstance(source, (str, os.PathLike)) else None
-    if isolate and path is not None and path.is_file() and archive_kind(path) is not None:
-        from doctor.facade import display_name  # the facade imports this module on use
+    """One dump. With `isolate` every decoder of it runs in a child process under limits: an archive or a
+    list of files is unpacked by one, then the dump is parsed by another (a fork of the warm reader)."""
+    if not isolate:
+        return outputs.read_dump(source, ws, budget=budget, mapping=names)
+    from doctor.facade import display_name  # the facade imports this module on use
 
-        folder = isolation.materialize(source, ws, budget=budget)
-        return outputs.read_dump(folder, ws, budget=budget, mapping=names, label=display_name(source))
-    return outputs.read_dump(source, ws, budget=budget, mapping=names)
+    limits = budget if budget is not None else Limits.from_env()  # resolved here: the child is a fork
+    if outputs.reads_in_place(source):  # a folder or a lone dump file: nothing to unpack
+        given = os.fspath(source if isinstance(source, (str, os.PathLike)) else next(iter(source)))
+        path, label = os.path.abspath(given), Path(given).name or str(given)  # named as in this process
+    else:
+        path, label = str(isolation.materialize(source, ws, budget=limits)), display_name(source)
+    # plain str values: web frameworks pass str subclasses, whose pickles would import them in the child
+    return isolation.decode_dump(
+        label, outputs.read_dump_at, path, str(label), limits, names, watch=isolation.say_reading
+    )
+
+
+def _mapping(
+    baseline: Source, target: Source, mapping: str | os.PathLike[str] | None, isolate: bool
+) -> dict[str, str] | None:
+    """msprobe's layer mapping: the one given, else (or when it maps nothing) one found beside the dumps;
+    parsed in a child process under limits when `isolate`."""
+    names = _load_mapping(Path(os.fspath(mapping)), isolate) if mapping else None
+    found = None if names else outputs.mapping_file(baseline, target)
+    return names or (None if found is None else _load_mapping(found, isolate))
+
+
+def _load_mapping(path: Path, isolate: bool) -> dict[str, str]:
+    """One layer_mapping.yaml, named by its file name."""
+    if not isolate:
+        return outputs.load_mapping(path, path.name)
+    return isolation.decode_mapping(path.name, outputs.load_mapping, Path(os.path.abspath(path)), path.name)
 
 
 def deterministic_cost(document: ReportDocument) -> DeterministicCost | None:
@@ -113,8 +139,7 @@ def _analyse(
     isolate: bool = True,
 ) -> tuple[Any, list[Any], Any]:
     """(comparison, symptoms, ranked causes) of two dumps."""
-    names = outputs.load_mapping(Path(mapping), Path(mapping).name) if mapping else None
-    names = names or outputs.find_mapping(baseline, target)
+    names = _mapping(baseline, target, mapping, isolate)
     with Workspace(forbidden=public_folders()) as ws:
         sides = [_read_dump(source, ws, budget, names, isolate) for source in (baseline, target)]
     comparison = outputs.compare_dumps(*sides)

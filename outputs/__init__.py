@@ -4,9 +4,10 @@ A stage beside diagnosis and graph: it reads dumps (msprobe dump.json, MindSpore
 CPU ``.npy`` tensors) through diagnosis's materialisation and budgets, aligns layers, compares their
 statistics with a dtype-aware tolerance, and emits symptoms for the knowledge engine.
 
-Public API: read_dump, find_mapping, load_mapping (reading); compare_dumps, depth_profile, TOLERANCES,
-OutputsComparison (comparing); output_symptoms, op_family, symptom_declarations (symptoms); Dump, Layer,
-TensorStats (the model).
+Public API: read_dump, find_mapping, load_mapping (reading); reads_in_place, read_dump_at, mapping_file
+(the same reading split for an isolated child that receives plain values); compare_dumps, depth_profile,
+TOLERANCES, OutputsComparison (comparing); output_symptoms, op_family, symptom_declarations (symptoms);
+Dump, Layer, TensorStats (the model).
 Names are imported on first use (PEP 562).
 """
 
@@ -19,6 +20,9 @@ from core.lazy import lazy_getattr
 _EXPORTS: dict[str, str] = {
     "read_dump": "outputs.ingest",
     "find_mapping": "outputs.ingest",
+    "reads_in_place": "outputs.ingest",
+    "read_dump_at": "outputs.ingest",
+    "mapping_file": "outputs.ingest",
     "load_mapping": "outputs.msprobe",
     "compare_dumps": "outputs.compare",
     "depth_profile": "outputs.compare",
@@ -34,7 +38,7 @@ _EXPORTS: dict[str, str] = {
 
 if TYPE_CHECKING:
     from outputs.compare import TOLERANCES, OutputsComparison, compare_dumps, depth_profile
-    from outputs.ingest import find_mapping, read_dump
+    from outputs.ingest import find_mapping, mapping_file, read_dump, read_dump_at, reads_in_place
     from outputs.layers import Dump, Layer
     from outputs.msprobe import load_mapping
     from outputs.stats import TensorStats
@@ -52,8 +56,11 @@ __all__ = [
     "depth_profile",
     "find_mapping",
     "load_mapping",
+    "mapping_file",
     "op_family",
     "output_symptoms",
     "read_dump",
+    "read_dump_at",
+    "reads_in_place",
     "symptom_declarations",
 ]

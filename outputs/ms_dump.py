@@ -188,19 +188,26 @@ def read_statistic_csv(path: Path, label: str) -> Dump:
     rows: dict[tuple[str, str], dict[str, dict[int, TensorStats]]] = {}
     stamps: dict[tuple[str, str], int] = {}
     with path.open(encoding="utf-8", errors="replace", newline="") as handle:
-        reader = csv.DictReader(handle)
-        missing = {"Op Type", "Op Name", "IO", "Slot"} - set(reader.fieldnames or ())
-        if missing:
-            raise InputError(
-                say("outputs.csv-columns", columns=", ".join(sorted(missing))),
+        reader = csv.DictReader(handle, restval="")  # a short row's missing cells are empty, not None
+        try:
+            missing = {"Op Type", "Op Name", "IO", "Slot"} - set(reader.fieldnames or ())
+            if missing:
+                raise InputError(
+                    say("outputs.csv-columns", columns=", ".join(sorted(missing))),
+                    path=label,
+                    expected=say("outputs.dump-expected"),
+                )
+            for row in reader:
+                op = (row["Op Type"], row["Op Name"])
+                stamps.setdefault(op, _int(row.get("Timestamp")) or len(stamps))
+                io = "input" if row["IO"].strip().lower().startswith("in") else "output"
+                rows.setdefault(op, {"input": {}, "output": {}})[io][_int(row["Slot"]) or 0] = _row_stats(row)
+        except (csv.Error, ValueError, OverflowError) as error:  # a cell over csv's limit, a 4300+ digit
+            raise InputError(  # size, an infinite slot or time: said with its line, never a traceback
+                say("outputs.bad-csv-line", line=_failed_line(reader, error), reason=str(error)[:120]),
                 path=label,
                 expected=say("outputs.dump-expected"),
-            )
-        for row in reader:
-            op = (row["Op Type"], row["Op Name"])
-            stamps.setdefault(op, _int(row.get("Timestamp")) or len(stamps))
-            io = "input" if row["IO"].strip().lower().startswith("in") else "output"
-            rows.setdefault(op, {"input": {}, "output": {}})[io][_int(row["Slot"]) or 0] = _row_stats(row)
+            ) from None
     layers: list[Layer] = []
     for order, op in enumerate(sorted(rows, key=lambda o: stamps[o])):
         op_type, op_name = op
@@ -211,6 +218,12 @@ def read_statistic_csv(path: Path, label: str) -> Dump:
         key = f"{op_type}:{OP_NUMBER.sub('', op_name.replace('/', '_'))}"
         layers.append(Layer(op_name, key, op_type, order, role, "forward", inputs, outputs))
     return Dump(label, "mindspore-statistic", "mindspore", tuple(_numbered(layers)), 1, path.stat().st_size)
+
+
+def _failed_line(reader: csv.DictReader[str], error: Exception) -> int:
+    """The line a statistic.csv error is on: csv counts a line only once it parsed (its own errors are
+    on the next one)."""
+    return reader.line_num + (1 if isinstance(error, csv.Error) else 0)
 
 
 def _row_stats(row: dict[str, str]) -> TensorStats:

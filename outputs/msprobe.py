@@ -46,7 +46,10 @@ def _load(path: Path, label: str) -> dict[str, Any]:
     """The parsed dump.json; an InputError naming it when it is not JSON or not an object."""
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+    except RecursionError:
+        expected = say("outputs.msprobe-expected")
+        raise InputError(say("io.json-too-deep"), path=label, expected=expected) from None
+    except (UnicodeDecodeError, ValueError) as error:  # ValueError: not JSON, or an integer of 4300+ digits
         raise InputError(
             say("outputs.not-json", reason=str(error)[:120]),
             path=label,
@@ -62,7 +65,7 @@ def _construct(path: Path) -> dict[str, str]:
     the scope only breaks ties between calls of the same name)."""
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):  # too deep or 4300+ digits too
         return {}
     items = cast("dict[Any, Any]", raw).items() if isinstance(raw, dict) else ()
     return {str(k): str(v) for k, v in items if isinstance(v, str)}
@@ -82,7 +85,7 @@ def call_sites(path: Path) -> dict[str, str]:
     layouts are read: {name: [frames]} and {id: [[names], [frames]]}."""
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):  # too deep or 4300+ digits too
         return {}
     sites: dict[str, str] = {}
     for key, value in cast("dict[str, Any]", raw).items() if isinstance(raw, dict) else ():
@@ -155,7 +158,9 @@ def _tensor(value: Any) -> TensorStats | None:
     if not isinstance(value, dict) or "dtype" not in value or "shape" not in value:
         return None
     value = cast("dict[str, Any]", value)
-    shape = tuple(int(n) for n in value.get("shape") or ())
+    shape = _shape(value.get("shape"))
+    if shape is None:
+        return None
     return TensorStats(
         canonical_dtype(str(value["dtype"])),
         shape,
@@ -164,6 +169,18 @@ def _tensor(value: Any) -> TensorStats | None:
         _number(value.get("Mean")),
         _number(value.get("Norm")),
     )
+
+
+def _shape(value: Any) -> tuple[int, ...] | None:
+    """A tensor's shape as sizes; None (not a tensor) when it is not a list of non-negative integers."""
+    items = cast("list[Any]", value) if isinstance(value, list) else None if value else []
+    if items is None:
+        return None
+    try:
+        shape = tuple(int(n) for n in items)
+    except (TypeError, ValueError, OverflowError):  # text, lists, nan or inf sizes
+        return None
+    return shape if all(n >= 0 for n in shape) else None
 
 
 def _number(value: Any) -> float | None:

@@ -2,8 +2,8 @@
 memory, CPU and wall-clock limits, with cancellation. It knows nothing of reports or the app.
 
 Public API: `run_isolated`, `run_cancellable`, `Cancellation`, `kill_all_children`, `IsolationLimits`,
-`IsolationError`, and the decoders `materialize`, `load_mindir`, `decode_database` (all in
-`sandbox.isolation`).
+`IsolationError`, and the decoders `materialize`, `load_mindir`, `decode_database`, `decode_dump`,
+`decode_mapping` with `say_reading` (all in `sandbox.isolation`).
 """
 
 from sandbox.isolation import (
@@ -11,11 +11,14 @@ from sandbox.isolation import (
     IsolationError,
     IsolationLimits,
     decode_database,
+    decode_dump,
+    decode_mapping,
     kill_all_children,
     load_mindir,
     materialize,
     run_cancellable,
     run_isolated,
+    say_reading,
 )
 
 __all__ = [
@@ -23,9 +26,12 @@ __all__ = [
     "IsolationError",
     "IsolationLimits",
     "decode_database",
+    "decode_dump",
+    "decode_mapping",
     "kill_all_children",
     "load_mindir",
     "materialize",
     "run_cancellable",
     "run_isolated",
+    "say_reading",
 ]

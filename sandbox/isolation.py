@@ -1,5 +1,5 @@
-"""Untrusted decoding (MINDIR protobuf, archive extraction, every profile reader) in a child process
-under hard limits.
+"""Untrusted decoding (MINDIR protobuf, archive extraction, every profile reader, the outputs comparison's
+dumps) in a child process under hard limits.
 
 A hostile upload must not take the app down for other users: a model that decodes into gigabytes, an
 archive that stalls the extractor or a decoder crash must cost one child process, never the server.
@@ -12,8 +12,8 @@ once (`serve_forks`), since importing them costs more than reading a typical pro
 process group of its own, killed whole on timeout or cancellation.
 
 Results come back pickled from our own child, so they are data we produced, not the upload; they are
-still unpickled with an allow-list of classes (graph model, run model, networkx graphs, plain
-containers; a run's tables travel as Arrow IPC bytes) so that a compromised child could not turn its
+still unpickled with an allow-list of classes (graph model, run model, dump model, networkx graphs,
+plain containers; a run's tables travel as Arrow IPC bytes) so that a compromised child could not turn its
 answer into code in the server.
 
 Limits (environment, read per call; see docs/security.md):
@@ -479,7 +479,16 @@ def _last_line(data: bytes) -> str:
 _ALLOWED_MODULES = ("graph.model", "core.model")
 _ALLOWED_PREFIXES = ("networkx.classes.",)
 # core.text.Text: an InputError's problem and expectation (an id and values, rebuilt from the catalog).
-_ALLOWED_NAMES = {("collections", "Counter"), ("collections", "OrderedDict"), ("core.text", "Text")}
+# outputs' dump model (a Dump of Layers of TensorStats: strings, numbers, tuples), named by string: this
+# module never imports outputs, a sibling stage.
+_ALLOWED_NAMES = {
+    ("collections", "Counter"),
+    ("collections", "OrderedDict"),
+    ("core.text", "Text"),
+    ("outputs.layers", "Dump"),
+    ("outputs.layers", "Layer"),
+    ("outputs.stats", "TensorStats"),
+}
 
 
 class _ReplyUnpickler(pickle.Unpickler):
@@ -539,7 +548,7 @@ def _serve(stream: BinaryIO, base_bytes: int = 0) -> tuple[Any, ...]:
         return ("error", type(error).__name__, str(error).splitlines()[0][:300] if str(error) else "")
 
 
-_CONNECTION: list[Any] = []  # a forked child's connection to its parent (for _say_reading)
+_CONNECTION: list[Any] = []  # a forked child's connection to its parent (for say_reading)
 
 
 def serve_forks(fd: int) -> None:
@@ -727,6 +736,23 @@ def decode_database(subject: str, func: Callable[..., T], args: tuple[Any, ...])
     return run_isolated(task, func, *args)
 
 
+def decode_dump(subject: str, func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """A reader of the outputs comparison's dumps (outputs.read_dump_at, which the caller passes: this
+    module never imports outputs, a sibling stage) in a fork of the warm reader under the limits, writing
+    no file; the caller gives it `say_reading` as its watcher, so that a limit names the file it parsed.
+    The Dump comes back through the reply's allow-list."""
+    task = Task(subject=subject, failure=say("isolation.dump-failed"), warm=True)
+    return run_isolated(task, func, *args, **kwargs)
+
+
+def decode_mapping(subject: str, func: Callable[..., T], *args: Any) -> T:
+    """The outputs comparison's layer mapping (a YAML file; outputs.load_mapping, passed by the caller)
+    read in a fork of the warm reader under the limits, writing no file: a YAML of nested aliases grows
+    without bound. The names come back as a plain dict."""
+    task = Task(subject=subject, failure=say("isolation.mapping-failed"), warm=True)
+    return run_isolated(task, func, *args)
+
+
 def _plain(item: Any) -> Any:
     """A path as a plain str (anything else unchanged, for the child to refuse): web frameworks pass str
     subclasses whose pickles would import them in the child (Gradio's paths would import all of Gradio)."""
@@ -803,7 +829,7 @@ def _read_profile_child(
     # The ranks of a job are read one after the other here: a rank pool started inside a fork of the
     # zygote ends the fork with exit code 120 (not understood yet), and the fork has its limits anyway.
     os.environ[_RANK_WORKERS] = "1"
-    watch_reads(_say_reading)
+    watch_reads(say_reading)
     cands = find_runs(Path(folder))  # found once for the job and for its typical rank
     run = read_folder(Path(folder), rank=rank, source=source, scheduler=scheduler, candidates=cands)
     typical = None
@@ -813,8 +839,10 @@ def _read_profile_child(
     return _run_to_wire(run), None if typical is None else _run_to_wire(typical)
 
 
-def _say_reading(name: str, size: int) -> None:
-    """Runs in the child: tell the parent which profile file is opened or parsed now, and its size."""
+def say_reading(name: str, size: int) -> None:
+    """Runs in the child: tell the parent which file of the user's is opened or parsed now, and its size
+    (the largest one told names the input when a limit stops the child); nothing outside a warm fork.
+    A caller passes it to a child-side reader as its watcher (outputs.read_dump_at's `watch`)."""
     for conn in _CONNECTION:
         conn.send_bytes(_READING + f"{size} {name}".encode("utf-8", "replace"))
 

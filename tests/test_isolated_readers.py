@@ -15,7 +15,8 @@ import pytest
 
 from core.errors import InputError
 from diagnosis.workspace import Workspace
-from doctor import diagnose, isolation
+from doctor import diagnose
+from sandbox import isolation
 from tests.bad_inputs import generate
 
 ASCEND = generate.ASCEND / "level1"

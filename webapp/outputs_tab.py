@@ -19,6 +19,7 @@ import gradio as gr
 from core import InputError, error_line, in_lang, say
 from doctor.i18n import LANGUAGE_NAMES
 from doctor.outputs_report import compare_outputs, depth_figure, render_outputs
+from sandbox import run_cancellable
 from webapp.present import FILES
 from webapp.uploads import UploadLedger, given_paths, holding
 
@@ -44,11 +45,14 @@ def outputs_tab(
     plot = gr.Plot(show_label=False, elem_id="outputs-plot", visible=False)
     inputs = [baseline, target, mapping] + ([language] if language is not None else [])
 
-    def compare(
+    async def compare(
         request: gr.Request, baseline: Any, target: Any, mapping: Any, language: str | None = None
     ) -> tuple[Any, Any]:
+        """The Compare button: a cancelled request (a closed page) kills the children parsing the dumps."""
         session = getattr(request, "session_hash", None)
-        return run_outputs(baseline, target, mapping, language, uploads=uploads, session=session)
+        return await run_cancellable(
+            lambda: run_outputs(baseline, target, mapping, language, uploads=uploads, session=session)
+        )
 
     run.click(compare, inputs, [report, plot], api_visibility="private")
     if uploads is not None:
