@@ -16,6 +16,7 @@ import pytest
 from cli.main import main
 from core.errors import InputError
 from doctor.outputs_report import compare_outputs
+from tests.support.cancel import cancel_while_running
 from tests.support.inputs import ROOT
 
 MSPROBE = ROOT.parent / "shared" / "samples" / "msprobe_dump"
@@ -213,11 +214,8 @@ def test_short_rows_and_malformed_msprobe_shapes_are_read_not_crashed_on(tmp_pat
 def test_cancelling_a_comparison_kills_the_child_parsing_its_mapping(tmp_path: Path, scratch: Path) -> None:
     """A cancelled web request (the app's tab and `/compare_outputs` run through run_cancellable) kills
     the fork parsing a slow layer_mapping.yaml at once, and its workspace is removed."""
-    import asyncio
-    import time
-    from concurrent.futures import ThreadPoolExecutor
 
-    from sandbox import Cancellation, run_cancellable
+    from sandbox import Cancellation
 
     mapping = tmp_path / "layer_mapping.yaml"
     mapping.write_text(
@@ -233,22 +231,7 @@ def test_cancelling_a_comparison_kills_the_child_parsing_its_mapping(tmp_path: P
         except InputError as error:
             outcome.append(error)
 
-    async def scenario() -> float:
-        task = asyncio.ensure_future(run_cancellable(work, token))
-        while token.running == 0:
-            await asyncio.sleep(0.02)
-        pids.extend(child.pid for child in token._children)
-        await asyncio.sleep(0.5)  # the fork is parsing now
-        started = time.monotonic()
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-        while token.running:
-            await asyncio.sleep(0.02)
-        return time.monotonic() - started
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        assert pool.submit(asyncio.run, scenario()).result() < 3
+    assert cancel_while_running(work, token, 0.5, pids) < 3
     assert [str(error) for error in outcome] == ["layer_mapping.yaml: the request was cancelled"]
     assert pids and not any(Path(f"/proc/{pid}").exists() for pid in pids)
     assert list(scratch.iterdir()) == []

@@ -3,12 +3,9 @@ child may use is refused with one line naming the file, and nothing the read wro
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 import tempfile
-import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -18,6 +15,7 @@ from diagnosis.workspace import Workspace
 from doctor import diagnose
 from sandbox import isolation
 from tests.bad_inputs import generate
+from tests.support.cancel import cancel_while_running
 
 ASCEND = generate.ASCEND / "level1"
 MEMORY_MB = 200
@@ -90,22 +88,7 @@ def test_cancelling_a_request_kills_its_profile_reader(tmp_path: Path) -> None:
         except InputError as error:
             outcome.append(error)
 
-    async def scenario() -> float:
-        task = asyncio.ensure_future(isolation.run_cancellable(work, token))
-        while token.running == 0:
-            await asyncio.sleep(0.02)
-        pids.extend(child.pid for child in token._children)
-        await asyncio.sleep(0.5)  # the fork is reading now
-        started = time.monotonic()
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-        while token.running:
-            await asyncio.sleep(0.02)
-        return time.monotonic() - started
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        assert pool.submit(asyncio.run, scenario()).result() < 3
+    assert cancel_while_running(work, token, 0.5, pids) < 3
     assert [str(error) for error in outcome] == ["train: the request was cancelled"]
     assert pids and not any(Path(f"/proc/{pid}").exists() for pid in pids)
     assert list(scratch.iterdir()) == []

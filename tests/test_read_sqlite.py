@@ -22,6 +22,7 @@ from diagnosis.readers import sqlite_guard
 from doctor import diagnose
 from sandbox import isolation
 from tests.bad_inputs import generate
+from tests.support.cancel import cancel_while_running
 from tests.support.inputs import ASCEND
 
 DB = ASCEND / "db"
@@ -246,8 +247,6 @@ def test_an_isolated_decoding_error_names_the_database(tmp_path: Path) -> None:
 def test_cancelling_a_request_kills_its_sqlite_decoder(tmp_path: Path) -> None:
     """A cancelled web request kills the child decoding its database at once (issue 33: cancelling did
     not stop the join bomb); 390,000 real-shaped tasks take seconds to decode, the kill far less."""
-    import asyncio
-    from concurrent.futures import ThreadPoolExecutor
 
     def many_tasks(connection: sqlite3.Connection) -> None:
         rows = "WITH RECURSIVE n(i) AS (SELECT 100 UNION ALL SELECT i + 1 FROM n WHERE i < 390099) "
@@ -269,18 +268,5 @@ def test_cancelling_a_request_kills_its_sqlite_decoder(tmp_path: Path) -> None:
         except InputError as error:
             outcome.append(error)
 
-    async def scenario() -> float:
-        task = asyncio.ensure_future(isolation.run_cancellable(work, token))
-        while token.running == 0:
-            await asyncio.sleep(0.02)
-        started = time.monotonic()
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-        while token.running:
-            await asyncio.sleep(0.02)
-        return time.monotonic() - started
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        assert pool.submit(asyncio.run, scenario()).result() < 5
+    assert cancel_while_running(work, token) < 5
     assert [error.problem for error in outcome] == ["the request was cancelled"]

@@ -1,0 +1,37 @@
+"""Cancelling a running analysis the way Gradio does, for the tests of the isolated children."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from sandbox.isolation import Cancellation, run_cancellable
+
+
+def cancel_while_running(
+    work: Callable[[], None], token: Cancellation, settle_s: float = 0.0, pids: list[int] | None = None
+) -> float:
+    """Run `work` cancellably, cancel it once it runs (after `settle_s`, collecting its children's pids
+    into `pids`), and wait until no child is left; returns the seconds from the cancel to the end."""
+
+    async def scenario() -> float:
+        task = asyncio.ensure_future(run_cancellable(work, token))
+        while token.running == 0:
+            await asyncio.sleep(0.02)
+        if pids is not None:
+            pids.extend(child.pid for child in token._children)
+        await asyncio.sleep(settle_s)
+        started = time.monotonic()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        while token.running:
+            await asyncio.sleep(0.02)
+        return time.monotonic() - started
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, scenario()).result()
