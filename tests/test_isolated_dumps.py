@@ -16,18 +16,11 @@ import pytest
 from cli.main import main
 from core.errors import InputError
 from doctor.outputs_report import compare_outputs
-from tests.support.cancel import cancel_while_running
 from tests.support.inputs import ROOT
+from tests.support.isolated import MEMORY_MB, OUT_OF_MEMORY, cancel_while_running
 
 MSPROBE = ROOT.parent / "shared" / "samples" / "msprobe_dump"
 DUMPS = ROOT / "tests" / "fixtures" / "outputs"
-MEMORY_MB = 200
-# Python's MemoryError, or C code that crashed or exited for want of memory (named as the likely cause)
-OUT_OF_MEMORY = (
-    rf"( within {MEMORY_MB} MB of memory"
-    rf"|: the decoder stopped \((SIG\w+|exit code \d+)\), perhaps for lack of memory"
-    rf" \(limit {MEMORY_MB} MB\))"
-)
 
 pytestmark = pytest.mark.slow
 

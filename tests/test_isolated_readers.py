@@ -15,16 +15,9 @@ from diagnosis.workspace import Workspace
 from doctor import diagnose
 from sandbox import isolation
 from tests.bad_inputs import generate
-from tests.support.cancel import cancel_while_running
+from tests.support.isolated import MEMORY_MB, OUT_OF_MEMORY, cancel_while_running
 
 ASCEND = generate.ASCEND / "level1"
-MEMORY_MB = 200
-# Python's MemoryError, or C code that crashed or exited for want of memory (named as the likely cause)
-OUT_OF_MEMORY = (
-    rf"( within {MEMORY_MB} MB of memory"
-    rf"|: the decoder stopped \((SIG\w+|exit code \d+)\), perhaps for lack of memory"
-    rf" \(limit {MEMORY_MB} MB\))"
-)
 
 pytestmark = pytest.mark.slow
 

@@ -22,8 +22,8 @@ from diagnosis.readers import sqlite_guard
 from doctor import diagnose
 from sandbox import isolation
 from tests.bad_inputs import generate
-from tests.support.cancel import cancel_while_running
 from tests.support.inputs import ASCEND
+from tests.support.isolated import cancel_while_running
 
 DB = ASCEND / "db"
 MS_DB = DB / "ms_infer"

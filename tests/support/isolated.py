@@ -1,4 +1,5 @@
-"""Cancelling a running analysis the way Gradio does, for the tests of the isolated children."""
+"""What the tests of the isolated children share: the memory limit they set, the error a child out of
+memory gives, and cancelling a running analysis the way Gradio does."""
 
 from __future__ import annotations
 
@@ -10,6 +11,14 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from sandbox.isolation import Cancellation, run_cancellable
+
+MEMORY_MB = 200  # PERF_DOCTOR_ISOLATION_MEMORY_MB of the hostile-input tests
+# Python's MemoryError, or C code that crashed or exited for want of memory (named as the likely cause)
+OUT_OF_MEMORY = (
+    rf"( within {MEMORY_MB} MB of memory"
+    rf"|: the decoder stopped \((SIG\w+|exit code \d+)\), perhaps for lack of memory"
+    rf" \(limit {MEMORY_MB} MB\))"
+)
 
 
 def cancel_while_running(
