@@ -25,10 +25,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from doctor.outputs_report import compare_outputs  # noqa: E402
+from tests.support.samples import SAMPLES  # noqa: E402  (../shared/samples, found from a worktree too)
 
-SAMPLES = ROOT.parent / "shared" / "samples"
-if not SAMPLES.is_dir():
-    SAMPLES = Path("/work/shared/samples")
 MSPROBE = SAMPLES / "msprobe_dump"
 DUMPS = ROOT / "tests" / "fixtures" / "outputs"
 

@@ -22,10 +22,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from doctor import diagnose  # noqa: E402
+from tests.support.samples import SAMPLES  # noqa: E402  (../shared/samples, found from a worktree too)
 
-SAMPLES = ROOT.parent / "shared" / "samples"
-if not SAMPLES.is_dir():
-    SAMPLES = Path("/work/shared/samples")
 SMALL = {
     "Ascend Level1 fixture pair (51 + 33 kernels)": (
         ROOT / "tests/fixtures/ascend/level1/train",
