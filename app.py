@@ -56,6 +56,7 @@ from knowledge import SEVERITIES
 from sandbox import kill_all_children, run_cancellable
 from webapp import (
     COMPARE_OUTPUTS,
+    COMPARE_PLOTS,
     FILES,
     INSPECT_OUTPUTS,
     MODEL,
@@ -1007,17 +1008,6 @@ def _runs_box() -> tuple[dict[str, gr.components.Component], gr.Button]:
             note = gr.Markdown(elem_id="baseline-note")
             swap = gr.Button(I18N("swap"), size="sm", elem_id="swap-roles", scale=0)
     return {"runs": runs, "baseline_note": note}, swap
-
-
-COMPARE_PLOTS = (
-    "plot_waterfall",
-    "plot_ops",
-    "plot_delta",
-    "plot_steps",
-    "plot_breakdown",
-    "plot_chains",
-    "plot_ranks",
-)
 
 
 def _compare_details() -> dict[str, gr.components.Component]:

@@ -14,6 +14,7 @@ from webapp.locale import PageLocale
 from webapp.outputs_tab import outputs_api, outputs_tab
 from webapp.present import (
     COMPARE_OUTPUTS,
+    COMPARE_PLOTS,
     FILES,
     INSPECT_OUTPUTS,
     NO_CASE,
@@ -30,6 +31,7 @@ from webapp.views import baseline_slot, rank_choices, swapped_choice
 
 __all__ = [
     "COMPARE_OUTPUTS",
+    "COMPARE_PLOTS",
     "FILES",
     "INSPECT_OUTPUTS",
     "MODEL",

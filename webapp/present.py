@@ -55,7 +55,17 @@ COMPARE_OUTPUTS = (
     "plot_ranks",
     "report_json",
 )
-PAIR_PLOTS = ("ops", "delta", "steps", "breakdown", "waterfall", "ranks")  # besides the chains
+# The Compare tab's plots in the order its Plots tab shows them; the chain graph is made by _shared_values.
+COMPARE_PLOTS = (
+    "plot_waterfall",
+    "plot_ops",
+    "plot_delta",
+    "plot_steps",
+    "plot_breakdown",
+    "plot_chains",
+    "plot_ranks",
+)
+PAIR_PLOTS = tuple(name.removeprefix("plot_") for name in COMPARE_PLOTS if name != "plot_chains")
 INSPECT_OUTPUTS = (
     "verdict",
     "causes",
