@@ -235,6 +235,7 @@ def test_the_tabs_compare_button_runs_cancellable_and_gives_the_report(tmp_path:
     closes), and it still returns the report and the plot."""
     import asyncio
     import inspect
+    from concurrent.futures import ThreadPoolExecutor
 
     import gradio as gr
 
@@ -246,5 +247,8 @@ def test_the_tabs_compare_button_runs_cancellable_and_gives_the_report(tmp_path:
     assert len(clicks) == 1 and inspect.iscoroutinefunction(clicks[0])
     archives = [shutil.make_archive(str(tmp_path / n), "zip", DUMPS, n) for n in ("reference", "bn_train")]
     request = type("Request", (), {"session_hash": None})()
-    markdown, plot = asyncio.run(clicks[0](request, *archives, None, "English"))
+    # A thread of its own: after the Playwright tests in the same process, this thread may hold their event
+    # loop as running, and asyncio.run refuses to start inside it.
+    with ThreadPoolExecutor(1) as pool:
+        markdown, plot = pool.submit(asyncio.run, clicks[0](request, *archives, None, "English")).result()
     assert "BatchNorm" in markdown.value and plot.visible
