@@ -171,6 +171,20 @@ class StepBreakdown:
     free_us: float  # nothing running: wall - computing - communication_us
 
 
+@dataclass(frozen=True)
+class LinkTraffic:
+    """What one rank's communication_matrix.json says of one link of a communication group: its ends as
+    ranks of that group (mapped to global ranks across the job: `diagnosis.ranks.global_pairs`), and the
+    megabytes and milliseconds it carried, summed over the group's total operators."""
+
+    group: str  # the group id after the "@" of the operator names
+    transport: str  # HCCS | RDMA | SDMA | PCIE | SIO
+    src: int
+    dst: int
+    size_mb: float
+    time_ms: float
+
+
 @dataclass
 class RankSummary:
     """A compact, picklable summary of one rank of a job: what the cross-rank analysis needs, so memory
@@ -186,7 +200,13 @@ class RankSummary:
     # op type -> total device time (µs); link type -> mean bandwidth (GB/s); link type -> {"src-dst": GB/s}
     op_us: dict[str, float] = field(default_factory=dict[str, float])
     link_gbps: dict[str, float] = field(default_factory=dict[str, float])
+    # link type -> {"<src>-<dst>" in global ranks: GB/s}: from msprof-analyze's cluster matrix, or filled
+    # from `links` once the job's ranks map each group's ranks to global ones
     pair_gbps: dict[str, dict[str, float]] = field(default_factory=dict[str, dict[str, float]])
+    links: tuple[LinkTraffic, ...] = ()  # its matrix's links, in group-local ranks
+    group_rank: dict[str, int] = field(default_factory=dict[str, int])  # group id -> its rank in the group
+    # group id -> the group's global ranks (profiler_metadata.json's parallel_group_info), when recorded
+    group_members: dict[str, tuple[int, ...]] = field(default_factory=dict[str, tuple[int, ...]])
     aicore_mhz: float | None = None  # median AI Core clock while kernels ran, when recorded
     error: str | None = None
 

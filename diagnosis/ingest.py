@@ -255,9 +255,11 @@ def _cluster_ranks(folder: Path) -> tuple[list[Any], str | None]:
     the problem when it cannot be read (the profiles themselves are still analysed)."""
     from diagnosis.readers.cluster import (
         COMMUNICATION,
+        MATRIX,
         find_cluster_step_trace,
         read_cluster_step_trace,
         with_links,
+        with_matrix,
     )
 
     path = find_cluster_step_trace(folder)
@@ -266,9 +268,9 @@ def _cluster_ranks(folder: Path) -> tuple[list[Any], str | None]:
     from diagnosis.scale import display_base
 
     try:
-        return with_links(
-            read_cluster_step_trace(path, display_base(folder)), path.parent / COMMUNICATION
-        ), None
+        summaries = read_cluster_step_trace(path, display_base(folder))
+        summaries = with_links(summaries, path.parent / COMMUNICATION)
+        return with_matrix(summaries, path.parent / MATRIX), None
     except InputError as error:
         where = _relative(Path(error.path), str(folder)) if error.path else None
         return [], error_line(InputError(error.problem, path=where, expected=error.expected))

@@ -9,8 +9,10 @@ step_trace_time terms: computing, communication not overlapped by computing, ove
 from __future__ import annotations
 
 import csv
+import dataclasses
 import math
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +23,7 @@ from core.errors import InputError
 from core.model import RankSet, RankSummary, Run, StepBreakdown, Straggler
 from core.text import say
 from diagnosis.readers import catalog
-from diagnosis.readers.communication import matrix_table, pair_bandwidth
+from diagnosis.readers.communication import group_links, group_members, matrix_table, pair_bandwidth
 from diagnosis.readers.io import NULL_VALUES, Col, load_json, read_csv, read_header, require, resolve
 from diagnosis.readers.steps import union_lengths
 from diagnosis.readers.trace import scan_markers
@@ -141,7 +143,7 @@ def summarize(run: Run, rank: int, root: str) -> RankSummary:
         .sum()
         .nlargest(TOP_OPS)
     )
-    return RankSummary(
+    summary = RankSummary(
         rank=rank,
         root=root,
         layout=run.meta.layout,
@@ -150,8 +152,17 @@ def summarize(run: Run, rank: int, root: str) -> RankSummary:
         kernels=len(k),
         op_us={str(name): round(float(us), 3) for name, us in op_us.items()},
         link_gbps=_link_bandwidth(run),
-        pair_gbps=pair_bandwidth(run.extras.get("communication_matrix")),
         aicore_mhz=_clock(run),
+    )
+    return _with_matrix(summary, run.extras.get("communication_matrix"), run.meta.environment)
+
+
+def _with_matrix(summary: RankSummary, matrix: pd.DataFrame | None, metadata: object) -> RankSummary:
+    """The summary with its communication_matrix.json and profiler_metadata.json figures: its links in
+    group ranks, its rank in each group and the groups' global ranks when recorded."""
+    links, group_rank = group_links(matrix)
+    return dataclasses.replace(
+        summary, links=links, group_rank=group_rank, group_members=group_members(metadata)
     )
 
 
@@ -205,8 +216,9 @@ def quick_summary(run_root: Path, rank: int, root: str, layout: str) -> RankSumm
     op_us, kernels = _op_totals(apo)
     comm, matrix = apo / catalog.COMMUNICATION, apo / catalog.COMMUNICATION_MATRIX
     links = _links_of_json(load_json(comm)) if comm.is_file() else {}
-    pairs = pair_bandwidth(matrix_table(load_json(matrix), matrix)) if matrix.is_file() else {}
-    return RankSummary(
+    table = matrix_table(load_json(matrix), matrix) if matrix.is_file() else None
+    metadata = run_root / catalog.PROFILER_METADATA
+    summary = RankSummary(
         rank=rank,
         root=root,
         layout=layout,
@@ -215,9 +227,18 @@ def quick_summary(run_root: Path, rank: int, root: str, layout: str) -> RankSumm
         kernels=kernels,
         op_us=_top(op_us),
         link_gbps=links,
-        pair_gbps=pairs,
         aicore_mhz=_quick_clock(apo / catalog.TRACE_VIEW),
     )
+    return _with_matrix(summary, table, _metadata(metadata))
+
+
+def _metadata(path: Path) -> object:
+    """profiler_metadata.json's content, None without it or when it does not parse (as the full read,
+    which only notes it)."""
+    try:
+        return load_json(path) if path.is_file() else None
+    except InputError:
+        return None
 
 
 def _quick_clock(trace: Path) -> float | None:
@@ -455,6 +476,31 @@ def find_slow_links(summaries: list[RankSummary]) -> list[dict[str, float | int 
     return _slow_rank_links(summaries) + _slow_pairs(summaries)
 
 
+def global_ranks(summaries: Sequence[RankSummary]) -> dict[str, dict[int, int]]:
+    """Per communication group, its ranks mapped to global ranks: a rank's LOCAL link to itself in its
+    matrix says which rank of the group it is; profiler_metadata.json's parallel_group_info (the group's
+    global ranks in order) fills the ranks that were not uploaded."""
+    out: dict[str, dict[int, int]] = {}
+    for s in summaries:
+        for group, members in s.group_members.items():
+            for local, rank in enumerate(members):
+                out.setdefault(group, {})[local] = rank
+    for s in summaries:
+        for group, local in s.group_rank.items():
+            out.setdefault(group, {})[local] = s.rank
+    return out
+
+
+def with_global_pairs(summaries: list[RankSummary]) -> list[RankSummary]:
+    """The summaries with each rank's matrix links named by global ranks (pair_gbps); the ranks without
+    matrix links keep theirs (msprof-analyze's cluster matrix already names global ranks)."""
+    mapping = global_ranks(summaries)
+    return [
+        dataclasses.replace(s, pair_gbps=pair_bandwidth(s.links, mapping)) if s.links else s
+        for s in summaries
+    ]
+
+
 def _slow_pairs(summaries: list[RankSummary]) -> list[dict[str, float | int | str]]:
     """Links of one type from every rank's matrix (a link seen by both its ends: the first rank's figure)
     against the median of that type; at least MIN_RANKS links of the type."""
@@ -490,6 +536,6 @@ def _slow_rank_links(summaries: list[RankSummary]) -> list[dict[str, float | int
 
 def rank_set(summaries: list[RankSummary], chosen: int | None) -> RankSet:
     """The job's ranks with the slow rank and slow links found."""
-    ordered = sorted(summaries, key=lambda s: s.rank)
+    ordered = with_global_pairs(sorted(summaries, key=lambda s: s.rank))
     straggler, reason = find_straggler(ordered)
     return RankSet(ordered, chosen, straggler, find_slow_links(ordered), reason)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import functools
+import json
 import os
 import shutil
 from pathlib import Path
@@ -25,6 +26,7 @@ from tests.support.runs import FIXTURES
 CLUSTER = FIXTURES / "cluster"
 TORCH = samples_root() / "torch_npu_2rank" / "text"
 REAL_RUNS = sorted(TORCH.glob("level*/rank*_ascend_pt"))
+WORLD = "17522688603477080586"  # the real job's communication group, after "@" in its operator names
 FIELDS = {
     "Computing": "computing_us",
     "Communication(Not Overlapped)": "communication_us",
@@ -202,23 +204,79 @@ def test_the_quick_summary_agrees_with_the_full_read() -> None:
     quick = quick_summary(root, 1, root.name, "torch-npu")
     full = summarize(read_folder(TORCH / "level1", rank=1), 1, root.name)
     assert quick is not None and quick.breakdown == full.breakdown
-    assert quick.link_gbps == full.link_gbps and quick.pair_gbps == full.pair_gbps
+    assert quick.link_gbps == full.link_gbps and quick.links == full.links and len(quick.links) == 7
+    assert quick.group_rank == full.group_rank == {WORLD: 1}
     assert quick.aicore_mhz == full.aicore_mhz == 1800.0  # trace_view.json's two AI Core Freq samples
     for op, us in quick.op_us.items():
         assert full.op_us[op] == pytest.approx(us, rel=1e-3), op
     assert set(full.op_us) - set(quick.op_us) == {"hcom_allReduce_"}
 
 
-def test_communication_matrix_gives_each_links_bandwidth() -> None:
-    """Rank 0's real communication_matrix.json: its seven HCCS links with the allreduce-total figures the
-    file states (0-1: 15.7599 GB/s, 0-4: 15.6494 GB/s), the LOCAL link to itself left out."""
-    from diagnosis.ingest import find_runs, quick_candidate
+def test_communication_matrix_links_are_named_by_global_ranks() -> None:
+    """The real 2-rank job's matrices: each rank's allreduce-total link to the other with the figures its
+    own file states (0-1: 15.7599 GB/s in rank 0's, 1-0: 15.8557 GB/s in rank 1's). Its links to the six
+    ranks of the group that were not uploaded name no global rank, so they are left out."""
+    summaries = read_folder(TORCH / "level1").ranks.summaries
+    assert [s.pair_gbps for s in summaries] == [{"HCCS": {"0-1": 15.7599}}, {"HCCS": {"1-0": 15.8557}}]
+    assert [len(s.links) for s in summaries] == [7, 7]  # group-local: 0-1 ... 0-7, 1-0, 1-2 ... 1-7
 
-    (cand,) = [c for c in find_runs(TORCH / "level1") if c.rank == 0]
-    pairs = quick_candidate(cand).pair_gbps
-    assert set(pairs) == {"HCCS"} and sorted(pairs["HCCS"]) == [f"0-{d}" for d in range(1, 8)]
-    assert pairs["HCCS"]["0-1"] == pytest.approx(15.7599, rel=1e-4)
-    assert pairs["HCCS"]["0-4"] == pytest.approx(15.6494, rel=1e-4)
+
+def test_group_ranks_map_to_global_ranks_by_each_ranks_own_link(tmp_path: Path) -> None:
+    """The same job with its two ranks renumbered 8 and 9 (the group's ranks 0 and 1 are global 8 and 9,
+    as in a second data-parallel group): the links are named 8-9 and 9-8, with the same figures."""
+    job = tmp_path / "job"
+    for old, new in ((0, 8), (1, 9)):
+        root = shutil.copytree(TORCH / "level1" / f"rank{old}_ascend_pt", job / f"rank{new}_ascend_pt")
+        info = root / f"profiler_info_{old}.json"
+        data = json.loads(info.read_text(encoding="utf-8"))
+        info.unlink()
+        (root / f"profiler_info_{new}.json").write_text(
+            json.dumps({**data, "rank_id": new}), encoding="utf-8"
+        )
+    summaries = read_folder(job).ranks.summaries
+    assert [s.rank for s in summaries] == [8, 9]
+    assert [s.pair_gbps for s in summaries] == [{"HCCS": {"8-9": 15.7599}}, {"HCCS": {"9-8": 15.8557}}]
+
+
+def test_parallel_group_info_names_the_ranks_that_were_not_uploaded() -> None:
+    """profiler_metadata.json's parallel_group_info: a group's i-th smallest global rank is its rank i,
+    and the group id in operator names is msprof-analyze's hash of the group name ("group_name_0" is
+    5862276093215481612 in its documented example)."""
+    from diagnosis.ranks import global_ranks, with_global_pairs
+    from diagnosis.readers.communication import group_id, group_members
+
+    assert group_id("group_name_0") == "5862276093215481612"
+    (rank0, _) = read_folder(TORCH / "level1").ranks.summaries
+    members = group_members({"parallel_group_info": {"dp": {"global_ranks": [14, 0, 12, 10, 2, 4, 6, 8]}}})
+    assert members == {group_id("dp"): (0, 2, 4, 6, 8, 10, 12, 14)}
+    world = dataclasses.replace(rank0, group_members={WORLD: members[group_id("dp")]})
+    assert global_ranks([world])[WORLD] == {i: 2 * i for i in range(8)}
+    (named,) = with_global_pairs([world])
+    assert list(named.pair_gbps["HCCS"]) == [f"0-{2 * d}" for d in range(1, 8)]
+    assert named.pair_gbps["HCCS"]["0-8"] == 15.6494  # rank 0's allreduce-total 0-4 link in its file
+
+
+def test_msprof_analyze_cluster_matrix_gives_the_same_links() -> None:
+    """A cluster_communication_matrix.json written as msprof-analyze writes it from the real job's two
+    matrices (group key "(0, 1)", links already in global ranks, a Total Op Info sum per group) gives each
+    rank the links its own matrix gives."""
+    from diagnosis.readers.cluster import cluster_pairs
+
+    built: dict = {"(0, 1)": {}}
+    for r in (0, 1):
+        path = (
+            TORCH / "level1" / f"rank{r}_ascend_pt" / "ASCEND_PROFILER_OUTPUT" / "communication_matrix.json"
+        )
+        for step, kinds in json.loads(path.read_text(encoding="utf-8")).items():
+            ops = built["(0, 1)"].setdefault(step, {})
+            for op, links in kinds["collective"].items():
+                own = {k: v for k, v in links.items() if set(k.split("-")) <= {"0", "1"}}
+                ops.setdefault(op, {}).update(own)
+                if op.startswith("allreduce-total"):  # the group's sum repeats the totals: not counted twice
+                    ops.setdefault(f"Total Op Info@{WORLD}", {}).update(own)
+    pairs = cluster_pairs(built)
+    summaries = read_folder(TORCH / "level1").ranks.summaries
+    assert pairs == {s.rank: s.pair_gbps for s in summaries}
 
 
 def _with_pairs(pairs: dict[str, dict[str, float]], ranks: int = 3) -> list:
@@ -228,12 +286,14 @@ def _with_pairs(pairs: dict[str, dict[str, float]], ranks: int = 3) -> list:
 
 
 def test_a_slow_link_of_the_matrix_is_named_and_healthy_links_are_not() -> None:
-    """The real rank 0's links (15.4-16.0 GB/s) say nothing; the same links with 0-3 cut to 30 % name 0-3."""
+    """The real rank 0's links (15.4-16.0 GB/s, its group's ranks taken as global ranks 0-7) say nothing;
+    the same links with 0-3 cut to 30 % name 0-3."""
     from diagnosis.ingest import find_runs, quick_candidate
     from diagnosis.ranks import find_slow_links
+    from diagnosis.readers.communication import pair_bandwidth
 
     (cand,) = [c for c in find_runs(TORCH / "level1") if c.rank == 0]
-    real = quick_candidate(cand).pair_gbps
+    real = pair_bandwidth(quick_candidate(cand).links, {WORLD: {r: r for r in range(8)}})
     assert find_slow_links(_with_pairs(real)) == []
     cut = {"HCCS": {**real["HCCS"], "0-3": round(real["HCCS"]["0-3"] * 0.3, 4)}}
     (slow,) = find_slow_links(_with_pairs(cut))

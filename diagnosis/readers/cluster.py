@@ -7,6 +7,9 @@ id, or the stage's ranks), then Computing, Communication(Not Overlapped), Overla
 Stage (the wall time), Bubble, in µs. Only the `rank` rows are read. `cluster_communication.json` beside it
 gives those ranks' bandwidth per link type: {group: {step: {op: {rank: {"Communication Bandwidth Info":
 {link type: {"Bandwidth(GB/s)": ...}}}}}}}, the mean over the operators that used the link.
+`cluster_communication_matrix.json` gives each link's bandwidth between two global ranks: {group's ranks:
+{step: {"<op>@<group>": {"<src>-<dst>": {"Transport Type", "Transit Size(MB)", "Transit Time(ms)", ...}}}}},
+its `-total` operators (and the `Total Op Info` sum of each group, left out here as it repeats them).
 """
 
 from __future__ import annotations
@@ -18,12 +21,14 @@ from pathlib import Path
 from core.errors import InputError
 from core.model import RankSummary, StepBreakdown
 from core.text import say
+from diagnosis.readers.communication import adds_up
 from diagnosis.readers.io import display, load_json
 
 CLUSTER_FOLDER = "cluster_analysis_output"
 STEP_TRACE = "cluster_step_trace_time.csv"
 COMMUNICATION = "cluster_communication.json"
-FILES = (STEP_TRACE, COMMUNICATION)  # what is read of the folder (perf-doctor pack keeps them)
+MATRIX = "cluster_communication_matrix.json"
+FILES = (STEP_TRACE, COMMUNICATION, MATRIX)  # what is read of the folder (perf-doctor pack keeps them)
 LINKS = ("HCCS", "RDMA", "SDMA", "PCIE", "SIO")
 MAX_DEPTH = 3
 COLUMNS = ("Computing", "Communication(Not Overlapped)", "Overlapped", "Free", "Stage")
@@ -120,3 +125,43 @@ def _add_links(found: dict[int, dict[str, list[float]]], rank: object, info: obj
             found.setdefault(int(str(rank).strip()), {}).setdefault(str(link).upper(), []).append(
                 float(value)
             )
+
+
+def with_matrix(summaries: list[RankSummary], path: Path) -> list[RankSummary]:
+    """The summaries with each rank's links (pair_gbps, by global ranks, the rank as src) from
+    cluster_communication_matrix.json at `path` (unchanged when it is absent)."""
+    if not path.is_file():
+        return summaries
+    pairs = cluster_pairs(load_json(path))
+    return [dataclasses.replace(s, pair_gbps=pairs[s.rank]) if s.rank in pairs else s for s in summaries]
+
+
+def cluster_pairs(data: object) -> dict[int, dict[str, dict[str, float]]]:
+    """Per src rank, per link type, each link's bandwidth (GB/s) as "<src>-<dst>": its transit size over
+    its transit time summed over the steps and groups of its `-total` operators."""
+    sums: dict[tuple[int, str, int], list[float]] = {}
+    for steps in _values(data):
+        for ops in _values(steps):
+            for op, links in ops.items() if isinstance(ops, dict) else ():
+                if str(op).startswith("Total Op Info") or not adds_up(str(op)):
+                    continue
+                for pair, info in links.items() if isinstance(links, dict) else ():
+                    _add_pair(sums, str(pair), info)
+    out: dict[int, dict[str, dict[str, float]]] = {}
+    for (src, link, dst), (size, time) in sorted(sums.items()):
+        if size > 0 and time > 0:  # MB per ms is GB/s
+            out.setdefault(src, {}).setdefault(link, {})[f"{src}-{dst}"] = round(size / time, 4)
+    return out
+
+
+def _add_pair(sums: dict[tuple[int, str, int], list[float]], pair: str, info: object) -> None:
+    ends = pair.split("-")
+    if not (isinstance(info, dict) and len(ends) == 2 and all(e.strip().isdigit() for e in ends)):
+        return
+    link = str(info.get("Transport Type", "")).strip().upper()
+    size, time = info.get("Transit Size(MB)"), info.get("Transit Time(ms)")
+    src, dst = (int(e) for e in ends)
+    if link in LINKS and src != dst and isinstance(size, int | float) and isinstance(time, int | float):
+        total = sums.setdefault((src, link, dst), [0.0, 0.0])
+        total[0] += float(size)
+        total[1] += float(time)

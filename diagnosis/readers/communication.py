@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 
 import pandas as pd
 
 from core.errors import InputError
+from core.model import LinkTraffic
 from core.text import say
 from diagnosis.readers.io import counter_name, display
 
@@ -51,11 +53,12 @@ def _comm_row(step: int | None, kind: str, op: str, info: dict[str, Any]) -> dic
 # ------------------------------------------------------------------------------- communication_matrix.json
 
 MATRIX_LINKS = ("HCCS", "RDMA", "SDMA", "PCIE", "SIO")  # LOCAL (a rank to itself) is not a link
+STATS = ("top", "middle", "bottom")  # single operators beside the `-total` sums (msprof-analyze's terms)
 
 
-def matrix_table(data: Any, path: Path) -> pd.DataFrame:
-    """communication_matrix.json -> one row per (step, kind, op, link): src and dst rank, transport type,
-    transit size (MB), time (ms) and bandwidth (GB/s).
+def matrix_table(data: object, path: Path) -> pd.DataFrame:
+    """communication_matrix.json -> one row per (step, kind, op, link): the op's communication group, src
+    and dst rank (ranks of that group), transport type, transit size (MB), time (ms) and bandwidth (GB/s).
 
     Its layout: {step: {collective|p2p: {"<op>@<group>": {"<src>-<dst>": {"Transport Type", "Transit
     Size(MB)", "Transit Time(ms)", "Bandwidth(GB/s)", "Op Name"}}}}}; an op named `<kind>-total@...` sums
@@ -66,29 +69,38 @@ def matrix_table(data: Any, path: Path) -> pd.DataFrame:
             path=display(path),
             expected="{step: {collective|p2p: {op: {src-dst: ...}}}}",
         )
-    rows = []
-    for step_key, kinds in data.items():
+    rows: list[dict[str, Any]] = []
+    for step_key, kinds in cast(dict[object, object], data).items():
         step = re.search(r"(\d+)$", str(step_key))
-        for kind, ops in kinds.items() if isinstance(kinds, dict) else ():
-            for op, links in ops.items() if isinstance(ops, dict) else ():
-                for pair, info in links.items() if isinstance(links, dict) else ():
-                    row = _matrix_row(pair, info)
+        for kind, ops in _items(kinds):
+            for op, links in _items(ops):
+                for pair, info in _items(links):
+                    row = _matrix_row(str(pair), info)
                     if row is not None:
-                        rows.append(
-                            {"step": int(step.group(1)) if step else None, "kind": kind, "op": op, **row}
-                        )
+                        head = {
+                            "step": int(step.group(1)) if step else None,
+                            "kind": str(kind),
+                            "op": str(op),
+                        }
+                        rows.append({**head, "group": str(op).rpartition("@")[2], **row})
     return pd.DataFrame(rows) if rows else pd.DataFrame()
 
 
-def _matrix_row(pair: str, info: Any) -> dict[str, Any] | None:
-    ends = re.fullmatch(r"\s*(\d+)\s*-\s*(\d+)\s*", str(pair))
+def _items(data: object) -> list[tuple[object, object]]:
+    """A JSON object's items; none for anything else."""
+    return list(cast(dict[object, object], data).items()) if isinstance(data, dict) else []
+
+
+def _matrix_row(pair: str, info: object) -> dict[str, Any] | None:
+    ends = re.fullmatch(r"\s*(\d+)\s*-\s*(\d+)\s*", pair)
     if ends is None or not isinstance(info, dict):
         return None
-    numbers = [info.get(k) for k in ("Transit Size(MB)", "Transit Time(ms)", "Bandwidth(GB/s)")]
+    fields = cast(dict[str, object], info)
+    numbers = [fields.get(k) for k in ("Transit Size(MB)", "Transit Time(ms)", "Bandwidth(GB/s)")]
     if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in numbers):
         return None
     size, time, gbps = (float(cast(float, v)) for v in numbers)  # numbers: checked just above
-    transport = str(info.get("Transport Type", "")).strip().upper()
+    transport = str(fields.get("Transport Type", "")).strip().upper()
     return {
         "src": int(ends.group(1)),
         "dst": int(ends.group(2)),
@@ -99,17 +111,76 @@ def _matrix_row(pair: str, info: Any) -> dict[str, Any] | None:
     }
 
 
-def pair_bandwidth(matrix: pd.DataFrame | None) -> dict[str, dict[str, float]]:
-    """Per link type, each link's bandwidth (GB/s) as "<src>-<dst>": its transit size over its transit
-    time, summed over the `-total` operators when the matrix has them (else over every operator)."""
+def adds_up(op: str) -> bool:
+    """Whether an operator of the matrix counts in a link's total: a `-total` sum, or an operator of a
+    matrix without the top/middle/bottom statistics (older exports); as msprof-analyze sums them."""
+    name = op.rpartition("@")[0] or op
+    return "total" in name or not any(stat in name for stat in STATS)
+
+
+def group_links(matrix: pd.DataFrame | None) -> tuple[tuple[LinkTraffic, ...], dict[str, int]]:
+    """The rank's links (its matrix's `-total` operators summed per group, link type and src-dst pair, in
+    the group's ranks) and its own rank in each group (the src of its LOCAL link to itself)."""
     if matrix is None or not len(matrix):
-        return {}
+        return (), {}
+    own = matrix[matrix["src"] == matrix["dst"]]
+    group_rank = {str(g): int(src) for g, src in zip(own["group"], own["src"], strict=True)}
     rows = matrix[matrix["transport"].isin(MATRIX_LINKS) & (matrix["src"] != matrix["dst"])]
-    totals = rows[rows["op"].astype(str).str.contains(r"-total@|-total$", regex=True)]
-    rows = totals if len(totals) else rows
-    sums = rows.groupby(["transport", "src", "dst"])[["size_mb", "time_ms"]].sum()
+    rows = rows[[adds_up(str(op)) for op in rows["op"]]]
+    sums = rows.groupby(["group", "transport", "src", "dst"])[["size_mb", "time_ms"]].sum()
+    links = tuple(
+        LinkTraffic(str(g), str(t), int(src), int(dst), float(size), float(time))
+        for (g, t, src, dst), size, time in zip(sums.index, sums["size_mb"], sums["time_ms"], strict=True)
+    )
+    return links, group_rank
+
+
+def pair_bandwidth(
+    links: Sequence[LinkTraffic], ranks: Mapping[str, Mapping[int, int]]
+) -> dict[str, dict[str, float]]:
+    """Per link type, each link's bandwidth (GB/s) as "<src>-<dst>" in global ranks: its transit size over
+    its transit time, summed over the groups it carried traffic for. `ranks` maps each group's ranks to
+    global ones; a link whose ends it does not map is left out (as msprof-analyze does)."""
+    sums: dict[tuple[str, int, int], list[float]] = {}
+    for link in links:
+        mapped = ranks.get(link.group, {})
+        if link.src in mapped and link.dst in mapped:
+            total = sums.setdefault((link.transport, mapped[link.src], mapped[link.dst]), [0.0, 0.0])
+            total[0] += link.size_mb
+            total[1] += link.time_ms
     out: dict[str, dict[str, float]] = {}
-    for (transport, src, dst), (size, time) in sums.iterrows():  # pyright: ignore[reportGeneralTypeIssues]  # pandas-stubs: a MultiIndex label is Hashable
+    for (transport, src, dst), (size, time) in sorted(sums.items()):
         if time > 0 and size > 0:  # MB per ms is GB/s
-            out.setdefault(str(transport), {})[f"{int(src)}-{int(dst)}"] = round(float(size) / float(time), 4)
+            out.setdefault(transport, {})[f"{src}-{dst}"] = round(size / time, 4)
+    return out
+
+
+# ------------------------------------------------------------------------ communication groups' ranks
+
+
+def group_id(name: str) -> str:
+    """The id an operator name carries after "@" for the communication group `name`: two 32-bit
+    polynomial string hashes (primes 29 and 131) side by side, as torch_npu and msprof-analyze write it."""
+    low = high = 0
+    for char in name:
+        high = (high * 29 + ord(char)) & 0xFFFFFFFF
+        low = (low * 131 + ord(char)) & 0xFFFFFFFF
+    return str((high << 32) | low)
+
+
+def group_members(metadata: object) -> dict[str, tuple[int, ...]]:
+    """profiler_metadata.json's `parallel_group_info` ({group name: {"global_ranks": [...]}}) as group id
+    -> the group's global ranks in order (a group's rank i is the i-th smallest global rank)."""
+    info = (
+        cast(dict[str, object], metadata).get("parallel_group_info") if isinstance(metadata, dict) else None
+    )
+    out: dict[str, tuple[int, ...]] = {}
+    for name, group in _items(info):
+        ranks = cast(dict[str, object], group).get("global_ranks") if isinstance(group, dict) else None
+        if (
+            isinstance(ranks, list)
+            and ranks
+            and all(isinstance(r, int) and not isinstance(r, bool) for r in cast(list[object], ranks))
+        ):
+            out[group_id(str(name))] = tuple(sorted(cast(list[int], ranks)))
     return out

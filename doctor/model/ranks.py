@@ -93,8 +93,9 @@ class SlowLink(Record):
     median_gbps: NonNegative = Field(description="The median of that link type over the job's ranks.")
     pair: str | None = Field(
         None,
-        description="The link as '<src>-<dst>' (ranks of its communication group, from "
-        "communication_matrix.json); absent for a rank's mean over its links of that type.",
+        description="The link as '<src>-<dst>' in global ranks (communication_matrix.json's group ranks "
+        "mapped through the job's ranks, or msprof-analyze's cluster_communication_matrix.json); absent for a "
+        "rank's mean over its links of that type.",
     )
 
 
