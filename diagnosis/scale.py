@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import pickle
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import nullcontext
@@ -26,6 +27,11 @@ from diagnosis.readers.sqlite_guard import Runner, current_runner, isolated_deco
 SERIAL_BELOW = 4  # fewer full reads than this run here: a worker's start-up (~1 s) costs more than it saves
 SERIAL_BYTES = 48 * 2**20  # so do ranks whose exports total less than this (8 small ranks read in ~1 s)
 WORKERS_ENV = "PERF_DOCTOR_RANK_WORKERS"  # worker processes for the ranks (default: the CPU count; 1: serial)
+# "fork": the ranks go to forked workers that answer over a pipe, not a multiprocessing pool, whose locks
+# are POSIX semaphores: files in /dev/shm that a process allowed to write no file (doctor's isolated
+# reader, RLIMIT_FSIZE=0) cannot size (OSError EFBIG)
+POOL_ENV = "PERF_DOCTOR_RANK_POOL"
+FORK_WORKERS = 2  # at most this many forked workers: each holds the caller's own limits (memory, CPU)
 
 
 def workers(ranks: int, size: int | None = None) -> int:
@@ -68,6 +74,8 @@ def summarize_ranks(
     n = workers(len(rest), sum(_export_bytes(c.root) for c in rest))
     if n <= 1:
         done.update((id(c), full_summary(c, base)) for c in rest)
+    elif os.environ.get(POOL_ENV) == "fork":
+        done.update(zip((id(c) for c in rest), in_forks(rest, base, min(n, FORK_WORKERS)), strict=True))
     else:
         # forkserver: a fork of a process running reader threads could inherit a held lock
         context = multiprocessing.get_context("forkserver")
@@ -76,6 +84,47 @@ def summarize_ranks(
             full = pool.map(summarize_isolated, rest, [base] * len(rest), runners, chunksize=1)
             done.update(zip((id(c) for c in rest), full, strict=True))
     return [done[id(c)] for c in ordered]
+
+
+def in_forks(cands: Sequence[Candidate], base: str, n: int) -> list[RankSummary]:
+    """The full summaries of `cands` read by `n` forked workers (every n-th rank each), in order. A worker
+    pickles its summaries into a pipe and exits; one that ends without them (a limit stopped it) has its
+    ranks read here, where the same limit names the file that needed it."""
+    from diagnosis.ingest import full_summary
+
+    shares = [list(cands[i::n]) for i in range(n)]
+    started = [(share, *_fork_worker(share, base)) for share in shares if share]
+    found: dict[int, RankSummary] = {}
+    for share, pid, pipe in started:
+        with os.fdopen(pipe, "rb") as answers:
+            data = answers.read()
+        _, status = os.waitpid(pid, 0)
+        summaries = pickle.loads(data) if status == 0 and data else [full_summary(c, base) for c in share]
+        found.update(zip((id(c) for c in share), summaries, strict=True))
+    return [found[id(c)] for c in cands]
+
+
+def _fork_worker(share: list[Candidate], base: str) -> tuple[int, int]:
+    """Fork a worker that writes the pickled summaries of `share` into a pipe; its pid and the pipe's
+    read end. The worker tells no watcher which file it reads (its parent's channel is not its own)."""
+    from diagnosis.ingest import full_summary
+    from diagnosis.readers.io import stop_watching
+
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid:
+        os.close(write_end)
+        return pid, read_end
+    code = 1
+    try:
+        os.close(read_end)
+        stop_watching()
+        data = pickle.dumps([full_summary(c, base) for c in share], protocol=pickle.HIGHEST_PROTOCOL)
+        with os.fdopen(write_end, "wb") as out:
+            out.write(data)
+        code = 0
+    finally:  # a fork never returns into its parent's code
+        os._exit(code)
 
 
 def summarize_isolated(cand: Candidate, base: str, runner: Runner | None, quick: bool = False) -> RankSummary:

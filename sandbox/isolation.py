@@ -826,9 +826,9 @@ def _read_profile_child(
         pa.set_memory_pool(pa.system_memory_pool())
     if held:
         hold_to_budgets()
-    # The ranks of a job are read one after the other here: a rank pool started inside a fork of the
-    # zygote ends the fork with exit code 120 (not understood yet), and the fork has its limits anyway.
-    os.environ[_RANK_WORKERS] = "1"
+    # The ranks that need a full read go to forked workers over pipes (diagnosis.scale.in_forks): a
+    # multiprocessing pool's locks are POSIX semaphores, files this child cannot size (RLIMIT_FSIZE=0).
+    os.environ[_RANK_POOL] = "fork"
     watch_reads(say_reading)
     cands = find_runs(Path(folder))  # found once for the job and for its typical rank
     run = read_folder(Path(folder), rank=rank, source=source, scheduler=scheduler, candidates=cands)
@@ -860,7 +860,7 @@ def _run_to_wire(run: Any) -> tuple[Any, dict[str, bytes]]:
 
 
 _EXTRA = "extras/"  # the key prefix of Run.extras tables on the wire
-_RANK_WORKERS = "PERF_DOCTOR_RANK_WORKERS"  # diagnosis.scale's worker count
+_RANK_POOL = "PERF_DOCTOR_RANK_POOL"  # diagnosis.scale's pool kind
 
 
 def _run_from_wire(wire: tuple[Any, dict[str, bytes]]) -> Any:

@@ -396,3 +396,107 @@ def test_pool_workers_decode_sqlite_through_the_isolated_child(
     callers = [line.split() for line in log.read_text(encoding="utf-8").splitlines()]
     assert pooled == serial and [s.rank for s in pooled] == [0, 1] and all(s.ok for s in pooled)
     assert len(callers) == 2 and all(int(pid) != os.getpid() for pid, _ in callers)  # from the workers
+
+
+UNDER_NO_FILE_WRITES = """
+import multiprocessing, os, pickle, resource, signal, sys
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from diagnosis.ingest import find_runs
+from diagnosis.scale import summarize_ranks
+
+job = Path(sys.argv[1])
+cands = [c for c in find_runs(job) if c.rank is not None]
+os.environ["PERF_DOCTOR_RANK_WORKERS"] = "1"
+serial = summarize_ranks(cands, job)
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))  # as doctor's isolated reader
+try:
+    ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("forkserver"))
+    pool = "started"
+except OSError as error:
+    pool = error.strerror
+forks = []
+fork = os.fork
+os.fork = lambda: forks.append(1) or fork()
+os.environ.update(PERF_DOCTOR_RANK_WORKERS="2", PERF_DOCTOR_RANK_POOL="fork")
+forked = summarize_ranks(cands, job)
+print(pool, len(forks), forked == serial, len(serial), sorted({s.breakdown_source for s in serial}))
+"""
+
+
+def test_forked_workers_read_the_ranks_where_no_file_may_be_written(tmp_path: Path) -> None:
+    """A process that may write no file (RLIMIT_FSIZE=0, as the isolated reader) cannot start a process
+    pool: its locks are POSIX semaphores, files it cannot size. Two forked workers answering over pipes
+    read the four ranks (in full: no step_trace_time.csv) and give the serial summaries."""
+    import subprocess
+    import sys
+
+    job = shutil.copytree(CLUSTER / "healthy_a", tmp_path / "job")
+    for trace in job.glob("rank*/ASCEND_PROFILER_OUTPUT/step_trace_time.csv"):
+        trace.unlink()
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    done = subprocess.run(
+        [sys.executable, "-c", UNDER_NO_FILE_WRITES, str(job)], capture_output=True, text=True, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["File", "too", "large", "2", "True", "4", "['kernels']"]
+
+
+def test_a_forked_worker_that_dies_has_its_ranks_read_here(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A worker stopped by a limit (here: killed as it starts) sends nothing: its ranks are read in the
+    calling process, where the same limit would name the file, and the summaries are still complete."""
+    import signal
+
+    from diagnosis import scale
+    from diagnosis.ingest import find_runs, full_summary
+
+    job = shutil.copytree(CLUSTER / "healthy_a", tmp_path / "job")
+    cands = [c for c in find_runs(job) if c.rank is not None]
+    serial = [full_summary(c, str(job)) for c in cands]
+    real_fork = os.fork
+
+    def dying_fork() -> int:
+        pid = real_fork()
+        if pid == 0:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return pid
+
+    monkeypatch.setattr(os, "fork", dying_fork)
+    got = scale.in_forks(cands, str(job), 2)
+    monkeypatch.setattr(os, "fork", real_fork)
+    assert got == serial and len(got) == 4
+
+
+@pytest.mark.slow
+def test_the_isolated_reader_reads_a_jobs_ranks_in_forked_workers(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """End to end in doctor's isolated reader (a fork of the warm zygote, started afresh with two rank
+    workers asked for): the four ranks read in full come back as the in-process serial read gives them."""
+    from diagnosis.workspace import Workspace
+    from sandbox import isolation
+
+    job = shutil.copytree(CLUSTER / "healthy_a", tmp_path / "job")
+    for trace in job.glob("rank*/ASCEND_PROFILER_OUTPUT/step_trace_time.csv"):
+        trace.unlink()
+    monkeypatch.setenv("PERF_DOCTOR_RANK_WORKERS", "1")
+    serial = read_folder(job).ranks.summaries
+    monkeypatch.setenv("PERF_DOCTOR_RANK_WORKERS", "2")
+    _restart_zygote(isolation)  # it reads the environment when it starts
+    try:
+        with Workspace(base=tmp_path) as workspace:
+            run, _ = isolation.read_profile(job, rank=None, source="job", scheduler=None, workspace=workspace)
+    finally:
+        monkeypatch.delenv("PERF_DOCTOR_RANK_WORKERS")
+        _restart_zygote(isolation)
+    assert run.ranks.summaries == serial and {s.breakdown_source for s in serial} == {"kernels"}
+
+
+def _restart_zygote(isolation) -> None:
+    """Stop the warm zygote, if one runs: the next read starts one with this process's environment."""
+    for zygote in isolation._ZYGOTE:
+        zygote.process.kill()
+        zygote.process.wait()

@@ -96,6 +96,12 @@ def watch_reads(watcher: Callable[[str, int], None]) -> None:
     _READ_WATCHERS.append(watcher)
 
 
+def stop_watching() -> None:
+    """Tell no watcher from now on in this process (a forked worker: its parent's watchers talk on the
+    parent's channel)."""
+    _READ_WATCHERS.clear()
+
+
 def announce(path: Path) -> None:
     """Tell the watchers (`watch_reads`) that `path` is opened or parsed now."""
     if not _READ_WATCHERS:
