@@ -17,14 +17,23 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
 from core.errors import InputError
 from core.model import RankSet, RankSummary, Run, StepBreakdown, Straggler
 from core.text import say
 from diagnosis.readers import catalog
-from diagnosis.readers.communication import group_links, group_members, matrix_table, pair_bandwidth
-from diagnosis.readers.io import NULL_VALUES, Col, load_json, read_csv, read_header, require, resolve
+from diagnosis.readers.communication import (
+    group_links,
+    group_members,
+    is_object,
+    json_get,
+    json_items,
+    json_number,
+    matrix_table,
+    pair_bandwidth,
+)
+from diagnosis.readers.io import NULL_VALUES, load_json, read_header, require, resolve
+from diagnosis.readers.rank_files import QUICK_COLUMNS, STATISTIC_COLUMNS, kernel_type_totals
 from diagnosis.readers.steps import union_lengths
 from diagnosis.readers.trace import scan_markers
 
@@ -40,16 +49,6 @@ DIXON_Q95 = {3: 0.970, 4: 0.829, 5: 0.710, 6: 0.625, 7: 0.568, 8: 0.526, 9: 0.49
 SLOW_LINK = 0.5  # a link below half the median bandwidth of its type is slow
 QUICK_TRACE_BYTES = 64 * 2**20  # a quick summary scans trace_view.json for the clock up to this size (~0.5 s)
 LINKS = ("hccs", "rdma", "sdma", "pcie", "sio")
-STATISTIC_COLUMNS = (  # op_statistic.csv
-    Col("op_type", ("OP Type",)),
-    Col("count", ("Count",), pa.float64()),
-    Col("total_us", ("Total Time(us)",), pa.float64()),
-)
-QUICK_COLUMNS = (  # the kernel_details.csv columns a quick summary reads (spellings as ascend.KD_COLUMNS)
-    Col("name", ("Name", "Op Name")),
-    Col("op_type", ("Type", "OP Type")),
-    Col("duration_us", ("Duration(us)", "Task Duration(us)"), pa.float64()),
-)
 
 
 # -------------------------------------------------------------------------------------------- breakdown
@@ -101,7 +100,7 @@ def _from_kernels(run: Run) -> tuple[StepBreakdown, ...]:
     overlapped = (compute + comm - every).clip(lower=0)
     span = frame.groupby("step")["end"].max() - frame.groupby("step")["start"].min()
     wall = _recorded_wall(run.steps, span)
-    out = []
+    out: list[StepBreakdown] = []
     for s in every.index:
         exposed = float(comm[s] - overlapped[s])
         free = max(float(wall[s]) - float(compute[s]) - exposed, 0.0)
@@ -175,7 +174,7 @@ def _link_bandwidth_of(comm: pd.DataFrame | None) -> dict[str, float]:
     """`_link_bandwidth` of a communication.json table."""
     if comm is None or not len(comm):
         return {}
-    out = {}
+    out: dict[str, float] = {}
     for link in LINKS:
         col = f"{link}_bandwidth_gb_s"
         if col in comm.columns:
@@ -271,7 +270,7 @@ def _quick_step_trace(path: Path) -> tuple[StepBreakdown, ...]:
         ids = [int(re.search(r"(\d+)\s*$", r.get("Step") or "").group(1)) for r in rows]  # type: ignore[union-attr]
     except AttributeError:
         ids = list(range(len(rows)))
-    out = []
+    out: list[StepBreakdown] = []
     for step, row in zip(ids, rows, strict=True):
         computing, exposed, free = (
             _number(row.get(k)) for k in ("Computing", "Communication(Not Overlapped)", "Free")
@@ -296,15 +295,15 @@ def _links_of_json(data: object) -> dict[str, float]:
     """_link_bandwidth's figures straight from communication.json: per link type, the mean of the
     collectives' bandwidths above 0."""
     found: dict[str, list[float]] = {}
-    for kinds in (data or {}).values() if isinstance(data, dict) else ():
-        for ops in kinds.values() if isinstance(kinds, dict) else ():
-            for op, info in ops.items() if isinstance(ops, dict) else ():
-                if not isinstance(info, dict) or op.startswith("Total Op Info"):
+    for _, kinds in json_items(data):
+        for _, ops in json_items(kinds):
+            for op, info in json_items(ops):
+                if not is_object(info) or op.startswith("Total Op Info"):
                     continue
-                for link, stats in (info.get("Communication Bandwidth Info") or {}).items():
-                    value = stats.get("Bandwidth(GB/s)") if isinstance(stats, dict) else None
-                    if link.lower() in LINKS and isinstance(value, int | float) and value > 0:
-                        found.setdefault(link.upper(), []).append(float(value))
+                for link, stats in json_items(json_get(info, "Communication Bandwidth Info")):
+                    value = json_number(json_get(stats, "Bandwidth(GB/s)"))
+                    if link.lower() in LINKS and value is not None and value > 0:
+                        found.setdefault(link.upper(), []).append(value)
     return {link: round(float(np.mean(v)), 4) for link, v in found.items() if link.lower() in LINKS}
 
 
@@ -314,11 +313,7 @@ def _op_totals(apo: Path) -> tuple[dict[str, float], int]:
     statistic = apo / catalog.OUTPUT_TABLES["op_statistic"]
     if statistic.is_file():
         return _statistic_totals(statistic)
-    table = read_csv(apo / catalog.KERNEL_DETAILS, QUICK_COLUMNS, required=("duration_us",))
-    dur = table.column("duration_us").to_numpy(zero_copy_only=False).astype("float64")
-    names = table.column("op_type") if "op_type" in table.column_names else table.column("name")
-    totals = pd.Series(np.nan_to_num(dur)).groupby(names.fill_null("").to_numpy(zero_copy_only=False)).sum()
-    return {str(k): float(v) for k, v in totals.items()}, len(dur)
+    return kernel_type_totals(apo / catalog.KERNEL_DETAILS)
 
 
 def _statistic_totals(path: Path) -> tuple[dict[str, float], int]:
@@ -420,7 +415,8 @@ def _two_ranks(summaries: list[RankSummary], table: pd.DataFrame) -> tuple[Strag
     """Two ranks: no outlier test can say which one is abnormal. One is named only on the pair's own
     evidence: it computes at least 10 % more than the other in at least 60 % of the steps, and the other
     waits for it (more exposed communication); else None and what was seen."""
-    (first, second), both = table.index, table.to_numpy(dtype="float64")
+    first, second = (int(r) for r in table.index)
+    both = table.to_numpy(dtype="float64")
     longer = np.where(both[0] >= both[1], first, second)
     ratio = both.max(axis=0) / np.where(both.min(axis=0) > 0, both.min(axis=0), np.nan)
     counts = pd.Series(longer[ratio >= MIN_RATIO]).value_counts()

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from core.model import RankSummary, StepBreakdown
 from core.symptoms import Emits, Kind, Symptom, SymptomValues
 from core.text import say
 from diagnosis.analyzers import run_analyzer
@@ -65,7 +66,7 @@ COMM_BOUND_SHARE = 0.3  # exposed communication at least 30 % of the step ...
 # ... and more than the computing time: the step waits for collectives more than it computes
 
 
-def breakdown_of(side: Side) -> tuple:
+def breakdown_of(side: Side) -> tuple[tuple[StepBreakdown, ...], str]:
     """The run's per-step breakdown (computed once per prepared run)."""
     return side.memo("step_breakdown", lambda s: step_breakdown(s.run))
 
@@ -112,9 +113,9 @@ def communication_bound(side: Side, role: str) -> list[Symptom]:
     ]
 
 
-def _step_row(step: object) -> dict[str, float | int | None]:
+def _step_row(step: StepBreakdown) -> dict[str, float | int | None]:
     return {
-        "step": step.step,  # type: ignore[attr-defined]
+        "step": step.step,
         **{
             name.replace("_us", "_ms"): rnd(getattr(step, name) / 1000, 4)
             for name in ("wall_us", "computing_us", "communication_us", "overlapped_us", "free_us")
@@ -160,11 +161,11 @@ def slow_rank(side: Side, role: str) -> list[Symptom]:
     ]
 
 
-def _rank_row(summary: object, slow: int) -> dict[str, float | int | bool | None]:
-    steps = summary.breakdown  # type: ignore[attr-defined]
+def _rank_row(summary: RankSummary, slow: int) -> dict[str, float | int | bool | None]:
+    steps = summary.breakdown
     return {
-        "rank": summary.rank,  # type: ignore[attr-defined]
-        "slow": summary.rank == slow,  # type: ignore[attr-defined]
+        "rank": summary.rank,
+        "slow": summary.rank == slow,
         "computing_ms": rnd(float(np.median([s.computing_us for s in steps])) / 1000, 4) if steps else None,
         "communication_ms": rnd(float(np.median([s.communication_us for s in steps])) / 1000, 4)
         if steps

@@ -21,7 +21,7 @@ from pathlib import Path
 from core.errors import InputError
 from core.model import RankSummary, StepBreakdown
 from core.text import say
-from diagnosis.readers.communication import adds_up
+from diagnosis.readers.communication import adds_up, is_object, json_get, json_items, json_number
 from diagnosis.readers.io import display, load_json
 
 CLUSTER_FOLDER = "cluster_analysis_output"
@@ -101,10 +101,10 @@ def with_links(summaries: list[RankSummary], path: Path) -> list[RankSummary]:
 def cluster_links(data: object) -> dict[int, dict[str, float]]:
     """Per rank, the mean bandwidth (GB/s) per link type over the operators that used it (above 0)."""
     found: dict[int, dict[str, list[float]]] = {}
-    for steps in _values(data):
-        for ops in _values(steps):
-            for ranks in _values(ops):
-                for rank, info in ranks.items() if isinstance(ranks, dict) else ():
+    for _, steps in json_items(data):
+        for _, ops in json_items(steps):
+            for _, ranks in json_items(ops):
+                for rank, info in json_items(ranks):
                     _add_links(found, rank, info)
     return {
         rank: {link: round(sum(v) / len(v), 4) for link, v in sorted(by_link.items())}
@@ -112,19 +112,13 @@ def cluster_links(data: object) -> dict[int, dict[str, float]]:
     }
 
 
-def _values(data: object) -> list[object]:
-    return list(data.values()) if isinstance(data, dict) else []
-
-
-def _add_links(found: dict[int, dict[str, list[float]]], rank: object, info: object) -> None:
-    if not (isinstance(info, dict) and str(rank).strip().isdigit()):
+def _add_links(found: dict[int, dict[str, list[float]]], rank: str, info: object) -> None:
+    if not (is_object(info) and rank.strip().isdigit()):
         return
-    for link, stats in (info.get("Communication Bandwidth Info") or {}).items():
-        value = stats.get("Bandwidth(GB/s)") if isinstance(stats, dict) else None
-        if str(link).upper() in LINKS and isinstance(value, int | float) and value > 0:
-            found.setdefault(int(str(rank).strip()), {}).setdefault(str(link).upper(), []).append(
-                float(value)
-            )
+    for link, stats in json_items(json_get(info, "Communication Bandwidth Info")):
+        value = json_number(json_get(stats, "Bandwidth(GB/s)"))
+        if link.upper() in LINKS and value is not None and value > 0:
+            found.setdefault(int(rank.strip()), {}).setdefault(link.upper(), []).append(value)
 
 
 def with_matrix(summaries: list[RankSummary], path: Path) -> list[RankSummary]:
@@ -140,13 +134,13 @@ def cluster_pairs(data: object) -> dict[int, dict[str, dict[str, float]]]:
     """Per src rank, per link type, each link's bandwidth (GB/s) as "<src>-<dst>": its transit size over
     its transit time summed over the steps and groups of its `-total` operators."""
     sums: dict[tuple[int, str, int], list[float]] = {}
-    for steps in _values(data):
-        for ops in _values(steps):
-            for op, links in ops.items() if isinstance(ops, dict) else ():
-                if str(op).startswith("Total Op Info") or not adds_up(str(op)):
+    for _, steps in json_items(data):
+        for _, ops in json_items(steps):
+            for op, links in json_items(ops):
+                if op.startswith("Total Op Info") or not adds_up(op):
                     continue
-                for pair, info in links.items() if isinstance(links, dict) else ():
-                    _add_pair(sums, str(pair), info)
+                for pair, info in json_items(links):
+                    _add_pair(sums, pair, info)
     out: dict[int, dict[str, dict[str, float]]] = {}
     for (src, link, dst), (size, time) in sorted(sums.items()):
         if size > 0 and time > 0:  # MB per ms is GB/s
@@ -156,12 +150,16 @@ def cluster_pairs(data: object) -> dict[int, dict[str, dict[str, float]]]:
 
 def _add_pair(sums: dict[tuple[int, str, int], list[float]], pair: str, info: object) -> None:
     ends = pair.split("-")
-    if not (isinstance(info, dict) and len(ends) == 2 and all(e.strip().isdigit() for e in ends)):
+    if not (is_object(info) and len(ends) == 2 and all(e.strip().isdigit() for e in ends)):
         return
-    link = str(info.get("Transport Type", "")).strip().upper()
-    size, time = info.get("Transit Size(MB)"), info.get("Transit Time(ms)")
+    transport = json_get(info, "Transport Type")
+    link = str("" if transport is None else transport).strip().upper()
+    size, time = (
+        json_number(json_get(info, "Transit Size(MB)")),
+        json_number(json_get(info, "Transit Time(ms)")),
+    )
     src, dst = (int(e) for e in ends)
-    if link in LINKS and src != dst and isinstance(size, int | float) and isinstance(time, int | float):
+    if link in LINKS and src != dst and size is not None and time is not None:
         total = sums.setdefault((src, link, dst), [0.0, 0.0])
-        total[0] += float(size)
-        total[1] += float(time)
+        total[0] += size
+        total[1] += time

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 import pandas as pd
 
@@ -14,39 +14,61 @@ from core.model import LinkTraffic
 from core.text import say
 from diagnosis.readers.io import counter_name, display
 
+# ------------------------------------------------------------------------------------------ JSON
+
+
+def json_items(data: object) -> list[tuple[str, object]]:
+    """A JSON object's items (its keys are text); none for anything else."""
+    return (
+        [(str(k), v) for k, v in cast(dict[object, object], data).items()] if isinstance(data, dict) else []
+    )
+
+
+def is_object(data: object) -> bool:
+    """Whether `data` is a JSON object."""
+    return isinstance(data, dict)
+
+
+def json_get(data: object, key: str) -> object:
+    """A JSON object's member `key`; None when absent or when `data` is not an object."""
+    return cast(dict[str, object], data).get(key) if isinstance(data, dict) else None
+
+
+def json_number(value: object) -> float | None:
+    """A JSON number as a float; None for anything else (true and false are not numbers)."""
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
 # ------------------------------------------------------------------------------------------ extras
 
 
-def communication_summary(data: Any, path: Path) -> pd.DataFrame:
+def communication_summary(data: object, path: Path) -> pd.DataFrame:
     """communication.json -> one row per (step, collective|p2p, op): time info and per-link bandwidth."""
-    if not isinstance(data, dict):
+    if not is_object(data):
         raise InputError(
             say("json.not-object"), path=display(path), expected="{step: {collective|p2p: {op: ...}}}"
         )
-    rows = []
-    for step_key, kinds in data.items():
-        if not isinstance(kinds, dict):
-            continue
-        step = re.search(r"(\d+)$", str(step_key))
-        for kind, ops in kinds.items():
-            if not isinstance(ops, dict):
-                continue
-            for op, info in ops.items():
-                if isinstance(info, dict) and not op.startswith("Total Op Info"):
+    rows: list[dict[str, object]] = []
+    for step_key, kinds in json_items(data):
+        step = re.search(r"(\d+)$", step_key)
+        for kind, ops in json_items(kinds):
+            for op, info in json_items(ops):
+                if is_object(info) and not op.startswith("Total Op Info"):
                     rows.append(_comm_row(int(step.group(1)) if step else None, kind, op, info))
     return pd.DataFrame(rows).convert_dtypes(dtype_backend="pyarrow") if rows else pd.DataFrame()
 
 
-def _comm_row(step: int | None, kind: str, op: str, info: dict[str, Any]) -> dict[str, Any]:
-    row: dict[str, Any] = {"step": step, "kind": kind, "op": op}
-    for key, value in (info.get("Communication Time Info") or {}).items():
-        if isinstance(value, int | float):
-            row[counter_name(key)] = float(value)
-    for link, stats in (info.get("Communication Bandwidth Info") or {}).items():
-        if isinstance(stats, dict):
-            for key in ("Transit Size(MB)", "Transit Time(ms)", "Bandwidth(GB/s)"):
-                if isinstance(stats.get(key), int | float):
-                    row[f"{link.lower()}_{counter_name(key)}"] = float(stats[key])
+def _comm_row(step: int | None, kind: str, op: str, info: object) -> dict[str, object]:
+    row: dict[str, object] = {"step": step, "kind": kind, "op": op}
+    for key, value in json_items(json_get(info, "Communication Time Info")):
+        number = json_number(value)
+        if number is not None:
+            row[counter_name(key)] = number
+    for link, stats in json_items(json_get(info, "Communication Bandwidth Info")):
+        for key in ("Transit Size(MB)", "Transit Time(ms)", "Bandwidth(GB/s)"):
+            number = json_number(json_get(stats, key))
+            if number is not None:
+                row[f"{link.lower()}_{counter_name(key)}"] = number
     return row
 
 
@@ -63,48 +85,39 @@ def matrix_table(data: object, path: Path) -> pd.DataFrame:
     Its layout: {step: {collective|p2p: {"<op>@<group>": {"<src>-<dst>": {"Transport Type", "Transit
     Size(MB)", "Transit Time(ms)", "Bandwidth(GB/s)", "Op Name"}}}}}; an op named `<kind>-total@...` sums
     the others of its kind (`-top1`, `-middle`, `-bottom1` ... are single operators)."""
-    if not isinstance(data, dict):
+    if not is_object(data):
         raise InputError(
             say("json.not-object"),
             path=display(path),
             expected="{step: {collective|p2p: {op: {src-dst: ...}}}}",
         )
-    rows: list[dict[str, Any]] = []
-    for step_key, kinds in cast(dict[object, object], data).items():
-        step = re.search(r"(\d+)$", str(step_key))
-        for kind, ops in _items(kinds):
-            for op, links in _items(ops):
-                for pair, info in _items(links):
-                    row = _matrix_row(str(pair), info)
+    rows: list[dict[str, object]] = []
+    for step_key, kinds in json_items(data):
+        step = re.search(r"(\d+)$", step_key)
+        for kind, ops in json_items(kinds):
+            for op, links in json_items(ops):
+                for pair, info in json_items(links):
+                    row = _matrix_row(pair, info)
                     if row is not None:
-                        head = {
-                            "step": int(step.group(1)) if step else None,
-                            "kind": str(kind),
-                            "op": str(op),
-                        }
-                        rows.append({**head, "group": str(op).rpartition("@")[2], **row})
+                        head = {"step": int(step.group(1)) if step else None, "kind": kind, "op": op}
+                        rows.append({**head, "group": op.rpartition("@")[2], **row})
     return pd.DataFrame(rows) if rows else pd.DataFrame()
 
 
-def _items(data: object) -> list[tuple[object, object]]:
-    """A JSON object's items; none for anything else."""
-    return list(cast(dict[object, object], data).items()) if isinstance(data, dict) else []
-
-
-def _matrix_row(pair: str, info: object) -> dict[str, Any] | None:
+def _matrix_row(pair: str, info: object) -> dict[str, object] | None:
     ends = re.fullmatch(r"\s*(\d+)\s*-\s*(\d+)\s*", pair)
-    if ends is None or not isinstance(info, dict):
+    if ends is None or not is_object(info):
         return None
-    fields = cast(dict[str, object], info)
-    numbers = [fields.get(k) for k in ("Transit Size(MB)", "Transit Time(ms)", "Bandwidth(GB/s)")]
-    if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in numbers):
+    size, time, gbps = (
+        json_number(json_get(info, k)) for k in ("Transit Size(MB)", "Transit Time(ms)", "Bandwidth(GB/s)")
+    )
+    if size is None or time is None or gbps is None:
         return None
-    size, time, gbps = (float(cast(float, v)) for v in numbers)  # numbers: checked just above
-    transport = str(fields.get("Transport Type", "")).strip().upper()
+    transport = json_get(info, "Transport Type")
     return {
         "src": int(ends.group(1)),
         "dst": int(ends.group(2)),
-        "transport": transport,
+        "transport": str("" if transport is None else transport).strip().upper(),
         "size_mb": size,
         "time_ms": time,
         "gbps": gbps,
@@ -171,16 +184,11 @@ def group_id(name: str) -> str:
 def group_members(metadata: object) -> dict[str, tuple[int, ...]]:
     """profiler_metadata.json's `parallel_group_info` ({group name: {"global_ranks": [...]}}) as group id
     -> the group's global ranks in order (a group's rank i is the i-th smallest global rank)."""
-    info = (
-        cast(dict[str, object], metadata).get("parallel_group_info") if isinstance(metadata, dict) else None
-    )
     out: dict[str, tuple[int, ...]] = {}
-    for name, group in _items(info):
-        ranks = cast(dict[str, object], group).get("global_ranks") if isinstance(group, dict) else None
-        if (
-            isinstance(ranks, list)
-            and ranks
-            and all(isinstance(r, int) and not isinstance(r, bool) for r in cast(list[object], ranks))
-        ):
-            out[group_id(str(name))] = tuple(sorted(cast(list[int], ranks)))
+    for name, group in json_items(json_get(metadata, "parallel_group_info")):
+        ranks = json_get(group, "global_ranks")
+        members = cast(list[object], ranks) if isinstance(ranks, list) else []
+        whole = [r for r in members if isinstance(r, int) and not isinstance(r, bool)]
+        if members and len(whole) == len(members):
+            out[group_id(name)] = tuple(sorted(whole))
     return out

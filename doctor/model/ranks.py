@@ -94,8 +94,8 @@ class SlowLink(Record):
     pair: str | None = Field(
         None,
         description="The link as '<src>-<dst>' in global ranks (communication_matrix.json's group ranks "
-        "mapped through the job's ranks, or msprof-analyze's cluster_communication_matrix.json); absent for a "
-        "rank's mean over its links of that type.",
+        "mapped through the job's ranks, or msprof-analyze's cluster_communication_matrix.json); absent "
+        "for a rank's mean over its links of that type.",
     )
 
 
