@@ -369,7 +369,7 @@ def extract(archive: Path, kind: str, dest: Path, meter: Meter) -> int:
 def _unzip(counter: _CountingReader, tree: SafeTree, meter: Meter) -> None:
     """Walk the central directory and stream each member out through the meter."""
     try:
-        archive = zipfile.ZipFile(counter)  # type: ignore[arg-type]
+        archive = zipfile.ZipFile(cast("IO[bytes]", counter))  # seek, tell and read are all it uses
     except UnicodeDecodeError:
         raise InputError(
             say("archive.bad-utf8-names"),

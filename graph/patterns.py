@@ -434,7 +434,7 @@ def _op_index(g: OpGraph, groups: set[str]) -> tuple[dict[str, list[tuple[int, s
     for position, node, op in candidates:
         if node in canon.part_of:
             continue
-        for group in groups_of.get(canon.label.get(node, op), ()):  # pyright: ignore[reportCallIssue, reportArgumentType]  # op None: no group
+        for group in groups_of.get(canon.label.get(node, op), ()):  # op None: no group
             index[group].append((position, node))
     return index, canon
 
