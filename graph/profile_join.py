@@ -190,7 +190,7 @@ def _order_times(
     order: dict[str, list[str]] = defaultdict(list)
     for node, data in g.nodes(data=True):
         if data.get("kind") == "op":
-            order[data.get("op")].append(node)  # op nodes carry an op
+            order[data.get("op")].append(node)  # pyright: ignore[reportArgumentType]  # op nodes carry an op
     frame = kernels.sort_values(["step", "start_us"], na_position="first", kind="stable")
     has_step = frame["step"].notna().any()
     ordinal = frame.groupby(["step", "op"] if has_step else ["op"], dropna=False).cumcount()
