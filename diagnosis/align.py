@@ -5,7 +5,7 @@ scope first and by (op type, input shape, order of appearance) sequence alignmen
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Any
@@ -145,7 +145,7 @@ def _counter_means(counters: pd.DataFrame, codes: np.ndarray) -> pd.DataFrame:
     """
     n_codes = int(codes.max()) + 1 if len(codes) else 0
     present = np.flatnonzero(np.bincount(codes, minlength=n_codes))
-    means = {}
+    means: dict[Hashable, np.ndarray] = {}
     for name in counters:
         column = counters[name]
         if not pd.api.types.is_float_dtype(column.dtype):
@@ -200,12 +200,12 @@ def _step_matrix(codes: np.ndarray, steps: np.ndarray, durations: pd.Series) -> 
 
 def align(baseline: pd.DataFrame, target: pd.DataFrame, *, use_scopes: bool) -> Alignment:
     """Match operator keys of two aggregate tables (from `operator_aggregates`)."""
-    pairs = []
+    pairs: list[pd.DataFrame] = []
     if use_scopes:
         common = baseline.index.intersection(target.index)
         pairs.append(pd.DataFrame({"baseline_key": common, "target_key": common, "match": "scope"}))
-    matched_b = set(pairs[0]["baseline_key"]) if pairs else set()
-    matched_t = set(pairs[0]["target_key"]) if pairs else set()
+    matched_b: set[object] = set(pairs[0]["baseline_key"]) if pairs else set()
+    matched_t: set[object] = set(pairs[0]["target_key"]) if pairs else set()
     rest_b = baseline.loc[~baseline.index.isin(matched_b)]
     rest_t = target.loc[~target.index.isin(matched_t)]
     seq = sequence_pairs(rest_b, rest_t)
@@ -244,7 +244,7 @@ def sequence_pairs(baseline: pd.DataFrame, target: pd.DataFrame) -> pd.DataFrame
     out_b: list[Any] = []
     out_t: list[Any] = []
     shapes = _has_shapes(baseline, target)
-    passes = [lambda ops: _signatures(ops, shapes=False)]
+    passes: list[Callable[[pd.DataFrame], list[str | None]]] = [lambda ops: _signatures(ops, shapes=False)]
     if shapes:
         passes.insert(0, lambda ops: _signatures(ops, shapes=True))
     for signature in passes:

@@ -21,7 +21,7 @@ import zipfile
 import zlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, BinaryIO
+from typing import IO, BinaryIO, Literal, cast
 
 from core.errors import InputError
 from core.text import Text, say
@@ -369,7 +369,7 @@ def extract(archive: Path, kind: str, dest: Path, meter: Meter) -> int:
 def _unzip(counter: _CountingReader, tree: SafeTree, meter: Meter) -> None:
     """Walk the central directory and stream each member out through the meter."""
     try:
-        archive = zipfile.ZipFile(counter)  # type: ignore[arg-type]
+        archive = zipfile.ZipFile(cast("IO[bytes]", counter))  # seek, tell and read are all it uses
     except UnicodeDecodeError:
         raise InputError(
             say("archive.bad-utf8-names"),
@@ -473,11 +473,11 @@ def _guarded_tarinfo(source: str, limits: Limits) -> type[tarfile.TarInfo]:
 def _untar(counter: _CountingReader, kind: str, tree: SafeTree, meter: Meter) -> None:
     """Stream a tar or tar.gz member by member; bzip2/xz are refused because tarfile would inflate them
     without an output bound."""
-    mode = "r|gz" if kind == "tar.gz" else "r|"
+    mode: Literal["r|gz", "r|"] = "r|gz" if kind == "tar.gz" else "r|"
     guarded = _guarded_tarinfo(tree.source, meter.limits)
     try:
         with tarfile.open(
-            fileobj=counter,  # type: ignore[arg-type]
+            fileobj=cast("IO[bytes]", counter),  # a stream read needs only read(); the stub wants a file
             mode=mode,
             bufsize=CHUNK,
             tarinfo=guarded,

@@ -59,13 +59,18 @@ class Comparison:
     target: Side
     alignment: Alignment
     table: pd.DataFrame
-    notes: list[str] = field(default_factory=list)
-    symptoms: list[Symptom] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list[str])
+    symptoms: list[Symptom] = field(default_factory=list[Symptom])
 
     @property
     def per_sample(self) -> bool:
+        return self.batches is not None
+
+    @property
+    def batches(self) -> tuple[int, int] | None:
+        """(baseline, target) batch sizes when both are known and differ (times are judged per sample)."""
         b, t = self.baseline.batch, self.target.batch
-        return bool(b and t and b != t)
+        return (b, t) if b and t and b != t else None
 
 
 def assign_roles(first: Run, second: Run, baseline: str | None = None) -> tuple[Run, Run]:

@@ -102,7 +102,7 @@ def sanitize_durations(run: Run) -> Run:
         "ingest.dur-infinite": np.isinf(dur),
         "ingest.dur-implausible": np.isfinite(dur) & (dur > MAX_PLAUSIBLE_US),
     }
-    bad = np.logical_or.reduce(list(problems.values()))
+    bad: np.ndarray = np.logical_or.reduce(list(problems.values()))
     if not bad.any():
         return run
     rank = run.meta.rank if run.meta.rank is not None else 0

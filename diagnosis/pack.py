@@ -75,7 +75,7 @@ def _files_read(folder: Path, rank: int | None) -> list[Path]:
 
 def _write_zip(target: Path, files: list[Path], base: Path) -> tuple[tuple[str, int], ...]:
     """Deflate `files` into `target` under their paths relative to `base`."""
-    kept = []
+    kept: list[tuple[str, int]] = []
     try:
         with zipfile.ZipFile(target, "w", compression=zipfile.ZIP_DEFLATED) as archive:
             for path in sorted(files):

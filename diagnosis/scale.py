@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import nullcontext
 from pathlib import Path
+from typing import cast
 
 from core.errors import InputError
 from core.model import RankSummary
@@ -177,7 +178,9 @@ def _on_dask(cands: Sequence[Candidate], base: str, scheduler: str) -> list[Rank
             say("scale.no-scheduler", reason=str(error)), path=scheduler, expected=say("scale.dask-expected")
         ) from None
     with client:
-        futures = client.map(
+        futures = client.map(  # pyright: ignore[reportUnknownMemberType]  # distributed's Client.map is untyped
             summarize_isolated, list(cands), base=base, runner=current_runner(), quick=True, pure=False
         )
-        return list(client.gather(futures))  # pyright: ignore[reportArgumentType]  # distributed: gather of a list is a list
+        # Client.gather is untyped; of a list of futures it returns their results, in order
+        gathered = cast("list[RankSummary]", client.gather(futures))  # pyright: ignore[reportUnknownMemberType]
+        return list(gathered)

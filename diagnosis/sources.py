@@ -12,6 +12,7 @@ import re
 import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TypeGuard
 
 from core.errors import InputError
 from core.text import say
@@ -102,16 +103,19 @@ def _is_real_dir(path: Path) -> bool:
     return path.is_dir() and not path.is_symlink()
 
 
+def _is_path(item: object) -> TypeGuard[str | os.PathLike[str]]:
+    """Whether a caller's item is a path: the app and the API hand over whatever they were given."""
+    return isinstance(item, (str, os.PathLike))
+
+
 def _input_paths(source: Source | None) -> list[Path]:
     """The source as a list of distinct paths (a browser may pass the same file twice)."""
     if source is None or (isinstance(source, str) and not source.strip()):
         raise InputError(say("error.nothing"), expected=ACCEPTED)
-    items: Iterable[str | os.PathLike[str]] = (
-        [source] if isinstance(source, (str, os.PathLike)) else source  # type: ignore[list-item]
-    )
+    items: Iterable[str | os.PathLike[str]] = [source] if isinstance(source, (str, os.PathLike)) else source
     paths: dict[str, Path] = {}
     for item in items:
-        if not isinstance(item, (str, os.PathLike)) or not str(item).strip():
+        if not _is_path(item) or not str(item).strip():
             raise InputError(say("sources.not-a-path", item=item), expected=ACCEPTED)
         paths.setdefault(os.path.realpath(item), Path(item))
     if not paths:

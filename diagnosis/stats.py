@@ -46,7 +46,9 @@ def median_shift_z(
     return (med_b - med_a) / np.maximum(se, floor)
 
 
-def bootstrap_median_ratio(a: np.ndarray, b: np.ndarray, *, rounds: int = 2000, seed: int = 0) -> tuple:
+def bootstrap_median_ratio(
+    a: np.ndarray, b: np.ndarray, *, rounds: int = 2000, seed: int = 0
+) -> tuple[float, float]:
     """95 % bootstrap interval of median(b) / median(a); deterministic for a given seed."""
     rng = np.random.default_rng(seed)
     med_a = bootstrap_medians(a, rounds, rng)

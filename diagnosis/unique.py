@@ -12,7 +12,7 @@ import pandas as pd
 # id(Arrow data) -> (weak reference to it, codes, uniques). Analyzers test the same kernel columns
 # (name, op_type, dtypes) of the same two runs again and again; a factorization is kept exactly as long
 # as the column's Arrow data lives, so nothing outlives its diagnosis.
-_FACTORIZED: dict[int, tuple[weakref.ref, np.ndarray, pd.Index]] = {}
+_FACTORIZED: dict[int, tuple[weakref.ref[object], np.ndarray, pd.Index]] = {}
 
 
 def factorize(values: pd.Series) -> tuple[np.ndarray, pd.Index]:

@@ -32,7 +32,7 @@ class Workspace:
         self._base = None if base is None else Path(base)
         self._forbidden = dict(forbidden or {})
         self._path: Path | None = None
-        self._finalizer: weakref.finalize | None = None
+        self._finalizer: weakref.finalize[[Path], Workspace] | None = None
 
     def __enter__(self) -> Workspace:
         if self._path is not None:

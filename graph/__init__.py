@@ -9,7 +9,7 @@ Public API: load_mindir, find_chains, chain_counts, hygiene_symptoms, crosslink,
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 # Pick protobuf's fast upb backend before anything imports protobuf: MindSpore sets this variable to
 # "python" at import when it is unset, which makes every later parse in the process ~200x slower.
@@ -22,6 +22,10 @@ from graph.hygiene import hygiene_symptoms
 from graph.loader import MAX_FILE_BYTES, load_mindir
 from graph.model import Chain, FunctionInfo, MindirModel, ParameterSummary, TensorInfo
 from graph.patterns import DAG_PATTERNS, DagPattern, Slot
+
+if TYPE_CHECKING:  # imported on first use by __getattr__ below; named here for the type checker
+    from graph.profile_join import MODEL_MATCH_MIN, crosslink, model_match
+    from graph.view import overview_figure
 
 
 def symptom_declarations() -> dict[str, tuple[type[SymptomValues], ...]]:

@@ -58,7 +58,7 @@ AICPU_RULES: tuple[AicpuRule, ...] = (
 
 def matching_rules(op: str, inputs: list[str], outputs: list[str]) -> list[AicpuRule]:
     """Rules of AICPU_RULES that flag an op with these input and output dtypes."""
-    hits = []
+    hits: list[AicpuRule] = []
     for rule in AICPU_RULES:
         if rule.op not in (op, "*") or op in rule.exclude:
             continue

@@ -19,13 +19,15 @@ three copies, ids suffixed ``#1``, ``#2``); both branches of an ``if`` are inlin
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import networkx as nx
 
 from core.text import say
 from graph.dtypes import type_id_name
+from graph.model import OpGraph
 from graph.values import IOMONAD, MONAD, UMONAD, attribute_value, output_types, text
 
 MAX_CALL_DEPTH = 64
@@ -282,7 +284,7 @@ class GraphBuilder:
         """Add a graph input or parameter node (before build)."""
         self.nodes.append((node_id, attrs))
 
-    def build(self, main_env: dict[str, Any]) -> nx.DiGraph:
+    def build(self, main_env: dict[str, Any]) -> OpGraph:
         """Walk the main graph (and every call it makes); `main_env` binds inputs and parameters."""
         main = self.proto.graph
         if expanded_calls_at_least(self.proto, self.prims) > self.max_nodes:
@@ -293,7 +295,7 @@ class GraphBuilder:
         for out in main.output:
             self._collect_ids(self._lookup(text(out.name), frame), outputs)
         self._report()
-        g = nx.DiGraph(outputs=list(dict.fromkeys(outputs)))
+        g: OpGraph = nx.DiGraph(outputs=list(dict.fromkeys(outputs)))
         g.add_nodes_from(self.nodes)
         g.add_edges_from(self.edges)
         for pair, indices in self.tuple_reads.items():
@@ -333,7 +335,7 @@ class GraphBuilder:
                 prim = Primitive(op_type, {}, 0, "")
             if frame.first:
                 self.op_counts[prim.op] += 1
-            handler = _PLUMBING.get(prim.op)
+            handler = self._PLUMBING.get(prim.op)
             env[name] = handler(self, node, frame) if handler else self._add_op(node, prim, frame)
             if node.output and node.output[0] != name:
                 env[node.output[0]] = env[name]
@@ -422,7 +424,7 @@ class GraphBuilder:
         )
 
     def _connect(self, ref: Any, nid: str, index: int, args: dict[str, Any], names: Any) -> None:
-        kind = type(ref)
+        kind: type[object] = ref.__class__
         if kind is str:
             self.edges.append((ref, nid, {"index": index, "out_index": None}))
         elif kind is tuple:
@@ -438,7 +440,7 @@ class GraphBuilder:
                 self._connect(option, nid, index, args, names)
 
     def _collect_ids(self, ref: Any, out: list[str]) -> None:
-        kind = type(ref)
+        kind: type[object] = ref.__class__
         if kind is str:
             out.append(ref)
         elif kind is tuple:
@@ -480,6 +482,17 @@ class GraphBuilder:
             self._connect(self._lookup(inputs[0], frame), nid, 0, {}, None)
         self._emit(nid, node, "op", "Switch", Primitive("Switch", {}, 1, ""), frame, {})
         return _SwitchRef([self._lookup(i, frame) for i in inputs[1:]])
+
+    # the plumbing ops, which collapse into the refs they pass on instead of becoming nodes
+    _PLUMBING: ClassVar[dict[str, Callable[[GraphBuilder, Any, _Frame], Any]]] = {
+        "Load": _first_input,
+        "Depend": _first_input,
+        "UpdateState": _drop,
+        "MakeTuple": _make_tuple,
+        "TupleGetItem": _tuple_get_item,
+        "Partial": _partial,
+        "Switch": _switch,
+    }
 
     # ------------------------------------------------------------------ calls
 
@@ -544,7 +557,7 @@ class GraphBuilder:
 
 def _select(ref: Any, index: Any) -> Any:
     """Output `index` of a ref (TupleGetItem)."""
-    kind = type(ref)
+    kind: type[object] = ref.__class__
     if kind is str:
         return (ref, index)
     if kind is tuple:
@@ -554,17 +567,6 @@ def _select(ref: Any, index: Any) -> Any:
     if kind is _AltRef:
         return _AltRef([_select(option, index) for option in ref.options])
     return MONAD
-
-
-_PLUMBING = {
-    "Load": GraphBuilder._first_input,
-    "Depend": GraphBuilder._first_input,
-    "UpdateState": GraphBuilder._drop,
-    "MakeTuple": GraphBuilder._make_tuple,
-    "TupleGetItem": GraphBuilder._tuple_get_item,
-    "Partial": GraphBuilder._partial,
-    "Switch": GraphBuilder._switch,
-}
 
 
 def _primitive(proto: Any) -> Primitive:

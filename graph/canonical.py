@@ -23,10 +23,11 @@ hide a value the rest of the graph uses.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
-import networkx as nx
+from graph.model import OpGraph, node_args
 
 MUL = frozenset({"Mul", "Muls", "MulExt"})
 DIV = frozenset({"RealDiv", "Div", "Divs", "DivExt"})
@@ -59,11 +60,13 @@ TOLERANCE = 1e-6
 class Canon:
     """Labels that differ from the op type, and the nodes folded into a labelled node."""
 
-    label: dict[str, str] = field(default_factory=dict)
-    part_of: dict[str, str] = field(default_factory=dict)  # part -> the labelled node it belongs to
-    parts: dict[str, list[str]] = field(default_factory=dict)  # labelled node -> its parts, data order
+    label: dict[str, str] = field(default_factory=dict[str, str])
+    part_of: dict[str, str] = field(default_factory=dict[str, str])  # part -> the labelled node it belongs to
+    parts: dict[str, list[str]] = field(
+        default_factory=dict[str, list[str]]
+    )  # labelled node -> its parts, data order
 
-    def op(self, g: nx.DiGraph, node: str) -> str:
+    def op(self, g: OpGraph, node: str) -> str:
         """The canonical label of `node` (its op type when no rule renamed it)."""
         return self.label.get(node) or g.nodes[node].get("op", "")
 
@@ -81,7 +84,7 @@ class Canon:
         self.parts[head] = merged
 
 
-def canonicalise(g: nx.DiGraph, nodes: list[str]) -> Canon:
+def canonicalise(g: OpGraph, nodes: list[str]) -> Canon:
     """The canonical view of `g` from the trigger-op `nodes` (in graph order)."""
     canon = Canon()
     powers: dict[str, tuple[str, int, list[str]] | None] = {}
@@ -107,29 +110,37 @@ def canonicalise(g: nx.DiGraph, nodes: list[str]) -> Canon:
 
 def scalars(data: dict[str, Any]) -> dict[str, float]:
     """The numeric scalar constant arguments of a node, by argument name."""
-    out = {}
-    for name, value in (data.get("args") or {}).items():
-        item = value[0] if isinstance(value, list | tuple) and len(value) == 1 else value
+    out: dict[str, float] = {}
+    for name, value in node_args(data).items():
+        item = _only_item(value)
         if isinstance(item, int | float) and not isinstance(item, bool):
             out[name] = float(item)
     return out
+
+
+def _only_item(value: object) -> object:
+    """The element of a one-element list or tuple (how MINDIR stores some scalars), else `value`."""
+    if isinstance(value, list | tuple):
+        items = cast("Sequence[object]", value)  # isinstance leaves the element type unknown
+        return items[0] if len(items) == 1 else items
+    return value
 
 
 def _is(value: float | None, wanted: float) -> bool:
     return value is not None and math.isclose(value, wanted, rel_tol=TOLERANCE, abs_tol=TOLERANCE)
 
 
-def _only_reader(g: nx.DiGraph, node: str, reader: str) -> bool:
+def _only_reader(g: OpGraph, node: str, reader: str) -> bool:
     """`node` is read by `reader` alone and is no graph output."""
     return list(g.succ[node]) == [reader] and node not in g.graph.get("outputs", ())
 
 
-def _single_tensor(g: nx.DiGraph, src: str, dst: str) -> bool:
+def _single_tensor(g: OpGraph, src: str, dst: str) -> bool:
     """Every input of `dst` fed by `src` reads the same output of it (a Split's a * b is not a square)."""
     return len(g.edges[src, dst].get("out_indices", ())) <= 1
 
 
-def _input_index(g: nx.DiGraph, src: str, dst: str) -> int:
+def _input_index(g: OpGraph, src: str, dst: str) -> int:
     return int(g.edges[src, dst].get("index", 0) or 0)
 
 
@@ -137,7 +148,7 @@ def _input_index(g: nx.DiGraph, src: str, dst: str) -> int:
 
 
 def _power(
-    g: nx.DiGraph, node: str, powers: dict[str, tuple[str, int, list[str]] | None]
+    g: OpGraph, node: str, powers: dict[str, tuple[str, int, list[str]] | None]
 ) -> tuple[str, int, list[str]] | None:
     """(base, exponent, inner nodes) when `node` is a product of one tensor with itself and scalars."""
     if node in powers:
@@ -145,7 +156,7 @@ def _power(
     powers[node] = None  # cycle guard
     data = g.nodes[node]
     op, preds, consts = data.get("op"), list(g.pred[node]), scalars(data)
-    scalar_only = len(consts) == len(data.get("args") or {})  # no tensor constant (cos, a mask)
+    scalar_only = len(consts) == len(node_args(data))  # no tensor constant (cos, a mask)
     result: tuple[str, int, list[str]] | None = None
     if op in POW and len(preds) == 1:
         exponent = next(iter(consts.values()), None)
@@ -165,7 +176,7 @@ def _power(
 
 
 def _extend(
-    g: nx.DiGraph,
+    g: OpGraph,
     node: str,
     inner: str,
     more: int,
@@ -183,7 +194,7 @@ def _extend(
     return root, exponent + more, [*parts, inner]
 
 
-def _power_rule(g: nx.DiGraph, canon: Canon, node: str, powers: dict[str, Any]) -> None:
+def _power_rule(g: OpGraph, canon: Canon, node: str, powers: dict[str, Any]) -> None:
     op = g.nodes[node].get("op")
     if op in POW:
         exponent = next(iter(scalars(g.nodes[node]).values()), None)
@@ -198,12 +209,12 @@ def _power_rule(g: nx.DiGraph, canon: Canon, node: str, powers: dict[str, Any]) 
         canon.fold(node, "~Square" if found[1] == 2 else "~Cube", found[2])
 
 
-def _neg_rule(g: nx.DiGraph, canon: Canon, node: str) -> None:
+def _neg_rule(g: OpGraph, canon: Canon, node: str) -> None:
     data = g.nodes[node]
     consts = scalars(data)
     if len(g.pred[node]) != 1 or node in canon.label:
         return
-    if len(data.get("args") or {}) != 1:
+    if len(node_args(data)) != 1:
         return
     zero_minus = data.get("op") in SUB and _is(consts.get("arg0", consts.get("input")), 0.0)
     times_minus_one = data.get("op") in MUL and _is(next(iter(consts.values()), None), -1.0)
@@ -211,7 +222,7 @@ def _neg_rule(g: nx.DiGraph, canon: Canon, node: str) -> None:
         canon.label[node] = "~Neg"
 
 
-def _root_rule(g: nx.DiGraph, canon: Canon, node: str) -> None:
+def _root_rule(g: OpGraph, canon: Canon, node: str) -> None:
     """A Sqrt read only as the divisor of Divs: ~Rsqrt, and each Div a ~Mul."""
     readers = list(g.succ[node])
     if not readers or node in g.graph.get("outputs", ()):
@@ -222,7 +233,7 @@ def _root_rule(g: nx.DiGraph, canon: Canon, node: str) -> None:
             canon.label[reader] = "~Mul"
 
 
-def _mean_rule(g: nx.DiGraph, canon: Canon, node: str) -> None:
+def _mean_rule(g: OpGraph, canon: Canon, node: str) -> None:
     """sum(x) / N or sum(x) * (1 / N), N > 1: a ~Mean with the sum as its part."""
     data = g.nodes[node]
     preds, consts = list(g.pred[node]), scalars(data)
@@ -234,7 +245,7 @@ def _mean_rule(g: nx.DiGraph, canon: Canon, node: str) -> None:
         canon.fold(node, "~Mean", [preds[0]])
 
 
-def _sigmoid_rule(g: nx.DiGraph, canon: Canon, exp: str) -> None:
+def _sigmoid_rule(g: OpGraph, canon: Canon, exp: str) -> None:
     """exp(-x) + 1 read as a divisor: x / that is x * ~Sigmoid, 1 / that is ~Sigmoid."""
     preds, readers = list(g.pred[exp]), list(g.succ[exp])
     if len(preds) != 1 or len(readers) != 1 or not _only_reader(g, preds[0], exp):
@@ -257,7 +268,7 @@ def _sigmoid_rule(g: nx.DiGraph, canon: Canon, exp: str) -> None:
         canon.label[div] = "~Mul"
 
 
-def _softmax_rule(g: nx.DiGraph, canon: Canon, div: str) -> None:
+def _softmax_rule(g: OpGraph, canon: Canon, div: str) -> None:
     """e / sum(e), e = exp(v) or exp(x - max(x)): a ~Softmax."""
     preds = list(g.pred[div])
     if len(preds) != 2 or scalars(g.nodes[div]):

@@ -24,10 +24,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-import networkx as nx
-
 from core.text import join, say
-from graph.model import Chain, MindirModel
+from graph.model import Chain, MindirModel, OpGraph
 from graph.patterns import DAG_PATTERNS, DagPattern, find_dag_chains
 
 OP_GROUPS: dict[str, frozenset[str]] = {
@@ -96,7 +94,7 @@ def find_chains(
     claimed: set[str] = set()
     dag_chains = find_dag_chains(g, outputs, claimed, dag_patterns, present=model.op_counts.keys())
     anchors = {p.steps[0] for p in patterns}
-    anchor_ops = frozenset().union(*(OP_GROUPS[a] for a in anchors))
+    anchor_ops = frozenset[str]().union(*(OP_GROUPS[a] for a in anchors))
     chains: list[Chain] = []
     for node, data in g.nodes(data=True):
         if data.get("op") not in anchor_ops or node in claimed:
@@ -120,7 +118,7 @@ def chain_counts(chains: list[Chain]) -> dict[str, int]:
 
 
 def _match(
-    g: nx.DiGraph, anchor: str, pattern: Pattern, claimed: set[str]
+    g: OpGraph, anchor: str, pattern: Pattern, claimed: set[str]
 ) -> tuple[list[str], list[str]] | None:
     nodes = [anchor]
     casts: list[str] = []
@@ -135,7 +133,7 @@ def _match(
 
 
 def _next_step(
-    g: nx.DiGraph, node: str, group: str, claimed: set[str], prefix: tuple[str, ...]
+    g: OpGraph, node: str, group: str, claimed: set[str], prefix: tuple[str, ...]
 ) -> tuple[str, list[str]] | None:
     """The consumer of `node`'s data output in `group` (through Casts), or None."""
     ops = OP_GROUPS[group]
@@ -149,11 +147,9 @@ def _next_step(
     return None
 
 
-def _consumers(
-    g: nx.DiGraph, node: str, through: list[str], hops: int = 0
-) -> list[tuple[str, list[str], int]]:
+def _consumers(g: OpGraph, node: str, through: list[str], hops: int = 0) -> list[tuple[str, list[str], int]]:
     """(consumer, casts passed, input index) for each use of `node`'s data output."""
-    found = []
+    found: list[tuple[str, list[str], int]] = []
     for succ, edge in g.succ[node].items():
         if edge.get("out_index") not in (None, 0):
             continue
@@ -164,7 +160,7 @@ def _consumers(
     return found
 
 
-def _producer(g: nx.DiGraph, node: str, index: int) -> str | None:
+def _producer(g: OpGraph, node: str, index: int) -> str | None:
     """The op feeding input `index` of `node`, looking back through Casts."""
     for pred, edge in g.pred[node].items():
         if edge.get("index") == index:
@@ -178,7 +174,7 @@ def _producer(g: nx.DiGraph, node: str, index: int) -> str | None:
     return None
 
 
-def _input0_ends_prefix(g: nx.DiGraph, node: str, prefix: tuple[str, ...]) -> bool:
+def _input0_ends_prefix(g: OpGraph, node: str, prefix: tuple[str, ...]) -> bool:
     """Whether input 0 of `node` comes from a run of ops matching `prefix` (its own chain's claim)."""
     current = _producer(g, node, 0)
     for group in reversed(prefix):
@@ -189,7 +185,7 @@ def _input0_ends_prefix(g: nx.DiGraph, node: str, prefix: tuple[str, ...]) -> bo
     return True
 
 
-def _chain(g: nx.DiGraph, pattern: Pattern, nodes: list[str], casts: list[str], outputs: set[str]) -> Chain:
+def _chain(g: OpGraph, pattern: Pattern, nodes: list[str], casts: list[str], outputs: set[str]) -> Chain:
     data = [g.nodes[n] for n in nodes]
     reason = _blocked_reason(g, nodes, casts, outputs)
     return Chain(
@@ -204,9 +200,9 @@ def _chain(g: nx.DiGraph, pattern: Pattern, nodes: list[str], casts: list[str], 
     )
 
 
-def _blocked_reason(g: nx.DiGraph, nodes: list[str], casts: list[str], outputs: set[str]) -> str:
+def _blocked_reason(g: OpGraph, nodes: list[str], casts: list[str], outputs: set[str]) -> str:
     """Why the chain cannot be fused ("" when it can)."""
-    reasons = []
+    reasons: list[str] = []
     last = nodes[-1]
     for node in [*nodes[:-1], *casts]:
         if node == last:
@@ -229,7 +225,7 @@ def _blocked_reason(g: nx.DiGraph, nodes: list[str], casts: list[str], outputs: 
 def _training_bn(data: dict[str, Any]) -> bool:
     if data.get("op") not in OP_GROUPS["bn"]:
         return False
-    args = data.get("args") or {}
+    args: dict[str, Any] = data.get("args") or {}
     return bool(args.get("is_training", args.get("training", False)))
 
 
@@ -237,7 +233,7 @@ def is_depthwise(data: dict[str, Any]) -> bool:
     """A convolution with one group per output channel (group == out_channel > 1)."""
     if data.get("op") not in OP_GROUPS["conv"]:
         return False
-    attrs = data.get("attrs") or {}
+    attrs: dict[str, Any] = data.get("attrs") or {}
     group = attrs.get("group", attrs.get("groups", 1))
     channels = attrs.get("out_channel")
     if channels is None and data.get("shape") and len(data["shape"]) >= 2:

@@ -14,14 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import networkx as nx
-
 from core.symptoms import Emits, Kind, Symptom, SymptomValues, spread
 from core.text import join, say
 from graph.aicpu import matching_rules
 from graph.chains import OP_GROUPS, PATTERNS, chain_counts
 from graph.dtypes import LOW_PRECISION
-from graph.model import Chain, MindirModel, TensorInfo
+from graph.model import Chain, MindirModel, OpGraph, TensorInfo, node_args
 from graph.patterns import FAMILY_OF
 
 
@@ -110,7 +108,7 @@ class MindirFusibleChains(SymptomValues):
 
     KIND = Kind("mindir-fusible-chains", ("mindir",), ("mindir-fusible-chains",))
     counts: dict[str, int] = field(
-        default_factory=dict, metadata=spread(tuple(p.name for p in PATTERNS))
+        default_factory=dict[str, int], metadata=spread(tuple(p.name for p in PATTERNS))
     )  # chains by pattern
     chains: int
     fusible: int
@@ -139,7 +137,7 @@ class MindirUnfusedNorm(SymptomValues):
     KIND = Kind("mindir-unfused-norm", ("mindir",), ("mindir-decomposed",))
     patterns: int
     counts: dict[str, int] = field(
-        default_factory=dict, metadata=spread(_pattern_names("norm"))
+        default_factory=dict[str, int], metadata=spread(_pattern_names("norm"))
     )  # patterns by name
     blocked: int
 
@@ -153,7 +151,7 @@ class MindirDecomposedActivation(SymptomValues):
     KIND = Kind("mindir-decomposed-activation", ("mindir",), ("mindir-decomposed",))
     patterns: int
     counts: dict[str, int] = field(
-        default_factory=dict, metadata=spread(_pattern_names("activation", "rotary"))
+        default_factory=dict[str, int], metadata=spread(_pattern_names("activation", "rotary"))
     )  # patterns by name
     blocked: int
 
@@ -204,7 +202,7 @@ def hygiene_symptoms(model: MindirModel, chains: list[Chain]) -> list[Symptom]:
     return [s for s in (check() for check in checks) if s is not None]
 
 
-def node_evidence(g: nx.DiGraph, node: str, **extra: Any) -> dict[str, Any]:
+def node_evidence(g: OpGraph, node: str, **extra: Any) -> dict[str, Any]:
     """JSON-able description of one graph node (id, op, scope, dtype, shape)."""
     data = g.nodes[node]
     shape = data.get("shape")
@@ -249,7 +247,7 @@ def train_mode(model: MindirModel) -> Symptom | None:
 
 
 def _is_training(data: dict[str, Any]) -> bool:
-    args = data.get("args") or {}
+    args = node_args(data)
     return bool(args.get("is_training", args.get("training", False)))
 
 
@@ -258,7 +256,7 @@ def precision(model: MindirModel) -> Symptom | None:
     g = model.graph
     compute = _nodes(model, COMPUTE_OPS)
     casts = _nodes(model, frozenset({"Cast"}))
-    low_casts = [n for n in casts if (g.nodes[n].get("args") or {}).get("dst_dtype") in LOW_PRECISION]
+    low_casts = [n for n in casts if node_args(g.nodes[n]).get("dst_dtype") in LOW_PRECISION]
     by_dtype = Counter(g.nodes[n].get("dtype") for n in compute)
     low_compute = [n for n in compute if g.nodes[n].get("dtype") in LOW_PRECISION]
     low_params = sum(count for dtype, count in model.parameters.dtypes.items() if dtype in LOW_PRECISION)
@@ -297,8 +295,8 @@ def precision(model: MindirModel) -> Symptom | None:
     return None
 
 
-def _cast_targets(g: nx.DiGraph, casts: list[str]) -> set[str]:
-    return {(g.nodes[n].get("args") or {}).get("dst_dtype", "?") for n in casts}
+def _cast_targets(g: OpGraph, casts: list[str]) -> set[str]:
+    return {node_args(g.nodes[n]).get("dst_dtype", "?") for n in casts}
 
 
 def _input_evidence(info: TensorInfo) -> dict[str, Any]:
@@ -339,7 +337,7 @@ def cast_ops(model: MindirModel) -> Symptom | None:
     ratio = len(casts) / max(compute, 1)
     if not casts or ratio <= CASTS_PER_COMPUTE_OP:
         return None
-    targets = Counter((g.nodes[n].get("args") or {}).get("dst_dtype", "?") for n in casts)
+    targets = Counter(node_args(g.nodes[n]).get("dst_dtype", "?") for n in casts)
     return MindirCastOps(casts=len(casts), compute_ops=compute, casts_per_compute_op=round(ratio, 3)).symptom(
         say(
             "mindir-cast-ops",
@@ -350,19 +348,21 @@ def cast_ops(model: MindirModel) -> Symptom | None:
         ),
         SOURCE,
         min(1.0, ratio / (2 * CASTS_PER_COMPUTE_OP)),
-        evidence=tuple(
-            node_evidence(g, n, dst_dtype=(g.nodes[n].get("args") or {}).get("dst_dtype")) for n in casts
-        )[:MAX_EVIDENCE],
+        evidence=tuple(node_evidence(g, n, dst_dtype=node_args(g.nodes[n]).get("dst_dtype")) for n in casts)[
+            :MAX_EVIDENCE
+        ],
     )
 
 
-def io_dtypes(g: nx.DiGraph, node: str) -> tuple[list[str], list[str]]:
+def io_dtypes(g: OpGraph, node: str) -> tuple[list[str], list[str]]:
     """Dtypes of a node's tensor inputs (from their producers) and of its outputs."""
-    inputs = []
+    inputs: list[str | None] = []
     for pred, edge in g.pred[node].items():
         inputs.append(_output_dtype(g.nodes[pred], edge.get("out_index")))
     data = g.nodes[node]
-    outputs = [t[0] for t in data["out_types"]] if data.get("out_types") else [data.get("dtype")]
+    outputs: list[str | None] = (
+        [t[0] for t in data["out_types"]] if data.get("out_types") else [data.get("dtype")]
+    )
     return [d for d in inputs if d], [d for d in outputs if d]
 
 
@@ -376,7 +376,7 @@ def _output_dtype(data: dict[str, Any], index: int | None) -> str | None:
 def aicpu_risk(model: MindirModel) -> Symptom | None:
     """Ops that the AI CPU fallback table (graph.aicpu) flags for the dtypes they use."""
     g = model.graph
-    evidence = []
+    evidence: list[dict[str, Any]] = []
     confidences: Counter[str] = Counter()
     for node, data in g.nodes(data=True):
         if data.get("kind") != "op":

@@ -13,7 +13,7 @@ import logging
 import os
 import stat
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,7 @@ from core.text import say
 from graph import schema
 from graph.build import MAX_GRAPH_NODES, GraphBudgetError, GraphBuilder, function_role
 from graph.dtypes import itemsize, tensor_dtype
-from graph.model import FunctionInfo, MindirModel, ParameterSummary, TensorInfo
+from graph.model import FunctionInfo, MindirModel, OpGraph, ParameterSummary, TensorInfo
 from graph.values import IOMONAD, MONAD, UMONAD, text
 
 MAX_FILE_BYTES = 2 * 1024**3  # a protobuf message cannot be larger (format guide §1, §9)
@@ -84,7 +84,7 @@ def model_from_proto(proto: Any, file: Path, size: int = 0) -> MindirModel:
     )
 
 
-def _build(builder: GraphBuilder, env: dict[str, Any], proto: Any, file: Path) -> Any:
+def _build(builder: GraphBuilder, env: dict[str, Any], proto: Any, file: Path) -> OpGraph:
     """Run the graph builder; text fields that are not UTF-8 end in InputError."""
     try:
         return builder.build(env)
@@ -101,7 +101,7 @@ def _build(builder: GraphBuilder, env: dict[str, Any], proto: Any, file: Path) -
 
 
 @contextmanager
-def _no_gc() -> Iterator[None]:
+def _no_gc() -> Generator[None]:
     """Pause the cyclic garbage collector (the graph holds no reference cycles to collect)."""
     enabled = gc.isenabled()
     gc.disable()
@@ -181,7 +181,7 @@ def validate(proto: Any, file: Path | str) -> None:
 
 
 def _format_warnings(proto: Any) -> list[str]:
-    warnings = []
+    warnings: list[str] = []
     if schema.backend() != "upb":
         warnings.append(say("mindir.slow-backend", backend=schema.backend()))
     version = int(proto.mind_ir_version)
@@ -291,7 +291,7 @@ def _tensor_info(tensor: Any, name: str, storage: str = "") -> TensorInfo:
 def _inputs(main: Any, env: dict[str, Any], builder: GraphBuilder) -> tuple[TensorInfo, ...]:
     """Graph inputs with dtype and dims as `input` nodes; monad inputs are bound to MONAD, not listed."""
     prefix = text(main.name)
-    inputs = []
+    inputs: list[TensorInfo] = []
     for value in main.input:
         full = text(value.name)
         if value.attr_info.type in (UMONAD, IOMONAD) or not value.tensor:

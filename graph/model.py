@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeAlias
 
 import networkx as nx
+
+OpGraph: TypeAlias = "nx.DiGraph[str]"
+"""The collapsed op graph: nodes are string ids, node and edge data are attribute dicts (below)."""
 
 # Node attributes of MindirModel.graph (every node has `kind`; op nodes have all of these):
 #   kind         "op" | "parameter" | "input" | "call" (a recursive call left opaque)
@@ -22,6 +26,12 @@ import networkx as nx
 #   function     name of the function graph the node comes from (None for the main graph)
 #   call_site    id of the call that inlined it (None for the main graph), plus `branch` for if/while
 # Edge attributes: index (input position in the consumer), out_index (producer output, None = whole).
+
+
+def node_args(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A node's constant arguments (`args`), {} when it has none: one typed read of the attribute."""
+    args: dict[str, Any] = data.get("args") or {}
+    return args
 
 
 @dataclass(frozen=True)
@@ -69,7 +79,7 @@ class MindirModel:
     """A MINDIR file as a graph of compute ops with side-effect plumbing collapsed."""
 
     path: str
-    graph: nx.DiGraph
+    graph: OpGraph
     inputs: tuple[TensorInfo, ...]
     outputs: tuple[TensorInfo, ...]
     parameters: ParameterSummary
@@ -79,8 +89,10 @@ class MindirModel:
     mind_ir_version: int  # 1 (2.0-2.2), 2, 3 (2.10)
     functions: tuple[FunctionInfo, ...] = ()
     training: bool | None = None  # graph attribute `training`, when present
-    op_counts: dict[str, int] = field(default_factory=dict)  # MINDIR node counts by op, before collapse
-    warnings: list[str] = field(default_factory=list)
+    op_counts: dict[str, int] = field(
+        default_factory=dict[str, int]
+    )  # MINDIR node counts by op, pre-collapse
+    warnings: list[str] = field(default_factory=list[str])
     file_bytes: int = 0
 
     def op_nodes(self, *ops: str) -> list[str]:

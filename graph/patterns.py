@@ -38,11 +38,9 @@ from dataclasses import dataclass, field
 from itertools import pairwise, product
 from typing import Any
 
-import networkx as nx
-
 from core.text import join, say
 from graph.canonical import SOURCES, TRIGGERS, Canon, canonicalise, scalars
-from graph.model import Chain
+from graph.model import Chain, OpGraph
 
 GROUPS: dict[str, frozenset[str]] = {
     "matmul": frozenset({"MatMul", "MatMulExt", "BatchMatMul", "BatchMatMulExt", "Dense", "BatchMatMulV2"}),
@@ -379,7 +377,7 @@ FUSED_OF: dict[str, str] = {p.name: p.fused for p in DAG_PATTERNS}
 
 
 def find_dag_chains(
-    g: nx.DiGraph,
+    g: OpGraph,
     outputs: set[str],
     claimed: set[str],
     patterns: tuple[DagPattern, ...] = DAG_PATTERNS,
@@ -421,10 +419,10 @@ def _anchor_sources(pattern: DagPattern) -> frozenset[str]:
     return group.union(*(SOURCES.get(op, ()) for op in group))
 
 
-def _op_index(g: nx.DiGraph, groups: set[str]) -> tuple[dict[str, list[tuple[int, str]]], Canon]:
+def _op_index(g: OpGraph, groups: set[str]) -> tuple[dict[str, list[tuple[int, str]]], Canon]:
     """(graph position, node) per anchor group, in graph order, by canonical label; one pass over the
     nodes collects the anchors and the trigger ops the canonical view is made from."""
-    wanted = frozenset().union(*(GROUPS[group] for group in groups))
+    wanted = frozenset[str]().union(*(GROUPS[group] for group in groups))
     raw = wanted.union(TRIGGERS, *(SOURCES.get(op, ()) for op in wanted))
     candidates = [(pos, node, op) for pos, (node, op) in enumerate(g.nodes(data="op")) if op in raw]
     canon = canonicalise(g, [node for _, node, op in candidates if op in TRIGGERS])
@@ -436,7 +434,7 @@ def _op_index(g: nx.DiGraph, groups: set[str]) -> tuple[dict[str, list[tuple[int
     for position, node, op in candidates:
         if node in canon.part_of:
             continue
-        for group in groups_of.get(canon.label.get(node, op), ()):  # pyright: ignore[reportCallIssue, reportArgumentType]  # op None: no group
+        for group in groups_of.get(canon.label.get(node, op), ()):  # op None: no group
             index[group].append((position, node))
     return index, canon
 
@@ -447,7 +445,7 @@ def _with_parts(canon: Canon, members: Iterable[str]) -> list[str]:
 
 
 def _match_any(
-    g: nx.DiGraph, canon: Canon, pattern: DagPattern, anchor: str, claimed: set[str]
+    g: OpGraph, canon: Canon, pattern: DagPattern, anchor: str, claimed: set[str]
 ) -> tuple[dict[str, str], list[str]] | None:
     for variant in pattern.variants:
         found = _Binder(g, canon, pattern, variant, claimed).bind(0, {pattern.anchor: anchor})
@@ -462,7 +460,7 @@ def _match_any(
 class _Binder:
     """Binds one variant from an anchor, backtracking over the few neighbour candidates of each slot."""
 
-    g: nx.DiGraph
+    g: OpGraph
     canon: Canon
     pattern: DagPattern
     variant: _Variant
@@ -559,7 +557,7 @@ def _has_const(data: dict[str, Any], value: float) -> bool:
     return any(math.isclose(v, value, rel_tol=CONST_TOLERANCE) for v in scalars(data).values())
 
 
-def _passed_casts(g: nx.DiGraph, pattern: DagPattern, variant: _Variant, bound: dict[str, str]) -> list[str]:
+def _passed_casts(g: OpGraph, pattern: DagPattern, variant: _Variant, bound: dict[str, str]) -> list[str]:
     """Casts on the edges between two member slots (AMP puts them inside the pattern)."""
     members = {s.name for s in variant.slots if s.member}
     casts: list[str] = []
@@ -569,10 +567,10 @@ def _passed_casts(g: nx.DiGraph, pattern: DagPattern, variant: _Variant, bound: 
     return sorted(set(casts))
 
 
-def _casts_between(g: nx.DiGraph, src: str, dst: str) -> Iterator[str]:
+def _casts_between(g: OpGraph, src: str, dst: str) -> Iterator[str]:
     for succ in g.succ[src]:
         hops, current = 0, succ
-        path = []
+        path: list[str] = []
         while g.nodes[current].get("op") in CASTS and hops < MAX_HOPS:
             path.append(current)
             nxt = [s for s in g.succ[current]]
@@ -587,7 +585,7 @@ def _casts_between(g: nx.DiGraph, src: str, dst: str) -> Iterator[str]:
 
 
 def _chain(
-    g: nx.DiGraph,
+    g: OpGraph,
     pattern: DagPattern,
     members: dict[str, str],
     nodes: list[str],
@@ -608,10 +606,10 @@ def _chain(
     )
 
 
-def _shared_outputs(g: nx.DiGraph, nodes: list[str], outputs: set[str]) -> str:
+def _shared_outputs(g: OpGraph, nodes: list[str], outputs: set[str]) -> str:
     """Intermediate results that something outside the pattern also reads (kept alive, noted only)."""
     inside = set(nodes)
-    notes = []
+    notes: list[str] = []
     for node in nodes:
         users = set(g.succ[node])
         if not users & inside:
@@ -624,7 +622,7 @@ def _shared_outputs(g: nx.DiGraph, nodes: list[str], outputs: set[str]) -> str:
     return join(notes) if notes else ""
 
 
-def _fused_op(g: nx.DiGraph, pattern: DagPattern, members: dict[str, str]) -> str:
+def _fused_op(g: OpGraph, pattern: DagPattern, members: dict[str, str]) -> str:
     """The fused op for this instance: the decode variant when the query has a single position."""
     if not pattern.decode_fused:
         return pattern.fused

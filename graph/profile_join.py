@@ -195,7 +195,11 @@ def _order_times(
     has_step = frame["step"].notna().any()
     ordinal = frame.groupby(["step", "op"] if has_step else ["op"], dropna=False).cumcount()
     if not has_step:  # no step ids: assume every step launches each node of a type once, in order
-        per_type = frame["op"].map(lambda op: max(len(order.get(op, ())), 1))  # pyright: ignore[reportCallIssue, reportArgumentType]  # op: str or NA
+
+        def launches(op: object) -> int:  # op: str or NA
+            return max(len(order.get(op, ())) if isinstance(op, str) else 0, 1)
+
+        per_type = frame["op"].map(launches)
         ordinal = ordinal % per_type
     frame = frame.assign(ordinal=ordinal.to_numpy())
     totals = frame.groupby(["op", "ordinal"])["duration_us"].sum()

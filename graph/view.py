@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import html
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import networkx as nx
-import plotly.graph_objects as go
+import plotly.graph_objects as go  # pyright: ignore[reportMissingTypeStubs]  # plotly ships no stubs
 
 from core.text import in_lang, say
-from graph.model import Chain, MindirModel
+from graph.model import Chain, MindirModel, OpGraph
 
 MAX_NODES = 2000
 MIN_GROUPS = 10  # a scope grouping with fewer groups than this is too coarse to show
@@ -50,17 +51,19 @@ PALETTE = {
 class GraphLayout:
     """Positions and labels of what a figure draws (one entry per marker)."""
 
-    ids: list[str] = field(default_factory=list)
-    x: list[float] = field(default_factory=list)
-    y: list[float] = field(default_factory=list)
-    hover: list[str] = field(default_factory=list)
-    category: list[str] = field(default_factory=list)
-    size: list[float] = field(default_factory=list)
-    edges: list[tuple[int, int]] = field(default_factory=list)
-    members: list[int] = field(default_factory=list)  # graph nodes behind each marker
+    ids: list[str] = field(default_factory=list[str])
+    x: list[float] = field(default_factory=list[float])
+    y: list[float] = field(default_factory=list[float])
+    hover: list[str] = field(default_factory=list[str])
+    category: list[str] = field(default_factory=list[str])
+    size: list[float] = field(default_factory=list[float])
+    edges: list[tuple[int, int]] = field(default_factory=list[tuple[int, int]])
+    members: list[int] = field(default_factory=list[int])  # graph nodes behind each marker
     note: str = ""  # how the graph was summarised ("" when drawn in full)
-    labels: list[str] = field(default_factory=list)  # text beside each marker (empty: hover only)
-    headers: list[tuple[float, float, str]] = field(default_factory=list)  # (x, y, text) column titles
+    labels: list[str] = field(default_factory=list[str])  # text beside each marker (empty: hover only)
+    headers: list[tuple[float, float, str]] = field(
+        default_factory=list[tuple[float, float, str]]
+    )  # (x, y, text) column titles
 
     def add(
         self, node_id: str, hover: str, category: str, size: float, members: int = 1, label: str = ""
@@ -78,7 +81,7 @@ class GraphLayout:
 # ---------------------------------------------------------------- layout (no plotting)
 
 
-def depths(g: nx.DiGraph, nodes: list[str]) -> dict[str, int]:
+def depths(g: OpGraph, nodes: list[str]) -> dict[str, int]:
     """Longest-path depth of each node from the graph's sources, restricted to `nodes`."""
     keep = set(nodes)
     sub = g.subgraph(keep)
@@ -113,10 +116,10 @@ def overview_layout(
 
 
 def _full_layout(
-    g: nx.DiGraph, nodes: list[str], depth: dict[str, int], in_chain: dict[str, Chain], lang: str
+    g: OpGraph, nodes: list[str], depth: dict[str, int], in_chain: dict[str, Chain], lang: str
 ) -> GraphLayout:
     layout = GraphLayout()
-    index = {}
+    index: dict[str, int] = {}
     for node in nodes:
         data = g.nodes[node]
         chain = in_chain.get(node)
@@ -130,14 +133,14 @@ def _full_layout(
     return layout
 
 
-def _category(data: dict, chain: Chain | None) -> str:
+def _category(data: Mapping[str, Any], chain: Chain | None) -> str:
     if chain is not None:
         return chain.pattern if chain.fusible else "blocked"
     return "input" if data.get("kind") == "input" else "other"
 
 
 def _groups(
-    g: nx.DiGraph, nodes: list[str], depth: dict[str, int], max_nodes: int
+    g: OpGraph, nodes: list[str], depth: dict[str, int], max_nodes: int
 ) -> tuple[dict[str, list[str]], str]:
     """Collapse nodes into at most `max_nodes` groups: by scope prefix, else by runs of the order."""
     scopes = {n: g.nodes[n].get("scope") or g.nodes[n].get("op", "?") for n in nodes}
@@ -163,7 +166,7 @@ def _groups(
 
 def _common_prefix(scopes: list[str]) -> str:
     parts = [s.split("/") for s in scopes]
-    common = []
+    common: list[str] = []
     for segs in zip(*parts, strict=False):
         if len(set(segs)) != 1:
             break
@@ -172,7 +175,7 @@ def _common_prefix(scopes: list[str]) -> str:
 
 
 def _group_layout(
-    g: nx.DiGraph,
+    g: OpGraph,
     groups: dict[str, list[str]],
     depth: dict[str, int],
     in_chain: dict[str, Chain],
@@ -182,7 +185,7 @@ def _group_layout(
 ) -> GraphLayout:
     layout = GraphLayout(note=_said("view.collapsed", lang, total=total, groups=len(groups), how=how))
     owner: dict[str, int] = {}
-    levels = []
+    levels: list[int] = []
     for name, members in groups.items():
         ops = Counter(g.nodes[m].get("op", "?") for m in members)
         patterns = Counter(in_chain[m].pattern for m in members if m in in_chain)
@@ -196,7 +199,7 @@ def _group_layout(
         for m in members:
             owner[m] = index
         levels.append(min(depth[m] for m in members))
-    edges = set()
+    edges: set[tuple[int, int]] = set()
     for a, b in g.edges():
         ia, ib = owner.get(a), owner.get(b)
         if ia is not None and ib is not None and ia != ib:
@@ -221,7 +224,7 @@ def _place(layout: GraphLayout, levels: list[int]) -> None:
             layout.y[i] = -float(row)
 
 
-def node_hover(g: nx.DiGraph, node: str, chain: Chain | None = None, lang: str = "en") -> str:
+def node_hover(g: OpGraph, node: str, chain: Chain | None = None, lang: str = "en") -> str:
     """Hover text of one node: op, scope, dtype, shape (and its chain), HTML-escaped."""
     data = g.nodes[node]
     shape = data.get("shape")
@@ -261,7 +264,7 @@ def chain_layout(model: MindirModel, chain: Chain, lang: str = "en") -> GraphLay
             "view.chain-note", lang, pattern=chain.pattern, ops=len(chain.nodes), casts=len(chain.casts)
         )
     )
-    index = {}
+    index: dict[str, int] = {}
     for node in nodes:
         data = g.nodes[node]
         mine = chain if node in core else None
@@ -290,11 +293,11 @@ def _cell(scope: str) -> str:
     return scope.rsplit("/", 1)[0] if "/" in scope else ""
 
 
-def _units(g: nx.DiGraph, nodes: list[str], chains: list[Chain]) -> list[_Unit]:
+def _units(g: OpGraph, nodes: list[str], chains: list[Chain]) -> list[_Unit]:
     """The view's units in execution order: each chain whole (Casts inside it included), each other op."""
     order = {n: i for i, n in enumerate(nx.topological_sort(g.subgraph(nodes)))}
     in_chain = chain_membership(chains)
-    units = []
+    units: list[_Unit] = []
     for chain in chains:
         members = [n for n in (*chain.nodes, *chain.casts) if n in order]
         if members:
@@ -311,6 +314,7 @@ def _blocks(units: list[_Unit]) -> list[tuple[str, list[_Unit]]]:
     of two units or more on average;
     consecutive small blocks share one row; a block longer than MAX_PER_ROW continues on the next."""
     deepest = max((u.scope.count("/") + 1 for u in units if u.scope), default=1)
+    runs: list[tuple[str, list[_Unit]]] = []  # deepest >= 1: the loop sets it at least once
     for level in range(deepest, 0, -1):
         runs = _runs(units, level)
         if len(runs) <= MAX_BLOCKS and len(units) >= 2 * len(runs):
@@ -376,7 +380,7 @@ def block_layout(model: MindirModel, chains: list[Chain], lang: str = "en") -> G
     return layout
 
 
-def _add_unit(layout: GraphLayout, g: nx.DiGraph, unit: _Unit, lang: str = "en") -> int:
+def _add_unit(layout: GraphLayout, g: OpGraph, unit: _Unit, lang: str = "en") -> int:
     chain = unit.chain
     if chain is None:
         node = unit.nodes[0]
@@ -454,11 +458,11 @@ def layout_figure(layout: GraphLayout, title: str, lang: str = "en") -> go.Figur
         )
     figure = go.Figure(traces)
     for x, y, text in layout.headers:  # block titles, right-aligned left of their row
-        figure.add_annotation(
+        figure.add_annotation(  # pyright: ignore[reportUnknownMemberType]  # plotly is untyped
             x=x, y=y, text=f"<b>{text}</b>", showarrow=False, xanchor="right", font={"size": 10}
         )
     subtitle = f"<br><sup>{html.escape(layout.note)}</sup>" if layout.note else ""
-    figure.update_layout(
+    figure.update_layout(  # pyright: ignore[reportUnknownMemberType]  # plotly is untyped
         title={"text": html.escape(title) + subtitle},
         showlegend=True,
         xaxis={"visible": False},
@@ -485,7 +489,7 @@ def overview_figure(
     figure = layout_figure(layout, _said("view.title", lang, name=name, n=len(chains)), lang)
     if layout.headers:  # a row per block: tall enough for all, room on the left for their titles
         rows = 1 - min(layout.y, default=0.0)
-        figure.update_layout(
+        figure.update_layout(  # pyright: ignore[reportUnknownMemberType]  # plotly is untyped
             height=max(360, int(56 * rows) + 160), xaxis={"range": [-2.2, max(layout.x, default=0) + 0.6]}
         )
     return figure

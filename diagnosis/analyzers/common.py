@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import SupportsFloat
 
 import pandas as pd
 
@@ -31,7 +33,7 @@ LOW_PRECISION = ("FLOAT16", "BF16", "BFLOAT16", "DT_BF16", "DT_FLOAT16", "FP16",
 FULL_PRECISION = ("FLOAT", "FLOAT32", "DT_FLOAT", "FP32")
 
 
-def rnd(x: float | None, nd: int = 3) -> float | None:
+def rnd(x: SupportsFloat | None, nd: int = 3) -> float | None:
     """Round for display; None and NaN become None so JSON stays valid."""
     if x is None:
         return None
@@ -39,23 +41,26 @@ def rnd(x: float | None, nd: int = 3) -> float | None:
     return None if math.isnan(x) or math.isinf(x) else round(x, nd)
 
 
-def rows(table: pd.DataFrame, cols: list[str], n: int = 10) -> tuple[dict, ...]:
+def rows(table: pd.DataFrame, cols: list[str], n: int = 10) -> tuple[dict[str, object], ...]:
     """The first `n` rows of `cols` as JSON-able dicts (floats rounded, missing -> None)."""
     cols = [c for c in cols if c in table.columns]
-    out = []
+    out: list[dict[str, object]] = []
     for record in table[cols].head(n).to_dict("records"):
-        clean = {}
+        clean: dict[str, object] = {}
         for key, value in record.items():
-            if value is pd.NA or value is None:
-                clean[key] = None
-            elif isinstance(value, float):
-                clean[key] = rnd(value)
-            elif hasattr(value, "item"):
-                clean[key] = value.item()
-            else:
-                clean[key] = value
+            clean[str(key)] = _plain_cell(value)
         out.append(clean)
     return tuple(out)
+
+
+def _plain_cell(value: object) -> object:
+    """A table cell as JSON-able Python: missing -> None, floats rounded, numpy scalars unwrapped."""
+    if value is pd.NA or value is None:
+        return None
+    if isinstance(value, float):
+        return rnd(value)
+    item: Callable[[], object] | None = getattr(value, "item", None)
+    return value if item is None else item()
 
 
 def first_dtype(dtypes: pd.Series) -> pd.Series:

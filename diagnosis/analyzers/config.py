@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from core.model import ProfilerConfig
 from core.symptoms import Emits, Kind, Symptom, SymptomValues
@@ -95,9 +95,9 @@ def execution_mode_mismatch(c: Comparison) -> list[Symptom]:
 
 def config_differences(
     a: ProfilerConfig, b: ProfilerConfig, fields: tuple[str, ...] = SKEWING_FIELDS
-) -> dict[str, list]:
+) -> dict[str, list[object]]:
     """`fields` recorded in both configurations whose values differ: name -> [a's value, b's value]."""
-    diffs = {}
+    diffs: dict[str, list[object]] = {}
     for name in fields:
         va, vb = getattr(a, name), getattr(b, name)
         if va is not None and vb is not None and va != vb:
@@ -106,7 +106,8 @@ def config_differences(
 
 
 def _plain(value: object) -> object:
-    return list(value) if isinstance(value, tuple) else value
+    # a tuple setting (e.g. the profiled ranks) becomes a JSON list
+    return list(cast("tuple[object, ...]", value)) if isinstance(value, tuple) else value
 
 
 @pair_analyzer

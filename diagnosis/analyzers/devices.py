@@ -8,7 +8,7 @@ run as ``run.npu_smi`` (core.model.NPU_SMI_SCHEMA).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -272,7 +272,7 @@ def kernel_clock(side: Side) -> KernelClock | None:
     core = kernels["core"].astype("string").str.upper().fillna("")
     start = kernels["start_us"].to_numpy(dtype="float64", na_value=np.nan)
     end = start + kernels["duration_us"].to_numpy(dtype="float64", na_value=0.0)
-    keep = np.isfinite(start) & np.isfinite(end) & ~core.isin(["HCCL", "AI_CPU"]).to_numpy()
+    keep: np.ndarray = np.isfinite(start) & np.isfinite(end) & ~core.isin(["HCCL", "AI_CPU"]).to_numpy()
     if freq.empty or not keep.any():
         return None
     freq = freq.sort_values("ts_us", kind="stable")
@@ -288,7 +288,7 @@ def kernel_clock(side: Side) -> KernelClock | None:
         return None
     low = mhz < (1 - FREQ_DROP) * top
     ran = busy >= CLOCK_TOLERANCE_US
-    affected = _low_time(start[keep], end[keep], bounds, low) >= CLOCK_TOLERANCE_US
+    affected: np.ndarray = _low_time(start[keep], end[keep], bounds, low) >= CLOCK_TOLERANCE_US
     return KernelClock(
         max_mhz=top,
         min_mhz=float(mhz[ran].min()) if ran.any() else top,
@@ -439,7 +439,7 @@ def window_peaks(series: pd.DataFrame, steps: pd.DataFrame, run_end: float | Non
     """Peak memory per step (per equal-time window when steps do not cover the samples): per-step peaks
     ignore the allocate/free cycle inside a step and keep what persists across steps. The last step
     ends at its recorded end or, when that is missing, at the run's last kernel end."""
-    t = series["time_us"].to_numpy()
+    t: np.ndarray = series["time_us"].to_numpy()
     if len(steps) >= MEMORY_MIN_WINDOWS and steps["start_us"].notna().all():
         edges = steps["start_us"].astype("float64").to_numpy()
         ends = (steps["start_us"] + steps["duration_us"]).astype("float64").to_numpy()
@@ -448,7 +448,8 @@ def window_peaks(series: pd.DataFrame, steps: pd.DataFrame, run_end: float | Non
         inside = (idx >= 0) & (t <= last_end)
         if inside.mean() >= 0.5:
             return series.loc[inside].groupby(idx[inside])["mb"].max().to_numpy()
-    bins = np.linspace(t.min(), t.max(), MEMORY_FALLBACK_WINDOWS + 1)
+    # cast: numpy's overloads of linspace give no single result for an array of unknown dtype
+    bins = cast("np.ndarray", np.linspace(t.min(), t.max(), MEMORY_FALLBACK_WINDOWS + 1))
     idx = np.clip(np.searchsorted(bins, t, side="right") - 1, 0, MEMORY_FALLBACK_WINDOWS - 1)
     return series.groupby(idx)["mb"].max().to_numpy()
 

@@ -9,7 +9,7 @@ script recorded counts too, as does the CANN version the reader adds.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from core.symptoms import Emits, Kind, Symptom, SymptomValues
 from core.text import Text, join, say
@@ -59,7 +59,8 @@ def environment_variables(meta_env: dict[str, Any]) -> dict[str, str]:
     found: dict[str, str] = {}
     for key, value in meta_env.items():
         if isinstance(value, dict) and key.strip().lower() in ENV_SECTIONS:
-            found.update({str(k): _text(v) for k, v in value.items() if not isinstance(v, dict | list)})
+            section = cast("dict[object, object]", value)  # a JSON object: isinstance leaves its types open
+            found.update({str(k): _text(v) for k, v in section.items() if not isinstance(v, dict | list)})
         elif _env_name(key) and not isinstance(value, dict | list):
             found[key] = _text(value)
         elif key.strip().lower() in EXTRA_KEYS and not isinstance(value, dict | list):

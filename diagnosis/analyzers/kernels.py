@@ -387,7 +387,7 @@ def conv_bn_unfolded(side: Side, role: str) -> list[Symptom]:
     ]
 
 
-def _split_rows(split: pd.DataFrame) -> tuple[dict, ...]:
+def _split_rows(split: pd.DataFrame) -> tuple[dict[str, object], ...]:
     return rows(
         split.reset_index(names="operator").sort_values("us_per_step", ascending=False),
         ["operator", "op_type", "us_per_step", "launches_per_step"],
@@ -421,7 +421,7 @@ def layout_stats(side: Side) -> tuple[float, float, float]:
     return (layout_us / total if total > 0 else 0.0), float(mask.sum()) / steps, layout_us / steps / 1000
 
 
-def _layout_evidence(side: Side) -> tuple[dict, ...]:
+def _layout_evidence(side: Side) -> tuple[dict[str, object], ...]:
     ops = _ops(side)
     names = ops["operator"].astype(str).str.rsplit("/", n=1).str[-1]
     mask = _types(ops).isin(LAYOUT_TYPES) | names.str.match(LAYOUT_NAME)
@@ -928,9 +928,11 @@ def _split_symptom(
     )
 
 
-def _position_rows(fused: pd.DataFrame, target: pd.DataFrame, runs: list[list[int]]) -> list[dict]:
+def _position_rows(
+    fused: pd.DataFrame, target: pd.DataFrame, runs: list[list[int]]
+) -> list[dict[str, object]]:
     """One row per position: the baseline's fused kernel and the target's split kernels in its place."""
-    out = []
+    out: list[dict[str, object]] = []
     for position, ((_, kernel), run) in enumerate(zip(fused.iterrows(), runs, strict=True), start=1):
         split = target.loc[run]
         out.append(

@@ -133,7 +133,7 @@ def data_pipeline_wait(side: Side, role: str) -> list[Symptom]:
     wait_share = wait[1] if wait else None
     if (empty or 0.0) <= EMPTY_QUEUE_SHARE and (wait_share or 0.0) <= WAIT_SHARE:
         return []
-    parts = []
+    parts: list[str] = []
     if queue:
         parts.append(say("pipeline.queue", op_type=queue[1]["op_type"], empty=empty))
     if wait:
@@ -152,7 +152,7 @@ def data_pipeline_wait(side: Side, role: str) -> list[Symptom]:
     ]
 
 
-def _pipeline_evidence(side: Side) -> tuple[dict, ...]:
+def _pipeline_evidence(side: Side) -> tuple[dict[str, object], ...]:
     minddata = side.run.pipeline
     if minddata.empty:
         return ()

@@ -213,7 +213,7 @@ def cast_heavy(side: Side, role: str) -> list[Symptom]:
     ]
 
 
-def _cast_evidence(side: Side, cast_keys: np.ndarray) -> tuple[dict, ...]:
+def _cast_evidence(side: Side, cast_keys: np.ndarray) -> tuple[dict[str, object], ...]:
     """The Cast operators (the operator keys of the Cast kernels), slowest first."""
     keys = pd.Index(pd.unique(cast_keys)).astype(str)
     ops = side.ops.loc[side.ops.index.isin(keys)]

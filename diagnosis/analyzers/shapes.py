@@ -119,7 +119,7 @@ def dynamic_shapes(side: Side, role: str) -> list[Symptom]:
     if max_distinct < DISTINCT_SHAPES and not recompiles:
         return []
     dynamic_share = dynamic_kernel_share(side)
-    parts = []
+    parts: list[str] = []
     if max_distinct >= DISTINCT_SHAPES:
         parts.append(say("dynamic-shapes.distinct", n=max_distinct))
     if recompiles:
@@ -185,7 +185,7 @@ def _shaped_launches(k: pd.DataFrame) -> _ShapedLaunches | None:
 def step_gaps(side: Side) -> pd.DataFrame:
     """Per step: first launch, last end, and the host gap before it (where a recompile shows on CPU)."""
     k = side.kernels
-    step = k["step"].to_numpy(dtype="float64", na_value=np.nan)
+    step: np.ndarray = k["step"].to_numpy(dtype="float64", na_value=np.nan)
     known = ~np.isnan(step)
     start = k["start_us"].to_numpy(dtype="float64", na_value=np.nan)[known]
     end = start + k["duration_us"].to_numpy(dtype="float64", na_value=np.nan)[known]

@@ -254,7 +254,8 @@ def step_time_gap(c: Comparison) -> list[Symptom]:
         return []
     b_ms, t_ms = _gap_ms(c, basis)
     ratio = t_ms / max(b_ms, 1e-9)
-    per_sample = ratio * c.baseline.batch / c.target.batch if c.per_sample else None  # type: ignore[operator]
+    batches = c.batches
+    per_sample = ratio * batches[0] / batches[1] if batches else None
     values = StepTimeGap(
         baseline_ms_per_step=rnd(b_ms),
         target_ms_per_step=rnd(t_ms),
@@ -420,7 +421,7 @@ def step_drift(side: Side, role: str) -> list[Symptom]:
     steps = _one_phase(side, _durations(side))
     if len(steps) < DRIFT_MIN_STEPS:
         return []
-    d = steps["duration_us"].to_numpy(dtype="float64")
+    d: np.ndarray = steps["duration_us"].to_numpy(dtype="float64")
     third = max(len(d) // 3, 2)
     early, late = d[:third], d[-third:]
     first, last = float(np.median(early)), float(np.median(late))
@@ -659,7 +660,8 @@ def step_elements(side: Side) -> pd.Series:
         return pd.Series(dtype="float64")
     shapes = k["input_shapes"].astype("string").fillna("")
     sizes = {s: _elements(s) for s in pd.unique(shapes)}
-    return shapes.map(sizes).astype("float64").groupby(k["step"].to_numpy()).sum()
+    step: np.ndarray = k["step"].to_numpy()
+    return shapes.map(sizes).astype("float64").groupby(step).sum()
 
 
 def _elements(shapes: str) -> float:
@@ -840,7 +842,7 @@ def phase_rows(c: Comparison) -> list[dict[str, Any]] | None:
     matched = pair_phases(c)
     if matched is None:
         return None
-    rows = []
+    rows: list[dict[str, Any]] = []
     for phase, (b_steps, t_steps) in matched.items():
         b = _step_walls(c.baseline, b_steps).to_numpy(dtype="float64")
         t = _step_walls(c.target, t_steps).to_numpy(dtype="float64")
@@ -917,7 +919,7 @@ def _phase_symptom(
     by = {r["phase"]: r for r in rows if r["ratio"] is not None}
     mixed = float(t_all.mean() / max(b_all.mean(), 1e-9))
     mix = matched_ratio(rows) or 1.0
-    values = {
+    values: dict[str, Any] = {  # the fields of PhaseStepGap, named per phase and role
         **{
             f"{role}_{p}_steps": counts.get(f"{role}_{p}_steps", 0)
             for role in ("baseline", "target")
@@ -972,7 +974,8 @@ def headline_timing(c: Comparison) -> dict[str, Any]:
     sampler = step_wall_samples if measure == "wall" else step_forward_samples
     b, t = sampler(c.baseline), sampler(c.target)
     b_ms, t_ms = float(np.median(b)) / 1000, float(np.median(t)) / 1000
-    bs, ts = (b / c.baseline.batch, t / c.target.batch) if c.per_sample else (b, t)  # type: ignore[operator]
+    batches = c.batches
+    bs, ts = (b / batches[0], t / batches[1]) if batches else (b, t)
     ratio = float(np.median(ts) / max(float(np.median(bs)), 1e-9))
     beyond = None
     if b.size >= 3 and t.size >= 3:
