@@ -14,6 +14,9 @@ import pyarrow.compute as pc
 Column: TypeAlias = "pa.ChunkedArray[Any]"
 StringColumn: TypeAlias = "pa.ChunkedArray[pa.StringScalar]"
 Int32Column: TypeAlias = "pa.ChunkedArray[pa.Int32Scalar]"
+# An array or chunked column of any element type, and the named columns a table is built from.
+AnyArray: TypeAlias = "pa.Array[Any] | Column"
+NamedColumns: TypeAlias = "dict[str, AnyArray]"
 
 
 def index_in(values: Column, value_set: Column) -> Int32Column:
