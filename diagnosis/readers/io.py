@@ -437,6 +437,9 @@ def json_depth_problem(text: str, limit: int = MAX_JSON_DEPTH) -> str | None:
 _JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 
 
+JsonObject = dict[str, Any]  # a parsed JSON object: string keys, values of any JSON type (checked where read)
+
+
 def load_json(path: Path, expected: str = "a JSON document", duplicates: list[str] | None = None) -> Any:
     """Parse a (small) JSON file; empty, non-UTF-8, invalid, too deeply nested or over-long numbers
     raise InputError. Keys given twice in one object are appended to `duplicates` (the last value wins,
