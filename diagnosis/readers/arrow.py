@@ -5,7 +5,7 @@ reader."""
 
 from __future__ import annotations
 
-from typing import Any, TypeAlias, cast
+from typing import Any, Literal, TypeAlias, cast
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -17,6 +17,13 @@ Int32Column: TypeAlias = "pa.ChunkedArray[pa.Int32Scalar]"
 # An array or chunked column of any element type, and the named columns a table is built from.
 AnyArray: TypeAlias = "pa.Array[Any] | Column"
 NamedColumns: TypeAlias = "dict[str, AnyArray]"
+
+
+def sorted_by(
+    table: pa.Table, sorting: str | list[tuple[str, Literal["ascending", "descending"]]]
+) -> pa.Table:
+    """table.sort_by(sorting), a stable sort (the stub leaves sort_by's keyword arguments untyped)."""
+    return table.sort_by(sorting)  # pyright: ignore[reportUnknownMemberType]  # pyarrow-stubs: untyped **kwargs
 
 
 def index_in(values: Column, value_set: Column) -> Int32Column:
