@@ -438,6 +438,8 @@ _JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 
 
 JsonObject = dict[str, Any]  # a parsed JSON object: string keys, values of any JSON type (checked where read)
+# Any parsed JSON value: a local declared so narrows to JsonObject by isinstance at no run-time cost
+JsonValue = JsonObject | list[Any] | str | int | float | bool | None
 
 
 def load_json(path: Path, expected: str = "a JSON document", duplicates: list[str] | None = None) -> Any:

@@ -38,7 +38,7 @@ from diagnosis.readers import Candidate, catalog
 from diagnosis.readers.ascend import kernel_limitations, kernels_from_trace
 from diagnosis.readers.cann_msprof import CANN, devices_of, op_summaries, prof_folders
 from diagnosis.readers.discover import classify
-from diagnosis.readers.io import JsonObject, check_file, display, load_json
+from diagnosis.readers.io import JsonObject, JsonValue, check_file, display, load_json
 from diagnosis.readers.steps import step_ids
 from diagnosis.readers.tables import run_tables
 from diagnosis.readers.trace import (
@@ -197,7 +197,8 @@ def _iteration(path: Path) -> tuple[pd.DataFrame, dict[str, float], pd.DataFrame
         if span is None:
             continue
         process = processes.get(event.get("pid"))
-        args = cast(JsonObject, a) if isinstance(a := event.get("args"), dict) else {}
+        a: JsonValue = event.get("args")
+        args = a if isinstance(a, dict) else {}
         if event.get("cat") == ITERATION and "Iteration ID" in args:
             step = {"step": float(args["Iteration ID"]), "start_us": span[0], "duration_us": span[1]}
         elif process == HARDWARE and COMPUTE_TASK.match(str(args.get("Task Type", ""))):

@@ -24,7 +24,15 @@ import pandas as pd
 
 from core.errors import InputError
 from core.text import Text, say
-from diagnosis.readers.io import JsonObject, budget, check_file, display, require_regular, rows_error
+from diagnosis.readers.io import (
+    JsonObject,
+    JsonValue,
+    budget,
+    check_file,
+    display,
+    require_regular,
+    rows_error,
+)
 
 TEXT_CHUNK = 1 << 22  # characters decoded per read in iter_events
 SCAN_REGION = 1 << 23  # bytes per find() call (the GIL is held during each) and per page release
@@ -331,7 +339,8 @@ def step_spans(spans: dict[int, list[float]]) -> pd.DataFrame:
 
 def add_freq(ts: list[float], mhz: list[float], event: dict[str, Any]) -> None:
     """Append one counter sample: `args.MHz` (or the counter's only value) at `ts`."""
-    args = cast(JsonObject, a) if isinstance(a := event.get("args"), dict) else {}
+    a: JsonValue = event.get("args")
+    args = a if isinstance(a, dict) else {}
     value = args.get("MHz", next(iter(args.values())) if len(args) == 1 else None)
     try:
         sample = (float(event["ts"]), float(value))  # pyright: ignore[reportArgumentType]  # None: TypeError, caught
@@ -417,7 +426,8 @@ def _add_x(cols: dict[str, list[Any]], event: dict[str, Any]) -> None:
         dur = float(event.get("dur", 0) or 0)
     except (KeyError, TypeError, ValueError):
         return
-    args = cast(JsonObject, a) if isinstance(a := event.get("args"), dict) else {}
+    a: JsonValue = event.get("args")
+    args = a if isinstance(a, dict) else {}
     cols["pid"].append(event.get("pid"))
     cols["name"].append(str(event.get("name", "")))
     cols["ts"].append(ts)
