@@ -296,7 +296,8 @@ def _op_totals(apo: Path) -> tuple[dict[str, float], int]:
     table = read_csv(apo / catalog.KERNEL_DETAILS, QUICK_COLUMNS, required=("duration_us",))
     dur = table.column("duration_us").to_numpy(zero_copy_only=False).astype("float64")
     names = table.column("op_type") if "op_type" in table.column_names else table.column("name")
-    totals = pd.Series(np.nan_to_num(dur)).groupby(names.fill_null("").to_numpy(zero_copy_only=False)).sum()
+    keys = names.fill_null("").to_numpy(zero_copy_only=False)  # pyright: ignore[reportArgumentType]  # pyarrow-stubs: fill_null takes a Python value too
+    totals = pd.Series(np.nan_to_num(dur)).groupby(keys).sum()
     return {str(k): float(v) for k, v in totals.items()}, len(dur)
 
 
