@@ -110,12 +110,13 @@ def duration_scale(launches: pa.Table, detail: pa.Table | None, default: float) 
     detail file's totals; `default` when the two files share no operator."""
     if detail is None or "total_us" not in detail.column_names:
         return default
-    # pandas-stubs: a pyarrow column is array-like to pandas (through __array__), the stubs do not say so
-    launched = pd.DataFrame({"name": launches.column("name"), "d": launches.column("duration")})  # pyright: ignore[reportArgumentType]
+    launched = pd.DataFrame(
+        {"name": launches.column("name"), "d": launches.column("duration")}  # pyright: ignore[reportArgumentType]  # pandas-stubs: a pyarrow column is array-like (__array__)
+    )
     sums = launched.groupby("name")["d"]
     totals = pd.Series(
         detail.column("total_us").to_numpy(zero_copy_only=False),
-        index=detail.column("full_op_name"),  # pyright: ignore[reportArgumentType, reportCallIssue]  # array-like, as above
+        index=detail.column("full_op_name"),  # pyright: ignore[reportArgumentType, reportCallIssue]  # pandas-stubs: a pyarrow column is array-like
     )
     raw = sums.sum()
     common = raw.index.intersection(totals.index)
