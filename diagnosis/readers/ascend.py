@@ -9,10 +9,11 @@ missing (its "Ascend Hardware" events are then the kernels).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -32,10 +33,21 @@ from core.model import (
 )
 from core.text import say
 from diagnosis.readers import Candidate, catalog
+from diagnosis.readers.arrow import AnyArray, Column, NamedColumns, sorted_by
 from diagnosis.readers.catalog import APO
 from diagnosis.readers.communication import communication_summary, matrix_table
 from diagnosis.readers.discover import discover
-from diagnosis.readers.io import Col, display, load_json, read_csv, read_header, read_table, resolve, to_frame
+from diagnosis.readers.io import (
+    Col,
+    JsonObject,
+    display,
+    load_json,
+    read_csv,
+    read_header,
+    read_table,
+    resolve,
+    to_frame,
+)
 from diagnosis.readers.profiler_info import InfoRecord, duplicate_key_limitations, read_profiler_info
 from diagnosis.readers.steps import (
     assign_steps,
@@ -165,7 +177,7 @@ def read_metadata(root: Path, out: Output) -> dict[str, Any]:
         return {}
     out.files.append(path)
     out.limitations.extend(duplicate_key_limitations(path, list(dict.fromkeys(duplicates)), "extras"))
-    return data if isinstance(data, dict) else {"metadata": data}
+    return cast(JsonObject, data) if isinstance(data, dict) else {"metadata": data}
 
 
 def build_meta(
@@ -227,9 +239,9 @@ class Output:
     kernels: pd.DataFrame
     steps: pd.DataFrame
     kd_columns: frozenset[str]  # canonical kernel columns kernel_details.csv had (empty: kernels from trace)
-    extras: dict[str, pd.DataFrame] = field(default_factory=dict)  # optional tables as written, by key
-    limitations: list[Limitation] = field(default_factory=list)
-    files: list[Path] = field(default_factory=list)
+    extras: dict[str, pd.DataFrame] = field(default_factory=dict[str, pd.DataFrame])  # optional tables
+    limitations: list[Limitation] = field(default_factory=list[Limitation])
+    files: list[Path] = field(default_factory=list[Path])
     frequency: pd.DataFrame | None = None  # AI Core Freq samples of the trace (ts_us, mhz)
 
     def to_run(self, meta: RunMeta) -> Run:
@@ -383,7 +395,7 @@ def _attach_extras(out: Output, apo: Path, rank: int | None, markers: Markers) -
     out.frequency = markers.freq
 
 
-def _try_extra(out: Output, key: str, path: Path, reader: Any) -> None:
+def _try_extra(out: Output, key: str, path: Path, reader: Callable[[Path], pd.DataFrame]) -> None:
     if not path.is_file():
         return
     try:
@@ -411,11 +423,11 @@ def read_kernel_details(path: Path) -> tuple[pd.DataFrame, frozenset[str]]:
     if "op_type" not in table.column_names or table.column("op_type").null_count:
         derived = map_unique(names, op_type_of_kernel)
         current = table.column("op_type") if "op_type" in table.column_names else derived
-        table = _with(table, "op_type", pc.coalesce(current, derived))  # pyright: ignore[reportAttributeAccessIssue]  # pyarrow.compute's kernels are generated at import
+        table = _with(table, "op_type", pc.coalesce(current, derived))
     return conform_kernels(to_frame(complete(table))), present
 
 
-def _with(table: pa.Table, name: str, column: pa.ChunkedArray) -> pa.Table:
+def _with(table: pa.Table, name: str, column: Column) -> pa.Table:
     if name in table.column_names:
         return table.set_column(table.column_names.index(name), name, column)
     return table.append_column(name, column)
@@ -427,7 +439,8 @@ _ARROW_TYPES = {"string[pyarrow]": pa.string(), "int64[pyarrow]": pa.int64(), "d
 def complete(table: pa.Table) -> pa.Table:
     """Schema columns first (absent ones as typed nulls), then the counters, so conform has nothing to do."""
     n = table.num_rows
-    columns, names = [], []
+    columns: list[AnyArray] = []
+    names: list[str] = []
     for name, dtype in KERNEL_SCHEMA.items():
         columns.append(table.column(name) if name in table.column_names else pa.nulls(n, _ARROW_TYPES[dtype]))
         names.append(name)
@@ -449,17 +462,15 @@ def kernels_from_trace(timeline: DeviceTimeline, path: Path) -> pd.DataFrame:
         )
     names = pa.array(events["name"].astype(str).to_list(), type=pa.string())
     core = pa.array([None if c is None else str(c) for c in events["core"]], type=pa.string())
-    table = pa.table(
-        {
-            "name": names,
-            "op_type": map_unique(names, op_type_of_kernel),
-            "scope": map_unique(names, scope_of),
-            "start_us": pa.array(events["start_us"].to_numpy(dtype="float64")),
-            "duration_us": pa.array(events["duration_us"].to_numpy(dtype="float64")),
-            "core": core,
-        }
-    )
-    table = normalise_columns(table).sort_by([("start_us", "ascending")])
+    named: NamedColumns = {
+        "name": names,
+        "op_type": map_unique(names, op_type_of_kernel),
+        "scope": map_unique(names, scope_of),
+        "start_us": pa.array(events["start_us"].to_numpy(dtype="float64")),
+        "duration_us": pa.array(events["duration_us"].to_numpy(dtype="float64")),
+        "core": core,
+    }
+    table = sorted_by(normalise_columns(pa.Table.from_pydict(named)), [("start_us", "ascending")])
     return conform_kernels(to_frame(complete(table)))
 
 
@@ -481,7 +492,7 @@ def kernel_limitations(
 ) -> list[Limitation]:
     """What the kernel table (`table`, as the user's files name it) cannot answer: Level0 columns,
     OP State, counters, framework scopes."""
-    lims = []
+    lims: list[Limitation] = []
     for topic, (col, header) in LEVEL1_GROUPS.items():
         if col not in kd_columns:
             lims.append(Limitation(topic, _level_reason(header, kd_columns, level, table), tool.level1))

@@ -21,9 +21,10 @@ import io
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -40,6 +41,7 @@ from core.model import (
 )
 from core.text import say
 from diagnosis.readers import Candidate, catalog
+from diagnosis.readers.arrow import Column, NamedColumns, sorted_by
 from diagnosis.readers.ascend import (
     MINDSPORE,
     Output,
@@ -55,6 +57,8 @@ from diagnosis.readers.catalog import of_rank
 from diagnosis.readers.discover import discover
 from diagnosis.readers.io import (
     Col,
+    JsonObject,
+    arrow_frame,
     display,
     read_csv,
     read_header,
@@ -178,15 +182,14 @@ def read_timeline(path: Path) -> pa.Table:
     else:
         table = read_csv(path, _TIMELINE_COLS, required=("name", "start", "duration"))
     scale = _unit_scale(header, "start_time")
-    start_us = pc.multiply(table.column("start"), scale)  # pyright: ignore[reportAttributeAccessIssue]  # pyarrow.compute's kernels are generated at import
+    start_us = pc.multiply(table.column("start"), scale)
     _refuse_overflowing_starts(path, table.column("start"), start_us, scale)
-    return pa.table(
-        {
-            "name": table.column("name"),
-            "start_us": start_us,
-            "duration_us": pc.multiply(table.column("duration"), _unit_scale(header, "duration")),  # pyright: ignore[reportAttributeAccessIssue]  # pyarrow.compute's kernels are generated at import
-        }
-    )
+    columns: NamedColumns = {
+        "name": table.column("name"),
+        "start_us": start_us,
+        "duration_us": pc.multiply(table.column("duration"), _unit_scale(header, "duration")),
+    }
+    return pa.Table.from_pydict(columns)
 
 
 def _read_spaced(path: Path) -> tuple[pa.Table, list[str]]:
@@ -212,9 +215,7 @@ def _read_spaced(path: Path) -> tuple[pa.Table, list[str]]:
     return table, header
 
 
-def _refuse_overflowing_starts(
-    path: Path, raw: pa.ChunkedArray, start_us: pa.ChunkedArray, scale: float
-) -> None:
+def _refuse_overflowing_starts(path: Path, raw: Column, start_us: Column, scale: float) -> None:
     """A file whose every start is finite as written but infinite once in µs (1e308 ms) is an InputError
     saying so, not 'every value is infinite'; when only some overflow, ingest drops them with a warning."""
     written = raw.to_numpy().astype("float64")
@@ -246,17 +247,21 @@ _DETAIL_COLS = (
 def read_aicore_detail(path: Path) -> pa.Table:
     """Per-op averages (ms) -> one row per launch with the average duration and no start time."""
     table = read_csv(path, _DETAIL_COLS, required=("name", "avg_ms"))
-    counts = table.column("count").fill_null(1).to_numpy() if "count" in table.column_names else None
+    counts = (
+        table.column("count").fill_null(1).to_numpy()  # pyright: ignore[reportArgumentType]  # pyarrow-stubs: fill_null takes a Python value too
+        if "count" in table.column_names
+        else None
+    )
     counts = np.ones(table.num_rows, dtype="int64") if counts is None else counts.clip(min=1)
-    rows = table.take(pa.array(np.repeat(np.arange(table.num_rows), counts)))
-    columns = {
+    rows = table.take(pa.array(np.repeat(np.arange(table.num_rows), counts), type=pa.int64()))
+    columns: NamedColumns = {
         "name": rows.column("name"),
         "start_us": pa.nulls(rows.num_rows, pa.float64()),
-        "duration_us": pc.multiply(rows.column("avg_ms"), 1000.0),  # pyright: ignore[reportAttributeAccessIssue]  # pyarrow.compute's kernels are generated at import
+        "duration_us": pc.multiply(rows.column("avg_ms"), 1000.0),
     }
     if "core" in rows.column_names:
         columns["core"] = rows.column("core")
-    return pa.table(columns)
+    return pa.Table.from_pydict(columns)
 
 
 _FRAMEWORK_COLS = (
@@ -303,9 +308,9 @@ def read_framework_raw(path: Path) -> pa.Table:
     """framework_raw: one row per op (its first task): type, block dim, core, tensor dtypes/formats/shapes."""
     table = read_csv(path, _framework_cols(path), required=("full_op_name", "op_type"))
     _, first = np.unique(table.column("full_op_name").to_numpy(zero_copy_only=False), return_index=True)
-    table = table.take(pa.array(np.sort(first)))
+    table = table.take(pa.array(np.sort(first), type=pa.int64()))
     infos = [_op_info(text, path) for text in _column_or_nulls(table, "op_info").to_pylist()]
-    columns = {
+    columns: NamedColumns = {
         name: table.column(name)
         for name in ("full_op_name", "op_name", "op_type", "block_dim")
         if name in table.column_names
@@ -316,10 +321,10 @@ def read_framework_raw(path: Path) -> pa.Table:
         columns["core"] = pa.array(
             [_core_of_kernel_type(v) for v in table.column("kernel_type").to_pylist()], pa.string()
         )
-    return pa.table(columns)
+    return pa.Table.from_pydict(columns)
 
 
-def _column_or_nulls(table: pa.Table, name: str) -> pa.ChunkedArray:
+def _column_or_nulls(table: pa.Table, name: str) -> Column:
     if name in table.column_names:
         return table.column(name)
     return pa.chunked_array([pa.nulls(table.num_rows, pa.string())])
@@ -344,9 +349,14 @@ def _op_info(text: Any, path: Path) -> dict[str, str]:
         ) from None
     if not isinstance(info, dict):
         return {}
-    out = {}
+    tensors_of = cast(JsonObject, info)
+    out: dict[str, str] = {}
     for side in ("input", "output"):
-        tensors = [_tensor(info[k]) for k in sorted(info, key=_tensor_index) if k.lower().startswith(side)]
+        tensors = [
+            _tensor(tensors_of[k])
+            for k in sorted(tensors_of, key=_tensor_index)
+            if k.lower().startswith(side)
+        ]
         if tensors:
             out[f"{side}_dtypes"] = ";".join(t[0] for t in tensors)
             out[f"{side}_formats"] = ";".join(t[1] for t in tensors)
@@ -362,11 +372,16 @@ def _tensor_index(key: str) -> int:
 def _tensor(entry: Any) -> tuple[str, str, str]:
     if not isinstance(entry, dict):
         return "UNDEFINED", "", ""
-    shape = entry.get("shape", "")
-    dims = ",".join(str(d) for d in shape) if isinstance(shape, list) else str(shape).strip('[]" ')
+    tensor = cast(JsonObject, entry)
+    shape = tensor.get("shape", "")
+    dims = (
+        ",".join(str(d) for d in cast(list[Any], shape))
+        if isinstance(shape, list)
+        else str(shape).strip('[]" ')
+    )
     return (
-        canonical_dtype(str(entry.get("data_type", "UNDEFINED"))),
-        canonical_format(str(entry.get("format", ""))),
+        canonical_dtype(str(tensor.get("data_type", "UNDEFINED"))),
+        canonical_format(str(tensor.get("format", ""))),
         dims.replace(" ", ""),
     )
 
@@ -379,22 +394,25 @@ def join_ops(launches: pa.Table, ops: pa.Table | None) -> pd.DataFrame:
         short = map_unique(table.column("name"), lambda n: n.rsplit("/", 1)[-1])
         if "op_name" in ops.column_names:
             table = _join_by(table, ops, "op_name", short)
-    table = table.sort_by("_row").drop_columns(["_row"])
+    table = sorted_by(table, "_row").drop_columns(["_row"])
     table = table.append_column("scope", map_unique(table.column("name"), scope_of))
     return conform_kernels(to_frame(complete(normalise_columns(table))))
 
 
-def _join_by(table: pa.Table, ops: pa.Table, key: str, values: pa.ChunkedArray) -> pa.Table:
+def _join_by(table: pa.Table, ops: pa.Table, key: str, values: Column) -> pa.Table:
     """Left-join `ops` on `values` == ops[key], filling only columns that are still null."""
     right_cols = [c for c in ops.column_names if c not in ("full_op_name", "op_name")]
     right = ops.select([key, *right_cols]).rename_columns(["_key", *[f"_r_{c}" for c in right_cols]])
     right = right.take(
-        pa.array(np.unique(right.column("_key").to_numpy(zero_copy_only=False), return_index=True)[1])
+        pa.array(
+            np.unique(right.column("_key").to_numpy(zero_copy_only=False), return_index=True)[1],
+            type=pa.int64(),
+        )
     )
     joined = table.append_column("_key", values).join(right, "_key", join_type="left outer")
     for col in right_cols:
         incoming = joined.column(f"_r_{col}")
-        merged = pc.coalesce(joined.column(col), incoming) if col in joined.column_names else incoming  # pyright: ignore[reportAttributeAccessIssue]  # pyarrow.compute's kernels are generated at import
+        merged = pc.coalesce(joined.column(col), incoming) if col in joined.column_names else incoming
         joined = joined.drop_columns([f"_r_{col}"])
         if col in joined.column_names:
             joined = joined.set_column(joined.column_names.index(col), col, merged)
@@ -422,7 +440,7 @@ def read_step_trace_raw(path: Path, files: list[Path]) -> pd.DataFrame:
         return no_steps()
     table = read_csv(path, _STEP_COLS, required=("step", "start", "total"), nulls=["N/A", "", "-"])
     files.append(path)
-    frame = table.to_pandas()
+    frame = arrow_frame(table)
     # Step numbers must be whole and finite (the average row's `-` and damaged cells are dropped).
     number = pd.to_numeric(frame["step"], errors="coerce").astype("float64")
     frame = frame[np.isfinite(number) & (number.abs() < 2**53) & (number == np.floor(number))]
@@ -446,9 +464,11 @@ def steps_onto_kernels(kernels: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFra
     """Give kernels step ids when their start times fall inside the step spans (same clock)."""
     if steps.empty or kernels["start_us"].isna().all():
         return kernels
-    starts = kernels["start_us"].to_numpy(dtype="float64", na_value=np.nan)
-    first = float(steps["start_us"].min())
-    last = float((steps["start_us"] + steps["duration_us"]).max())
+    starts: npt.NDArray[np.float64] = kernels["start_us"].to_numpy(dtype="float64", na_value=np.nan)
+    begins: pd.Series[float] = steps["start_us"]
+    ends: pd.Series[float] = begins + steps["duration_us"]
+    first = float(begins.min())
+    last = float(ends.max())
     inside = np.mean((starts >= first) & (starts <= last))
     if not inside >= 0.5:  # another clock: leave steps unknown rather than guess
         return kernels
@@ -489,7 +509,7 @@ def legacy_config_limitations(info: InfoRecord | None, path: Path | None) -> lis
 
 def legacy_kernel_limitations(kernels: pd.DataFrame) -> list[Limitation]:
     """Dtype/shape/format gaps of a legacy kernel table, plus the always-missing OP State and counters."""
-    lims = []
+    lims: list[Limitation] = []
     for topic, col in (("dtypes", "input_dtypes"), ("shapes", "input_shapes"), ("formats", "input_formats")):
         if kernels[col].isna().all():
             lims.append(
@@ -525,7 +545,7 @@ def legacy_extras(
     patterns: dict[str, str] = catalog.LEGACY_TABLES,
 ) -> dict[str, Any]:
     """Optional per-rank tables of a legacy folder; unreadable ones become limitations, not failures."""
-    extras = {}
+    extras: dict[str, Any] = {}
     for key, pattern in patterns.items():
         path = folder / of_rank(pattern, rank)
         if not path.is_file():

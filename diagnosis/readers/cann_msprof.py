@@ -26,8 +26,10 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import cast
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 import pyarrow as pa
 
@@ -37,7 +39,17 @@ from core.text import say
 from diagnosis.readers import Candidate, catalog
 from diagnosis.readers.ascend import Tool, kernel_limitations, read_kernel_details
 from diagnosis.readers.discover import classify
-from diagnosis.readers.io import Col, display, load_json, read_csv, read_header, read_table, resolve
+from diagnosis.readers.io import (
+    Col,
+    JsonObject,
+    arrow_frame,
+    display,
+    load_json,
+    read_csv,
+    read_header,
+    read_table,
+    resolve,
+)
 from diagnosis.readers.steps import assign_steps, union_lengths
 from diagnosis.readers.traits import amp_of, infer_execution_mode, name_pairs, phase_of
 
@@ -173,7 +185,8 @@ def _kernels(summaries: list[Path], rank: int | None) -> tuple[pd.DataFrame, fro
     kernels = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
     if len(frames) > 1:
         kernels = kernels.sort_values("start_us", kind="stable").reset_index(drop=True)
-    return kernels, frozenset.intersection(*(frozenset(columns) for _, columns in parts))
+    read = [frozenset(columns) for _, columns in parts]
+    return kernels, read[0].intersection(*read[1:])
 
 
 def _of_device(frame: pd.DataFrame, path: Path, rank: int) -> pd.DataFrame:
@@ -184,7 +197,8 @@ def _of_device(frame: pd.DataFrame, path: Path, rank: int) -> pd.DataFrame:
     ids = read_csv(path, column).column("device").to_numpy(zero_copy_only=False)
     if len(ids) != len(frame) or len(set(ids.tolist())) <= 1:
         return frame
-    return frame.loc[ids == rank].reset_index(drop=True)
+    mine: npt.NDArray[np.bool_] = ids == rank
+    return frame.loc[mine].reset_index(drop=True)
 
 
 def read_sample(prof: Path, rank: int | None) -> tuple[ProfilerConfig, Path | None]:
@@ -196,9 +210,10 @@ def read_sample(prof: Path, rank: int | None) -> tuple[ProfilerConfig, Path | No
     record = load_json(path, expected=say("msprof.sample-object"))
     if not isinstance(record, dict):
         raise InputError(say("json.not-object-is"), path=display(path), expected=say("msprof.sample-object"))
-    level = _LEVELS.get(str(record.get("prof_level") or record.get("taskTime") or "").lower())
-    metrics = record.get("ai_core_metrics")
-    return ProfilerConfig(level=level, aic_metrics=str(metrics) if metrics else None, raw=dict(record)), path
+    sample = cast(JsonObject, record)
+    level = _LEVELS.get(str(sample.get("prof_level") or sample.get("taskTime") or "").lower())
+    metrics = sample.get("ai_core_metrics")
+    return ProfilerConfig(level=level, aic_metrics=str(metrics) if metrics else None, raw=dict(sample)), path
 
 
 def _steps(
@@ -218,7 +233,7 @@ def _steps(
         return conform_steps(pd.DataFrame())
     table = read_csv(traces[0], STEP_TRACE_COLUMNS, required=("step", "end_us", "duration_us"))
     files.append(traces[0])
-    frame = table.to_pandas()
+    frame = arrow_frame(table)
     if rank is not None and "device" in frame and frame["device"].nunique() > 1:
         frame = frame[frame["device"] == rank]
     frame = (

@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 import pyarrow as pa
 import pyarrow.csv as pacsv
@@ -32,7 +33,7 @@ from core.model import (
 from core.text import say
 from diagnosis.readers import Candidate, catalog
 from diagnosis.readers.catalog import of_rank
-from diagnosis.readers.io import arrow_block_problem, budget, check_file, rows_error
+from diagnosis.readers.io import arrow_block_problem, arrow_frame, budget, check_file, rows_error
 from diagnosis.readers.tables import memory_of_host_record
 from diagnosis.readers.traits import amp_markers, infer_execution_mode, infer_phase
 
@@ -45,7 +46,7 @@ DETAIL_COLUMNS = ("op_type", "full_op_name", "op_occurrences")
 
 def candidates(folder: Path) -> list[Candidate]:
     """Run roots holding ``FRAMEWORK/cpu_op_detail_info_<r>.csv`` but no Ascend kernel tables."""
-    found = []
+    found: list[Candidate] = []
     for detail in _walk_details(folder, _MAX_DEPTH):
         framework = detail.parent
         root = framework.parent
@@ -57,7 +58,7 @@ def candidates(folder: Path) -> list[Candidate]:
 
 
 def _walk_details(folder: Path, depth: int) -> list[Path]:
-    hits = []
+    hits: list[Path] = []
     framework = folder / catalog.FRAMEWORK
     if framework.is_dir():
         hits += [p for p in sorted(framework.iterdir()) if _DETAIL_RE.match(p.name) and p.is_file()]
@@ -98,7 +99,7 @@ def read(candidate: Candidate) -> Run:
     )
     record = framework / of_rank(catalog.CPU_MEMORY, rank)
     memory = (
-        memory_of_host_record(_read_csv(record).to_pandas())
+        memory_of_host_record(arrow_frame(_read_csv(record)))
         if record.is_file()
         else empty_table(MEMORY_SCHEMA)
     )
@@ -129,14 +130,14 @@ def _read_detail(path: Path) -> pd.DataFrame:
     if table.num_rows == 0:
         raise InputError(say("reader.header-only"), path=path.name, expected=say("reader.row-per-op"))
     for name in ("op_type", "full_op_name"):
-        if pa.types.is_binary(table.schema.field(name).type):
+        if pa.types.is_binary(table.column(name).type):
             raise InputError(
                 say("reader.column-not-utf8", column=name), path=path.name, expected=say("io.utf8-text")
             )
     keep = [
         c for c in table.column_names if c in DETAIL_COLUMNS or c.startswith(("op_total", "compute_time"))
     ]
-    return table.select(keep).to_pandas(types_mapper=pd.ArrowDtype)
+    return arrow_frame(table.select(keep), pd.ArrowDtype)
 
 
 def _read_csv(path: Path) -> pa.Table:
@@ -165,7 +166,9 @@ def _read_timestamps(path: Path, detail: pd.DataFrame) -> pd.DataFrame:
             say("reader.file-missing"), path=path.name, expected="FRAMEWORK/cpu_op_execute_timestamp_<r>.txt"
         )
     text = _read_text(path)
-    names, counts, chunks = [], [], []
+    names: list[str] = []
+    counts: list[int] = []
+    chunks: list[str] = []
     limit, total = budget("max_profile_rows"), 0  # each launch becomes a kernel row (a line holds many)
     for lineno, line in enumerate(text.splitlines(), 1):
         if not line.strip():
@@ -220,7 +223,7 @@ def _parse_launches(body: str, fname: str) -> pd.DataFrame:
             path=fname,
             expected="<start_ns>,<duration_ms>,0",
         ) from None
-    return table.to_pandas()
+    return arrow_frame(table)
 
 
 def _read_text(path: Path) -> str:
@@ -257,7 +260,7 @@ def attach_shapes(kernels: pd.DataFrame, path: Path) -> pd.DataFrame:
 
 def _shape_text(fields: list[str]) -> str:
     """`input_1:[8, 3, 16, 16]`, `input_6:NoShape` -> `8,3,16,16;` (canonical: ';' between inputs)."""
-    shapes = []
+    shapes: list[str] = []
     for field in fields:
         if ":" not in field:
             continue
@@ -283,13 +286,15 @@ def derive_steps(kernels: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, str
     n_steps = int(counts.mode().min())
     first_start = kernels.groupby(position, sort=False)["start_us"].min()
     anchor = first_start[counts[counts == n_steps].index].idxmin()
-    anchor_starts = np.sort(kernels.loc[position == anchor, "start_us"].to_numpy(dtype="float64"))
-    starts = kernels["start_us"].to_numpy(dtype="float64")
+    anchor_starts: npt.NDArray[np.float64] = np.sort(
+        kernels.loc[position == anchor, "start_us"].to_numpy(dtype="float64")
+    )
+    starts: npt.NDArray[np.float64] = kernels["start_us"].to_numpy(dtype="float64")
     step_idx = np.searchsorted(anchor_starts, starts, side="right") - 1
     # Launches before the first anchor belong to the first step (ops ordered before the anchor).
     step_idx = np.clip(step_idx, 0, None)
     kernels = kernels.copy()
-    kernels["step"] = pd.array(step_idx + 1, dtype="int64[pyarrow]")
+    kernels["step"] = pd.array(step_idx + 1, dtype="int64[pyarrow]")  # pyright: ignore[reportCallIssue, reportArgumentType]  # pandas-stubs omits pyarrow dtype names
     note = "" if bool((counts % n_steps == 0).all()) else "approximate"
     return _step_table(kernels), kernels, note
 

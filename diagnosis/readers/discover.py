@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import replace
@@ -46,7 +46,7 @@ _WALKED: ContextVar[dict[Path, list[Candidate]] | None] = ContextVar("discover_w
 
 
 @contextmanager
-def walk_once() -> Iterator[None]:
+def walk_once() -> Generator[None, None, None]:
     """Within this block a folder is walked once: every reader's `candidates()` asks `discover` for the
     same folder, and a 512-rank job's tree took 0.15 s a walk."""
     token = _WALKED.set({})
@@ -112,7 +112,8 @@ def _listing(folder: Path) -> tuple[set[str], set[str]]:
         entries = list(os.scandir(folder))
     except OSError:
         return set(), set()
-    files, dirs = set(), set()
+    files: set[str] = set()
+    dirs: set[str] = set()
     for entry in entries:
         try:
             if entry.is_file():

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from core.model import Limitation, Run, conform_kernels
@@ -79,12 +80,14 @@ def _steps(path: Path, kernels: pd.DataFrame, files: list[Path]) -> tuple[pd.Dat
     if not path.is_file():
         return no_steps(), kernels
     best, best_hits = no_steps(), -1.0
-    starts = kernels["start_us"].to_numpy(dtype="float64", na_value=np.nan)
+    starts: npt.NDArray[np.float64] = kernels["start_us"].to_numpy(dtype="float64", na_value=np.nan)
     for scale in (SYSCNT_US, NS_US):
         steps = _scaled(read_step_trace_raw(path, []), scale / SYSCNT_US)
         if steps.empty:
             return steps, kernels
-        lo, hi = float(steps["start_us"].min()), float((steps["start_us"] + steps["duration_us"]).max())
+        begins: pd.Series[float] = steps["start_us"]
+        ends: pd.Series[float] = begins + steps["duration_us"]
+        lo, hi = float(begins.min()), float(ends.max())
         hits = float(np.mean((starts >= lo) & (starts <= hi))) if len(steps) else 0.0
         if hits > best_hits:
             best, best_hits = steps, hits

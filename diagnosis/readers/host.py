@@ -15,6 +15,7 @@ import pyarrow.csv as pacsv
 
 from core.errors import InputError
 from core.text import say
+from diagnosis.readers.arrow import NamedColumns
 from diagnosis.readers.io import Col, budget, display, first_line, read_csv, read_text, rows_error
 
 OP_DETAIL_COLS = (
@@ -64,20 +65,22 @@ def read_op_timestamps(path: Path) -> pa.Table:
         ) from None
     if launches.num_rows != sum(counts):  # e.g. an entry split or merged by a damaged separator
         raise InputError(say("reader.bad-launch-list"), path=display(path), expected=expected)
-    index = pa.array(np.repeat(np.arange(len(names)), counts))
-    return pa.table(
-        {
-            "name": pa.array(names, pa.string()).take(index),
-            "type": pa.array(kinds, pa.string()).take(index),
-            "start_ns": launches.column("start_ns"),
-            "duration": launches.column("duration"),
-        }
-    )
+    index = pa.array(np.repeat(np.arange(len(names)), counts), type=pa.int64())
+    named: NamedColumns = {
+        "name": pa.array(names, pa.string()).take(index),
+        "type": pa.array(kinds, pa.string()).take(index),
+        "start_ns": launches.column("start_ns"),
+        "duration": launches.column("duration"),
+    }
+    return pa.Table.from_pydict(named)
 
 
 def _timestamp_lines(path: Path) -> tuple[list[str], list[str], list[int], list[str]]:
     """Split the per-op lines (one Python object per operator, not per launch)."""
-    names, kinds, counts, chunks = [], [], [], []
+    names: list[str] = []
+    kinds: list[str] = []
+    counts: list[int] = []
+    chunks: list[str] = []
     limit, total = budget("max_profile_rows"), 0  # each launch becomes a kernel row (a line holds many)
     for lineno, line in enumerate(read_text(path).splitlines(), 1):
         if not line.strip():
@@ -107,11 +110,13 @@ def duration_scale(launches: pa.Table, detail: pa.Table | None, default: float) 
     detail file's totals; `default` when the two files share no operator."""
     if detail is None or "total_us" not in detail.column_names:
         return default
-    sums = pd.DataFrame({"name": launches.column("name"), "d": launches.column("duration")}).groupby("name")[
-        "d"
-    ]
+    launched = pd.DataFrame(
+        {"name": launches.column("name"), "d": launches.column("duration")}  # pyright: ignore[reportArgumentType]  # pandas-stubs: a pyarrow column is array-like (__array__)
+    )
+    sums = launched.groupby("name")["d"]
     totals = pd.Series(
-        detail.column("total_us").to_numpy(zero_copy_only=False), index=detail.column("full_op_name")
+        detail.column("total_us").to_numpy(zero_copy_only=False),
+        index=detail.column("full_op_name"),  # pyright: ignore[reportArgumentType, reportCallIssue]  # pandas-stubs: a pyarrow column is array-like
     )
     raw = sums.sum()
     common = raw.index.intersection(totals.index)

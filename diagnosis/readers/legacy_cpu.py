@@ -21,6 +21,7 @@ from core.errors import InputError
 from core.model import Limitation, ProfilerConfig, Run, RunMeta, conform_kernels
 from core.text import say
 from diagnosis.readers import Candidate
+from diagnosis.readers.arrow import Column, NamedColumns, sorted_by
 from diagnosis.readers.ascend import complete
 from diagnosis.readers.ascend_legacy import legacy_config_limitations, read_legacy_info
 from diagnosis.readers.catalog import HOST_FRAMEWORK, HOST_OP_DETAIL, HOST_OP_TIMESTAMPS, host_file
@@ -117,22 +118,21 @@ def _kernel_table(
     """Canonical kernels, sorted by start; op type from the line (GPU), the detail file, or the name."""
     names = launches.column("name")
     from_name = map_unique(names, _type_from_name)
-    op_type = launches.column("type") if typed_lines else from_name
+    op_type: Column = launches.column("type") if typed_lines else from_name
     if detail is not None:
         types = dict(
             zip(detail.column("full_op_name").to_pylist(), detail.column("op_type").to_pylist(), strict=False)
         )
-        op_type = pc.coalesce(map_unique(names, types.get), op_type)  # pyright: ignore[reportAttributeAccessIssue]  # pyarrow.compute's kernels are generated at import
-    table = pa.table(
-        {
-            "name": names,
-            "op_type": op_type,
-            "scope": map_unique(names, scope_of),
-            "start_us": pc.divide(pc.cast(launches.column("start_ns"), pa.float64(), safe=False), 1000.0),  # pyright: ignore[reportAttributeAccessIssue]  # pyarrow.compute's kernels are generated at import
-            "duration_us": pc.multiply(launches.column("duration"), scale),  # pyright: ignore[reportAttributeAccessIssue]  # pyarrow.compute's kernels are generated at import
-            "core": pa.array(np.full(launches.num_rows, core, dtype=object), pa.string()),
-        }
-    ).sort_by([("start_us", "ascending")])
+        op_type = pc.coalesce(map_unique(names, types.get), op_type)
+    columns: NamedColumns = {
+        "name": names,
+        "op_type": op_type,
+        "scope": map_unique(names, scope_of),
+        "start_us": pc.divide(launches.column("start_ns").cast(pa.float64(), safe=False), 1000.0),
+        "duration_us": pc.multiply(launches.column("duration"), scale),
+        "core": pa.array(np.full(launches.num_rows, core, dtype=object), pa.string()),
+    }
+    table = sorted_by(pa.Table.from_pydict(columns), [("start_us", "ascending")])
     return to_frame(complete(table))
 
 

@@ -24,6 +24,7 @@ import pyarrow as pa
 from core.model import Limitation, ProfilerConfig, Run, RunMeta, conform_kernels
 from core.text import say
 from diagnosis.readers import Candidate, catalog
+from diagnosis.readers.arrow import NamedColumns
 from diagnosis.readers.ascend import complete
 from diagnosis.readers.ascend_legacy import (
     LEGACY_REMEDY,
@@ -97,7 +98,7 @@ def communication_ops(path: Path) -> pd.DataFrame:
         else pd.Series(dtype="float64")
     )
     frame = frame.loc[np.isfinite(number.astype("float64")) & (number.astype("float64") > 0)]
-    rows = []
+    rows: list[pd.DataFrame] = []
     for column in frame.columns:
         hit = _OP_COLUMN.match(str(column))
         start, end = f"{column}_start_point", f"{column}_end_point"
@@ -122,14 +123,13 @@ def communication_ops(path: Path) -> pd.DataFrame:
     )
     ops = ops.dropna(subset=["start_us", "duration_us"]).sort_values("start_us", kind="stable")
     names = pa.array(ops["name"].astype(str).tolist(), type=pa.string())
-    table = pa.table(
-        {
-            "name": names,
-            "op_type": map_unique(names, op_type_of_kernel),
-            "step": pa.array(ops["step"].to_numpy(dtype="int64")),
-            "start_us": pa.array(ops["start_us"].to_numpy(dtype="float64")),
-            "duration_us": pa.array(ops["duration_us"].to_numpy(dtype="float64")),
-            "core": pa.array([HCCL] * len(ops), type=pa.string()),
-        }
-    )
+    columns: NamedColumns = {
+        "name": names,
+        "op_type": map_unique(names, op_type_of_kernel),
+        "step": pa.array(ops["step"].to_numpy(dtype="int64")),
+        "start_us": pa.array(ops["start_us"].to_numpy(dtype="float64")),
+        "duration_us": pa.array(ops["duration_us"].to_numpy(dtype="float64")),
+        "core": pa.array([HCCL] * len(ops), type=pa.string()),
+    }
+    table = pa.Table.from_pydict(columns)
     return conform_kernels(to_frame(complete(table)))

@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -38,7 +38,7 @@ from diagnosis.readers import Candidate, catalog
 from diagnosis.readers.ascend import kernel_limitations, kernels_from_trace
 from diagnosis.readers.cann_msprof import CANN, devices_of, op_summaries, prof_folders
 from diagnosis.readers.discover import classify
-from diagnosis.readers.io import check_file, display, load_json
+from diagnosis.readers.io import JsonObject, JsonValue, check_file, display, load_json
 from diagnosis.readers.steps import step_ids
 from diagnosis.readers.tables import run_tables
 from diagnosis.readers.trace import (
@@ -125,7 +125,7 @@ def timeline_files(device: Path) -> list[Path]:
     found = [(m, n) for n in entries if (m := catalog.MSPROF_ITERATION.fullmatch(n))]
     return [
         device / TIMELINE / n
-        for m, n in sorted(found, key=lambda f: (int(f[0].group(2)), int(f[0].group(3))))
+        for _, n in sorted(found, key=lambda f: (int(f[0].group(2)), int(f[0].group(3))))
     ]
 
 
@@ -137,7 +137,7 @@ def _info(device: Path) -> tuple[Path, dict[str, Any] | None]:
     record = load_json(path, expected=say("timeline.info-object"))
     if not isinstance(record, dict):
         raise InputError(say("json.not-object-is"), path=display(path), expected=say("timeline.info-object"))
-    return path, record
+    return path, cast(JsonObject, record)
 
 
 def _rank(device: Path, device_id: int) -> int:
@@ -154,9 +154,9 @@ def _environment(info: dict[str, Any] | None) -> dict[str, Any]:
     """The device facts of info.json (AI Core count and clock as recorded, host)."""
     if not info:
         return {}
-    devices = info.get("DeviceInfo") if isinstance(info.get("DeviceInfo"), list) else []
-    device = devices[0] if devices and isinstance(devices[0], dict) else {}
-    facts = {
+    devices = cast(list[Any], info.get("DeviceInfo")) if isinstance(info.get("DeviceInfo"), list) else []
+    device = cast(JsonObject, devices[0]) if devices and isinstance(devices[0], dict) else {}
+    facts: JsonObject = {
         "ai_core_num": device.get("ai_core_num"),
         "aic_frequency_mhz": device.get("aic_frequency"),
         "hwtype": info.get("hwtype"),
@@ -181,9 +181,8 @@ def _iteration(path: Path) -> tuple[pd.DataFrame, dict[str, float], pd.DataFrame
     events = list(iter_events(path))
     for event in events:
         if event.get("ph") == "M":
-            name = (
-                str((event.get("args") or {}).get("name", "")) if isinstance(event.get("args"), dict) else ""
-            )
+            args = event.get("args")
+            name = str(cast(JsonObject, args).get("name", "")) if isinstance(args, dict) else ""
             if event.get("name") == "process_name":
                 processes[event.get("pid")] = name
             elif event.get("name") == "thread_name":
@@ -198,7 +197,8 @@ def _iteration(path: Path) -> tuple[pd.DataFrame, dict[str, float], pd.DataFrame
         if span is None:
             continue
         process = processes.get(event.get("pid"))
-        args = a if isinstance(a := event.get("args"), dict) else {}
+        a: JsonValue = event.get("args")
+        args = a if isinstance(a, dict) else {}
         if event.get("cat") == ITERATION and "Iteration ID" in args:
             step = {"step": float(args["Iteration ID"]), "start_us": span[0], "duration_us": span[1]}
         elif process == HARDWARE and COMPUTE_TASK.match(str(args.get("Task Type", ""))):

@@ -104,7 +104,7 @@ def _table_devices(lines: list[str]) -> list[dict[str, Any]]:
     names = [[_smi_key(h) for h in _HEADER_COL.findall(c[2])] for c in heads[:2]]
     if len(names) < 2:
         return []
-    devices = []
+    devices: list[dict[str, Any]] = []
     for first, second in itertools.pairwise(table):
         if len(first) < 3 or len(second) < 3 or first[1].upper() not in _HEALTH:
             continue

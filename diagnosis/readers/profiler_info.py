@@ -5,6 +5,7 @@ one :class:`InfoRecord`.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, cast
@@ -12,7 +13,7 @@ from typing import Any, cast
 from core.errors import InputError
 from core.model import Limitation, ProfilerConfig
 from core.text import say
-from diagnosis.readers.io import display, load_json
+from diagnosis.readers.io import JsonObject, display, load_json
 
 # --------------------------------------------------------------------------------- profiler_info records
 
@@ -78,11 +79,11 @@ def as_bool(value: Any) -> bool | None:
 def _activities(value: Any) -> tuple[str, ...] | None:
     if not isinstance(value, list | tuple):
         return None
-    return tuple(sorted(str(v).rsplit(".", 1)[-1].upper() for v in value))
+    return tuple(sorted(str(v).rsplit(".", 1)[-1].upper() for v in cast("Sequence[Any]", value)))
 
 
 def _schedule(value: Any) -> dict[str, Any] | None:
-    return dict(value) if isinstance(value, dict) and value else None
+    return dict(cast(JsonObject, value)) if isinstance(value, dict) and value else None
 
 
 def _int_or_none(value: Any) -> int | None:
@@ -120,11 +121,12 @@ def parse_profiler_info(data: Any, path: Path) -> InfoRecord:
     MindSpore 2.3/2.4 `profiling_options`, or MindSpore 2.0-2.2 (no options recorded)."""
     if not isinstance(data, dict):
         raise InputError(say("json.not-object"), path=display(path), expected=say("profiler-info.object"))
-    if isinstance(data.get("profiler_parameters"), dict):
-        return _ms_info(data)
-    if isinstance(data.get("config"), dict):
-        return _torch_info(data)
-    return _legacy_info(data)
+    record = cast(JsonObject, data)
+    if isinstance(record.get("profiler_parameters"), dict):
+        return _ms_info(record)
+    if isinstance(record.get("config"), dict):
+        return _torch_info(record)
+    return _legacy_info(record)
 
 
 def _ms_info(data: dict[str, Any]) -> InfoRecord:
@@ -141,7 +143,7 @@ def _ms_info(data: dict[str, Any]) -> InfoRecord:
         schedule=_schedule(params.get("schedule")),
         raw=dict(params),
     )
-    ms_info = m if isinstance(m := data.get("ms_profiler_info"), dict) else {}
+    ms_info = cast(JsonObject, m) if isinstance(m := data.get("ms_profiler_info"), dict) else {}
     jit = str(data.get("jit_level") or "").strip() or None
     return InfoRecord(
         config=config,
@@ -154,8 +156,8 @@ def _ms_info(data: dict[str, Any]) -> InfoRecord:
 
 
 def _torch_info(data: dict[str, Any]) -> InfoRecord:
-    common = data["config"].get("common_config") or {}
-    experimental = data["config"].get("experimental_config") or {}
+    common = cast(JsonObject, data["config"].get("common_config") or {})
+    experimental = cast(JsonObject, data["config"].get("experimental_config") or {})
     config = ProfilerConfig(
         level=canonical_level(experimental.get("_profiler_level")),
         aic_metrics=canonical_aic_metrics(experimental.get("_aic_metrics")),
@@ -194,7 +196,7 @@ def _legacy_info(data: dict[str, Any]) -> InfoRecord:
         jit_level=jit,
         rank=_int_or_none(data.get("rank_id")),
         execution_mode=mode,
-        options_recorded=isinstance(options, dict) and bool(options),
+        options_recorded=isinstance(options, dict) and bool(cast(JsonObject, options)),
     )
     if record.options_recorded:
         record.config = _options_config(cast("dict[str, Any]", options))

@@ -262,7 +262,7 @@ def _task_table(
                 say("sqlite.text-over", mib=total / MIB, limit=text_limit / MIB),
                 say("archive.smaller-override", variable=env_name("max_profile_file_bytes")),
             )
-    data = {
+    data: dict[str, pa.Array[Any]] = {
         "start_ns": pa.array(found["start_ns"], pa.int64()),
         "end_ns": pa.array(found["end_ns"], pa.int64()),
     }

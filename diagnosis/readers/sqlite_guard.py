@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -160,7 +160,7 @@ def _text(raw: bytes) -> str:
 @contextmanager
 def guarded(
     path: Path, *, expected: Text | str | None = None, limits: Limits | None = None
-) -> Iterator[Guarded]:
+) -> Generator[Guarded, None, None]:
     """A `Guarded` connection to `path` (the deadline from ``max_query_seconds``), closed on exit."""
     seconds = float((limits or Limits.from_env()).max_query_seconds)
     connection = Guarded(path, seconds, expected)
@@ -171,7 +171,7 @@ def guarded(
 
 
 @contextmanager
-def isolated_decoding(runner: Runner) -> Iterator[None]:
+def isolated_decoding(runner: Runner) -> Generator[None, None, None]:
     """Within the block (in this thread and context), `run_decoder` calls go through `runner`, e.g. a
     child process under memory, CPU and time limits that is killed when the request is cancelled."""
     token = _RUNNER.set(runner)

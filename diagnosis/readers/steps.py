@@ -5,13 +5,16 @@ helpers (union of kernel intervals, step of a start time) the Ascend-family read
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from core.model import STEP_SCHEMA, conform_steps
+from diagnosis.readers.arrow import AnyArray, Column
 from diagnosis.readers.io import Col, read_csv
 
 # ----------------------------------------------------------------------------------------- step tables
@@ -57,12 +60,17 @@ def _np(table: pa.Table, name: str) -> np.ndarray:
     return table.column(name).to_numpy().astype("float64", copy=False)
 
 
-def _step_numbers(column: pa.ChunkedArray | None, n: int) -> np.ndarray:
+def _step_numbers(column: Column | None, n: int) -> np.ndarray:
     """Step ids as written (`0`, `3`, `step3`); row order when missing or empty."""
     if column is None:
         return np.arange(n, dtype="int64")
-    digits = pc.extract_regex(column.fill_null(""), r"(?P<n>\d+)\s*$")  # pyright: ignore[reportAttributeAccessIssue]  # pyarrow.compute's kernels are generated at import
-    values = pc.struct_field(digits, "n") if len(digits) else pa.array([], pa.string())  # pyright: ignore[reportAttributeAccessIssue]  # pyarrow.compute's kernels are generated at import
+    filled = column.fill_null("")  # pyright: ignore[reportArgumentType]  # pyarrow-stubs: fill_null takes a Python value too
+    digits = pc.extract_regex(filled, r"(?P<n>\d+)\s*$")
+    values = (
+        cast(AnyArray, pc.struct_field(digits, "n"))  # pyright: ignore[reportUnknownMemberType]  # pyarrow-stubs: unparametrised values
+        if len(digits)
+        else pa.array([], pa.string())
+    )
     parsed = pd.to_numeric(pd.Series(values.to_pylist(), dtype="object"), errors="coerce")
     if parsed.isna().any():
         return np.arange(n, dtype="int64")
@@ -94,7 +102,7 @@ def steps_from_kernels(kernels: pd.DataFrame) -> pd.DataFrame:
 
 
 def _intervals(kernels: pd.DataFrame) -> pd.DataFrame:
-    start = kernels["start_us"].to_numpy(dtype="float64", na_value=np.nan)
+    start: npt.NDArray[np.float64] = kernels["start_us"].to_numpy(dtype="float64", na_value=np.nan)
     dur = kernels["duration_us"].to_numpy(dtype="float64", na_value=np.nan)
     step = kernels["step"].to_numpy(dtype="float64", na_value=np.nan) if "step" in kernels else np.nan
     frame = pd.DataFrame({"step": step, "start": start, "end": start + np.nan_to_num(dur)})
@@ -104,11 +112,12 @@ def _intervals(kernels: pd.DataFrame) -> pd.DataFrame:
 def union_lengths(frame: pd.DataFrame, key: str) -> pd.Series:
     """Length of the union of [start, end) intervals per `key` group (overlapping streams count once)."""
     ordered = frame.sort_values([key, "start"], kind="stable")
-    reach = ordered.groupby(key, sort=False)["end"].cummax()
-    prev_reach = reach.groupby(ordered[key].to_numpy(), sort=False).shift(1)
+    reach: pd.Series[float] = ordered.groupby(key, sort=False)["end"].cummax()
+    keys: np.ndarray = ordered[key].to_numpy()
+    prev_reach = reach.groupby(keys, sort=False).shift(1)
     gaps = (ordered["start"] - prev_reach).clip(lower=0).fillna(0)
     span = ordered.groupby(key)["end"].max() - ordered.groupby(key)["start"].min()
-    return span - gaps.groupby(ordered[key].to_numpy()).sum()
+    return span - gaps.groupby(keys).sum()
 
 
 def assign_steps(start_us: np.ndarray, spans: pd.DataFrame) -> np.ndarray:
@@ -127,8 +136,8 @@ def assign_steps(start_us: np.ndarray, spans: pd.DataFrame) -> np.ndarray:
 
 def first_start_by_step(kernels: pd.DataFrame) -> pd.Series:
     """Earliest kernel start per step id (a hash aggregation over numpy arrays, no sort)."""
-    step = kernels["step"].to_numpy(dtype="float64", na_value=np.nan)
-    start = kernels["start_us"].to_numpy(dtype="float64", na_value=np.nan)
+    step: npt.NDArray[np.float64] = kernels["step"].to_numpy(dtype="float64", na_value=np.nan)
+    start: npt.NDArray[np.float64] = kernels["start_us"].to_numpy(dtype="float64", na_value=np.nan)
     known = ~np.isnan(step)
     return pd.Series(start[known]).groupby(step[known]).min()
 
@@ -155,4 +164,7 @@ def step_ids(start_us: pd.Series, spans: pd.DataFrame) -> pd.Series:
     step = pd.Series(
         assign_steps(start_us.to_numpy(dtype="float64", na_value=np.nan), spans), dtype="float64"
     )
-    return step.astype("Int64").astype(STEP_SCHEMA["step"])  # pyright: ignore[reportCallIssue, reportArgumentType]  # pandas-stubs: literal dtype names only
+    return cast(
+        pd.Series,
+        step.astype("Int64").astype(STEP_SCHEMA["step"]),  # pyright: ignore[reportCallIssue, reportArgumentType]  # pandas-stubs: literal dtype names only
+    )

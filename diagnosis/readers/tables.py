@@ -55,7 +55,7 @@ def run_tables(raw: dict[str, pd.DataFrame], frequency: pd.DataFrame | None = No
 def canonical(frame: pd.DataFrame, schema: dict[str, str]) -> pd.DataFrame:
     """The schema's columns of `frame` (already under canonical names) with values that do not convert
     to the column's type as <NA>."""
-    out = {}
+    out: dict[str, pd.Series] = {}
     for name, dtype in schema.items():
         if name not in frame.columns:
             continue

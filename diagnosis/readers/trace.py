@@ -17,14 +17,22 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 
 from core.errors import InputError
 from core.text import Text, say
-from diagnosis.readers.io import budget, check_file, display, require_regular, rows_error
+from diagnosis.readers.io import (
+    JsonObject,
+    JsonValue,
+    budget,
+    check_file,
+    display,
+    require_regular,
+    rows_error,
+)
 
 TEXT_CHUNK = 1 << 22  # characters decoded per read in iter_events
 SCAN_REGION = 1 << 23  # bytes per find() call (the GIL is held during each) and per page release
@@ -143,11 +151,16 @@ class _ChunkReader:
                 continue
             except (RecursionError, ValueError) as exc:
                 raise _limit_error(exc, self.consumed + self.pos, self.path) from None
-            if end == len(self.buf) and not self.eof and not isinstance(obj, dict | list):
+            if end == len(self.buf) and not self.eof and _scalar(obj):
                 self._fill()  # a bare number may continue in the next chunk
                 continue
             self.pos = end
             return obj
+
+
+def _scalar(value: object) -> bool:
+    """Whether a decoded JSON value is a number, string, bool or null (not an object or a list)."""
+    return not isinstance(value, dict | list)
 
 
 def _limit_error(exc: BaseException, where: int, path: Path) -> InputError:
@@ -208,7 +221,7 @@ def _scan(mapped: mmap.mmap, path: Path, markers: Sequence[bytes]) -> Iterator[d
 
 def _marker_positions(mapped: mmap.mmap, markers: Sequence[bytes], start: int, end: int) -> list[int]:
     """Offsets of markers that start in [start, end), sorted."""
-    hits = []
+    hits: list[int] = []
     for marker in markers:
         stop = end + len(marker) - 1
         pos = mapped.find(marker, start, stop)
@@ -242,7 +255,7 @@ def _enclosing_event(mapped: mmap.mmap, pos: int, path: Path) -> tuple[dict[str,
             continue
         obj, end = decoded
         if end > pos and isinstance(obj, dict) and "ph" in obj:
-            return obj, end
+            return cast(JsonObject, obj), end
     raise InputError(say("trace.bad-json-at", byte=pos), path=display(path), expected=EXPECTED)
 
 
@@ -326,7 +339,8 @@ def step_spans(spans: dict[int, list[float]]) -> pd.DataFrame:
 
 def add_freq(ts: list[float], mhz: list[float], event: dict[str, Any]) -> None:
     """Append one counter sample: `args.MHz` (or the counter's only value) at `ts`."""
-    args = a if isinstance(a := event.get("args"), dict) else {}
+    a: JsonValue = event.get("args")
+    args = a if isinstance(a, dict) else {}
     value = args.get("MHz", next(iter(args.values())) if len(args) == 1 else None)
     try:
         sample = (float(event["ts"]), float(value))  # pyright: ignore[reportArgumentType]  # None: TypeError, caught
@@ -399,10 +413,10 @@ def read_device_timeline(path: Path) -> DeviceTimeline:
 
 def _process_names(path: Path) -> dict[Any, str]:
     """pid -> process name from the `process_name` metadata events (a marker scan, not a full parse)."""
-    names = {}
+    names: dict[Any, str] = {}
     for event in scan_events(path, (b'"process_name"',)):
         if event.get("ph") == "M" and event.get("name") == "process_name":
-            names[event.get("pid")] = str((event.get("args") or {}).get("name", ""))
+            names[event.get("pid")] = str(cast(JsonObject, event.get("args") or {}).get("name", ""))
     return names
 
 
@@ -412,7 +426,8 @@ def _add_x(cols: dict[str, list[Any]], event: dict[str, Any]) -> None:
         dur = float(event.get("dur", 0) or 0)
     except (KeyError, TypeError, ValueError):
         return
-    args = a if isinstance(a := event.get("args"), dict) else {}
+    a: JsonValue = event.get("args")
+    args = a if isinstance(a, dict) else {}
     cols["pid"].append(event.get("pid"))
     cols["name"].append(str(event.get("name", "")))
     cols["ts"].append(ts)

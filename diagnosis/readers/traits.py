@@ -5,10 +5,11 @@ All functions are vectorised over the kernel table's string columns.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
+from pandas.api.extensions import ExtensionArray
 
 from diagnosis.unique import factorize
 
@@ -107,11 +108,15 @@ def name_pairs(kernels: pd.DataFrame) -> pd.DataFrame:
     names, name_codes = _values_and_codes(kernels["name"])
     types, type_codes = _values_and_codes(kernels["op_type"])
     pair_ids, pairs = pd.factorize(name_codes * len(types) + type_codes)  # in order of first launch
+    counts = cast(
+        ExtensionArray,
+        pd.array(np.bincount(pair_ids, minlength=len(pairs)), dtype="int64[pyarrow]"),  # pyright: ignore[reportCallIssue, reportArgumentType]  # pandas-stubs omits pyarrow dtype names
+    )
     return pd.DataFrame(
         {
             "name": pd.array(names[pairs // len(types)], dtype="string[pyarrow]"),
             "op_type": pd.array(types[pairs % len(types)], dtype="string[pyarrow]"),
-            "count": pd.array(np.bincount(pair_ids, minlength=len(pairs)), dtype="int64[pyarrow]"),  # pyright: ignore[reportCallIssue, reportArgumentType]  # pandas-stubs omits pyarrow dtype names
+            "count": counts,
         }
     )
 
@@ -119,7 +124,7 @@ def name_pairs(kernels: pd.DataFrame) -> pd.DataFrame:
 def _values_and_codes(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """(distinct values with a last entry for "missing", int64 code of each row into them)."""
     codes, uniques = factorize(column)
-    values = np.append(np.asarray(uniques, dtype=object), None)  # pyright: ignore[reportCallIssue, reportArgumentType]  # numpy's stubs: no None value
+    values = cast(np.ndarray, np.append(np.asarray(uniques, dtype=object), None))  # pyright: ignore[reportCallIssue, reportArgumentType]  # numpy's stubs: no None value
     return values, np.where(codes >= 0, codes, len(values) - 1).astype("int64")
 
 

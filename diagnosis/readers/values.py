@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any, cast
 
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from diagnosis.readers.arrow import Column, StringColumn, index_in
 
 # ------------------------------------------------------------------------------------ value normalisation
 
@@ -71,22 +74,21 @@ NORMALISERS: dict[str, Callable[[str], str]] = {
 }
 
 
-def map_unique(values: pa.ChunkedArray | pa.Array, fn: Callable[[str], str | None]) -> pa.ChunkedArray:
+def map_unique(values: Column | pa.Array[Any], fn: Callable[[str], str | None]) -> StringColumn:
     """Apply a Python function to each distinct string only, then scatter the results back.
 
     When `fn` changes no value the column is returned as is (no copy): most kernel columns are
     already canonical, and scattering a million strings costs more than finding their few values.
     """
-    if isinstance(values, pa.Array):
-        values = pa.chunked_array([values])
-    if not pa.types.is_string(values.type):
-        values = values.cast(pa.string())
-    uniq = pc.unique(values)  # pyright: ignore[reportAttributeAccessIssue]  # pyarrow.compute's kernels are generated at import
+    chunked: Column = pa.chunked_array([values]) if isinstance(values, pa.Array) else values
+    # a string column as is, any other cast to strings (a run-time type the checker cannot follow)
+    strings = cast(StringColumn, chunked if pa.types.is_string(chunked.type) else chunked.cast(pa.string()))
+    uniq = pc.unique(strings)
     before = uniq.to_pylist()
     after = [None if v is None else fn(v) for v in before]
     if after == before:
-        return values
-    index = pc.index_in(values, value_set=uniq)  # pyright: ignore[reportAttributeAccessIssue]  # pyarrow.compute's kernels are generated at import
+        return strings
+    index = index_in(strings, value_set=uniq)
     mapped = pa.array(after, type=pa.string())
     return pa.chunked_array([pc.take(mapped, chunk) for chunk in index.chunks], type=pa.string())
 
