@@ -880,7 +880,6 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "isolation.model-failed": {"en": "the model could not be decoded", "zh": "无法解码模型"},
     "isolation.unpack-failed": {"en": "the upload could not be unpacked", "zh": "无法解压上传的文件"},
-    "isolation.database-failed": {"en": "the database could not be read", "zh": "无法读取数据库"},
     "isolation.profile-failed": {"en": "the profile could not be read", "zh": "无法读取性能数据"},
     "uploads.gone": {
         "en": "this upload is no longer on the server (it was cleared or expired); upload the file again",

@@ -35,7 +35,7 @@ from diagnosis.readers.ascend import MINDSPORE, complete, kernel_limitations, ou
 from diagnosis.readers.cann_msprof import CANN, devices_of, op_summaries, prof_folders, read_sample
 from diagnosis.readers.discover import classify, discover
 from diagnosis.readers.io import display, to_frame
-from diagnosis.readers.sqlite_guard import STRING_COLUMNS, Guarded, guarded, run_decoder
+from diagnosis.readers.sqlite_guard import STRING_COLUMNS, Guarded, guarded
 from diagnosis.readers.steps import no_steps
 from diagnosis.readers.tables import canonical as canonical_table
 from diagnosis.readers.torch_npu_db import read_frequency
@@ -133,14 +133,14 @@ def _msprof_dbs(prof: Path) -> list[Path]:
 
 def read_db(path: Path, rank: int | None) -> tuple[pd.DataFrame, frozenset[str]]:
     """Canonical kernels of the compute tasks (of device `rank` when the database holds several),
-    decoded under the SQLite budgets (sqlite_guard), in the isolated child when the caller installed it.
+    decoded under the SQLite budgets (sqlite_guard).
 
     The row and text budgets always apply, also to a local file: unlike a text table, a database's rows
     cannot be counted while an archive is unpacked, and a row of a 2 KB database can stand for any
     number of joined rows."""
     limits = Limits.from_env()
     rows, text = limits.max_profile_rows, limits.max_profile_file_bytes
-    data = run_decoder(path.name, decode_db, str(path), rank, rows, text)
+    data = decode_db(str(path), rank, rows, text)
     return _kernels(pa.ipc.open_stream(data).read_all())
 
 
