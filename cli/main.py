@@ -22,6 +22,7 @@ from doctor.i18n import t
 from doctor.problems import SIDES, SideError, problems_of
 from doctor.render import RENDERERS, check_output, render
 from doctor.report import Report
+from sandbox import fork_warm_reader
 
 if TYPE_CHECKING:  # the case store (sqlite3) is imported only by the commands that keep cases
     from desk.cases import CaseBook
@@ -237,6 +238,8 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_OK  # reached only where execv is stubbed (tests): it replaces the process
     if args.command == "triage":
         return _triage(args)
+    if args.command in ("compare", "outputs"):
+        fork_warm_reader()  # the profile and dump readers fork from this process: no second interpreter
     if args.command == "outputs":
         return _outputs(args)
     if args.command == "pack":
