@@ -34,6 +34,7 @@ from diagnosis.readers.io import display
 MAX_VALUE_BYTES = MIB  # one text or blob value (a kernel name, a shape list) in an export
 CACHE_KIB = 16 * 1024  # page cache of one connection (SQLite's default is 2 MiB)
 _PRAGMAS = ("query_only=ON", "trusted_schema=OFF", "temp_store=MEMORY", f"cache_size=-{CACHE_KIB}")
+SqlValue = int | float | str | bytes | None  # what SQLite hands back for one column of a row
 _PROGRESS_STEPS = 20_000  # virtual-machine instructions between two looks at the clock
 # Canonical kernel column <- COMPUTE_TASK_INFO column (an id into STRING_IDS), when the table has it:
 # one mapping for both SQLite readers (sqlite_db, torch_npu_db).
@@ -105,7 +106,7 @@ class Guarded:
             raise self.translate(exc) from None
         return row[0] if row else None
 
-    def rows(self, sql: str, limit: int | None, chunk: int = 10_000) -> Iterator[tuple[Any, ...]]:
+    def rows(self, sql: str, limit: int | None, chunk: int = 10_000) -> Iterator[tuple[SqlValue, ...]]:
         """Stream a query's rows; more than `limit` of them is the row budget's refusal."""
         cursor = self.execute(sql)
         seen = 0

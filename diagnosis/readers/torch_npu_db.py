@@ -25,6 +25,11 @@ are ns of the Unix clock:
 - ``RANK_DEVICE_MAP``: rankId, deviceId (which device's rows belong to the rank).
 """
 
+# pyarrow ships no type stubs (pyarrow-stubs is not a dependency yet): its tables and arrays, and the
+# diagnosis.readers helpers typed with them, are unknown to the checker, so only these rules are off.
+# pyright: reportMissingTypeStubs=false, reportUnknownMemberType=false, reportUnknownVariableType=false
+# pyright: reportUnknownArgumentType=false, reportUnknownParameterType=false
+
 from __future__ import annotations
 
 import os
