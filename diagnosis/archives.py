@@ -369,7 +369,7 @@ def extract(archive: Path, kind: str, dest: Path, meter: Meter) -> int:
 def _unzip(counter: _CountingReader, tree: SafeTree, meter: Meter) -> None:
     """Walk the central directory and stream each member out through the meter."""
     try:
-        archive = zipfile.ZipFile(counter)  # type: ignore[arg-type]
+        archive = zipfile.ZipFile(counter)
     except UnicodeDecodeError:
         raise InputError(
             say("archive.bad-utf8-names"),

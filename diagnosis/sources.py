@@ -106,9 +106,7 @@ def _input_paths(source: Source | None) -> list[Path]:
     """The source as a list of distinct paths (a browser may pass the same file twice)."""
     if source is None or (isinstance(source, str) and not source.strip()):
         raise InputError(say("error.nothing"), expected=ACCEPTED)
-    items: Iterable[str | os.PathLike[str]] = (
-        [source] if isinstance(source, (str, os.PathLike)) else source  # type: ignore[list-item]
-    )
+    items: Iterable[str | os.PathLike[str]] = [source] if isinstance(source, (str, os.PathLike)) else source
     paths: dict[str, Path] = {}
     for item in items:
         if not isinstance(item, (str, os.PathLike)) or not str(item).strip():

@@ -75,7 +75,7 @@ def rebuild_tree(files: list[Path], dest: Path, meter: Meter) -> int:
         source = by_name[name][0]
         meter.count_member(name, name)
         with source.open("rb") as stream, tree.create(parts, name) as out:
-            meter.pump(stream, out, source=name, label=name)  # type: ignore[arg-type]
+            meter.pump(stream, out, source=name, label=name)
     return len(targets)
 
 

@@ -301,6 +301,10 @@ class _Forked:
             os.kill(self.pid, signal.SIGKILL)
 
 
+# An isolated child as the cancellation code sees it: a fresh interpreter (Popen) or a fork of the zygote.
+_Child = subprocess.Popen[bytes] | _Forked
+
+
 def _fork(request: bytes, wall_s: float, temp_dir: str | None) -> tuple[int | str, bytes, bytes, str]:
     """Run the call in a fork of the warm zygote; returns (the exit code, "timeout" or "cancelled"; the
     reply; b"" for stderr, which the fork shares with this process; "<size> <name>" of the largest file
@@ -313,9 +317,9 @@ def _fork(request: bytes, wall_s: float, temp_dir: str | None) -> tuple[int | st
     theirs.close()
     proc = _Forked(pid)
     token = _current_token()
-    _EVERY_CHILD.add(proc)  # type: ignore[arg-type]
+    _EVERY_CHILD.add(proc)
     if token is not None:
-        token.adopt(proc)  # type: ignore[arg-type]
+        token.adopt(proc)
     conn = multiprocessing.connection.Connection(ours.detach())
     try:
         conn.send_bytes(pickle.dumps((request, temp_dir), protocol=PROTOCOL))
@@ -324,14 +328,15 @@ def _fork(request: bytes, wall_s: float, temp_dir: str | None) -> tuple[int | st
         status, reply, reading = "ok", b"", ""
     finally:
         if proc.returncode is None:  # timed out or interrupted: never leave the child running
-            kill(proc)  # type: ignore[arg-type]
+            kill(proc)
             _wait_exit(conn, proc)
         conn.close()
         if token is not None:
-            token.release(proc)  # type: ignore[arg-type]
+            token.release(proc)
     if token is not None and token.cancelled:
         return "cancelled", b"", b"", reading
-    return status if status == "timeout" else proc.returncode, reply, b"", reading  # type: ignore[return-value]
+    code = -signal.SIGKILL if proc.returncode is None else proc.returncode  # set above: reply, exit or kill
+    return status if status == "timeout" else code, reply, b"", reading
 
 
 def _ask_fork(channel: socket.socket) -> int:
@@ -389,7 +394,7 @@ def _wait_exit(conn: Any, proc: _Forked, wait_s: float = 10.0) -> None:
         proc.returncode = -signal.SIGKILL
 
 
-def kill(proc: subprocess.Popen[bytes]) -> None:
+def kill(proc: _Child) -> None:
     """Kill an isolated child and every process of its group (it leads one: see _spawn)."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -406,17 +411,17 @@ class Cancellation:
 
     def __init__(self) -> None:
         self.cancelled = False
-        self._children: set[subprocess.Popen[bytes]] = set()
+        self._children: set[_Child] = set()
         self._lock = threading.Lock()
 
-    def adopt(self, proc: subprocess.Popen[bytes]) -> None:
+    def adopt(self, proc: _Child) -> None:
         """Track a child just started (killed at once when the request was already cancelled)."""
         with self._lock:
             self._children.add(proc)
             if self.cancelled:
                 kill(proc)
 
-    def release(self, proc: subprocess.Popen[bytes]) -> None:
+    def release(self, proc: _Child) -> None:
         """The child has ended."""
         with self._lock:
             self._children.discard(proc)
@@ -437,7 +442,7 @@ class Cancellation:
 
 
 _LOCAL = threading.local()
-_EVERY_CHILD: weakref.WeakSet[subprocess.Popen[bytes]] = weakref.WeakSet()  # for kill_all_children
+_EVERY_CHILD: weakref.WeakSet[_Child] = weakref.WeakSet()  # for kill_all_children
 
 
 def kill_all_children() -> int:
@@ -834,10 +839,11 @@ class _BorrowedWorkspace(Workspace):
     def __init__(self, path: Path) -> None:
         super().__init__()
         self._path = path
+        self._borrowed = path
 
     @property
     def path(self) -> Path:
-        return self._path  # type: ignore[return-value]
+        return self._borrowed
 
     def close(self) -> None:
         """The parent owns the folder and removes it."""
