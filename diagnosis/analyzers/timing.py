@@ -972,7 +972,7 @@ def headline_timing(c: Comparison) -> dict[str, Any]:
     sampler = step_wall_samples if measure == "wall" else step_forward_samples
     b, t = sampler(c.baseline), sampler(c.target)
     b_ms, t_ms = float(np.median(b)) / 1000, float(np.median(t)) / 1000
-    bs, ts = (b / c.baseline.batch, t / c.target.batch) if c.per_sample else (b, t)
+    bs, ts = (b / c.baseline.batch, t / c.target.batch) if c.per_sample else (b, t)  # type: ignore[operator]
     ratio = float(np.median(ts) / max(float(np.median(bs)), 1e-9))
     beyond = None
     if b.size >= 3 and t.size >= 3:
