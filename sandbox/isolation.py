@@ -954,7 +954,9 @@ def _ipc(frame: Any) -> bytes:
 
     table = pa.Table.from_pandas(frame)
     pairs = [_compact(column, field) for column, field in zip(table.columns, table.schema, strict=True)]
-    schema = pa.schema([field for _, field in pairs], metadata=table.schema.metadata)
+    # the pandas dtypes and index, kept (copied into the type pyarrow's schema() takes)
+    pandas: dict[bytes | str, bytes | str] = {k: v for k, v in (table.schema.metadata or {}).items()}
+    schema = pa.schema([field for _, field in pairs], metadata=pandas)
     table = pa.Table.from_arrays([column for column, _ in pairs], schema=schema)
     sink = pa.BufferOutputStream()
     with pa.ipc.new_stream(sink, table.schema) as writer:
@@ -987,7 +989,8 @@ def _frame(data: bytes) -> Any:
             pa.field(f.name, f.type.value_type, f.nullable) if f.metadata == _DICTIONARY else f
             for f in table.schema
         ]
-        table = table.cast(pa.schema(fields, metadata=table.schema.metadata))
+        pandas: dict[bytes | str, bytes | str] = {k: v for k, v in (table.schema.metadata or {}).items()}
+        table = table.cast(pa.schema(fields, metadata=pandas))
     return table.to_pandas()
 
 
