@@ -5,9 +5,10 @@ commit took 1.26 s and 2.2 s at 100k rows on two days), so a ratio against an ol
 change with the machine's. This script measures the reference commit and the working tree side by side
 instead: the reference is checked out into a private temporary git worktree, both are byte-compiled, the
 page cache is warmed, and fresh `python -m cli.main compare BASE TARGET --format json` processes of the
-two alternate (`--repeat` each). Wall time (best and median), CPU time (user + system, median) and peak
-RSS (median) are printed per size with the ratio current / reference, and the goal (within 5 % on the median
-wall time and the peak memory) marked met or not. With --instructions the instructions each tree executes
+two alternate (`--repeat` each). Wall time (best and median), CPU time (user + system of the whole
+process tree, the warm reader and its forks included; median) and peak RSS (median) are printed per
+size with the ratio current / reference, and the goal (within 5 % on the median wall time and the peak
+memory) marked met or not. With --instructions the instructions each tree executes
 are counted too (valgrind callgrind), which on a shared machine is the measure that load does not move.
 
     .venv/bin/python bench/regress.py --ref 25bdd0e --rows 100000 1000000 [--repeat 7] [--out FILE]

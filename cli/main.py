@@ -22,6 +22,7 @@ from doctor.i18n import t
 from doctor.problems import SIDES, SideError, problems_of
 from doctor.render import RENDERERS, check_output, render
 from doctor.report import Report
+from sandbox import fork_warm_reader
 
 if TYPE_CHECKING:  # the case store (sqlite3) is imported only by the commands that keep cases
     from desk.cases import CaseBook
@@ -176,11 +177,16 @@ def _output_options(parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; returns the exit code (the console script exits with it)."""
+    """Run one command; returns the exit code (the console script exits with it). Without `argv` (the
+    console script, `python -m cli.main`) this process is the program, and its profile readers' warm
+    zygote is a fork of it; with `argv` (called in another program's process, e.g. the tests) that
+    process is never forked."""
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as done:  # --help (0) or a usage error (2, already reported in one line)
         return int(done.code or 0)
+    if argv is None and args.command in ("compare", "outputs"):
+        fork_warm_reader()  # the profile and dump readers fork from this process: no second interpreter
     try:
         return _run(args)
     except InputError as error:

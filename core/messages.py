@@ -628,8 +628,62 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     # --- input errors (diagnosis/sources.py, ingest.py, readers/catalog.py): problem and what was expected
     "error.known-layouts": {
-        "en": "a MindSpore profiler output: *_ascend_ms/ with ASCEND_PROFILER_OUTPUT/ (Ascend, MindSpore 2.3+), *_ascend_ms/FRAMEWORK/cpu_* (CPU, MindSpore 2.5+), a flat profiler/ folder (MindSpore 1.x-2.4: aicore_intermediate_*, gpu_op_detail_info_*, cpu_op_detail_info_*; step_trace_raw_*_detail_time.csv alone gives steps and communication), a torch_npu *_ascend_pt/ folder, or a CANN msprof PROF_*/ folder with mindstudio_profiler_output/op_summary_*.csv (msprof, ACL, MindSpore Lite) or device_<id>/timeline/msprof_<device>_<model>_<iteration>.json (older msprof), or a SQLite export (ascend_mindspore_profiler[_<rank>].db, msprof_*.db, torch_npu's *_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_<rank>.db with analysis.db)",
-        "zh": "MindSpore 性能数据输出：带 ASCEND_PROFILER_OUTPUT/ 的 *_ascend_ms/（Ascend，MindSpore 2.3+）、*_ascend_ms/FRAMEWORK/cpu_*（CPU，MindSpore 2.5+）、扁平的 profiler/ 文件夹（MindSpore 1.x-2.4：aicore_intermediate_*、gpu_op_detail_info_*、cpu_op_detail_info_*；只有 step_trace_raw_*_detail_time.csv 时读取步与通信）、torch_npu 的 *_ascend_pt/ 文件夹、带 mindstudio_profiler_output/op_summary_*.csv（msprof、ACL、MindSpore Lite）或 device_<id>/timeline/msprof_<device>_<model>_<iteration>.json（较早的 msprof）的 CANN msprof PROF_*/ 文件夹，或 SQLite 导出（ascend_mindspore_profiler[_<rank>].db、msprof_*.db、torch_npu 的 *_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_<rank>.db 及 analysis.db）",
+        "en": "a MindSpore profiler output of a known layout: {layouts}",
+        "zh": "已知布局的 MindSpore 性能数据输出：{layouts}",
+    },
+    # What each layout of diagnosis.readers.catalog.LAYOUTS looks like (`Layout.message`), listed by
+    # error.known-layouts.
+    "layout.ascend-ms-2.3": {
+        "en": "profiler/ with rank-*_ascend_ms/ (Ascend, MindSpore 2.3-2.4)",
+        "zh": "带 rank-*_ascend_ms/ 的 profiler/（Ascend，MindSpore 2.3-2.4）",
+    },
+    "layout.legacy-ascend": {
+        "en": "a flat profiler/ folder with aicore_intermediate_* or output_timeline_data_* (Ascend, MindSpore 1.x-2.2)",
+        "zh": "带 aicore_intermediate_* 或 output_timeline_data_* 的扁平 profiler/ 文件夹（Ascend，MindSpore 1.x-2.2）",
+    },
+    "layout.legacy-steps": {
+        "en": "a flat profiler/ folder with step_trace_raw_*_detail_time.csv alone (MindSpore 1.x: steps and communication only)",
+        "zh": "只有 step_trace_raw_*_detail_time.csv 的扁平 profiler/ 文件夹（MindSpore 1.x：只读取步与通信）",
+    },
+    "layout.torch-npu": {
+        "en": "a torch_npu *_ascend_pt/ folder",
+        "zh": "torch_npu 的 *_ascend_pt/ 文件夹",
+    },
+    "layout.torch-npu-db": {
+        "en": "torch_npu's *_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_<rank>.db with analysis.db (SQLite export)",
+        "zh": "torch_npu 的 *_ascend_pt/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_<rank>.db 及 analysis.db（SQLite 导出）",
+    },
+    "layout.ascend-ms": {
+        "en": "*_ascend_ms/ with ASCEND_PROFILER_OUTPUT/ (Ascend, MindSpore 2.5+)",
+        "zh": "带 ASCEND_PROFILER_OUTPUT/ 的 *_ascend_ms/（Ascend，MindSpore 2.5+）",
+    },
+    "layout.cpu-ms": {
+        "en": "*_ascend_ms/FRAMEWORK/cpu_* (CPU, MindSpore 2.5+)",
+        "zh": "*_ascend_ms/FRAMEWORK/cpu_*（CPU，MindSpore 2.5+）",
+    },
+    "layout.legacy-gpu": {
+        "en": "a flat profiler/ folder with gpu_op_detail_info_* (GPU, MindSpore 2.0-2.4)",
+        "zh": "带 gpu_op_detail_info_* 的扁平 profiler/ 文件夹（GPU，MindSpore 2.0-2.4）",
+    },
+    "layout.legacy-cpu": {
+        "en": "a flat profiler/ folder with cpu_op_detail_info_* (CPU, MindSpore 2.0-2.4)",
+        "zh": "带 cpu_op_detail_info_* 的扁平 profiler/ 文件夹（CPU，MindSpore 2.0-2.4）",
+    },
+    "layout.cann-msprof": {
+        "en": "a CANN msprof PROF_*/ folder with mindstudio_profiler_output/op_summary_*.csv (msprof, ACL, MindSpore Lite)",
+        "zh": "带 mindstudio_profiler_output/op_summary_*.csv 的 CANN msprof PROF_*/ 文件夹（msprof、ACL、MindSpore Lite）",
+    },
+    "layout.cann-msprof-timeline": {
+        "en": "a CANN msprof PROF_*/ folder with device_<id>/timeline/msprof_<device>_<model>_<iteration>.json (older msprof)",
+        "zh": "带 device_<id>/timeline/msprof_<device>_<model>_<iteration>.json 的 CANN msprof PROF_*/ 文件夹（较早的 msprof）",
+    },
+    "layout.ascend-ms-db": {
+        "en": "ascend_mindspore_profiler[_<rank>].db (MindSpore 2.5+ SQLite export)",
+        "zh": "ascend_mindspore_profiler[_<rank>].db（MindSpore 2.5+ SQLite 导出）",
+    },
+    "layout.cann-msprof-db": {
+        "en": "msprof_*.db (CANN msprof SQLite export)",
+        "zh": "msprof_*.db（CANN msprof SQLite 导出）",
     },
     "error.accepted": {
         "en": "a profiler output folder, a .zip, .tar or .tar.gz archive of it, or the files of that folder",
@@ -880,7 +934,6 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "isolation.model-failed": {"en": "the model could not be decoded", "zh": "无法解码模型"},
     "isolation.unpack-failed": {"en": "the upload could not be unpacked", "zh": "无法解压上传的文件"},
-    "isolation.database-failed": {"en": "the database could not be read", "zh": "无法读取数据库"},
     "isolation.profile-failed": {"en": "the profile could not be read", "zh": "无法读取性能数据"},
     "uploads.gone": {
         "en": "this upload is no longer on the server (it was cleared or expired); upload the file again",

@@ -14,8 +14,7 @@ Public API (what the doctor facade may use; everything else is internal):
 - process setup: prefer_jemalloc (the Arrow memory pool; called by the facade, never at import),
   release_memory (freed memory back to the system after an analysis) and hold_to_budgets (every profile
   file read is held to the per-file byte and row budgets: the web app's server; budgets_held says whether
-  it was called); isolated_decoding (SQLite exports are decoded through a runner the caller gives, e.g.
-  an isolated child process); watch_reads (each profile file's name before it is opened, so that an
+  it was called); watch_reads (each profile file's name before it is opened, so that an
   isolated reader stopped by a limit can name the file)
 
 Names are imported on first use (PEP 562), so a child process that only unpacks an archive does not
@@ -64,7 +63,6 @@ _EXPORTS: dict[str, str] = {
     "budgets_held": "diagnosis.readers.io",
     "watch_reads": "diagnosis.readers.io",
     "kept_names": "diagnosis.readers.catalog",
-    "isolated_decoding": "diagnosis.readers.sqlite_guard",
 }
 
 if TYPE_CHECKING:
@@ -86,7 +84,6 @@ if TYPE_CHECKING:
         watch_reads,
     )
     from diagnosis.readers.npu_smi import attach_npu_smi, read_npu_smi
-    from diagnosis.readers.sqlite_guard import isolated_decoding
     from diagnosis.sources import Source, describe, materialize
     from diagnosis.workspace import Workspace
 
@@ -116,7 +113,6 @@ __all__ = [
     "headline_timing",
     "hold_to_budgets",
     "in_user_terms",
-    "isolated_decoding",
     "kept_names",
     "leaderboard",
     "materialize",

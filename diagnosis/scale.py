@@ -1,11 +1,9 @@
 """Where the per-rank work runs: in this process, a local process pool, or a Dask distributed cluster.
 
 Each rank is read and reduced to a compact `RankSummary`: locally by `quick_candidate` here, then
-`summarize_isolated` (a full read) in the pool; on Dask by `summarize_isolated` (small files first).
-Top-level functions, so they pickle to a pool or Dask worker; only the summaries come back. The SQLite
-decoding runner installed where the job is read (doctor's isolated child) is handed to the workers, so a
-database is decoded under the same limits wherever its rank is read. A Dask worker must see the same paths
-(a shared file system): docs/scaling.md.
+`summarize_rank` (a full read) in the pool; on Dask by `summarize_rank` (small files first).
+Top-level functions, so they pickle to a pool or Dask worker; only the summaries come back. A Dask worker
+must see the same paths (a shared file system): docs/scaling.md.
 """
 
 from __future__ import annotations
@@ -15,7 +13,6 @@ import os
 import pickle
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import nullcontext
 from pathlib import Path
 from typing import cast
 
@@ -23,7 +20,6 @@ from core.errors import InputError
 from core.model import RankSummary
 from core.text import say
 from diagnosis.readers import Candidate
-from diagnosis.readers.sqlite_guard import Runner, current_runner, isolated_decoding
 
 SERIAL_BELOW = 4  # fewer full reads than this run here: a worker's start-up (~1 s) costs more than it saves
 SERIAL_BYTES = 48 * 2**20  # so do ranks whose exports total less than this (8 small ranks read in ~1 s)
@@ -80,9 +76,8 @@ def summarize_ranks(
     else:
         # forkserver: a fork of a process running reader threads could inherit a held lock
         context = multiprocessing.get_context("forkserver")
-        runners = [current_runner()] * len(rest)  # SQLite decoding isolated in the workers as it is here
         with ProcessPoolExecutor(max_workers=n, mp_context=context) as pool:
-            full = pool.map(summarize_isolated, rest, [base] * len(rest), runners, chunksize=1)
+            full = pool.map(summarize_rank, rest, [base] * len(rest), chunksize=1)
             done.update(zip((id(c) for c in rest), full, strict=True))
     return [done[id(c)] for c in ordered]
 
@@ -128,15 +123,12 @@ def _fork_worker(share: list[Candidate], base: str) -> tuple[int, int]:
         os._exit(code)
 
 
-def summarize_isolated(cand: Candidate, base: str, runner: Runner | None, quick: bool = False) -> RankSummary:
-    """A worker's task: the rank's summary (`quick`: its small files first), with SQLite decoding sent
-    through `runner` (the caller's isolated child, e.g. sandbox.isolation.decode_database) when one was
-    installed where the job is read: a worker process does not inherit that context."""
+def summarize_rank(cand: Candidate, base: str, quick: bool = False) -> RankSummary:
+    """A worker's task: the rank's summary (`quick`: its small files first)."""
     from diagnosis.ingest import full_summary, summarize_candidate
 
     summarize = summarize_candidate if quick else full_summary
-    with isolated_decoding(runner) if runner is not None else nullcontext():
-        return summarize(cand, base)
+    return summarize(cand, base)
 
 
 def display_base(folder: Path) -> Path:
@@ -179,7 +171,7 @@ def _on_dask(cands: Sequence[Candidate], base: str, scheduler: str) -> list[Rank
         ) from None
     with client:
         futures = client.map(  # pyright: ignore[reportUnknownMemberType]  # distributed's Client.map is untyped
-            summarize_isolated, list(cands), base=base, runner=current_runner(), quick=True, pure=False
+            summarize_rank, list(cands), base=base, quick=True, pure=False
         )
         # Client.gather is untyped; of a list of futures it returns their results, in order
         gathered = cast("list[RankSummary]", client.gather(futures))  # pyright: ignore[reportUnknownMemberType]

@@ -122,8 +122,8 @@ def pair_timing(comparison: Comparison) -> Timing:
     base, target = comparison.baseline, comparison.target
     ratio = target.ms_per_step / base.ms_per_step if base.ms_per_step > 0 else None
     per_sample = None
-    if comparison.per_sample and ratio is not None:
-        per_sample = ratio * base.batch / target.batch  # type: ignore[operator]
+    if comparison.per_sample and ratio is not None and base.batch and target.batch:  # per_sample: both known
+        per_sample = ratio * base.batch / target.batch
     align = comparison.alignment
     phases = phase_timing(comparison)
     fields = jsonable(
@@ -253,8 +253,10 @@ def leaderboards(
             for i, (key, row) in enumerate(ops.iterrows(), start=1)
         ]
         return Leaderboards.of(**out)
+    if table is None:  # a pair always has its table: nothing to rank without one
+        return Leaderboards.of(**out)
     for side in sides:
-        board = leaderboard(table, side, LEADERBOARD_SIZE)  # type: ignore[arg-type]
+        board = leaderboard(table, side, LEADERBOARD_SIZE)
         columns = (board[c].tolist() for c in ("operator", "op_type", f"{side}_us_per_step", f"{side}_share"))
         out[side] = [_board_row(i, *row) for i, row in enumerate(zip(*columns, strict=True), start=1)]
     return Leaderboards.of(**out)

@@ -193,7 +193,7 @@ def _diagnose_profiles(
                 path="after",
                 expected=AFTER_NEEDS,
             )
-        given.append(("after", after))  # type: ignore[arg-type]
+        given.append(("after", after))
     if not given:
         if not _given(mindir):
             raise InputError(say("facade.nothing"), expected=NOTHING_GIVEN)
@@ -219,7 +219,7 @@ def check_rank(rank: float | str | None) -> int | None:
         text = rank.strip()
         if not text:
             return None
-        rank = int(text) if text.isascii() and text.isdigit() and len(text) <= 9 else text  # type: ignore[assignment]
+        rank = int(text) if text.isascii() and text.isdigit() and len(text) <= 9 else text
     if rank is None:
         return None
     whole = isinstance(rank, int) and not isinstance(rank, bool)
@@ -228,7 +228,7 @@ def check_rank(rank: float | str | None) -> int | None:
     if not whole or not 0 <= rank <= MAX_RANK:  # type: ignore[operator]
         shown = repr(rank) if len(repr(rank)) <= 24 else repr(rank)[:20] + "…"
         raise InputError(say("facade.bad-rank", shown=shown, max=MAX_RANK), path="rank")
-    return int(rank)  # type: ignore[arg-type]
+    return int(rank)
 
 
 def serve_uploads() -> None:
@@ -343,7 +343,7 @@ def _given(source: Source | os.PathLike[str] | None) -> TypeGuard[Source | os.Pa
     return len(source) > 0
 
 
-class FolderFiles(list):  # type: ignore[type-arg] - a list of paths, as Source allows
+class FolderFiles(list):  # a list of paths, as Source allows
     """The files of one uploaded folder with the folder's name (the browser sends only file names)."""
 
     def __init__(self, paths: Iterable[str], folder: str) -> None:

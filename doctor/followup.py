@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from doctor.model import After, AfterCause, Cause, NewCause, RunInfo, WaterfallStep
 
@@ -46,29 +46,33 @@ class Measured:
         return bool(self.target_batch and self.after_batch and self.target_batch != self.after_batch)
 
     @property
-    def basis(self) -> str:
+    def basis(self) -> Literal["wall", "operators"]:
         """`wall` when both runs record step wall times (idle gaps and compilation count), else
         `operators` (the compared operator time of the report's timing)."""
         return "wall" if self.target_wall_ms is not None and self.after_wall_ms is not None else "operators"
 
     @property
     def target_ms(self) -> float:
-        return self.target_wall_ms if self.basis == "wall" else self.target_op_ms  # type: ignore[return-value]
+        wall = self.target_wall_ms
+        return wall if wall is not None and self.after_wall_ms is not None else self.target_op_ms
 
     @property
     def after_ms(self) -> float:
-        return self.after_wall_ms if self.basis == "wall" else self.after_op_ms  # type: ignore[return-value]
+        wall = self.after_wall_ms
+        return wall if wall is not None and self.target_wall_ms is not None else self.after_op_ms
 
     def per_sample_gain(self, target: float, after: float) -> float | None:
         """Target minus after per sample, ms (None when the batches are equal or unknown)."""
-        if not self.per_sample:
+        target_batch, after_batch = self.target_batch, self.after_batch
+        if not self.per_sample or not target_batch or not after_batch:
             return None
-        return target / self.target_batch - after / self.after_batch  # type: ignore[operator]
+        return target / target_batch - after / after_batch
 
     def per_step_gain(self, target: float, after: float) -> float:
         """Target minus after per target step; per sample × target batch when the batches differ."""
         per_sample = self.per_sample_gain(target, after)
-        return target - after if per_sample is None else per_sample * self.target_batch  # type: ignore[operator]
+        batch = self.target_batch
+        return target - after if per_sample is None or batch is None else per_sample * batch
 
 
 def after_section(before: Sequence[Cause], after: Sequence[Cause], measured: Measured, run: RunInfo) -> After:
@@ -84,7 +88,7 @@ def after_section(before: Sequence[Cause], after: Sequence[Cause], measured: Mea
     return After(
         source=run.source,
         run=run,
-        step_basis=measured.basis,  # type: ignore[arg-type]
+        step_basis=measured.basis,
         target_ms_per_step=round(measured.target_ms, ROUND),
         after_ms_per_step=round(measured.after_ms, ROUND),
         target_batch=measured.target_batch,
@@ -104,13 +108,12 @@ def after_section(before: Sequence[Cause], after: Sequence[Cause], measured: Mea
     )
 
 
-def cause_status(before: Cause, after: Cause | None) -> str:
+def cause_status(before: Cause, after: Cause | None) -> Literal["resolved", "remaining", "worse"]:
     """resolved / remaining / worse: a ranked cause remains while it is still ranked, a below-threshold
     one while it is found at all; a remaining cause is worse when its time grew clearly."""
-    still = after is not None and (after.section == "ranked" or before.section != "ranked")
-    if not still:
+    if after is None or (after.section != "ranked" and before.section == "ranked"):
         return "resolved"
-    old, new = before.recoverable_ms_per_step, after.recoverable_ms_per_step  # type: ignore[union-attr]
+    old, new = before.recoverable_ms_per_step, after.recoverable_ms_per_step
     if old is not None and new is not None and new >= old * WORSE_FACTOR and new - old >= WORSE_MIN_MS:
         return "worse"
     return "remaining"
@@ -124,7 +127,7 @@ def _judged(before: Cause, after: Cause | None, counted: float | None) -> AfterC
     return AfterCause(
         id=before.id,
         title=before.title,
-        status=status,  # type: ignore[arg-type]
+        status=status,
         ranked=before.section == "ranked",
         before_ms_per_step=before.recoverable_ms_per_step,
         after_ms_per_step=after_ms,

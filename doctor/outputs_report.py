@@ -158,8 +158,8 @@ def build_section(comparison: Any, symptoms: Sequence[Any], diagnosis: Any, lang
         only_target=[layer.name for layer in comparison.alignment.only_target],
         first_divergence=_first(comparison),
         depth=[_point(i, d) for i, d in enumerate(comparison.layers)],
-        symptoms=symptom_records(symptoms, lang),  # pyright: ignore[reportArgumentType]  # Part: the records' common base
-        causes=cause_records(diagnosis.causes, lang),  # pyright: ignore[reportArgumentType]  # Part: the records' common base
+        symptoms=symptom_records(symptoms, lang),
+        causes=cause_records(diagnosis.causes, lang),
         nothing_found=diagnosis.nothing_found,
     )
 

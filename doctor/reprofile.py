@@ -104,11 +104,13 @@ def _schedule(recorded: dict[str, Any] | None) -> dict[str, int]:
     plan = dict(DEFAULTS["schedule"])
     if not isinstance(recorded, dict):
         return plan
-    values = {key: recorded.get(key) for key in SCHEDULE_KEYS}
-    counts = all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values.values())
-    if counts and values["active"] >= 1:  # type: ignore[operator]
-        return {key: int(values[key]) for key in SCHEDULE_KEYS}  # type: ignore[arg-type]
-    return plan
+    counts: dict[str, int] = {}
+    for key in SCHEDULE_KEYS:
+        value = recorded.get(key)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            return plan
+        counts[key] = value
+    return counts if counts["active"] >= 1 else plan
 
 
 def fix_ids(report: Report) -> list[str]:

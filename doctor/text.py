@@ -94,9 +94,9 @@ def is_missing(value: Any) -> bool:
 
 def fmt_number(value: float | int | None, digits: int = 3) -> str:
     """A compact number: thousands separated, up to `digits` significant decimals, '—' when missing."""
-    if is_missing(value):
+    if value is None or is_missing(value):  # `is None` too: the checker narrows on it
         return "—"
-    number = float(value)  # type: ignore[arg-type]
+    number = float(value)
     if math.isinf(number):
         return "∞" if number > 0 else "-∞"
     if number == int(number) and abs(number) < 1e15:
@@ -113,12 +113,12 @@ def fmt_ms(value: float | None) -> str:
 
 def fmt_ratio(value: float | None) -> str:
     """A ratio such as '1.79x'."""
-    return "—" if is_missing(value) else f"{float(value):.2f}x"  # type: ignore[arg-type]
+    return "—" if value is None or is_missing(value) else f"{float(value):.2f}x"
 
 
 def fmt_percent(value: float | None) -> str:
     """A share in [0, 1] as a percentage."""
-    return "—" if is_missing(value) else f"{100 * float(value):.0f}%"  # type: ignore[arg-type]
+    return "—" if value is None or is_missing(value) else f"{100 * float(value):.0f}%"
 
 
 def csv_safe(value: object) -> object:

@@ -1,18 +1,19 @@
 """The sandbox: decoding of untrusted uploads (archives, MINDIR, SQLite) in a child process under hard
 memory, CPU and wall-clock limits, with cancellation. It knows nothing of reports or the app.
 
-Public API: `run_isolated`, `run_cancellable`, `Cancellation`, `kill_all_children`, `IsolationLimits`,
-`IsolationError`, and the decoders `materialize`, `load_mindir`, `decode_database`, `decode_dump`,
-`decode_mapping` with `say_reading` (all in `sandbox.isolation`).
+Public API: `run_isolated`, `run_cancellable`, `Cancellation`, `kill_all_children`, `fork_warm_reader`
+(a single-threaded caller's warm reader as a fork of itself), `IsolationLimits`,
+`IsolationError`, and the decoders `materialize`, `load_mindir`, `read_profile`, `read_npu_smi`,
+`decode_dump`, `decode_mapping` with `say_reading` (all in `sandbox.isolation`).
 """
 
 from sandbox.isolation import (
     Cancellation,
     IsolationError,
     IsolationLimits,
-    decode_database,
     decode_dump,
     decode_mapping,
+    fork_warm_reader,
     kill_all_children,
     load_mindir,
     materialize,
@@ -25,9 +26,9 @@ __all__ = [
     "Cancellation",
     "IsolationError",
     "IsolationLimits",
-    "decode_database",
     "decode_dump",
     "decode_mapping",
+    "fork_warm_reader",
     "kill_all_children",
     "load_mindir",
     "materialize",

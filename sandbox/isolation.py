@@ -9,7 +9,8 @@ touches the input, while the parent enforces a wall-clock timeout and kills the 
 A model decoder and a profile reader also get ``RLIMIT_FSIZE=0``: they have no reason to write any file.
 A profile reader (`read_profile`) is a fork of a warm zygote that imported pandas, pyarrow and the readers
 once (`serve_forks`), since importing them costs more than reading a typical profile; the fork leads a
-process group of its own, killed whole on timeout or cancellation.
+process group of its own, killed whole on timeout or cancellation. A single-threaded caller that imported
+the readers already (the CLI) makes its zygote a fork of itself instead (`fork_warm_reader`).
 
 Results come back pickled from our own child, so they are data we produced, not the upload; they are
 still unpickled with an allow-list of classes (graph model, run model, dump model, networkx graphs,
@@ -184,11 +185,44 @@ _POLL_S = 0.5
 _THREAD_REFUSED = "Failed to launch worker thread"  # Arrow, when RLIMIT_AS leaves no room for a stack
 
 
+class _ForkedZygote:
+    """A zygote forked from this process (`fork_warm_reader`), as `_Zygote` sees a process: poll(),
+    kill(), wait() like a Popen's, on the pid this process forked."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:  # reaped elsewhere: gone
+                self.returncode = -signal.SIGKILL
+                return self.returncode
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def kill(self) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)
+
+    def wait(self) -> int:
+        if self.returncode is None:
+            try:
+                _, status = os.waitpid(self.pid, 0)
+                self.returncode = os.waitstatus_to_exitcode(status)
+            except ChildProcessError:
+                self.returncode = -signal.SIGKILL
+        return self.returncode
+
+
 @dataclass
 class _Zygote:
     """The running zygote: its process and the control socket (one fork request at a time)."""
 
-    process: subprocess.Popen[bytes]
+    process: subprocess.Popen[bytes] | _ForkedZygote
     control: socket.socket
     lock: threading.Lock
 
@@ -216,6 +250,42 @@ def _zygote() -> _Zygote:
         return _ZYGOTE[0]
 
 
+def fork_warm_reader() -> bool:
+    """Make the warm reader a fork of this process, for a caller that has imported the readers already
+    and runs no other Python thread (the CLI, before its analysis): its fork starts in milliseconds,
+    where a new interpreter imports pandas, pyarrow and the readers again (about 1 s). The forks of it
+    are limited, killed and cleaned up like those of the interpreter zygote. A threaded server must not
+    fork itself (another thread may hold a lock the fork inherits): with any other thread running this
+    forks nothing and answers False, and the reader starts as a new interpreter on first use. The
+    native pools of numpy and Arrow are fork-aware; the interpreter zygote forks with them too."""
+    if not hasattr(os, "fork") or threading.active_count() != 1:
+        return False
+    with _ZYGOTE_LOCK:
+        if _ZYGOTE and _ZYGOTE[0].process.poll() is None:
+            return True
+        if _ZYGOTE:
+            _ZYGOTE[0].control.close()
+        from diagnosis import read_folder  # noqa: F401 - the readers, imported before the fork
+
+        ours, theirs = socket.socketpair()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:  # the zygote: never returns into the caller's code
+            code = 0
+            try:
+                ours.close()  # else the zygote would keep its own control channel open past the caller
+                serve_forks(theirs.detach())
+            except BaseException:
+                traceback.print_exc()
+                code = 1
+            finally:
+                os._exit(code)
+        theirs.close()
+        _ZYGOTE[:] = [_Zygote(_ForkedZygote(pid), ours, threading.Lock())]
+        return True
+
+
 class _Forked:
     """A child forked by the zygote, as the cancellation code sees a child: pid, poll(), kill()."""
 
@@ -231,6 +301,10 @@ class _Forked:
             os.kill(self.pid, signal.SIGKILL)
 
 
+# An isolated child as the cancellation code sees it: a fresh interpreter (Popen) or a fork of the zygote.
+_Child = subprocess.Popen[bytes] | _Forked
+
+
 def _fork(request: bytes, wall_s: float, temp_dir: str | None) -> tuple[int | str, bytes, bytes, str]:
     """Run the call in a fork of the warm zygote; returns (the exit code, "timeout" or "cancelled"; the
     reply; b"" for stderr, which the fork shares with this process; "<size> <name>" of the largest file
@@ -243,9 +317,9 @@ def _fork(request: bytes, wall_s: float, temp_dir: str | None) -> tuple[int | st
     theirs.close()
     proc = _Forked(pid)
     token = _current_token()
-    _EVERY_CHILD.add(proc)  # type: ignore[arg-type]
+    _EVERY_CHILD.add(proc)
     if token is not None:
-        token.adopt(proc)  # type: ignore[arg-type]
+        token.adopt(proc)
     conn = multiprocessing.connection.Connection(ours.detach())
     try:
         conn.send_bytes(pickle.dumps((request, temp_dir), protocol=PROTOCOL))
@@ -254,14 +328,15 @@ def _fork(request: bytes, wall_s: float, temp_dir: str | None) -> tuple[int | st
         status, reply, reading = "ok", b"", ""
     finally:
         if proc.returncode is None:  # timed out or interrupted: never leave the child running
-            kill(proc)  # type: ignore[arg-type]
+            kill(proc)
             _wait_exit(conn, proc)
         conn.close()
         if token is not None:
-            token.release(proc)  # type: ignore[arg-type]
+            token.release(proc)
     if token is not None and token.cancelled:
         return "cancelled", b"", b"", reading
-    return status if status == "timeout" else proc.returncode, reply, b"", reading  # type: ignore[return-value]
+    code = -signal.SIGKILL if proc.returncode is None else proc.returncode  # set above: reply, exit or kill
+    return status if status == "timeout" else code, reply, b"", reading
 
 
 def _ask_fork(channel: socket.socket) -> int:
@@ -319,7 +394,7 @@ def _wait_exit(conn: Any, proc: _Forked, wait_s: float = 10.0) -> None:
         proc.returncode = -signal.SIGKILL
 
 
-def kill(proc: subprocess.Popen[bytes]) -> None:
+def kill(proc: _Child) -> None:
     """Kill an isolated child and every process of its group (it leads one: see _spawn)."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -336,17 +411,17 @@ class Cancellation:
 
     def __init__(self) -> None:
         self.cancelled = False
-        self._children: set[subprocess.Popen[bytes]] = set()
+        self._children: set[_Child] = set()
         self._lock = threading.Lock()
 
-    def adopt(self, proc: subprocess.Popen[bytes]) -> None:
+    def adopt(self, proc: _Child) -> None:
         """Track a child just started (killed at once when the request was already cancelled)."""
         with self._lock:
             self._children.add(proc)
             if self.cancelled:
                 kill(proc)
 
-    def release(self, proc: subprocess.Popen[bytes]) -> None:
+    def release(self, proc: _Child) -> None:
         """The child has ended."""
         with self._lock:
             self._children.discard(proc)
@@ -367,7 +442,7 @@ class Cancellation:
 
 
 _LOCAL = threading.local()
-_EVERY_CHILD: weakref.WeakSet[subprocess.Popen[bytes]] = weakref.WeakSet()  # for kill_all_children
+_EVERY_CHILD: weakref.WeakSet[_Child] = weakref.WeakSet()  # for kill_all_children
 
 
 def kill_all_children() -> int:
@@ -727,15 +802,6 @@ def materialize(
     return result
 
 
-def decode_database(subject: str, func: Callable[..., T], args: tuple[Any, ...]) -> T:
-    """A reader's SQLite decoding function (diagnosis.isolated_decoding's runner) in a child under the
-    limits: a database that stalls or balloons costs the child, which a cancelled request kills. The
-    child writes no file (RLIMIT_FSIZE=0): SQLite's temporary files could not grow outside the
-    workspace even if a reader forgot ``temp_store=MEMORY``."""
-    task = Task(subject=subject, failure=say("isolation.database-failed"))
-    return run_isolated(task, func, *args)
-
-
 def decode_dump(subject: str, func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """A reader of the outputs comparison's dumps (outputs.read_dump_at, which the caller passes: this
     module never imports outputs, a sibling stage) in a fork of the warm reader under the limits, writing
@@ -773,10 +839,11 @@ class _BorrowedWorkspace(Workspace):
     def __init__(self, path: Path) -> None:
         super().__init__()
         self._path = path
+        self._borrowed = path
 
     @property
     def path(self) -> Path:
-        return self._path  # type: ignore[return-value]
+        return self._borrowed
 
     def close(self) -> None:
         """The parent owns the folder and removes it."""
@@ -874,22 +941,57 @@ def _run_from_wire(wire: tuple[Any, dict[str, bytes]]) -> Any:
     return run
 
 
+# The field metadata of a string column `_ipc` sent dictionary-encoded, for `_frame` to decode it back.
+_DICTIONARY = {b"perf-doctor wire": b"dictionary"}
+_DICTIONARY_ROWS = 1024  # shorter string columns are sent as they are
+
+
 def _ipc(frame: Any) -> bytes:
-    """One DataFrame as an Arrow IPC stream (its pandas dtypes and index kept in the schema)."""
+    """One DataFrame as an Arrow IPC stream (its pandas dtypes and index kept in the schema). A string
+    column whose values repeat (kernel names, types, shapes: a few hundred distinct in 100,000 rows) is
+    sent dictionary-encoded: a fifth of the bytes, which the reply is written, sent and read faster for."""
     import pyarrow as pa
 
     table = pa.Table.from_pandas(frame)
+    pairs = [_compact(column, field) for column, field in zip(table.columns, table.schema, strict=True)]
+    # the pandas dtypes and index, kept (copied into the type pyarrow's schema() takes)
+    pandas: dict[bytes | str, bytes | str] = {k: v for k, v in (table.schema.metadata or {}).items()}
+    schema = pa.schema([field for _, field in pairs], metadata=pandas)
+    table = pa.Table.from_arrays([column for column, _ in pairs], schema=schema)
     sink = pa.BufferOutputStream()
     with pa.ipc.new_stream(sink, table.schema) as writer:
         writer.write_table(table)
     return sink.getvalue().to_pybytes()
 
 
+def _compact(column: Any, field: Any) -> tuple[Any, Any]:
+    """A long string column as a dictionary-encoded one (marked in its field) when it has at most half
+    as many distinct values as rows; any other column as it is."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    text = pa.types.is_string(field.type) or pa.types.is_large_string(field.type)
+    if not text or len(column) < _DICTIONARY_ROWS:
+        return column, field
+    encoded = pc.dictionary_encode(column).combine_chunks()  # pyright: ignore[reportAttributeAccessIssue]  # pyarrow.compute's kernels are generated at import
+    if len(encoded.dictionary) * 2 > len(column):
+        return column, field
+    return encoded, pa.field(field.name, encoded.type, field.nullable, _DICTIONARY)
+
+
 def _frame(data: bytes) -> Any:
-    """The DataFrame of one Arrow IPC stream `_ipc` wrote."""
+    """The DataFrame of one Arrow IPC stream `_ipc` wrote (its dictionary-encoded columns decoded)."""
     import pyarrow as pa
 
-    return pa.ipc.open_stream(data).read_all().to_pandas()
+    table = pa.ipc.open_stream(data).read_all()
+    if any(field.metadata == _DICTIONARY for field in table.schema):
+        fields = [
+            pa.field(f.name, f.type.value_type, f.nullable) if f.metadata == _DICTIONARY else f
+            for f in table.schema
+        ]
+        pandas: dict[bytes | str, bytes | str] = {k: v for k, v in (table.schema.metadata or {}).items()}
+        table = table.cast(pa.schema(fields, metadata=pandas))
+    return table.to_pandas()
 
 
 def read_npu_smi(path: str | os.PathLike[str]) -> Any:

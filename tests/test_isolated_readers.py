@@ -64,6 +64,26 @@ def test_the_run_crosses_the_wire_unchanged() -> None:
     assert all(back.extras[key].equals(run.extras[key]) for key in run.extras)
 
 
+def test_repeated_strings_cross_the_wire_compact_and_unchanged() -> None:
+    """Kernel names repeat: a long table's string columns travel dictionary-encoded (a fraction of the
+    bytes) and come back as the same strings and dtypes; a categorical column stays categorical."""
+    import pandas as pd
+    import pyarrow as pa
+
+    from diagnosis import read_folder
+
+    kernels = read_folder(ASCEND / "train").kernels
+    long = pd.concat([kernels] * (4096 // len(kernels) + 1), ignore_index=True)
+    long["kind"] = pd.Categorical(long["name"].astype(str))
+    plain = pa.BufferOutputStream()
+    with pa.ipc.new_stream(plain, pa.Table.from_pandas(long).schema) as writer:
+        writer.write_table(pa.Table.from_pandas(long))
+    wire = isolation._ipc(long)
+    back = isolation._frame(wire)
+    assert len(wire) < plain.getvalue().size / 2
+    assert back.equals(long) and list(back.dtypes) == list(long.dtypes)
+
+
 def test_cancelling_a_request_kills_its_profile_reader(tmp_path: Path) -> None:
     """A cancelled web request kills the fork reading its profile at once (not after the read), and the
     request's workspace, with the child's temporary folder, is removed."""

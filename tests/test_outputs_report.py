@@ -102,6 +102,19 @@ def test_the_app_tab_says_a_bad_upload_in_one_line(tmp_path: Path) -> None:
     assert markdown.value.startswith("⚠") and "junk.zip" in markdown.value and not plot.visible
 
 
+def test_an_upload_that_is_no_file_is_asked_for_again_not_a_crash() -> None:
+    """A value Gradio gives without a file path (no `.name`) counts as not given, in the tab and the API."""
+    import gradio as gr
+
+    from webapp.outputs_tab import outputs_api, run_outputs
+
+    nameless = object()
+    markdown, plot = run_outputs(nameless, str(DUMPS / "reference"), None, "English")
+    assert markdown.value.startswith("⚠ ") and "both dumps" in markdown.value and not plot.visible
+    with pytest.raises(gr.Error, match="both dumps"):
+        outputs_api(str(DUMPS / "reference"), nameless, None, "en")
+
+
 def test_one_report_covers_the_latency_and_the_results() -> None:
     """Profiles and dumps together: the profile diagnosis and the outputs section in one document, in every
     format that reads the model and in both languages; without dumps the document has no outputs key."""

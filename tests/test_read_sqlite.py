@@ -19,6 +19,7 @@ import cli.main as cli
 from core import InputError
 from diagnosis import find_runs, read_folder
 from diagnosis.readers import sqlite_guard
+from diagnosis.workspace import Workspace
 from doctor import diagnose
 from sandbox import isolation
 from tests.bad_inputs import generate
@@ -237,11 +238,13 @@ def test_the_facade_decodes_a_database_in_the_isolated_child(monkeypatch) -> Non
                              ("_read_profile_child", "train", True)]  # fmt: skip
 
 
-def test_an_isolated_decoding_error_names_the_database(tmp_path: Path) -> None:
+def test_the_isolated_readers_refusal_names_the_database(tmp_path: Path) -> None:
+    """The refusal comes back from the isolated reader (the facade's path) naming the database."""
     root = _damaged(tmp_path, generate._repeat_string_ids)
-    with sqlite_guard.isolated_decoding(isolation.decode_database):
-        error = _refusal(root)
-    assert "table STRING_IDS repeats id" in error.problem
+    with Workspace(tmp_path) as space, pytest.raises(InputError) as caught:
+        isolation.read_profile(root, rank=None, source="run", scheduler=None, workspace=space)
+    assert caught.value.path.endswith("ASCEND_PROFILER_OUTPUT/ascend_mindspore_profiler.db")
+    assert "table STRING_IDS repeats id" in caught.value.problem
 
 
 def test_cancelling_a_request_kills_its_sqlite_decoder(tmp_path: Path) -> None:
@@ -263,8 +266,8 @@ def test_cancelling_a_request_kills_its_sqlite_decoder(tmp_path: Path) -> None:
 
     def work() -> None:
         try:
-            with sqlite_guard.isolated_decoding(isolation.decode_database):
-                read_folder(root)
+            with Workspace(tmp_path) as space:
+                isolation.read_profile(root, rank=None, source="run", scheduler=None, workspace=space)
         except InputError as error:
             outcome.append(error)
 

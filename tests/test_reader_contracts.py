@@ -139,6 +139,18 @@ def test_every_catalogued_layout_has_a_run_in_the_registry() -> None:
     assert len({run.name for run in RUNS}) == len(RUNS)
 
 
+def test_every_catalogued_layout_says_what_it_looks_like_in_both_languages() -> None:
+    """Each layout's `layout.<name>` message exists in English and Chinese, and the known-layouts text an
+    unreadable upload is given lists every one of them, in both languages."""
+    from core.messages import MESSAGES
+
+    for entry in catalog.LAYOUTS:
+        assert set(MESSAGES[entry.message]) == {"en", "zh"}, entry.name
+        for lang in ("en", "zh"):
+            assert MESSAGES[entry.message][lang] in catalog.KNOWN_LAYOUTS_TEXT.said(lang), (entry.name, lang)
+    assert {key for key in MESSAGES if key.startswith("layout.")} == {e.message for e in catalog.LAYOUTS}
+
+
 @pytest.mark.parametrize("run", RUNS, ids=lambda run: run.name)
 def test_each_registered_run_is_found_as_its_layout(run) -> None:
     if not run.path.is_dir():

@@ -61,5 +61,5 @@ def without_stray_file(component: Upload) -> Upload:
         path = _upload_path(component, f)
         return original(f) if path is None else path
 
-    component._process_single_file = process  # type: ignore[method-assign]
+    component._process_single_file = process
     return component

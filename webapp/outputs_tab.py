@@ -87,14 +87,13 @@ def run_outputs(
     """Compare two uploaded dumps; an InputError is said as one line (in the page's language), no plot.
     With `uploads`, the run holds its files while it runs (holding) and `session`'s inputs keep them."""
     lang = next((code for code, name in LANGUAGE_NAMES.items() if name == language), "en")
-    if not baseline or not target:
+    first, second, third = _path(baseline), _path(target), _path(mapping)
+    if not first or not second:  # not given, or given as no file
         return gr.Markdown("⚠ " + in_lang(say("outputs.need-two"), lang)), gr.Plot(visible=False)
-    slots: dict[str, str | None] = dict(
-        zip(SLOTS, (_path(baseline), _path(target), _path(mapping)), strict=True)
-    )
+    slots: dict[str, str | None] = dict(zip(SLOTS, (first, second, third), strict=True))
     try:
         with holding(uploads, session, slots):
-            result = compare_outputs(slots[SLOTS[0]], slots[SLOTS[1]], mapping=slots[SLOTS[2]], lang=lang)  # pyright: ignore[reportArgumentType]  # both given
+            result = compare_outputs(first, second, mapping=third, lang=lang)
     except InputError as error:
         return gr.Markdown("⚠ " + in_lang(error_line(error), lang)), gr.Plot(visible=False)
     return gr.Markdown(render_outputs(result, "md")), gr.Plot(
@@ -107,17 +106,15 @@ def outputs_api(
 ) -> tuple[dict[str, Any], list[str]]:
     """The `/compare_outputs` API: the outputs section (JSON) of two dumps and its HTML, Markdown, JSON
     and CSV files; bad input is one escaped gr.Error line."""
-    if not baseline or not target:
+    first, second, third = _path(baseline), _path(target), _path(mapping)
+    if not first or not second:  # not given, or given as no file
         raise gr.Error(
             html.escape(in_lang(say("outputs.need-two"), lang), quote=False), print_exception=False
         )
-    paths = (_path(baseline), _path(target), _path(mapping))
-    slots: dict[str, object] = dict(zip(SLOTS, paths, strict=True))
-    first, second = paths[0], paths[1]
-    assert first is not None and second is not None  # both given: checked above
+    slots: dict[str, object] = dict(zip(SLOTS, (first, second, third), strict=True))
     try:
         with holding(uploads, None, slots):
-            result = compare_outputs(first, second, mapping=paths[2], lang=lang)
+            result = compare_outputs(first, second, mapping=third, lang=lang)
     except InputError as error:
         raise gr.Error(
             html.escape(in_lang(error_line(error), lang), quote=False), print_exception=False

@@ -158,7 +158,7 @@ def run_parallel(
                 job.stop()
                 results[job.index] = job.result
                 if on_done is not None:
-                    on_done(job.index, job.result)  # type: ignore[arg-type]
+                    on_done(job.index, job.result)
     finally:
         for job in running:
             job.stop()

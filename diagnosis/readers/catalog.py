@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from core.text import say
+from core.text import join, say
 
 APO = "ASCEND_PROFILER_OUTPUT"
 FRAMEWORK = "FRAMEWORK"
@@ -20,13 +20,20 @@ FRAMEWORK = "FRAMEWORK"
 
 @dataclass(frozen=True)
 class Layout:
-    """A profiler layout: its name (RunMeta.layout, Candidate.layout), the module of diagnosis/readers that
-    reads it, and the file its per-launch durations come from, named in messages about bad durations
-    (``<r>`` = rank)."""
+    """A profiler layout, declared once here: its name (RunMeta.layout, Candidate.layout), the module of
+    diagnosis/readers that reads it, and the file its per-launch durations come from, named in messages
+    about bad durations (``<r>`` = rank). What it looks like to a user is its message ``layout.<name>``
+    (core/messages.py, English and Chinese), which `KNOWN_LAYOUTS_TEXT` lists. Declared in this module,
+    not in the reader: the isolated unpacking child reads the catalogue without importing pandas."""
 
     name: str
     reader: str
     durations: str = "kernel_details.csv"
+
+    @property
+    def message(self) -> str:
+        """The id of the message that says what this layout looks like."""
+        return f"layout.{self.name}"
 
 
 # Every layout, in detection order (ingest.READERS is their readers in this order): the most specific
@@ -58,7 +65,8 @@ LAYOUTS = (
     Layout("cann-msprof-db", "sqlite_db", "msprof_*.db"),  # CANN msprof --type=db only
 )
 BY_NAME = {entry.name: entry for entry in LAYOUTS}
-KNOWN_LAYOUTS_TEXT = say("error.known-layouts")
+# What an unreadable upload is told we read: every layout's message, in detection order.
+KNOWN_LAYOUTS_TEXT = say("error.known-layouts", layouts=join([say(entry.message) for entry in LAYOUTS]))
 
 
 def of_rank(template: str, rank: int) -> str:

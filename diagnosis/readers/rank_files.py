@@ -29,5 +29,9 @@ def kernel_type_totals(path: Path) -> tuple[dict[str, float], int]:
     table = read_csv(path, QUICK_COLUMNS, required=("duration_us",))
     dur = table.column("duration_us").to_numpy(zero_copy_only=False).astype("float64")
     names = table.column("op_type") if "op_type" in table.column_names else table.column("name")
-    totals = pd.Series(np.nan_to_num(dur)).groupby(names.fill_null(pa.scalar("")).to_numpy(zero_copy_only=False)).sum()
+    totals = (
+        pd.Series(np.nan_to_num(dur))
+        .groupby(names.fill_null(pa.scalar("")).to_numpy(zero_copy_only=False))
+        .sum()
+    )
     return {str(k): float(v) for k, v in totals.items()}, len(dur)

@@ -21,7 +21,6 @@ import os
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 import pyarrow as pa
@@ -35,7 +34,7 @@ from diagnosis.readers.ascend import MINDSPORE, complete, kernel_limitations, ou
 from diagnosis.readers.cann_msprof import CANN, devices_of, op_summaries, prof_folders, read_sample
 from diagnosis.readers.discover import classify, discover
 from diagnosis.readers.io import display, to_frame
-from diagnosis.readers.sqlite_guard import STRING_COLUMNS, Guarded, guarded, run_decoder
+from diagnosis.readers.sqlite_guard import STRING_COLUMNS, Guarded, SqlValue, guarded
 from diagnosis.readers.steps import no_steps
 from diagnosis.readers.tables import canonical as canonical_table
 from diagnosis.readers.torch_npu_db import read_frequency
@@ -117,7 +116,7 @@ def _ms_db(apo: Path, rank: int | None) -> Path:
 
 def _msprof_dbs(prof: Path) -> list[Path]:
     """msprof_*.db in a PROF_* folder (or its mindstudio_profiler_output/), in name order."""
-    found = []
+    found: list[Path] = []
     for folder in (prof, prof / catalog.MSPROF_OUTPUT):
         try:
             found += sorted(
@@ -133,14 +132,14 @@ def _msprof_dbs(prof: Path) -> list[Path]:
 
 def read_db(path: Path, rank: int | None) -> tuple[pd.DataFrame, frozenset[str]]:
     """Canonical kernels of the compute tasks (of device `rank` when the database holds several),
-    decoded under the SQLite budgets (sqlite_guard), in the isolated child when the caller installed it.
+    decoded under the SQLite budgets (sqlite_guard).
 
     The row and text budgets always apply, also to a local file: unlike a text table, a database's rows
     cannot be counted while an archive is unpacked, and a row of a 2 KB database can stand for any
     number of joined rows."""
     limits = Limits.from_env()
     rows, text = limits.max_profile_rows, limits.max_profile_file_bytes
-    data = run_decoder(path.name, decode_db, str(path), rank, rows, text)
+    data = decode_db(str(path), rank, rows, text)
     return _kernels(pa.ipc.open_stream(data).read_all())
 
 
@@ -163,7 +162,7 @@ def decode_db(name: str, rank: int | None, row_limit: int | None, text_limit: in
         found = _task_columns(db.rows(_query(columns, rank, _devices(db)), row_limit), columns)
         if not found["start_ns"]:
             raise db.error(say("sqlite.no-tasks"))
-        strings = dict(db.rows("SELECT id, value FROM STRING_IDS", row_limit))
+        strings = {key: value for key, value in db.rows("SELECT id, value FROM STRING_IDS", row_limit)}
         table = _task_table(found, strings, text_limit, db)
     sink = pa.BufferOutputStream()
     with pa.ipc.new_stream(sink, table.schema) as writer:
@@ -230,13 +229,15 @@ def _query(columns: dict[str, list[str]], rank: int | None, devices: int) -> str
     )
 
 
-def _task_columns(rows: Iterable[tuple[Any, ...]], columns: dict[str, list[str]]) -> dict[str, list[Any]]:
+def _task_columns(
+    rows: Iterable[tuple[SqlValue, ...]], columns: dict[str, list[str]]
+) -> dict[str, list[SqlValue]]:
     """The query's rows as columns: tasks whose start or end is not a whole number are dropped, a block
     dim that is not one is missing (a database may hold text in a number column)."""
     info = columns["COMPUTE_TASK_INFO"]
     names = [c for c, col in STRING_COLUMNS.items() if col in info]
     names += ["block_dim"] if any(c in info for c in _BLOCK) else []
-    found: dict[str, list[Any]] = {name: [] for name in ["start_ns", "end_ns", *names]}
+    found: dict[str, list[SqlValue]] = {name: [] for name in ["start_ns", "end_ns", *names]}
     lists = list(found.values())
     for row in rows:
         if type(row[0]) is int and type(row[1]) is int:
@@ -248,7 +249,7 @@ def _task_columns(rows: Iterable[tuple[Any, ...]], columns: dict[str, list[str]]
 
 
 def _task_table(
-    found: dict[str, list[Any]], strings: dict[Any, Any], text_limit: int | None, db: Guarded
+    found: dict[str, list[SqlValue]], strings: dict[SqlValue, SqlValue], text_limit: int | None, db: Guarded
 ) -> pa.Table:
     """Columns with each string id replaced by its STRING_IDS value (missing, or not text: null). The
     text this adds up to (a value is copied once per task that names it) is held to `text_limit`."""
@@ -262,18 +263,18 @@ def _task_table(
                 say("sqlite.text-over", mib=total / MIB, limit=text_limit / MIB),
                 say("archive.smaller-override", variable=env_name("max_profile_file_bytes")),
             )
-    data: dict[str, pa.Array[Any]] = {
-        "start_ns": pa.array(found["start_ns"], pa.int64()),
-        "end_ns": pa.array(found["end_ns"], pa.int64()),
+    columns: dict[str, tuple[list[SqlValue], pa.DataType]] = {
+        "start_ns": (found["start_ns"], pa.int64()),
+        "end_ns": (found["end_ns"], pa.int64()),
     }
     for name in string_names:
-        data[name] = pa.array([texts.get(k) if _hashable(k) else None for k in found[name]], pa.string())
+        columns[name] = ([texts.get(k) if _hashable(k) else None for k in found[name]], pa.string())
     if "block_dim" in found:
-        data["block_dim"] = pa.array(found["block_dim"], pa.int64())
-    return pa.table(data)
+        columns["block_dim"] = (found["block_dim"], pa.int64())
+    return pa.table({name: pa.array(values, kind) for name, (values, kind) in columns.items()})
 
 
-def _hashable(key: Any) -> bool:
+def _hashable(key: object) -> bool:
     """A value SQLite can return (int, float, str, bytes, None) that can be looked up in a dict."""
     return not isinstance(key, (list, dict, set))
 

@@ -12,19 +12,18 @@ the system's temporary folder. A `Guarded` connection bounds each of these befor
 - `check_rows`: a table's rows counted before any is read, against the row budget;
 - `refuse_duplicates`: a key the schema makes unique must be unique, so joins over it cannot multiply.
 
-`run_decoder` runs a reader's decoding function through the runner the caller installed with
-`isolated_decoding` (the doctor facade installs its isolated child process), or in this process.
+The readers decode in whatever process reads the profile: the doctor facade reads every profile in an
+isolated child (sandbox.isolation.read_profile) under memory, CPU and time limits.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Generator, Iterator
 from contextlib import contextmanager
-from contextvars import ContextVar
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 from urllib.parse import quote
 
 from core.errors import InputError
@@ -32,10 +31,10 @@ from core.text import Text, say
 from diagnosis.limits import MIB, Limits, env_name
 from diagnosis.readers.io import display
 
-T = TypeVar("T")
 MAX_VALUE_BYTES = MIB  # one text or blob value (a kernel name, a shape list) in an export
 CACHE_KIB = 16 * 1024  # page cache of one connection (SQLite's default is 2 MiB)
 _PRAGMAS = ("query_only=ON", "trusted_schema=OFF", "temp_store=MEMORY", f"cache_size=-{CACHE_KIB}")
+SqlValue = int | float | str | bytes | None  # what SQLite hands back for one column of a row
 _PROGRESS_STEPS = 20_000  # virtual-machine instructions between two looks at the clock
 # Canonical kernel column <- COMPUTE_TASK_INFO column (an id into STRING_IDS), when the table has it:
 # one mapping for both SQLite readers (sqlite_db, torch_npu_db).
@@ -51,9 +50,6 @@ STRING_COLUMNS = {
     "output_formats": "outputFormats",
     "op_state": "opState",
 }
-# A decoding function run by `run_decoder`: called with its arguments, returns a picklable answer.
-Runner = Callable[[str, Callable[..., Any], tuple[Any, ...]], Any]
-_RUNNER: ContextVar[Runner | None] = ContextVar("sqlite_decoder_runner", default=None)
 
 
 class Guarded:
@@ -110,7 +106,7 @@ class Guarded:
             raise self.translate(exc) from None
         return row[0] if row else None
 
-    def rows(self, sql: str, limit: int | None, chunk: int = 10_000) -> Iterator[tuple[Any, ...]]:
+    def rows(self, sql: str, limit: int | None, chunk: int = 10_000) -> Iterator[tuple[SqlValue, ...]]:
         """Stream a query's rows; more than `limit` of them is the row budget's refusal."""
         cursor = self.execute(sql)
         seen = 0
@@ -168,27 +164,3 @@ def guarded(
         yield connection
     finally:
         connection.close()
-
-
-@contextmanager
-def isolated_decoding(runner: Runner) -> Generator[None, None, None]:
-    """Within the block (in this thread and context), `run_decoder` calls go through `runner`, e.g. a
-    child process under memory, CPU and time limits that is killed when the request is cancelled."""
-    token = _RUNNER.set(runner)
-    try:
-        yield
-    finally:
-        _RUNNER.reset(token)
-
-
-def current_runner() -> Runner | None:
-    """The runner `isolated_decoding` installed here, if any: the rank pool hands it to its workers, whose
-    processes do not inherit this context."""
-    return _RUNNER.get()
-
-
-def run_decoder(subject: str, func: Callable[..., T], *args: Any) -> T:
-    """``func(*args)`` through the installed runner (see `isolated_decoding`), else here. `func` must be
-    a module-level function whose arguments and answer are plain data (str, numbers, bytes)."""
-    runner = _RUNNER.get()
-    return func(*args) if runner is None else runner(subject, func, args)

@@ -40,6 +40,7 @@ from core.errors import InputError
 from core.model import PIPE_COUNTERS, Limitation, ProfilerConfig, Run, conform_kernels, conform_steps
 from core.text import say
 from diagnosis.readers import Candidate, catalog
+from diagnosis.readers.arrow import NamedColumns
 from diagnosis.readers.ascend import (
     Output,
     build_meta,
@@ -314,7 +315,7 @@ def _canonical(frame: pd.DataFrame) -> tuple[pd.DataFrame, frozenset[str]]:
     keep = np.isfinite(start) & np.isfinite(end)
     frame = frame.loc[keep].assign(start_us=start[keep], duration_us=_ns_span(frame.loc[keep]) / 1000.0)
     frame = frame.drop(columns=["start_ns", "end_ns"]).sort_values("start_us", kind="stable")
-    columns = {}
+    columns: NamedColumns = {}
     for name in frame.columns:
         values = frame[name]
         if name in ("start_us", "duration_us", "wait_us", *PIPE_COUNTERS):
@@ -323,7 +324,7 @@ def _canonical(frame: pd.DataFrame) -> tuple[pd.DataFrame, frozenset[str]]:
             columns[name] = pa.array(values.astype("Int64"), type=pa.int64())
         else:
             columns[name] = pa.array([None if pd.isna(v) else str(v) for v in values], type=pa.string())
-    table = normalise_columns(pa.table(columns))
+    table = normalise_columns(pa.Table.from_pydict(columns))
     present = frozenset(n for n in table.column_names if table.column(n).null_count < table.num_rows)
     table = table.append_column("scope", map_unique(table.column("name"), scope_of))
     if "op_type" not in present:
