@@ -19,7 +19,7 @@ from tests.support.browser import (  # noqa: F401 - the launch-args fixture poin
     browser_type_launch_args,
     require_chromium,
 )
-from tests.support.inputs import EXAMPLE, RESNET, ROOT, files_of
+from tests.support.inputs import CPU, EXAMPLE, RESNET, ROOT, files_of
 from tests.support.language import chinese, english_sentences
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -159,6 +159,48 @@ def test_the_inspect_table_shows_every_chain_with_readable_headers(sized: Page, 
         "el => { for (const s of [el, ...el.querySelectorAll('*')]) s.scrollTop = s.scrollHeight; }"
     )
     expect(table.get_by_role("gridcell", name="54", exact=True)).to_be_visible()
+
+
+# Words of a table's cells that a line break splits (a word whose text spans two line boxes): a narrow
+# column spelling "res / olv / ed" down its cell.
+SPLIT_WORDS = """(selector) => {
+  const split = [];
+  for (const cell of document.querySelectorAll(selector)) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const match of node.textContent.matchAll(/[A-Za-z]{2,}/g)) {
+        const range = document.createRange();
+        range.setStart(node, match.index);
+        range.setEnd(node, match.index + match[0].length);
+        const rects = [...range.getClientRects()].filter((r) => r.width);
+        const lines = new Set(rects.map((r) => Math.round(r.top)));
+        if (lines.size > 1) split.push(match[0]);
+      }
+    }
+  }
+  return split;
+}"""
+
+
+def test_the_after_run_is_in_the_verdict_the_runs_and_a_table_that_breaks_between_words(
+    sized: Page, app_url: str
+):
+    """Issue 31 point 6: with an after-the-fix run the verdict says how the fix fared, the Runs table
+    has its row, the after table never splits a word, and the partial last step is not plotted."""
+    page = sized
+    page.goto(app_url)
+    expect(page.locator("#run-compare")).to_be_visible()
+    runs = {"baseline": "train_fp32_graph", "target": "infer_fp32_pynative", "after": "infer_fp32_graph"}
+    for side, run in runs.items():
+        page.locator(f"#{side}-files input[type=file]").set_input_files(files_of(CPU / run))
+        expect(page.locator(f"#{side}-files")).to_contain_text("cpu_op_detail_info_0")
+    page.locator("#run-compare").click()
+    expect(page.locator("#after table").first).to_contain_text("resolved")
+    expect(page.locator("#verdict")).to_contain_text("After the fix: resolved")
+    expect(page.locator("#runs")).to_contain_text("after the fix")
+    fits(page)
+    assert page.evaluate(SPLIT_WORDS, "#after td, #after th, #runs td, #runs th") == []
+    expect(page.locator("#plot-steps")).to_contain_text("partial capture")
 
 
 def _case_link(page: Page) -> str:
