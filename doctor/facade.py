@@ -750,8 +750,8 @@ def _mean_wall(steps: list[Step], role: str) -> float | None:
 
 
 def _chain_figure(model: _Model | None, lang: str) -> Any:
-    """The fusion-chain figure in the report language (one figure per report: a switched or reopened
-    case in the other language keeps this one's text)."""
+    """The fusion-chain figure in `lang` (drawn once per report language, as the documents are: a
+    switched or reopened case shows the figure's legend and notes in the viewer's language)."""
     if model is None:
         return None
     from doctor.plots import chain_graph_figure

@@ -390,6 +390,36 @@ def test_the_whole_page_is_chinese_right_after_the_switch(browser: Browser, app_
         page.context.close()
 
 
+def test_a_case_switched_to_chinese_draws_its_graph_figure_in_chinese(browser: Browser, app_url: str):
+    """Issue 31: a diagnosis with a model, switched from English to 中文 (the page reopens its case),
+    shows the fusion-chain figure's title and legend in Chinese, not the English figure."""
+    page = _page(browser, LAPTOP)
+    try:
+        page.goto(app_url)
+        expect(page.locator("#run-compare")).to_be_visible()
+        for side in ("baseline", "target"):
+            page.locator(f"#{side}-files input[type=file]").set_input_files(files_of(EXAMPLE / side))
+            expect(page.locator(f"#{side}-files")).to_contain_text("cpu_op_detail_info_0")
+        page.locator("#mindir-file input[type=file]").set_input_files(
+            str(EXAMPLE / "fixture_net_fp32_eval.mindir")
+        )
+        expect(page.locator("#mindir-file")).to_contain_text("fixture_net_fp32_eval")
+        page.locator("#run-compare").click()
+        legend = page.locator("#plot-chains .legendtext")
+        expect(legend.first).to_be_visible()
+        assert "edges" in legend.all_text_contents()
+        expect(page.locator("#case-link input, #case-link textarea").first).to_have_value(re.compile("case="))
+        page.locator("#lang-switch").get_by_text("中文").click()
+        expect(page).to_have_url(re.compile(r"[?&]lang=zh"))
+        expect(page.locator("#causes h3").first).to_be_visible()
+        expect(legend.first).to_be_visible()
+        names = legend.all_text_contents()
+        assert "连线" in names and "edges" not in names, names
+        expect(page.locator("#plot-chains .gtitle")).to_contain_text("条融合链")
+    finally:
+        page.context.close()
+
+
 # The verdict on screen, its top within a pixel of the window's (scrollIntoView may leave -0.5 px).
 LANDED = "el => { const b = el.getBoundingClientRect(); return b.top > -1 && b.top < window.innerHeight; }"
 
