@@ -19,7 +19,7 @@ from tests.support.browser import (  # noqa: F401 - the launch-args fixture poin
     browser_type_launch_args,
     require_chromium,
 )
-from tests.support.inputs import CPU, EXAMPLE, RESNET, ROOT, files_of
+from tests.support.inputs import CPU, EXAMPLE, MINDIR, RESNET, ROOT, files_of
 from tests.support.language import chinese, english_sentences
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -201,6 +201,50 @@ def test_the_after_run_is_in_the_verdict_the_runs_and_a_table_that_breaks_betwee
     fits(page)
     assert page.evaluate(SPLIT_WORDS, "#after td, #after th, #runs td, #runs th") == []
     expect(page.locator("#plot-steps")).to_contain_text("partial capture")
+
+
+# Every line of the Inspect graph's labels and block titles as a box one font size tall (the glyphs,
+# not the line's leading), and the pairs of them that overlap.
+LABEL_OVERLAPS = """() => {
+  const boxes = [];
+  const plot = "#inspect-plot-chains";
+  for (const text of document.querySelectorAll(`${plot} .textpoint text, ${plot} .annotation-text`)) {
+    const lines = text.querySelectorAll("tspan.line");
+    const half = parseFloat(getComputedStyle(text).fontSize) / 2;
+    for (const el of lines.length ? lines : [text]) {
+      const r = el.getBoundingClientRect();
+      const middle = (r.top + r.bottom) / 2;
+      const box = [el.textContent, r.left, middle - half, r.right, middle + half];
+      if (r.width && el.textContent.trim()) boxes.push(box);
+    }
+  }
+  const out = [];
+  for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+    const [a, b] = [boxes[i], boxes[j]];
+    if (a[1] < b[3] && b[1] < a[3] && a[2] < b[4] && b[2] < a[4]) out.push([a, b]);
+  }
+  return {lines: boxes.length, out};
+}"""
+
+
+@pytest.mark.parametrize(
+    "model",
+    [EXAMPLE / "fixture_net_fp32_eval.mindir", MINDIR / "mobilenet_block.mindir"],
+    ids=lambda p: p.stem,
+)
+def test_the_graph_labels_of_a_small_model_do_not_overlap(sized: Page, app_url: str, model: Path):
+    """Issue 31 point 8: the Inspect tab's graph of a small model, at 390 and 1366 px: no two labels
+    (nor a label and a block title) overlap."""
+    page = sized
+    page.goto(app_url)
+    expect(page.locator("#run-compare")).to_be_visible()
+    _tab(page, "Inspect a model")
+    page.locator("#inspect-file input[type=file]").set_input_files(str(model))
+    page.locator("#run-inspect").click()
+    expect(page.locator("#inspect-plot-chains .textpoint").first).to_be_visible()
+    found = page.evaluate(LABEL_OVERLAPS)
+    assert found["lines"] >= 5 and found["out"] == [], found
+    fits(page)
 
 
 def _case_link(page: Page) -> str:
