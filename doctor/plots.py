@@ -255,9 +255,10 @@ def step_time_figure(data: pd.DataFrame, title: str, lang: str = "en") -> go.Fig
             )
     fig.update_layout(xaxis_title=w["step"], yaxis_title="ms", yaxis_rangemode="tozero")
     _integer_step_axis(fig, data["step"])
+    cut = data[partial]
     left_out = [
-        w["partial_step"].format(role=w.get(str(row.role), str(row.role)), step=int(row.step))
-        for row in data[partial].itertuples()
+        w["partial_step"].format(role=w.get(str(role), str(role)), step=int(step))
+        for role, step in zip(cut["role"].tolist(), cut["step"].tolist(), strict=True)
     ]
     if not left_out:
         return _layout(fig, title)

@@ -265,17 +265,20 @@ def _comments(code: str, raw: Any) -> tuple[str, ...]:
     if raw is None and not found:
         return ()
     _mapping(raw, {"zh": True}, "fix.comments")
-    zh = raw["zh"]
-    if not isinstance(zh, list) or len(zh) != len(found):
-        count = len(zh) if isinstance(zh, list) else 0
+    zh: Any = cast("dict[str, Any]", raw)["zh"]
+    texts: list[Any] = cast("list[Any]", zh) if isinstance(zh, list) else []
+    if len(texts) != len(found) or not isinstance(zh, list):
+        count = len(texts)
         raise RuleError(
             f"expected {len(found)} comment(s), one per comment of the code, got {count}",
             field="fix.comments.zh",
         )
-    for i, text in enumerate(zh):
+    lines: list[str] = []
+    for i, text in enumerate(texts):
         if not isinstance(text, str) or not CJK.search(text) or "\n" in text:
             raise RuleError("expected one line of Chinese text", field=f"fix.comments.zh[{i}]")
-    return tuple(text.strip() for text in zh)
+        lines.append(text.strip())
+    return tuple(lines)
 
 
 def _reference(raw: Any, field: str) -> Reference:
