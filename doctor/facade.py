@@ -639,10 +639,10 @@ def _finish(analysis: _Analysis, step: _Step, translate: bool) -> Report:
             section = build.graph_section(model.model, model.chains, model.name, analysis.links, lang)
         documents[lang] = _document(analysis, found, kinds, section, lang)
     document = documents.pop(analysis.lang)
-    others = documents
-    figure = _chain_figure(model, analysis.lang)
+    figures = {lang: _chain_figure(model, lang) for lang in langs} if model is not None else {}
+    figure = figures.pop(analysis.lang, None)
     step(1.0, "p_done")
-    return Report(document, chain_figure=figure, translated=others)
+    return Report(document, chain_figure=figure, translated=documents, translated_figures=figures)
 
 
 def _document(
@@ -662,6 +662,7 @@ def _document(
     if analysis.table is not None and lang != analysis.lang:
         operators = build.operator_records(analysis.table, lang)
     ranks = _ranks_data(analysis, lang)
+    after = None if analysis.after is None else _after_section(causes, analysis, lang)
     return ReportDocument.of(
         schema_version=SCHEMA_VERSION,
         generator=Generator.of(name="perf-doctor", version=VERSION),
@@ -684,6 +685,7 @@ def _document(
             operators=operators,
             npu_smi=analysis.npu_smi,
             ranks=ranks,
+            after=after,
         ),
         causes=causes,
         symptoms=build.symptom_records(analysis.symptoms, lang),
@@ -699,7 +701,7 @@ def _document(
             lang,
             mindir_given=model is not None and not analysis.model_foreign,
         ),
-        after=None if analysis.after is None else _after_section(causes, analysis, lang),
+        after=after,
         ranks=ranks,
     )
 
@@ -748,8 +750,8 @@ def _mean_wall(steps: list[Step], role: str) -> float | None:
 
 
 def _chain_figure(model: _Model | None, lang: str) -> Any:
-    """The fusion-chain figure in the report language (one figure per report: a switched or reopened
-    case in the other language keeps this one's text)."""
+    """The fusion-chain figure in `lang` (drawn once per report language, as the documents are: a
+    switched or reopened case shows the figure's legend and notes in the viewer's language)."""
     if model is None:
         return None
     from doctor.plots import chain_graph_figure

@@ -108,6 +108,16 @@ def after_section(before: Sequence[Cause], after: Sequence[Cause], measured: Mea
     )
 
 
+def outcome(after: After) -> str | None:
+    """How the fixes fared, for the verdict: `resolved` (every ranked cause of the first diagnosis),
+    `partly` (some of them) or `not` (none); None when the first diagnosis ranked no cause."""
+    ranked = [c for c in after.causes if c.ranked]
+    if not ranked:
+        return None
+    resolved = sum(c.status == "resolved" for c in ranked)
+    return "resolved" if resolved == len(ranked) else "partly" if resolved else "not"
+
+
 def cause_status(before: Cause, after: Cause | None) -> Literal["resolved", "remaining", "worse"]:
     """resolved / remaining / worse: a ranked cause remains while it is still ranked, a below-threshold
     one while it is found at all; a remaining cause is worse when its time grew clearly."""

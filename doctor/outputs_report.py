@@ -73,7 +73,7 @@ def attach_outputs(
         return document.model_copy(update={"outputs": section})
 
     translated = {lang: with_section(doc) for lang, doc in report.translated.items()}
-    return Report(with_section(report.document), report.chain_figure, translated)
+    return Report(with_section(report.document), report.chain_figure, translated, report.translated_figures)
 
 
 def _read_dump(

@@ -9,6 +9,7 @@ user data: they are HTML-escaped before they become labels or hover text.
 from __future__ import annotations
 
 import html
+import textwrap
 from typing import Any
 
 import pandas as pd
@@ -46,6 +47,10 @@ WORDS = {
         "communication": "communication (not overlapped)",
         "free": "free",
         "step_wall": "step wall time (ms)",
+        "partial_step": "{role} step {step}",
+        "partial_join": ", ",
+        "partial_note": "Left out: {steps}, a partial capture (the last step, under half the median: "
+        "the profiler stopped during it)",
     },
     "zh": {
         "baseline": "基线",
@@ -68,6 +73,10 @@ WORDS = {
         "communication": "通信（未掩盖）",
         "free": "空闲",
         "step_wall": "每步墙钟时间（ms）",
+        "partial_step": "{role}第 {step} 步",
+        "partial_join": "、",
+        "partial_note": "未画出：{steps}，只采集到一部分"
+        "（最后一步，不到中位数的一半：性能分析在该步中途停止）",
     },
 }
 
@@ -182,9 +191,15 @@ def delta_by_type_figure(data: pd.DataFrame, title: str, n: int = TOP_N, lang: s
 # --------------------------------------------------------------------------------------- step times
 
 
+PARTIAL_SHARE = 0.5  # a run's last step under this share of its other steps' median is a partial capture
+NOTE_CHARS = {"en": 60, "zh": 30}  # a subtitle line that fits a phone's plot width
+PARTIAL_MIN_STEPS = 3  # with fewer other steps a short last step cannot be told from a real one
+
+
 def step_time_data(report: Report) -> pd.DataFrame:
     """Per role and step, in ms: the wall time when the run records it (steps without one stay gaps),
-    else the compared operators' time; `measure` says which."""
+    else the compared operators' time; `measure` says which. `partial` marks a run's last step when it
+    is a partial capture (see `_partial_last`): the profiler stopped inside it."""
     columns = list(Step.model_fields)
     steps = pd.DataFrame([step.__dict__ for step in report.document.steps], columns=columns)
     for column in columns[2:]:
@@ -192,14 +207,33 @@ def step_time_data(report: Report) -> pd.DataFrame:
     has_wall = steps.groupby("role")["wall_ms"].transform(lambda s: s.notna().any()).astype(bool)
     steps["ms"] = steps["wall_ms"].where(has_wall, steps["op_ms"])
     steps["measure"] = has_wall.map({True: "wall", False: "operators"})
-    return steps.sort_values(["role", "step"], kind="stable").reset_index(drop=True)
+    steps = steps.sort_values(["role", "step"], kind="stable").reset_index(drop=True)
+    steps["partial"] = False
+    for _, group in steps.groupby("role", sort=False):
+        if _partial_last(group):
+            steps.loc[group.index[-1], "partial"] = True
+    return steps
+
+
+def _partial_last(group: pd.DataFrame) -> bool:
+    """Whether a run's last step is a partial capture: steps are cut at the step markers, so the
+    profiler stopping inside the last step leaves it with a fraction of the work (no wall time, and
+    operator time far under the other steps'). Judged on the operator time when the run has it, else
+    on the plotted time: under PARTIAL_SHARE of the other steps' median, with PARTIAL_MIN_STEPS others."""
+    basis = group["op_ms"] if group["op_ms"].notna().any() else group["ms"]
+    last, others = basis.iloc[-1], basis.iloc[:-1].dropna()
+    if pd.isna(last) or len(others) < PARTIAL_MIN_STEPS:
+        return False
+    return bool(last < PARTIAL_SHARE * float(others.median()))
 
 
 def step_time_figure(data: pd.DataFrame, title: str, lang: str = "en") -> go.Figure:
-    """Lines of step time per role; markers make first-step outliers and drift visible."""
+    """Lines of step time per role; markers make first-step outliers and drift visible. A partial last
+    step is left out (it would read as a step of about 0 ms) and the subtitle says so."""
     w = WORDS[lang]
     fig = go.Figure()
-    for role, group in data.groupby("role", sort=True):
+    partial = data["partial"] if "partial" in data else pd.Series(False, index=data.index)
+    for role, group in data[~partial].groupby("role", sort=True):
         name = w.get(str(role), str(role))
         fig.add_scatter(
             x=group["step"],
@@ -221,7 +255,18 @@ def step_time_figure(data: pd.DataFrame, title: str, lang: str = "en") -> go.Fig
             )
     fig.update_layout(xaxis_title=w["step"], yaxis_title="ms", yaxis_rangemode="tozero")
     _integer_step_axis(fig, data["step"])
-    return _layout(fig, title)
+    cut = data[partial]
+    left_out = [
+        w["partial_step"].format(role=w.get(str(role), str(role)), step=int(step))
+        for role, step in zip(cut["role"].tolist(), cut["step"].tolist(), strict=True)
+    ]
+    if not left_out:
+        return _layout(fig, title)
+    note = w["partial_note"].format(steps=w["partial_join"].join(left_out))
+    lines = textwrap.wrap(note, NOTE_CHARS[lang])  # a plot title never wraps by itself: fit a phone
+    fig = _layout(fig, title + "".join(f"<br><sup>{html.escape(line)}</sup>" for line in lines))
+    fig.update_layout(margin={"t": 50 + 16 * len(lines)})
+    return fig
 
 
 def _integer_step_axis(fig: go.Figure, steps: pd.Series) -> None:

@@ -32,11 +32,13 @@ Document = dict[str, Any]  # the whole report document as JSON data (docs/report
 @dataclass(frozen=True)
 class Report:
     """The typed report document plus the chain figure (a plotly Figure from graph.view, not part of the
-    JSON) and, for a fresh diagnosis, the same document in each other language (`in_lang`)."""
+    JSON) and, for a fresh diagnosis, the same document and chain figure in each other language
+    (`in_lang`: a switched page or a reopened case shows the figure's legend and notes in its language)."""
 
     document: ReportDocument
     chain_figure: Any = field(default=None, repr=False, compare=False)
     translated: Mapping[str, ReportDocument] = field(default_factory=dict, repr=False, compare=False)
+    translated_figures: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def of(
@@ -44,9 +46,11 @@ class Report:
         document: ReportDocument,
         chain_figure: Any = None,
         translations: Mapping[str, ReportDocument] | None = None,
+        figures: Mapping[str, Any] | None = None,
     ) -> Report:
-        """A report of a typed document and its typed translations."""
-        return cls(document, chain_figure, dict(translations or {}))
+        """A report of a typed document and its typed translations (`figures`: the chain figure in
+        each other language)."""
+        return cls(document, chain_figure, dict(translations or {}), dict(figures or {}))
 
     @cached_property
     def data(self) -> Document:
@@ -59,12 +63,20 @@ class Report:
         return {lang: doc.to_data() for lang, doc in self.translated.items()}
 
     def in_lang(self, lang: str) -> Report:
-        """This report in `lang`: itself, or its translation; itself when it has none (a stored report of
-        one language)."""
+        """This report in `lang`: itself, or its translation with the chain figure drawn in `lang`;
+        itself when it has none (a stored report of one language)."""
         if lang == self.lang or lang not in self.translated:
             return self
         others = {other: doc for other, doc in self.translated.items() if other != lang}
-        return Report(self.translated[lang], self.chain_figure, {**others, self.lang: self.document})
+        figures = {other: fig for other, fig in self.translated_figures.items() if other != lang}
+        if self.chain_figure is not None:
+            figures[self.lang] = self.chain_figure
+        figure = self.translated_figures.get(lang, self.chain_figure)  # an older case kept only one
+        return Report(self.translated[lang], figure, {**others, self.lang: self.document}, figures)
+
+    def figure_data(self) -> dict[str, str]:
+        """The chain figure in each other language as plotly JSON by language (what a case keeps)."""
+        return {lang: figure.to_json() for lang, figure in self.translated_figures.items()}
 
     def translation_data(self) -> dict[str, Document]:
         """The translations as plain JSON-able documents by language (what a case keeps beside the report)."""
@@ -76,19 +88,24 @@ class Report:
 
         case = CaseRef.of(id=case_id, link=link)
         translated = {lang: doc.model_copy(update={"case": case}) for lang, doc in self.translated.items()}
-        return Report(self.document.model_copy(update={"case": case}), self.chain_figure, translated)
+        document = self.document.model_copy(update={"case": case})
+        return Report(document, self.chain_figure, translated, self.translated_figures)
 
     @classmethod
     def from_dict(
-        cls, data: Mapping[str, Any], chain_figure: Any = None, translations: Mapping[str, Any] | None = None
+        cls,
+        data: Mapping[str, Any],
+        chain_figure: Any = None,
+        translations: Mapping[str, Any] | None = None,
+        figures: Mapping[str, Any] | None = None,
     ) -> Report:
-        """A report from a stored document (a case, a batch result) and its stored translations,
-        validated against the model."""
+        """A report from a stored document (a case, a batch result) and its stored translations (and
+        chain figures by language), validated against the model."""
         from doctor.model import ReportDocument
 
         stored = translations or {}
         others = {lang: ReportDocument.model_validate(doc) for lang, doc in stored.items()}
-        return cls(ReportDocument.model_validate(data), chain_figure, others)
+        return cls(ReportDocument.model_validate(data), chain_figure, others, dict(figures or {}))
 
     @classmethod
     def from_client(cls, data: Any) -> Report:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from doctor.i18n import t
-from doctor.model import Cause, Graph, OperatorRow, Ranks, RunInfo, Timing, Verdict
+from doctor.model import After, Cause, Graph, OperatorRow, Ranks, RunInfo, Timing, Verdict
 from doctor.text import fmt_number
 
 SAME_BAND = 0.05  # ratios within 5% of 1 read as "about as long"
@@ -38,13 +38,15 @@ def verdict(
     operators: Sequence[OperatorRow] = (),
     npu_smi: bool = False,
     ranks: Ranks | None = None,
+    after: After | None = None,
 ) -> Verdict:
     """The verdict section of the report: text, status, slowdown ratio, top cause and its recoverable time.
 
     `status` is the engine's: "problem" (a material cause), "findings" (significant findings of one
     input on its own, not material) or "nothing-found"; the top cause is the first material one. A pair
     with no cause whose target is materially slower becomes "unexplained-slowdown" (`runs`, `operators`
-    and whether npu-smi readings were given say where the time went and which data is still missing)."""
+    and whether npu-smi readings were given say where the time went and which data is still missing).
+    With an `after` run the sentence ends with how the fixes fared and the measured step time change."""
     top = _top(causes, status)
     base = _subject(kind, timing, graph, lang)
     if top is None and kind == "pair" and _same_run(timing):
@@ -70,7 +72,7 @@ def verdict(
         text = base + t("v_finding", lang, title=top.title)
     else:
         text = base + _cause(top, lang)
-    text += _slow_rank(ranks, lang)
+    text += _slow_rank(ranks, lang) + _after(after, lang)
     return Verdict.of(
         text=text,
         status=status,
@@ -265,3 +267,35 @@ def _slow_rank(ranks: Ranks | None, lang: str) -> str:
         why = slow.why[0].title
         return t("v_slow_rank_why", lang, rank=slow.rank, ratio=ratio, typical=slow.typical_rank, why=why)
     return t("v_slow_rank", lang, rank=slow.rank, ratio=ratio, typical=slow.typical_rank)
+
+
+def _after(after: After | None, lang: str) -> str:
+    """The after run's outcome (resolved / partly / not, with how many ranked causes were resolved) and
+    the measured step time change, so the verdict alone says whether the fix worked ("" without one)."""
+    if after is None:
+        return ""
+    from doctor.followup import outcome  # pure functions over the models, no import cost
+
+    target, gain = after.target_ms_per_step, after.gain_ms_per_step
+    change = f"{-gain / target:+.0%}".replace("-", "−") if target > 0 else "—"
+    times = t(
+        "v_after_time",
+        lang,
+        target=fmt_number(target),
+        after=fmt_number(after.after_ms_per_step),
+        gain=_signed(-gain).replace("-", "−"),
+        change=change,
+    )
+    result = outcome(after)
+    if result is None:
+        return t("v_after_plain", lang, times=times)
+    ranked = [c for c in after.causes if c.ranked]
+    resolved = sum(c.status == "resolved" for c in ranked)
+    return t(
+        "v_after",
+        lang,
+        outcome=t(f"v_after_{result}", lang),
+        resolved=resolved,
+        causes=len(ranked),
+        times=times,
+    )

@@ -10,6 +10,7 @@ consecutive runs of the topological order. Text from the file is HTML-escaped be
 from __future__ import annotations
 
 import html
+import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,7 +29,14 @@ MIN_GROUPS = 10  # a scope grouping with fewer groups than this is too coarse to
 # and read left to right like text.
 MAX_UNITS = 800
 MAX_BLOCKS = 60  # the deepest scope level that gives at most this many blocks is used
-MAX_PER_ROW = 8  # a longer block continues on the next row
+# A longer block continues on the next row. Labels alternate between two lines below their markers, so
+# each has two units of width: on a 390 px phone (about 300 px of plot) six units leave a label ~75 px,
+# LABEL_CHARS characters of 10 px text; a longer label is wrapped at its word boundaries.
+MAX_PER_ROW = 6
+LABEL_CHARS = 11
+WORD_END = re.compile(r".+?(?:-|\s|(?<=[a-z])(?=[A-Z])|$)")  # a word with the hyphen or space ending it
+BLANK = "\u00a0"  # an empty line of a label (a no-break space: plotly keeps the line)
+ROW_PX = 84  # the height of a row: its marker and two staggered labels of up to two lines
 SMALL_BLOCK = 3  # consecutive blocks of fewer units than this share a row (a stem, a head)
 SHOWN_KINDS = frozenset({"op", "input", "call"})
 PALETTE = {
@@ -441,6 +449,7 @@ def layout_figure(layout: GraphLayout, title: str, lang: str = "en") -> go.Figur
     for i, category in enumerate(layout.category):
         by_category[category].append(i)
     labelled = any(layout.labels)
+    texts = _staggered(layout) if labelled else layout.labels
     for category, members in sorted(by_category.items()):
         traces.append(
             go.Scatter(
@@ -449,7 +458,7 @@ def layout_figure(layout: GraphLayout, title: str, lang: str = "en") -> go.Figur
                 mode="markers+text" if labelled else "markers",
                 name=_legend_name(category, lang),
                 marker={"size": [layout.size[i] for i in members], "color": PALETTE.get(category, "#555555")},
-                text=[layout.labels[i] for i in members] if labelled else None,
+                text=[texts[i] for i in members] if labelled else None,
                 textposition="bottom center",
                 textfont={"size": 10},
                 hovertext=[layout.hover[i] for i in members],
@@ -490,9 +499,45 @@ def overview_figure(
     if layout.headers:  # a row per block: tall enough for all, room on the left for their titles
         rows = 1 - min(layout.y, default=0.0)
         figure.update_layout(  # pyright: ignore[reportUnknownMemberType]  # plotly is untyped
-            height=max(360, int(56 * rows) + 160), xaxis={"range": [-2.2, max(layout.x, default=0) + 0.6]}
+            height=max(300, int(ROW_PX * rows) + 200),
+            xaxis={"range": [-2.2, max(layout.x, default=0) + 0.6]},
+            yaxis={"range": [min(layout.y, default=0.0) - 0.75, 0.4]},
+            # the legend below the graph: beside it, it takes a third of a phone's width from the labels
+            legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 0, "yanchor": "top"},
         )
     return figure
+
+
+def _wrapped(label: str) -> list[str]:
+    """A label as lines of at most LABEL_CHARS characters, broken after a hyphen, at a space or between
+    the words of a CamelCase name (a single longer word stays whole)."""
+    lines: list[str] = []
+    for word in WORD_END.findall(label):
+        if lines and len(lines[-1]) + len(word.rstrip()) <= LABEL_CHARS:
+            lines[-1] += word
+        else:
+            lines.append(word)
+    return [line.strip() for line in lines if line.strip()] or [label]
+
+
+def _staggered(layout: GraphLayout) -> list[str]:
+    """Each label wrapped, and every second unit of a row set a blank line below the lines of its
+    neighbours, so two labels side by side never share or touch a line (a row's units are one x unit
+    apart). Every label of a row
+    gets the same number of lines (blank ones a no-break space): plotly places a text block by its
+    line count, so blocks of different heights would not line up line for line."""
+    lines = [_wrapped(label) for label in layout.labels]
+    depth: dict[tuple[float, int], int] = defaultdict(int)  # (row, parity): the most lines of its labels
+    for i, parts in enumerate(lines):
+        key = (layout.y[i], int(layout.x[i]) % 2)
+        depth[key] = max(depth[key], len(parts))
+    texts: list[str] = []
+    for i, parts in enumerate(lines):
+        row, odd = layout.y[i], int(layout.x[i]) % 2
+        above = depth[(row, 0)] + 1 if odd else 0  # a blank line between the two, or they read as one
+        below = depth[(row, 0)] + 1 + depth[(row, 1)] - above - len(parts)
+        texts.append("<br>".join([BLANK] * above + parts + [BLANK] * below))
+    return texts
 
 
 def _state(chain: Chain, lang: str) -> str:

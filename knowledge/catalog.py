@@ -116,7 +116,14 @@ def _page_section(rule: Rule, lang: str) -> str:
         ("confirm", rule.explanation.how_to_confirm),
     ):
         lines += [f"### {label[key]}", "", text.get(lang), ""]
-    lines += [f"### {label['fix']}", "", f"```{rule.fix.language}", rule.fix.code.rstrip(), "```", ""]
+    lines += [
+        f"### {label['fix']}",
+        "",
+        f"```{rule.fix.language}",
+        rule.fix.code_in(lang).rstrip(),
+        "```",
+        "",
+    ]
     lines += [rule.fix.notes.get(lang), "", f"### {label['references']}", ""]
     lines += [f"- [{ref.title}]({ref.url})" for ref in rule.references]
     return "\n".join(lines) + "\n"

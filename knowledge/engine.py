@@ -175,7 +175,7 @@ class Cause:
             "absorbed": list(self.absorbed),
             "evidence": [e.to_dict() for e in self.evidence],
             "fix": {
-                "code": self.fix.code,
+                "code": self.fix.code_in(lang),
                 "language": self.fix.language,
                 "notes": self.fix.notes.get(lang),
             },

@@ -27,6 +27,7 @@ from knowledge.schema import (
     Signal,
     Support,
     Text,
+    code_comments,
 )
 
 RULES_DIR = Path(__file__).resolve().parent / "rules"
@@ -52,7 +53,7 @@ SIGNAL_KEYS = {"symptom": True, "weight": True, "when": False, "sources": False}
 SUPPORT_KEYS = {**SIGNAL_KEYS, "recoverable": False, "recoverable_scale": False, "corroborating": False}
 NEED_KEYS = {"topic": True, "reason": True, "remedy": True, "remedy_with_mindir": False, "inputs": False}
 EXPLANATION_KEYS = {"what_it_detects": True, "why_it_matters": True, "how_to_confirm": True}
-FIX_KEYS = {"code": True, "language": True, "verify": True, "notes": True}
+FIX_KEYS = {"code": True, "language": True, "verify": True, "notes": True, "comments": False}
 REFERENCE_KEYS = {"title": True, "url": True}
 
 
@@ -247,12 +248,37 @@ def _fix(raw: Any) -> Fix:
         ast.parse(code)
     except SyntaxError as exc:
         raise RuleError(f"not valid Python (line {exc.lineno}): {exc.msg}", field="fix.code") from None
+    code = code.rstrip() + "\n"
     return Fix(
-        code=code.rstrip() + "\n",
+        code=code,
         language="python",
         verify=_choice(raw["verify"], VERIFY_MODES, "fix.verify"),
         notes=_text(raw["notes"], "fix.notes"),
+        comments_zh=_comments(code, raw.get("comments")),
     )
+
+
+def _comments(code: str, raw: Any) -> tuple[str, ...]:
+    """The code's comments in Chinese (`comments: {zh: [...]}`, one per comment of the code, in order):
+    the zh report shows the same code with them. Required when the code has comments."""
+    found = code_comments(code)
+    if raw is None and not found:
+        return ()
+    _mapping(raw, {"zh": True}, "fix.comments")
+    zh: Any = cast("dict[str, Any]", raw)["zh"]
+    texts: list[Any] = cast("list[Any]", zh) if isinstance(zh, list) else []
+    if len(texts) != len(found) or not isinstance(zh, list):
+        count = len(texts)
+        raise RuleError(
+            f"expected {len(found)} comment(s), one per comment of the code, got {count}",
+            field="fix.comments.zh",
+        )
+    lines: list[str] = []
+    for i, text in enumerate(texts):
+        if not isinstance(text, str) or not CJK.search(text) or "\n" in text:
+            raise RuleError("expected one line of Chinese text", field=f"fix.comments.zh[{i}]")
+        lines.append(text.strip())
+    return tuple(lines)
 
 
 def _reference(raw: Any, field: str) -> Reference:

@@ -6,7 +6,10 @@ these frozen dataclasses, so the engine never sees an unchecked rule.
 
 from __future__ import annotations
 
+import io
 import re
+import tokenize
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -136,6 +139,29 @@ class Fix:
     language: str
     verify: str  # "execute": run on CPU; "resolve": every ms name and keyword resolves
     notes: Text
+    comments_zh: tuple[str, ...] = ()  # the code's comments in Chinese, in the order of the code
+
+    def code_in(self, lang: str) -> str:
+        """The code as a report in `lang` shows it: the same code, its comments in `lang` (the code
+        that runs, and every verified line, is the English `code`)."""
+        if lang == "en" or not self.comments_zh:
+            return self.code
+        return with_comments(self.code, self.comments_zh)
+
+
+def code_comments(code: str) -> list[tuple[int, int, str]]:
+    """(line index, column, text without the "#") of each comment of Python `code`, in order (found
+    by the tokenizer, so a "#" inside a string is no comment)."""
+    tokens = tokenize.generate_tokens(io.StringIO(code).readline)
+    return [(t.start[0] - 1, t.start[1], t.string[1:].strip()) for t in tokens if t.type == tokenize.COMMENT]
+
+
+def with_comments(code: str, comments: Sequence[str]) -> str:
+    """`code` with its comments replaced, in order, by `comments` (a comment runs to its line's end)."""
+    lines = code.split("\n")
+    for (row, column, _), text in zip(code_comments(code), comments, strict=True):
+        lines[row] = f"{lines[row][:column]}# {text}"
+    return "\n".join(lines)
 
 
 @dataclass(frozen=True)

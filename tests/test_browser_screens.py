@@ -19,7 +19,7 @@ from tests.support.browser import (  # noqa: F401 - the launch-args fixture poin
     browser_type_launch_args,
     require_chromium,
 )
-from tests.support.inputs import EXAMPLE, RESNET, ROOT, files_of
+from tests.support.inputs import CPU, EXAMPLE, MINDIR, RESNET, ROOT, files_of
 from tests.support.language import chinese, english_sentences
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -159,6 +159,92 @@ def test_the_inspect_table_shows_every_chain_with_readable_headers(sized: Page, 
         "el => { for (const s of [el, ...el.querySelectorAll('*')]) s.scrollTop = s.scrollHeight; }"
     )
     expect(table.get_by_role("gridcell", name="54", exact=True)).to_be_visible()
+
+
+# Words of a table's cells that a line break splits (a word whose text spans two line boxes): a narrow
+# column spelling "res / olv / ed" down its cell.
+SPLIT_WORDS = """(selector) => {
+  const split = [];
+  for (const cell of document.querySelectorAll(selector)) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const match of node.textContent.matchAll(/[A-Za-z]{2,}/g)) {
+        const range = document.createRange();
+        range.setStart(node, match.index);
+        range.setEnd(node, match.index + match[0].length);
+        const rects = [...range.getClientRects()].filter((r) => r.width);
+        const lines = new Set(rects.map((r) => Math.round(r.top)));
+        if (lines.size > 1) split.push(match[0]);
+      }
+    }
+  }
+  return split;
+}"""
+
+
+def test_the_after_run_is_in_the_verdict_the_runs_and_a_table_that_breaks_between_words(
+    sized: Page, app_url: str
+):
+    """Issue 31 point 6: with an after-the-fix run the verdict says how the fix fared, the Runs table
+    has its row, the after table never splits a word, and the partial last step is not plotted."""
+    page = sized
+    page.goto(app_url)
+    expect(page.locator("#run-compare")).to_be_visible()
+    runs = {"baseline": "train_fp32_graph", "target": "infer_fp32_pynative", "after": "infer_fp32_graph"}
+    for side, run in runs.items():
+        page.locator(f"#{side}-files input[type=file]").set_input_files(files_of(CPU / run))
+        expect(page.locator(f"#{side}-files")).to_contain_text("cpu_op_detail_info_0")
+    page.locator("#run-compare").click()
+    expect(page.locator("#after table").first).to_contain_text("resolved")
+    expect(page.locator("#verdict")).to_contain_text("After the fix: resolved")
+    expect(page.locator("#runs")).to_contain_text("after the fix")
+    fits(page)
+    assert page.evaluate(SPLIT_WORDS, "#after td, #after th, #runs td, #runs th") == []
+    expect(page.locator("#plot-steps")).to_contain_text("partial capture")
+
+
+# Every line of the Inspect graph's labels and block titles as a box one font size tall (the glyphs,
+# not the line's leading), and the pairs of them that overlap.
+LABEL_OVERLAPS = """() => {
+  const boxes = [];
+  const plot = "#inspect-plot-chains";
+  for (const text of document.querySelectorAll(`${plot} .textpoint text, ${plot} .annotation-text`)) {
+    const lines = text.querySelectorAll("tspan.line");
+    const half = parseFloat(getComputedStyle(text).fontSize) / 2;
+    for (const el of lines.length ? lines : [text]) {
+      const r = el.getBoundingClientRect();
+      const middle = (r.top + r.bottom) / 2;
+      const box = [el.textContent, r.left, middle - half, r.right, middle + half];
+      if (r.width && el.textContent.trim()) boxes.push(box);
+    }
+  }
+  const out = [];
+  for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+    const [a, b] = [boxes[i], boxes[j]];
+    if (a[1] < b[3] && b[1] < a[3] && a[2] < b[4] && b[2] < a[4]) out.push([a, b]);
+  }
+  return {lines: boxes.length, out};
+}"""
+
+
+@pytest.mark.parametrize(
+    "model",
+    [EXAMPLE / "fixture_net_fp32_eval.mindir", MINDIR / "mobilenet_block.mindir"],
+    ids=lambda p: p.stem,
+)
+def test_the_graph_labels_of_a_small_model_do_not_overlap(sized: Page, app_url: str, model: Path):
+    """Issue 31 point 8: the Inspect tab's graph of a small model, at 390 and 1366 px: no two labels
+    (nor a label and a block title) overlap."""
+    page = sized
+    page.goto(app_url)
+    expect(page.locator("#run-compare")).to_be_visible()
+    _tab(page, "Inspect a model")
+    page.locator("#inspect-file input[type=file]").set_input_files(str(model))
+    page.locator("#run-inspect").click()
+    expect(page.locator("#inspect-plot-chains .textpoint").first).to_be_visible()
+    found = page.evaluate(LABEL_OVERLAPS)
+    assert found["lines"] >= 5 and found["out"] == [], found
+    fits(page)
 
 
 def _case_link(page: Page) -> str:
@@ -344,6 +430,36 @@ def test_the_whole_page_is_chinese_right_after_the_switch(browser: Browser, app_
             page.wait_for_timeout(300)
             found += _english_ui(page.evaluate(VISIBLE_TEXT))
         assert sorted(set(found)) == [], f"English UI on the Chinese page: {sorted(set(found))}"
+    finally:
+        page.context.close()
+
+
+def test_a_case_switched_to_chinese_draws_its_graph_figure_in_chinese(browser: Browser, app_url: str):
+    """Issue 31: a diagnosis with a model, switched from English to 中文 (the page reopens its case),
+    shows the fusion-chain figure's title and legend in Chinese, not the English figure."""
+    page = _page(browser, LAPTOP)
+    try:
+        page.goto(app_url)
+        expect(page.locator("#run-compare")).to_be_visible()
+        for side in ("baseline", "target"):
+            page.locator(f"#{side}-files input[type=file]").set_input_files(files_of(EXAMPLE / side))
+            expect(page.locator(f"#{side}-files")).to_contain_text("cpu_op_detail_info_0")
+        page.locator("#mindir-file input[type=file]").set_input_files(
+            str(EXAMPLE / "fixture_net_fp32_eval.mindir")
+        )
+        expect(page.locator("#mindir-file")).to_contain_text("fixture_net_fp32_eval")
+        page.locator("#run-compare").click()
+        legend = page.locator("#plot-chains .legendtext")
+        expect(legend.first).to_be_visible()
+        assert "edges" in legend.all_text_contents()
+        expect(page.locator("#case-link input, #case-link textarea").first).to_have_value(re.compile("case="))
+        page.locator("#lang-switch").get_by_text("中文").click()
+        expect(page).to_have_url(re.compile(r"[?&]lang=zh"))
+        expect(page.locator("#causes h3").first).to_be_visible()
+        expect(legend.first).to_be_visible()
+        names = legend.all_text_contents()
+        assert "连线" in names and "edges" not in names, names
+        expect(page.locator("#plot-chains .gtitle")).to_contain_text("条融合链")
     finally:
         page.context.close()
 

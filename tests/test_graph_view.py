@@ -183,3 +183,27 @@ def test_a_blocked_chain_is_labelled_orange_and_its_hover_says_why():
     blocked = [i for i, c in enumerate(big.category) if c == "blocked"]
     assert [big.ids[i] for i in blocked] == [chains[20].anchor]
     assert "blocked" in big.labels[blocked[0]] and reason in big.hover[blocked[0]]
+
+
+@pytest.mark.parametrize("name", ["mobilenet_block", "resblock", "lazy_inline", "resnet50_noweights"])
+def test_labels_side_by_side_never_share_or_touch_a_line(name):
+    """Issue 31 point 8 (the browser test measures the drawn boxes): in the block view every label of a
+    row has the same number of lines, and two units one apart have no text on the same or adjacent
+    lines, so their labels cannot overlap however narrow the plot."""
+    model = load(name)
+    figure = view.overview_figure(model, graph.find_chains(model))
+    traces = figure.data[1:]  # after the edges: one marker trace per category
+    points = [point for trace in traces for point in zip(trace.x, trace.y, trace.text, strict=True)]
+    rows: dict[float, dict[float, list[str]]] = {}
+    for x, y, text in points:
+        rows.setdefault(y, {})[x] = text.split("<br>")
+    for units in rows.values():
+        assert len({len(lines) for lines in units.values()}) == 1
+        for x, lines in units.items():
+            assert all(len(line) <= view.LABEL_CHARS for line in lines if "-" in line or " " in line)
+            beside = units.get(x + 1)
+            if beside is None:
+                continue
+            used = {i for i, line in enumerate(lines) if line != view.BLANK}
+            near = {j + d for j, line in enumerate(beside) if line != view.BLANK for d in (-1, 0, 1)}
+            assert not used & near, (lines, beside)

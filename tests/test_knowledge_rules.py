@@ -170,6 +170,13 @@ def mutate(raw: dict[str, Any], dotted: str, value: Any) -> dict[str, Any]:
         ("fix.code", "net.set_train(False", "fix.code: not valid Python"),
         ("fix.language", "bash", "fix.language: only python fixes"),
         ("fix.verify", "trust-me", "fix.verify: expected one of"),
+        ("fix.comments", KeyError, "fix.comments: expected a mapping"),
+        (
+            "fix.comments.zh",
+            ["只有一条"],
+            "fix.comments.zh: expected 2 comment(s), one per comment of the code",
+        ),
+        ("fix.comments.zh.1", "convert once", "fix.comments.zh[1]: expected one line of Chinese text"),
         ("references.0.url", "http://example.org", "references[0].url: expected an https:// address"),
         ("explanation.why_it_matters", KeyError, "explanation.why_it_matters: missing required key"),
         ("recoverable_combine", "mean", "recoverable_combine: expected one of"),

@@ -204,3 +204,21 @@ def test_json_rows_keep_the_columns_and_raw_values():
     assert output_format(Path("t.JSON")) == "json"
     with pytest.raises(InputError, match="unknown suffix"):
         output_format(Path("t.xlsx"))
+
+
+def test_a_case_reopened_in_the_other_language_draws_its_graph_figure_in_that_language(book):
+    """Issue 31: a case kept in English and reopened after the switch to 中文 shows the fusion-chain
+    figure's title and legend in Chinese (and the English ones when reopened in English)."""
+    case_id = book.record(model_report())
+    legends = {}
+    for lang in ("en", "zh"):
+        report, _, _ = view.reopen_case(book, case_id, lang, None)
+        figure = report.chain_figure
+        legends[lang] = ({trace.name for trace in figure.data}, figure.layout.title.text)
+    names, title = legends["zh"]
+    assert "连线" in names and "edges" not in names and "条融合链" in title
+    names, title = legends["en"]
+    assert "edges" in names and "连线" not in names and "fusion chains" in title
+    fresh = model_report().in_lang("zh")  # a diagnosis switched in place, before it is kept
+    assert "连线" in {trace.name for trace in fresh.chain_figure.data}
+    assert "edges" in {trace.name for trace in fresh.in_lang("zh").in_lang("en").chain_figure.data}

@@ -13,7 +13,7 @@ from knowledge import Rule, catalog_markdown, load_rules
 
 def rule_haystack(rule: Rule) -> str:
     """Everything a search may match in one rule: id, texts, symptom kinds, fix code, references."""
-    parts = [rule.id, rule.severity, *rule.applies_to, *rule.texts(), rule.fix.code]
+    parts = [rule.id, rule.severity, *rule.applies_to, *rule.texts(), rule.fix.code, *rule.fix.comments_zh]
     parts += [s.symptom for s in (*rule.supports, *rule.contradicts)]
     parts += [need.topic for need in rule.needs]
     parts += [ref.url for ref in rule.references]

@@ -176,7 +176,7 @@ def runs_table(report: Report) -> Table:
                 "ms": run.ms_per_step,
                 "level": run.profiler_config.level or t("not_recorded", lang),
             }
-            for run in report.document.runs
+            for run in report.document.shown_runs()
         ],
         columns=["role", "source", "layout", "device", "mode", "phase", "steps", "batch", "ms", "level"],
     )
@@ -187,7 +187,7 @@ def runs_table(report: Report) -> Table:
         (t(key, lang), frame[column], kind)
         for key, column, kind in zip(keys, frame.columns, kinds, strict=True)
     ]
-    runs = report.document.runs
+    runs = report.document.shown_runs()
     if any(len(run.ranks_available) > 1 for run in runs):  # which rank was read, of how many
         ranks = report.document.ranks
         whole = {job.role for job in ranks.jobs} if ranks is not None else set()

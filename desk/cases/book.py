@@ -100,6 +100,7 @@ class CaseBook:
             figure=figure,
             uploads=self.kept_uploads(given),
             translations={} if report is None else report.translation_data(),
+            figures={} if report is None else report.figure_data(),
             example=example,
         )
         return self.store.put(None if report is None else report.to_dict(), meta)

@@ -98,6 +98,7 @@ class CaseMeta:
         default_factory=dict
     )  # the report by other language
     example: bool = False  # a run of a bundled example (kept apart from the users' submissions)
+    figures: Mapping[str, str] = field(default_factory=dict)  # the chain figure by other language (JSON)
 
 
 @dataclass(frozen=True)
@@ -138,6 +139,7 @@ class Case:
     translations: Mapping[str, Mapping[str, Any]] = field(
         default_factory=dict
     )  # the report by other language
+    figures: Mapping[str, str] = field(default_factory=dict)  # the chain figure by other language (JSON)
 
 
 @dataclass(frozen=True)

@@ -40,9 +40,9 @@ from doctor.text import one_line
 if TYPE_CHECKING:
     from doctor.model import ReportDocument
 
-SCHEMA_VERSION = (
-    3  # 2: the after-the-fix columns (resolved, remaining, gain_ms, predicted_gain_ms); 3: ranks, example
-)
+# 2: the after-the-fix columns (resolved, remaining, gain_ms, predicted_gain_ms); 3: ranks, example;
+# 4: figures (the chain figure in the other languages)
+SCHEMA_VERSION = 4
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS cases (
     id TEXT PRIMARY KEY,
@@ -85,6 +85,7 @@ ADDED_COLUMNS = (
     ("translations", "BLOB"),  # the report in the other languages: {lang: report}, compressed JSON
     ("ranks", "INTEGER"),  # how many ranks (devices) the profiles hold
     ("example", "INTEGER NOT NULL DEFAULT 0"),  # 1: a run of a bundled example, not a user's submission
+    ("figures", "BLOB"),  # the chain figure in the other languages: {lang: plotly JSON}, compressed JSON
 )
 AFTER_FIELDS = ("resolved", "remaining", "gain_ms", "predicted_gain_ms")
 REPORT_FIELDS = (*AFTER_FIELDS, "ranks")  # the added columns a report determines
@@ -184,6 +185,7 @@ class SqliteCaseStore:
             _pack(dict(meta.translations)) if meta.translations else None,
             facts["ranks"],
             int(meta.example),
+            _pack(dict(meta.figures)) if meta.figures else None,
         )
         with self._write() as conn:
             case_id = self._insert(conn, row)
@@ -202,8 +204,8 @@ class SqliteCaseStore:
                 conn.execute(
                     "INSERT INTO cases (id, created, updated, source, kind, layouts, verdict, top_cause, "
                     "severity, confidence, recoverable_ms, message, report, figure, "
-                    "resolved, remaining, gain_ms, predicted_gain_ms, translations, ranks, example) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "resolved, remaining, gain_ms, predicted_gain_ms, translations, ranks, example, figures) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (case_id, *row),
                 )
                 return case_id
@@ -215,7 +217,8 @@ class SqliteCaseStore:
         """The case with its report and figure, or None."""
         with self._connect() as conn:
             found = conn.execute(
-                f"SELECT {SUMMARY_COLUMNS}, report, figure, translations FROM cases WHERE id = ?", (case_id,)
+                f"SELECT {SUMMARY_COLUMNS}, report, figure, translations, figures FROM cases WHERE id = ?",
+                (case_id,),
             ).fetchone()
             if found is None:
                 return None
@@ -223,13 +226,14 @@ class SqliteCaseStore:
                 "SELECT role, name, length(data) FROM uploads WHERE case_id = ? ORDER BY role, name",
                 (case_id,),
             ).fetchall()
-        report, figure, translations = found[-3:]
+        report, figure, translations, figures = found[-4:]
         return Case(
-            summary=_summary(found[:-3]),
+            summary=_summary(found[:-4]),
             report=None if report is None else json.loads(zlib.decompress(report)),
             figure=None if figure is None else zlib.decompress(figure).decode("utf-8"),
             uploads=tuple((role, name, int(size)) for role, name, size in uploads),
             translations={} if translations is None else json.loads(zlib.decompress(translations)),
+            figures={} if figures is None else json.loads(zlib.decompress(figures)),
         )
 
     def list(self, filters: CaseFilter | None = None, limit: int = 200) -> list[CaseSummary]:

@@ -199,8 +199,9 @@ def case_report(case: Case) -> Report:
     if version != SCHEMA_VERSION:
         raise InputError(say("triage.other-schema", version=version, ours=SCHEMA_VERSION))
     figure = None if case.figure is None else plotly.io.from_json(case.figure)
+    figures = {lang: plotly.io.from_json(kept) for lang, kept in case.figures.items()}
     try:
-        return Report.from_dict(case.report, chain_figure=figure, translations=case.translations)
+        return Report.from_dict(case.report, figure, case.translations, figures)
     except ValidationError as error:
         raise InputError(
             say("triage.bad-stored", ours=SCHEMA_VERSION, n=error.error_count(), at=_location(error))

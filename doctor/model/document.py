@@ -96,3 +96,8 @@ class ReportDocument(Record):
         exclude_if=_absent,
         description="The case the app keeps this report as; the key is absent outside the app's downloads.",
     )
+
+    def shown_runs(self) -> list[RunInfo]:
+        """The runs a Runs table lists: the compared runs, then the after-the-fix run (role `after`)
+        when one was given, so that every run read is one row."""
+        return [*self.runs, *([self.after.run] if self.after is not None else [])]

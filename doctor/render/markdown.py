@@ -79,7 +79,7 @@ def inputs_markdown(report: Report) -> str:
         [t(i.role, lang), md_code(i.name), md_cell(i.kind), md_cell(i.layout)] for i in report.document.inputs
     ]
     out = [f"## {t('inputs', lang)}", _table(["role", "name", "kind", "layout"], rows)]
-    runs = report.document.runs
+    runs = report.document.shown_runs()
     if runs:
         head = ["role", "device", "mode", "phase", "steps", "batch", "ms/step", "operators"]
         rows = [
