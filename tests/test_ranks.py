@@ -144,11 +144,18 @@ def test_the_dask_path_on_a_local_cluster_of_two_workers() -> None:
     from diagnosis.ingest import find_runs
 
     cands = [c for c in find_runs(CLUSTER / "straggler") if c.rank is not None]
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as lc:
-        on_dask = summarize_ranks(cands, CLUSTER / "straggler", scheduler=lc.scheduler_address)
-        run = read_folder(CLUSTER / "straggler", scheduler=lc.scheduler_address)
+    saved = dict(os.environ)
+    try:
+        with distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as lc:
+            on_dask = summarize_ranks(cands, CLUSTER / "straggler", scheduler=lc.scheduler_address)
+            run = read_folder(CLUSTER / "straggler", scheduler=lc.scheduler_address)
+    finally:  # LocalCluster sets OMP_NUM_THREADS=1, MALLOC_TRIM_THRESHOLD_ ... in this process for good;
+        # a warm reader started later would inherit them (one Arrow thread: less memory than the
+        # isolation tests' limit is sized for)
+        os.environ.clear()
+        os.environ.update(saved)
     assert on_dask == summarize_ranks(cands, CLUSTER / "straggler")
     assert run.ranks.straggler.rank == 2
 
