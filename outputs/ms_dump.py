@@ -15,6 +15,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -187,7 +188,7 @@ def read_statistic_csv(path: Path, label: str) -> Dump:
     """An Ascend/GPU ``statistic.csv`` (one row per op input/output) as a Dump."""
     rows: dict[tuple[str, str], dict[str, dict[int, TensorStats]]] = {}
     stamps: dict[tuple[str, str], int] = {}
-    with path.open(encoding="utf-8", errors="replace", newline="") as handle:
+    with path.open(encoding="utf-8", errors="replace", newline="") as handle, _cell_limit():
         reader = csv.DictReader(handle, restval="")  # a short row's missing cells are empty, not None
         try:
             missing = {"Op Type", "Op Name", "IO", "Slot"} - set(reader.fieldnames or ())
@@ -218,6 +219,20 @@ def read_statistic_csv(path: Path, label: str) -> Dump:
         key = f"{op_type}:{OP_NUMBER.sub('', op_name.replace('/', '_'))}"
         layers.append(Layer(op_name, key, op_type, order, role, "forward", inputs, outputs))
     return Dump(label, "mindspore-statistic", "mindspore", tuple(_numbered(layers)), 1, path.stat().st_size)
+
+
+CSV_CELL_LIMIT = 131_072  # characters in one statistic.csv cell: the csv module's default, pinned
+
+
+@contextmanager
+def _cell_limit() -> Iterator[None]:
+    """csv's cell limit at CSV_CELL_LIMIT while a file is read: the limit is the whole process's, and
+    importing MindSpore raises it to 10 MiB (mindspore.utils.runtime_execution_order_check)."""
+    previous = csv.field_size_limit(CSV_CELL_LIMIT)
+    try:
+        yield
+    finally:
+        csv.field_size_limit(previous)
 
 
 def _failed_line(reader: csv.DictReader[str], error: Exception) -> int:

@@ -186,6 +186,27 @@ def test_a_malformed_statistic_csv_is_one_line_naming_it_never_an_internal_error
         assert str(caught.value).startswith(f"run/statistic.csv: {problem}"), str(caught.value)
 
 
+def test_the_cell_limit_holds_after_mindspore_raised_the_process_wide_one(tmp_path: Path) -> None:
+    """Importing MindSpore sets csv.field_size_limit(10 MiB) for the whole process; the in-process read
+    of an oversized cell is still refused with csv's own limit (a test file that imported MindSpore
+    earlier in the same worker made the malformed-CSV test pass the cell through)."""
+    import csv
+
+    bad = tmp_path / "run"
+    bad.mkdir()
+    row = "Conv2D,a,1,1,1,input,0,4,float32,(" + "x" * 200_000 + "),1,0"
+    (bad / "statistic.csv").write_text(f"{STATISTIC_HEADER}\n{row}\n", encoding="utf-8")
+    previous = csv.field_size_limit(
+        1024 * 1024 * 10
+    )  # what mindspore/utils/runtime_execution_order_check does
+    try:
+        with pytest.raises(InputError, match="field larger"):
+            compare_outputs(bad, bad, isolate=False)
+        assert csv.field_size_limit() == 1024 * 1024 * 10  # the process's own setting is given back
+    finally:
+        csv.field_size_limit(previous)
+
+
 def test_short_rows_and_malformed_msprobe_shapes_are_read_not_crashed_on(tmp_path: Path) -> None:
     """A statistic.csv row missing its cells, an msprobe tensor whose shape is text: read the same in the
     child and here (the tensor with a shape that is no list of sizes is not a tensor)."""
