@@ -266,10 +266,8 @@ def _quick_step_trace(path: Path) -> tuple[StepBreakdown, ...]:
         rows = list(csv.DictReader(fh))
     if not rows or "Communication(Not Overlapped)" not in rows[0]:
         return ()
-    try:
-        ids = [int(re.search(r"(\d+)\s*$", r.get("Step") or "").group(1)) for r in rows]  # type: ignore[union-attr]
-    except AttributeError:
-        ids = list(range(len(rows)))
+    found = [re.search(r"(\d+)\s*$", r.get("Step") or "") for r in rows]
+    ids = [int(m.group(1)) for m in found if m] if all(found) else list(range(len(rows)))
     out: list[StepBreakdown] = []
     for step, row in zip(ids, rows, strict=True):
         computing, exposed, free = (

@@ -195,10 +195,10 @@ def _diagnose_profiles(
             )
         given.append(("after", after))
     if not given:
-        if not _given(mindir):
+        if not _path_given(mindir):
             raise InputError(say("facade.nothing"), expected=NOTHING_GIVEN)
         return inspect_model(
-            mindir,  # pyright: ignore[reportArgumentType]  # a MINDIR is one file, as _given checked
+            mindir,
             progress=progress,
             lang=lang,
             isolate=isolate,
@@ -208,7 +208,7 @@ def _diagnose_profiles(
         options = _Options(rank, baseline_role, npu_smi, isolate, translate, scheduler)
         return _diagnose(given, mindir, options, progress, lang)
     finally:  # the analysis's tables are gone now: give their memory back (docs/security.md)
-        release_graph_memory() if _given(mindir) else release_memory()
+        release_graph_memory() if _path_given(mindir) else release_memory()
 
 
 def check_rank(rank: float | str | None) -> int | None:
@@ -222,13 +222,16 @@ def check_rank(rank: float | str | None) -> int | None:
         rank = int(text) if text.isascii() and text.isdigit() and len(text) <= 9 else text
     if rank is None:
         return None
-    whole = isinstance(rank, int) and not isinstance(rank, bool)
-    if not whole and isinstance(rank, float) and math.isfinite(rank) and rank.is_integer():
-        whole, rank = True, int(rank)
-    if not whole or not 0 <= rank <= MAX_RANK:  # type: ignore[operator]
-        shown = repr(rank) if len(repr(rank)) <= 24 else repr(rank)[:20] + "…"
+    whole: int | None = None
+    if isinstance(rank, int) and not isinstance(rank, bool):
+        whole = rank
+    elif isinstance(rank, float) and math.isfinite(rank) and rank.is_integer():
+        whole = int(rank)
+    if whole is None or not 0 <= whole <= MAX_RANK:
+        given = repr(rank if whole is None else whole)
+        shown = given if len(given) <= 24 else given[:20] + "…"
         raise InputError(say("facade.bad-rank", shown=shown, max=MAX_RANK), path="rank")
-    return int(rank)
+    return whole
 
 
 def serve_uploads() -> None:
@@ -273,12 +276,12 @@ def _diagnose(
             analysis = _single(sides[0], given[0][0], step, lang)
         analysis.rank_jobs = _rank_jobs(analysis, sides)
         analysis.rank_note = comparison_note
-        if len(sides) == 3:
-            analysis.after = _pair(analysis.baseline, sides[2], "first", _quiet, lang)  # type: ignore[arg-type]
+        if len(sides) == 3 and analysis.baseline is not None:  # a pair's baseline: len(sides) >= 2
+            analysis.after = _pair(analysis.baseline, sides[2], "first", _quiet, lang)
             analysis.inputs.append(_after_input(sides[2]))
         analysis.npu_smi = options.npu_smi is not None
-        if _given(mindir):
-            model = _load_model(mindir, step, isolate)  # type: ignore[arg-type]
+        if _path_given(mindir):
+            model = _load_model(mindir, step, isolate)
             _add_model(analysis, model)
             if analysis.after is not None:  # the same model, cross-linked with the after run
                 _add_model(analysis.after, model)
@@ -333,6 +336,11 @@ def reprofile_script(report: Report, fixes: Sequence[str] | None = None) -> str:
 
 
 # -------------------------------------------------------------------------------------------- inputs
+
+
+def _path_given(path: str | os.PathLike[str] | None) -> TypeGuard[str | os.PathLike[str]]:
+    """A path that names something (a MINDIR is one file): not None, not blank."""
+    return path is not None and bool(str(path).strip())
 
 
 def _given(source: Source | os.PathLike[str] | None) -> TypeGuard[Source | os.PathLike[str]]:
@@ -468,7 +476,8 @@ def _align_ranks(
             role, source = given[i]
             sides[i] = _read(role, source, workspace, wanted, isolate, scheduler)
             sides[i].run.ranks, sides[i].typical = old.run.ranks, old.typical
-            old.run.ranks.chosen = wanted  # type: ignore[union-attr]
+            if old.run.ranks is not None:
+                old.run.ranks.chosen = wanted
             sides[i].run.limitations.extend(lim for lim in old.run.limitations if lim.topic == "ranks")
     return say("ranks.compare-same", rank=wanted)
 
@@ -728,18 +737,21 @@ def _after_section(causes: list[Cause], analysis: _Analysis, lang: str) -> After
     from doctor.followup import Measured, after_section
 
     second = analysis.after
-    found = _evaluate(second, _input_kinds(second))  # type: ignore[arg-type]
+    target = analysis.target
+    fixed = None if second is None else second.target
+    if second is None or target is None or fixed is None:  # a pair with an after run sets all three
+        raise ValueError("an after section needs a pair with an after run")
+    found = _evaluate(second, _input_kinds(second))
     after_causes = build.cause_records(found.causes, lang)
-    target, fixed = analysis.target, second.target  # type: ignore[union-attr]
     measured = Measured(
-        target.ms_per_step,  # type: ignore[union-attr]
-        fixed.ms_per_step,  # type: ignore[union-attr]
-        target.batch,  # type: ignore[union-attr]
-        fixed.batch,  # type: ignore[union-attr]
+        target.ms_per_step,
+        fixed.ms_per_step,
+        target.batch,
+        fixed.batch,
         _mean_wall(analysis.steps, "target"),
-        _mean_wall(second.steps, "target"),  # type: ignore[union-attr]
+        _mean_wall(second.steps, "target"),
     )
-    run = build.run_meta(fixed.run, fixed, "after")  # type: ignore[union-attr]
+    run = build.run_meta(fixed.run, fixed, "after")
     return after_section(causes, after_causes, measured, run)
 
 

@@ -13,6 +13,7 @@ typed `Verdict`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeGuard
 
 from doctor.i18n import t
 from doctor.model import After, Cause, Graph, OperatorRow, Ranks, RunInfo, Timing, Verdict
@@ -57,7 +58,7 @@ def verdict(
             "v_unexplained",
             lang,
             base=base,
-            where=_where(timing, operators, lang),  # type: ignore[arg-type]
+            where=_where(timing, operators, lang),
             asks=_asks(runs, npu_smi, lang),
         )
     elif top is None:
@@ -109,7 +110,7 @@ def _same_run(timing: Timing | None) -> bool:
     return headline is not None and headline.same_run
 
 
-def _unexplained(timing: Timing | None) -> bool:
+def _unexplained(timing: Timing | None) -> TypeGuard[Timing]:
     """A material slowdown: >= UNEXPLAINED_RATIO on the headline measure and not within both runs'
     measured noise (unmeasurable noise, under 3 steps, does not hide it)."""
     ratio = _slowdown(timing)

@@ -32,11 +32,12 @@ from desk.cases.model import (
 )
 from desk.cases.sqlite import SqliteCaseStore
 from diagnosis import archive_kind
+from diagnosis.sources import Source
 from doctor.config import AppConfig
 from doctor.report import Report
 
 PURGE_EVERY_S = 3600.0
-Given = Sequence[tuple[str, object]]  # (role, what the user gave: a path, a list of paths or None)
+Given = Sequence[tuple[str, Source | None]]  # (role, what the user gave: a path, a list of paths or None)
 
 
 class CaseBook:

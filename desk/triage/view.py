@@ -250,7 +250,7 @@ def given_source(given: Given, names: Mapping[str, str] | None = None) -> str:
     for role, value in given:
         if not value:
             continue
-        name = named.get(role) or display_name(value)  # type: ignore[arg-type]
+        name = named.get(role) or display_name(value)
         parts.append(f"{role}: {name}")
     return " · ".join(parts)
 
