@@ -31,8 +31,7 @@ from desk.cases.model import (
     parse_case_id,
 )
 from desk.cases.sqlite import SqliteCaseStore
-from diagnosis import archive_kind
-from diagnosis.sources import Source
+from diagnosis import Source, archive_kind
 from doctor.config import AppConfig
 from doctor.report import Report
 
