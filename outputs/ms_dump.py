@@ -13,7 +13,7 @@ import csv
 import os
 import re
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -225,7 +225,7 @@ CSV_CELL_LIMIT = 131_072  # characters in one statistic.csv cell: the csv module
 
 
 @contextmanager
-def _cell_limit() -> Iterator[None]:
+def _cell_limit() -> Generator[None, None, None]:
     """csv's cell limit at CSV_CELL_LIMIT while a file is read: the limit is the whole process's, and
     importing MindSpore raises it to 10 MiB (mindspore.utils.runtime_execution_order_check)."""
     previous = csv.field_size_limit(CSV_CELL_LIMIT)
