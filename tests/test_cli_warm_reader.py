@@ -97,18 +97,15 @@ def test_the_cli_reads_in_its_fork_and_leaves_nothing_behind(tmp_path: Path) -> 
     assert outcome["left"] == 0 and list((tmp_path / "tmp").iterdir()) == []
 
 
+def _compare_oversized(tmp_path: Path, **env: str) -> dict[str, object]:
+    """The CLI comparing a real run with a 60 MiB kernel_details.csv under the isolation settings `env`."""
+    hostile = generate.write_oversized_profile(tmp_path / "input", "csv", 60)
+    return _cli(tmp_path, "compare", str(LEVEL1 / "infer"), str(hostile), "--format", "json", **env)
+
+
 @pytest.mark.slow
 def test_the_cli_forks_memory_limit_names_the_file(tmp_path: Path) -> None:
-    hostile = generate.write_oversized_profile(tmp_path / "input", "csv", 60)
-    outcome = _cli(
-        tmp_path,
-        "compare",
-        str(LEVEL1 / "infer"),
-        str(hostile),
-        "--format",
-        "json",
-        PERF_DOCTOR_ISOLATION_MEMORY_MB=str(MEMORY_MB),
-    )
+    outcome = _compare_oversized(tmp_path, PERF_DOCTOR_ISOLATION_MEMORY_MB=str(MEMORY_MB))
     assert outcome["code"] == 2
     line = str(outcome["stderr"])
     assert "kernel_details.csv: the profile could not be read" in line, line
@@ -118,16 +115,7 @@ def test_the_cli_forks_memory_limit_names_the_file(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_the_cli_forks_wall_clock_limit_stops_the_read(tmp_path: Path) -> None:
-    hostile = generate.write_oversized_profile(tmp_path / "input", "csv", 60)
-    outcome = _cli(
-        tmp_path,
-        "compare",
-        str(LEVEL1 / "infer"),
-        str(hostile),
-        "--format",
-        "json",
-        PERF_DOCTOR_ISOLATION_WALL_S="0.5",
-    )
+    outcome = _compare_oversized(tmp_path, PERF_DOCTOR_ISOLATION_WALL_S="0.5")
     assert outcome["code"] == 2
     line = str(outcome["stderr"])
     assert "PERF_DOCTOR_ISOLATION_WALL_S" in line, line
