@@ -25,14 +25,20 @@ from diagnosis.readers import catalog
 from diagnosis.readers.communication import (
     group_links,
     group_members,
+    matrix_table,
+    pair_bandwidth,
+)
+from diagnosis.readers.io import (
+    NULL_VALUES,
     is_object,
     json_get,
     json_items,
     json_number,
-    matrix_table,
-    pair_bandwidth,
+    load_json,
+    read_header,
+    require,
+    resolve,
 )
-from diagnosis.readers.io import NULL_VALUES, load_json, read_header, require, resolve
 from diagnosis.readers.rank_files import QUICK_COLUMNS, STATISTIC_COLUMNS, kernel_type_totals
 from diagnosis.readers.steps import union_lengths
 from diagnosis.readers.trace import scan_markers

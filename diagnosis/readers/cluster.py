@@ -21,8 +21,8 @@ from pathlib import Path
 from core.errors import InputError
 from core.model import RankSummary, StepBreakdown
 from core.text import say
-from diagnosis.readers.communication import adds_up, is_object, json_get, json_items, json_number
-from diagnosis.readers.io import display, load_json
+from diagnosis.readers.communication import adds_up
+from diagnosis.readers.io import display, is_object, json_get, json_items, json_number, load_json
 
 CLUSTER_FOLDER = "cluster_analysis_output"
 STEP_TRACE = "cluster_step_trace_time.csv"

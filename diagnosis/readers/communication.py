@@ -12,32 +12,7 @@ import pandas as pd
 from core.errors import InputError
 from core.model import LinkTraffic
 from core.text import say
-from diagnosis.readers.io import counter_name, display
-
-# ------------------------------------------------------------------------------------------ JSON
-
-
-def json_items(data: object) -> list[tuple[str, object]]:
-    """A JSON object's items (its keys are text); none for anything else."""
-    return (
-        [(str(k), v) for k, v in cast(dict[object, object], data).items()] if isinstance(data, dict) else []
-    )
-
-
-def is_object(data: object) -> bool:
-    """Whether `data` is a JSON object."""
-    return isinstance(data, dict)
-
-
-def json_get(data: object, key: str) -> object:
-    """A JSON object's member `key`; None when absent or when `data` is not an object."""
-    return cast(dict[str, object], data).get(key) if isinstance(data, dict) else None
-
-
-def json_number(value: object) -> float | None:
-    """A JSON number as a float; None for anything else (true and false are not numbers)."""
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
+from diagnosis.readers.io import counter_name, display, is_object, json_get, json_items, json_number
 
 # ------------------------------------------------------------------------------------------ extras
 

@@ -18,7 +18,7 @@ import stat
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 import pyarrow as pa
@@ -504,3 +504,25 @@ def read_text(path: Path) -> str:
         ) from None
     except OSError as exc:
         raise InputError(say("io.cannot-open", why=exc.strerror), path=display(path)) from None
+
+
+def json_items(data: object) -> list[tuple[str, object]]:
+    """A JSON object's items (its keys are text); none for anything else."""
+    return (
+        [(str(k), v) for k, v in cast(dict[object, object], data).items()] if isinstance(data, dict) else []
+    )
+
+
+def is_object(data: object) -> bool:
+    """Whether `data` is a JSON object."""
+    return isinstance(data, dict)
+
+
+def json_get(data: object, key: str) -> object:
+    """A JSON object's member `key`; None when absent or when `data` is not an object."""
+    return cast(dict[str, object], data).get(key) if isinstance(data, dict) else None
+
+
+def json_number(value: object) -> float | None:
+    """A JSON number as a float; None for anything else (true and false are not numbers)."""
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
