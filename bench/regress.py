@@ -12,6 +12,10 @@ memory) marked met or not. With --instructions the instructions each tree execut
 are counted too (valgrind callgrind), which on a shared machine is the measure that load does not move.
 
     .venv/bin/python bench/regress.py --ref 25bdd0e --rows 100000 1000000 [--repeat 7] [--out FILE]
+        [--in-process]
+
+With --in-process the current tree is also run with its readers in the CLI's process (as the reference read
+them, before the isolated reader): the typed report's own cost apart from the isolation's.
 
 With --out the table is also written to that file, with the date, the machine's load and both commits.
 """
@@ -35,7 +39,11 @@ sys.path.insert(0, str(HERE))
 
 from bench_compare import Sample, _report_ok, ensure_pair, run_child, warm  # noqa: E402
 
-PACKAGES = ("diagnosis", "doctor", "graph", "knowledge", "core")
+# every package either tree may hold (the current one split doctor/ into these rooms)
+PACKAGES = (
+    *("diagnosis", "doctor", "graph", "knowledge", "core"),
+    *("cli", "sandbox", "outputs", "desk", "webapp"),
+)
 GOAL = 1.05  # current / reference, at most
 CALLGRIND = ("valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null")
 INSTRUCTIONS = re.compile(r"I\s+refs:\s+([\d,]+)")
@@ -58,13 +66,30 @@ def byte_compile(tree: Path) -> None:
     subprocess.run([sys.executable, "-m", "compileall", "-q", *present], check=True, capture_output=True)
 
 
-def run_tree(tree: Path, pair, work: Path, wrapper: tuple[str, ...] = ()) -> Sample:
-    """One fresh CLI process of `tree`'s code on `pair` (under `wrapper`, e.g. valgrind), its report
-    checked like bench_compare's."""
+# The current CLI with its readers in this process, as the reference commit read them: what the typed
+# report itself costs, apart from the isolated reader issue 33 added (the CLI's default).
+IN_PROCESS = """
+import sys
+import cli.main as cli
+from doctor import facade
+def diagnose(*args, **kwargs):
+    return facade.diagnose(*args, **{**kwargs, "isolate": False})
+cli.diagnose = diagnose
+cli.fork_warm_reader = lambda: False
+sys.argv[0] = "perf-doctor"
+raise SystemExit(cli.main())
+"""
+IN_PROCESS_SUFFIX = " (in-process)"  # a tree name ending so runs the current tree's CLI through IN_PROCESS
+
+
+def run_tree(tree: Path, pair, work: Path, wrapper: tuple[str, ...] = (), in_process: bool = False) -> Sample:
+    """One fresh CLI process of `tree`'s code on `pair` (under `wrapper`, e.g. valgrind; `in_process`:
+    its readers in the CLI's own process), its report checked like bench_compare's."""
     report = work / "report.json"
     report.unlink(missing_ok=True)
     env = {**os.environ, "PYTHONPATH": str(tree)}
-    cmd = [*wrapper, sys.executable, "-m", "cli.main", "compare", str(pair.baseline), str(pair.target)]
+    launch = ["-c", IN_PROCESS] if in_process else ["-m", "cli.main"]
+    cmd = [*wrapper, sys.executable, *launch, "compare", str(pair.baseline), str(pair.target)]
     sample = run_child([*cmd, "--format", "json", "-o", str(report)], work / "run.log", env=env, cwd=tree)
     if sample.ok:
         sample.ok, sample.note = _report_ok(report, pair.rows)
@@ -80,7 +105,7 @@ def instructions(rows: int, trees: dict[str, Path]) -> dict[str, int]:
     counts = {}
     with tempfile.TemporaryDirectory(prefix="bench-regress-cg-") as tmp:
         for name, tree in trees.items():
-            sample = run_tree(tree, pair, Path(tmp), CALLGRIND)
+            sample = run_tree(tree, pair, Path(tmp), CALLGRIND, name.endswith(IN_PROCESS_SUFFIX))
             found = INSTRUCTIONS.search((Path(tmp) / "run.log").read_text(encoding="utf-8", errors="replace"))
             if not sample.ok or found is None:
                 raise SystemExit(f"callgrind run of {name} failed: {sample.note}")
@@ -99,7 +124,7 @@ def measure(rows: int, trees: dict[str, Path], repeat: int) -> dict[str, list[Sa
     with tempfile.TemporaryDirectory(prefix="bench-regress-") as tmp:
         for i in range(repeat):
             for name, tree in trees.items():
-                sample = run_tree(tree, pair, Path(tmp))
+                sample = run_tree(tree, pair, Path(tmp), in_process=name.endswith(IN_PROCESS_SUFFIX))
                 print(
                     f"  {rows:,} rows, {name} run {i + 1}: {sample.wall:.2f} s, cpu {sample.cpu:.2f} s, "
                     f"peak {sample.rss_mb:,.0f} MiB" + ("" if sample.ok else f" FAILED: {sample.note}"),
@@ -112,25 +137,16 @@ def measure(rows: int, trees: dict[str, Path], repeat: int) -> dict[str, list[Sa
 
 def table(results: dict[int, dict[str, list[Sample]]], ref: str) -> str:
     head = (
-        "| rows / run | reference best s | current best s | best ratio | reference median s "
+        "| rows / run | current tree | reference best s | current best s | best ratio | reference median s "
         "| current median s | median ratio | reference median CPU s | current median CPU s | CPU ratio "
         "| reference peak MiB | current peak MiB | memory ratio | goal (≤ 1.05) |\n"
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+        "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
     )
     lines = [head]
     for rows, samples in results.items():
-        ref_s, cur_s = samples["reference"], samples["current"]
-        best = [min(s.wall for s in side) for side in (ref_s, cur_s)]
-        median = [statistics.median(s.wall for s in side) for side in (ref_s, cur_s)]
-        cpu = [statistics.median(s.cpu for s in side) for side in (ref_s, cur_s)]
-        peak = [statistics.median(s.rss_mb for s in side) for side in (ref_s, cur_s)]
-        ratios = [cur / base for base, cur in (best, median, cpu, peak)]
-        met = "met" if all(ratios[i] <= GOAL for i in (1, 3)) else "NOT met"
-        lines.append(
-            f"| {rows:,} | {best[0]:.2f} | {best[1]:.2f} | {ratios[0]:.3f} | {median[0]:.2f} "
-            f"| {median[1]:.2f} | {ratios[1]:.3f} | {cpu[0]:.2f} | {cpu[1]:.2f} | {ratios[2]:.3f} "
-            f"| {peak[0]:,.0f} | {peak[1]:,.0f} | {ratios[3]:.3f} | {met} |"
-        )
+        for name in samples:
+            if name != "reference":
+                lines.append(_row(rows, name, samples["reference"], samples[name]))
     load = os.getloadavg()[0]
     title = (
         f"Reference {ref}, current working tree; load average {load:.2f} at the end. The goal is read on the "
@@ -139,6 +155,21 @@ def table(results: dict[int, dict[str, list[Sample]]], ref: str) -> str:
         f"{_spread(results)}."
     )
     return title + "\n\n" + "\n".join(lines)
+
+
+def _row(rows: int, name: str, ref_s: list[Sample], cur_s: list[Sample]) -> str:
+    """One table row: tree `name` against the reference at `rows` rows."""
+    best = [min(s.wall for s in side) for side in (ref_s, cur_s)]
+    median = [statistics.median(s.wall for s in side) for side in (ref_s, cur_s)]
+    cpu = [statistics.median(s.cpu for s in side) for side in (ref_s, cur_s)]
+    peak = [statistics.median(s.rss_mb for s in side) for side in (ref_s, cur_s)]
+    ratios = [cur / base for base, cur in (best, median, cpu, peak)]
+    met = "met" if all(ratios[i] <= GOAL for i in (1, 3)) else "NOT met"
+    return (
+        f"| {rows:,} | {name} | {best[0]:.2f} | {best[1]:.2f} | {ratios[0]:.3f} | {median[0]:.2f} "
+        f"| {median[1]:.2f} | {ratios[1]:.3f} | {cpu[0]:.2f} | {cpu[1]:.2f} | {ratios[2]:.3f} "
+        f"| {peak[0]:,.0f} | {peak[1]:,.0f} | {ratios[3]:.3f} | {met} |"
+    )
 
 
 def _spread(results: dict[int, dict[str, list[Sample]]]) -> str:
@@ -180,6 +211,11 @@ def main(argv: list[str] | None = None) -> int:
         metavar="ROWS",
         help="also count instructions with valgrind at these sizes (about 3 min per tree at 100k rows)",
     )
+    parser.add_argument(
+        "--in-process",
+        action="store_true",
+        help="also run the current CLI with its readers in its own process, as the reference read them",
+    )
     args = parser.parse_args(argv)
     if args.instructions and shutil.which("valgrind") is None:
         parser.error("--instructions needs valgrind")
@@ -188,6 +224,8 @@ def main(argv: list[str] | None = None) -> int:
         ref_tree = checkout(args.ref, Path(tmp))
         try:
             trees = {"reference": ref_tree, "current": REPO}
+            if args.in_process:
+                trees["current" + IN_PROCESS_SUFFIX] = REPO
             for tree in trees.values():
                 byte_compile(tree)
             results = {rows: measure(rows, trees, args.repeat) for rows in args.rows}
