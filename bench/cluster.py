@@ -9,6 +9,9 @@ Per job size, each a fresh process, timed by this script:
 - perf-doctor: `diagnose(None, JOB)` (every rank read, slow rank found, diagnosed against a typical rank,
   report built); wall time, peak RSS of the main process and of its whole process tree (summed);
 - one rank: `diagnose(None, JOB, rank=0)`, for the scaling goal wall <= 1.3 x one rank x ranks / cores;
+- floor: a fresh interpreter importing pandas and pyarrow, alone and then parsing two ranks'
+  kernel_details.csv with pyarrow (the least a diagnosis of the slow rank against a typical one reads), best
+  of 3: the peer's time over it bounds the speed-up any Python tool doing that work can reach;
 - peer: `msprof-analyze cluster -d JOB -m all --export_type text` (bench/.venv-msprof, as bench_compare.py
   installs it), wall time and peak RSS. Its `slow_rank` recipe refuses text exports ("only supports DB as
   input data"), so the peer's slow rank is the rank with the most Computing in the
@@ -61,6 +64,17 @@ if __name__ == "__main__":
     }))
 """
 
+# The floor of any Python tool that diagnoses the slow rank against a typical one: the interpreter, pandas
+# and pyarrow imported, and the two ranks' kernel_details.csv parsed by pyarrow (nothing analysed). With
+# no file given, the interpreter and the imports alone.
+FLOOR_CODE = """
+import sys
+import pandas
+import pyarrow.csv
+for path in sys.argv[1:]:
+    pyarrow.csv.read_csv(path)
+"""
+
 
 @dataclass
 class Row:
@@ -80,6 +94,8 @@ class Row:
     expected_slow: int
     doctor_cpu_s: float
     peer_cpu_s: float | None
+    imports_s: float  # interpreter + pandas + pyarrow imported
+    floor_s: float  # ... and two ranks' kernel_details.csv parsed
 
 
 def job_for(ranks: int, kernels: int | None) -> Path:
@@ -158,8 +174,17 @@ def peer_slow_rank(out: Path) -> str:
     return str(max(by_rank, key=lambda r: sum(by_rank[r]) / len(by_rank[r])))
 
 
+def run_floor(job: Path, files: int) -> float:
+    """Wall seconds of FLOOR_CODE on `files` of the job's kernel_details.csv (the best of 3 fresh
+    processes: a floor is what the machine allows at best)."""
+    paths = [str(p) for p in sorted(job.rglob("kernel_details.csv"))[:files]]
+    cmd = [sys.executable, "-c", FLOOR_CODE, *paths]
+    return min(run_measured(cmd)[0] for _ in range(3))
+
+
 def measure(ranks: int, kernels: int | None, skip_peer: bool) -> Row:
     job = job_for(ranks, kernels)
+    imports, floor = run_floor(job, 0), run_floor(job, 2)
     whole = run_doctor(job, "all")
     one = run_doctor(job, "0")
     peer = (None, None, "skipped", None) if skip_peer else run_peer(job)
@@ -183,6 +208,8 @@ def measure(ranks: int, kernels: int | None, skip_peer: bool) -> Row:
         ranks // 3,
         whole["cpu_s"],
         peer[3],
+        imports,
+        floor,
     )
 
 
@@ -191,8 +218,9 @@ def table(rows: list[Row], cores: int) -> str:
         "| ranks x kernels | Perf Doctor s (whole command s) | peak RSS main / whole tree MB | one rank s"
         " | goal 1.3 x one x ranks / cores | msprof-analyze cluster s | peak RSS MB"
         " | speed-up (whole command) | CPU s Perf Doctor / peer (ratio)"
-        " | slow rank: injected / Perf Doctor / peer |\n"
-        "|---|---|---|---|---|---|---|---|---|---|"
+        " | slow rank: injected / Perf Doctor / peer"
+        " | floor s: imports / + two kernel files read | peer / floor |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|---|"
     )
     lines = [head]
     for r in rows:
@@ -207,9 +235,15 @@ def table(rows: list[Row], cores: int) -> str:
             f"| {r.ranks} x {r.kernels} | {r.doctor_s:.1f} ({r.doctor_command_s:.1f}) | "
             f"{r.doctor_rss_mb:.0f} / {r.tree_rss_mb:.0f} | "
             f"{r.one_rank_s:.1f} | {goal:.1f} ({'met' if r.doctor_s <= goal else 'missed'}) | "
-            f"{peer_s} | {peer_rss} | {speed} | {cpu} | {r.expected_slow} / {r.doctor_slow} / {r.peer_slow} |"
+            f"{peer_s} | {peer_rss} | {speed} | {cpu} | {r.expected_slow} / {r.doctor_slow} / {r.peer_slow}"
+            f" | {r.imports_s:.2f} / {r.floor_s:.2f} | {_floor_speed(r)} |"
         )
     return "\n".join(lines)
+
+
+def _floor_speed(r: Row) -> str:
+    """The peer's time over the floor: the most any Python tool reading the two ranks could be faster."""
+    return f"{r.peer_s / r.floor_s:.1f}x" if r.peer_s else "-"
 
 
 def main(argv: list[str] | None = None) -> int:
