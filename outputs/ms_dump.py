@@ -36,9 +36,10 @@ WEIGHT_WORDS = re.compile(r"weight|bias|gamma|beta|moving_|embedding|scale", re.
 STATISTIC_CSV = "statistic.csv"
 READERS = 1  # threads summarising tensor files; 2 were no faster on the shared bench machine (RESULTS.md)
 PROCESSES = 2  # at most this many processes summarise the files: this one and forked workers
-# A smaller dump is summarised in one process: a fork of doctor's isolated reader (pandas and pyarrow
-# imported, about 100 MiB) costs about 6 ms of CPU, what summarising 16 MiB saves in wall on a free core.
-FORK_BYTES = 32 << 20
+# A smaller dump is summarised in one process: a forked worker of a process that imported pandas and
+# pyarrow (as doctor's isolated reader) costs 8-10 ms of wall and 5-8 ms of CPU from fork to answer
+# (copy-on-write faults, exit), what summarising about 45 MiB in two halves saves on a free core.
+FORK_BYTES = 64 << 20
 
 
 @dataclass(slots=True)
