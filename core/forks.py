@@ -34,14 +34,14 @@ def in_forks(
     process, where it names the input that needed it. The answers are unpickled from our own forks, which
     read the same input under the same limits as this process."""
     forked = shares[1:] if here else shares
-    running: list[tuple[int, BinaryIO]] = []
+    running: list[tuple[int, BinaryIO] | None] = []  # None: no worker could be forked for the share
     sent: list[bytes | None] = []
     try:
         for share in forked:
             running.append(_fork_worker(share, work, prepare))
         done = [work(shares[0])] if here and shares else []
         while running:
-            sent.append(_collect(*running[0]))
+            sent.append(_collect(*running[0]) if running[0] else None)
             running.pop(0)
     finally:
         _end(running)
@@ -52,10 +52,19 @@ def in_forks(
 
 def _fork_worker(
     share: Sequence[Item], work: Callable[[Sequence[Item]], Answer], prepare: Callable[[], None] | None
-) -> tuple[int, BinaryIO]:
-    """Fork a worker that writes the pickled `work(share)` into a pipe; its pid and the pipe's read end."""
-    read_end, write_end = os.pipe()
-    pid = os.fork()
+) -> tuple[int, BinaryIO] | None:
+    """Fork a worker that writes the pickled `work(share)` into a pipe; its pid and the pipe's read end,
+    None when no worker could be forked (no process or memory left for one: the share is worked here)."""
+    try:
+        read_end, write_end = os.pipe()
+    except OSError:
+        return None
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read_end)
+        os.close(write_end)
+        return None
     if pid:
         os.close(write_end)
         return pid, os.fdopen(read_end, "rb")
@@ -80,9 +89,9 @@ def _collect(pid: int, pipe: BinaryIO) -> bytes | None:
     return data if status == 0 and data else None
 
 
-def _end(running: list[tuple[int, BinaryIO]]) -> None:
-    """Kill and reap the workers not reaped yet (this process was interrupted while it waited)."""
-    for pid, pipe in running:
+def _end(running: list[tuple[int, BinaryIO] | None]) -> None:
+    """Kill and reap the workers not reaped yet (this process failed or was interrupted meanwhile)."""
+    for pid, pipe in filter(None, running):
         pipe.close()
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)

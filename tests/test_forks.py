@@ -62,3 +62,19 @@ def test_workers_still_running_when_the_caller_fails_are_killed_and_reaped(
     assert time.monotonic() - started < 30 and len(forked) == 1
     with pytest.raises(ChildProcessError):
         os.waitpid(forked[0], os.WNOHANG)  # reaped already
+
+
+def test_a_share_no_worker_could_be_forked_for_is_worked_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    """fork fails (EAGAIN: no process or memory left for one): the shares are worked by the caller, the
+    answers are the same, and no pipe is left open."""
+    import errno
+
+    def no_fork() -> int:
+        raise BlockingIOError(errno.EAGAIN, "Resource temporarily unavailable")
+
+    PARENT[0] = me = os.getpid()
+    open_before = len(os.listdir("/proc/self/fd"))
+    monkeypatch.setattr(os, "fork", no_fork)
+    answers = in_forks([["a"], ["b"], ["c"]], _where, here=True)
+    assert answers == [(f"a@{me}",), (f"b@{me}",), (f"c@{me}",)]
+    assert len(os.listdir("/proc/self/fd")) == open_before
