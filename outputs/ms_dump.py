@@ -87,9 +87,9 @@ def _iteration_number(path: Path) -> int:
 
 def read_npy_dump(folder: Path, label: str, *, readers: int = READERS, processes: int | None = None) -> Dump:
     """A CPU/GPU tensor dump as a Dump: statistics of every tensor file, ops in execution order. The files
-    are summarised by `processes` processes, this one and forked workers (None: `processes_for` the dump),
-    or, when that is 1, by `readers` threads (numpy and file reads let go of the GIL, the per-file Python
-    work does not, so more threads were no faster)."""
+    are summarised by `processes` processes, this one and forked workers (None: `processes_for` the dump;
+    a caller asking for more than 1 runs no other thread), or, when that is 1, by `readers` threads (numpy
+    and file reads let go of the GIL, the per-file Python work does not, so more threads were no faster)."""
     iterations = iteration_folders(folder)
     files = list(tensor_files(folder, iterations))
     if not files:
