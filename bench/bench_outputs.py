@@ -5,10 +5,12 @@ with reading its bytes once, in one run; prints a table (Markdown) for bench/RES
 
 The folder is generated under a private temporary directory (named like MindSpore's CPU dump:
 rank_0/Net/0/0/<Op>.<name>.0.0.<ts>.output.0.DefaultFormat.Float32.npy) and removed afterwards. Each
-round reads the bytes once and summarises the folder with one and with two reader threads, in an order
-that rotates from round to round; the table gives each measurement's median over the rounds and the
-median of the per-round ratios (a shared machine's load moves from second to second, a ratio within one
-round compares like with like). Every file is in the page cache for every measurement.
+round reads the bytes once and summarises the folder with one and with two reader threads, and in two
+processes, this one and a forked worker (the production path: doctor's isolated reader runs no other
+thread, so it forks), in an order that rotates from round to round; the table gives each measurement's
+median over the rounds and the median of the per-round ratios (a shared machine's load moves from second
+to second, a ratio within one round compares like with like). CPU counts the forked worker's CPU too.
+Every file is in the page cache for every measurement.
 """
 
 from __future__ import annotations
@@ -57,25 +59,34 @@ def read_bytes(folder: Path) -> tuple[float, float]:
     return time.perf_counter() - start, time.process_time() - cpu
 
 
-def summarise(folder: Path, readers: int) -> tuple[float, float]:
-    """(wall, CPU) seconds to read the dump into per-tensor statistics (outputs.ms_dump.read_npy_dump)."""
-    start, cpu = time.perf_counter(), time.process_time()
-    read_npy_dump(folder, folder.name, readers=readers)
-    return time.perf_counter() - start, time.process_time() - cpu
+def summarise(folder: Path, readers: int, processes: int) -> tuple[float, float]:
+    """(wall, CPU of this process and its reaped children) seconds to read the dump into per-tensor
+    statistics (outputs.ms_dump.read_npy_dump) by `readers` threads, or by `processes` processes."""
+    start, cpu = time.perf_counter(), _cpu()
+    read_npy_dump(folder, folder.name, readers=readers, processes=processes)
+    return time.perf_counter() - start, _cpu() - cpu
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and of its children that ended (the forked workers)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
 
 
 def measure(folder: Path, rounds: int) -> dict[str, list[tuple[float, float]]]:
     """(wall, CPU) of each measurement in each round, the order rotating from round to round."""
     runs: dict[str, Callable[[], tuple[float, float]]] = {
         "read": lambda: read_bytes(folder),
-        "summary, 1 reader": lambda: summarise(folder, 1),
-        "summary, 2 readers": lambda: summarise(folder, 2),
+        "summary, 1 reader thread": lambda: summarise(folder, 1, 1),
+        "summary, 2 reader threads": lambda: summarise(folder, 2, 1),
+        "summary, 2 processes (1 forked)": lambda: summarise(folder, 1, 2),
     }
     names = list(runs)
     times: dict[str, list[tuple[float, float]]] = {name: [] for name in names}
     read_bytes(folder)  # warm the page cache
     for round_ in range(rounds):
-        for name in names[round_ % 3 :] + names[: round_ % 3]:
+        turn = round_ % len(names)
+        for name in names[turn:] + names[:turn]:
             times[name].append(runs[name]())
     return times
 
@@ -94,9 +105,10 @@ def main() -> None:
         times = measure(folder, args.rounds)
         load = max(load, os.getloadavg()[0])
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     floor = times.pop("read")
     print(f"{args.files} float32 .npy files, {size / (1 << 20):.0f} MiB, {args.rounds} rounds, ", end="")
-    print(f"load average up to {load:.1f}, peak RSS {peak:.0f} MiB")
+    print(f"load average up to {load:.1f}, peak RSS {peak:.0f} MiB (the forked worker: {workers:.0f} MiB)")
     print()
     print("| measurement | wall median (s) | CPU median (s) | wall / read, median of rounds ", end="")
     print("| all rounds | CPU / read's CPU, median of rounds |")

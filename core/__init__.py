@@ -9,6 +9,9 @@ InputError, the user-facing Text (say, join, in_lang) and the canonical table sc
 imported on first use (PEP 562): graph
 imports the symptom vocabulary, and the isolated MINDIR child (300 MB address-space limit) must not
 load the pandas that the run model pulls in; an eager import made a normal model fail to decode there.
+
+`core.forks` (work split over forked workers answering over pipes, for a process that may write no file)
+is no part of the vocabulary: the stages that fork (diagnosis.scale, outputs.ms_dump) import it by path.
 """
 
 from __future__ import annotations

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import pickle
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import cast
 
+from core import forks
 from core.errors import InputError
 from core.model import RankSummary
 from core.text import say
@@ -85,42 +86,23 @@ def summarize_ranks(
 def in_forks(cands: Sequence[Candidate], base: str, n: int) -> list[RankSummary]:
     """The full summaries of `cands` read by `n` forked workers (every n-th rank each), in order. A worker
     pickles its summaries into a pipe and exits; one that ends without them (a limit stopped it) has its
-    ranks read here, where the same limit names the file that needed it."""
-    from diagnosis.ingest import full_summary
+    ranks read here, where the same limit names the file that needed it (core.forks). A worker tells no
+    watcher which file it reads (its parent's channel is not its own)."""
+    from diagnosis.readers.io import stop_watching
 
-    shares = [list(cands[i::n]) for i in range(n)]
-    started = [(share, *_fork_worker(share, base)) for share in shares if share]
+    shares = [share for share in (list(cands[i::n]) for i in range(n)) if share]
+    answers = forks.in_forks(shares, partial(_full_summaries, base=base), stop_watching)
     found: dict[int, RankSummary] = {}
-    for share, pid, pipe in started:
-        with os.fdopen(pipe, "rb") as answers:
-            data = answers.read()
-        _, status = os.waitpid(pid, 0)
-        summaries = pickle.loads(data) if status == 0 and data else [full_summary(c, base) for c in share]
+    for share, summaries in zip(shares, answers, strict=True):
         found.update(zip((id(c) for c in share), summaries, strict=True))
     return [found[id(c)] for c in cands]
 
 
-def _fork_worker(share: list[Candidate], base: str) -> tuple[int, int]:
-    """Fork a worker that writes the pickled summaries of `share` into a pipe; its pid and the pipe's
-    read end. The worker tells no watcher which file it reads (its parent's channel is not its own)."""
+def _full_summaries(cands: Sequence[Candidate], base: str) -> list[RankSummary]:
+    """A forked worker's task: the full summaries of its ranks."""
     from diagnosis.ingest import full_summary
-    from diagnosis.readers.io import stop_watching
 
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid:
-        os.close(write_end)
-        return pid, read_end
-    code = 1
-    try:
-        os.close(read_end)
-        stop_watching()
-        data = pickle.dumps([full_summary(c, base) for c in share], protocol=pickle.HIGHEST_PROTOCOL)
-        with os.fdopen(write_end, "wb") as out:
-            out.write(data)
-        code = 0
-    finally:  # a fork never returns into its parent's code
-        os._exit(code)
+    return [full_summary(c, base) for c in cands]
 
 
 def summarize_rank(cand: Candidate, base: str, quick: bool = False) -> RankSummary:

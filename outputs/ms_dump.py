@@ -12,14 +12,16 @@ from __future__ import annotations
 import csv
 import os
 import re
+import threading
 from collections import defaultdict
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from core.errors import InputError
+from core.forks import in_forks
 from core.text import say
 from outputs.layers import Dump, Layer
 from outputs.stats import TensorStats, canonical_dtype, npy_stats
@@ -33,6 +35,11 @@ IR_PARAM = re.compile(r"^%para\d+_(?P<name>\S+?):.*IsWeight: (?P<weight>true|fal
 WEIGHT_WORDS = re.compile(r"weight|bias|gamma|beta|moving_|embedding|scale", re.IGNORECASE)
 STATISTIC_CSV = "statistic.csv"
 READERS = 1  # threads summarising tensor files; 2 were no faster on the shared bench machine (RESULTS.md)
+PROCESSES = 2  # at most this many processes summarise the files: this one and forked workers
+# A smaller dump is summarised in one process: a forked worker of a process that imported pandas and
+# pyarrow (as doctor's isolated reader) costs 8-10 ms of wall and 5-8 ms of CPU from fork to answer
+# (copy-on-write faults, exit), what summarising about 45 MiB in two halves saves on a free core.
+FORK_BYTES = 64 << 20
 
 
 @dataclass(slots=True)
@@ -78,9 +85,11 @@ def _iteration_number(path: Path) -> int:
     return int(path.name) if path.name.isdigit() else 0
 
 
-def read_npy_dump(folder: Path, label: str, *, readers: int = READERS) -> Dump:
-    """A CPU/GPU tensor dump as a Dump: statistics of every tensor file (computed by `readers` threads,
-    numpy and file reads let go of the GIL), ops in execution order."""
+def read_npy_dump(folder: Path, label: str, *, readers: int = READERS, processes: int | None = None) -> Dump:
+    """A CPU/GPU tensor dump as a Dump: statistics of every tensor file, ops in execution order. The files
+    are summarised by `processes` processes, this one and forked workers (None: `processes_for` the dump;
+    a caller asking for more than 1 runs no other thread), or, when that is 1, by `readers` threads (numpy
+    and file reads let go of the GIL, the per-file Python work does not, so more threads were no faster)."""
     iterations = iteration_folders(folder)
     files = list(tensor_files(folder, iterations))
     if not files:
@@ -90,33 +99,61 @@ def read_npy_dump(folder: Path, label: str, *, readers: int = READERS) -> Dump:
     for item in files:
         grouped[(item.op_type, item.op_name)].append(item)
     ops = sorted(grouped.items(), key=lambda kv: min(f.timestamp for f in kv[1]))
-    stats = _all_stats(files, weights, readers)
+    size = sum(f.size for f in files)
+    jobs = [(f.path, _role(f.op_type, f.op_name, weights) != "layer") for f in files]
+    shares = processes_for(size) if processes is None else processes
+    stats = _forked_stats(jobs, shares) if shares > 1 else _all_stats(jobs, readers)
     layers = [
         _op_layer(op_type, op_name, items, order, weights, stats)
         for order, ((op_type, op_name), items) in enumerate(ops)
     ]
-    size = sum(f.size for f in files)
     notes = (say("outputs.more-iterations"),) if len(iterations) > 1 else ()
     return Dump(label, "mindspore-npy", "mindspore", tuple(_numbered(layers)), len(files), size, notes)
 
 
-def _all_stats(files: list[TensorFile], weights: dict[str, bool], readers: int) -> dict[str, TensorStats]:
+Job = tuple[str, bool]  # a tensor file's path, and whether its CRC is taken (inputs and weights)
+
+
+def processes_for(size: int) -> int:
+    """How many processes summarise a dump of `size` bytes: PROCESSES (at most the CPUs this process may
+    run on) in a process that runs no other Python thread, such as doctor's isolated reader (which may
+    write no file: no multiprocessing pool, forked workers); 1 in a threaded process (a fork could inherit
+    a lock another thread holds) and for a dump under FORK_BYTES."""
+    if not hasattr(os, "fork") or threading.active_count() != 1 or size < FORK_BYTES:
+        return 1
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(PROCESSES, cpus))
+
+
+def _forked_stats(jobs: list[Job], processes: int) -> dict[str, TensorStats]:
+    """Every file's statistics in `processes` shares (every n-th file each): this process summarises the
+    first while forked workers summarise the others and send their statistics back over a pipe
+    (core.forks: one fork fewer than a worker per share, and the first share needs no pickling). A worker
+    that dies (a limit stopped it) or met a bad file has its share summarised here afterwards, so the
+    error names the file."""
+    shares = [jobs[i::processes] for i in range(min(processes, len(jobs)))]
+    found: dict[str, TensorStats] = {}
+    for share, part in zip(shares, in_forks(shares, _share_stats, here=True), strict=True):
+        found.update(zip((path for path, _ in share), part, strict=True))
+    return found
+
+
+def _all_stats(jobs: list[Job], readers: int) -> dict[str, TensorStats]:
     """Every file's statistics (inputs and weights with their CRC), by `readers` threads, each summarising
     its share of the files in one loop (no task per file: 4000 futures cost more than they overlap). One
     reader is a worker thread too: on the main thread the same loop took 1.8x the CPU in bench_outputs
     (4.0x a page-cache read against 2.2x), after the main thread's 1 MiB reads of the bench's floor."""
-    jobs = [(f.path, _role(f.op_type, f.op_name, weights) != "layer") for f in files]
     shares = [jobs[i::readers] for i in range(max(1, min(readers, len(jobs))))]
     with ThreadPoolExecutor(len(shares), thread_name_prefix="npy-stats") as pool:
         found: dict[str, TensorStats] = {}
-        for part in pool.map(_share_stats, shares):
-            found.update(part)
+        for share, part in zip(shares, pool.map(_share_stats, shares), strict=True):
+            found.update(zip((path for path, _ in share), part, strict=True))
         return found
 
 
-def _share_stats(jobs: list[tuple[str, bool]]) -> dict[str, TensorStats]:
-    """The statistics of one reader's files."""
-    return {path: _stats(path, whole) for path, whole in jobs}
+def _share_stats(jobs: Sequence[Job]) -> list[TensorStats]:
+    """The statistics of one reader's files, in their order."""
+    return [_stats(path, whole) for path, whole in jobs]
 
 
 def _op_layer(

@@ -6,6 +6,7 @@ nothing on disk."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import tempfile
@@ -16,7 +17,7 @@ import pytest
 from cli.main import main
 from core.errors import InputError
 from doctor.outputs_report import compare_outputs
-from tests.support.inputs import ROOT
+from tests.support.inputs import ROOT, spoiled_dump
 from tests.support.isolated import MEMORY_MB, OUT_OF_MEMORY, cancel_while_running
 
 MSPROBE = ROOT.parent / "shared" / "samples" / "msprobe_dump"
@@ -71,6 +72,22 @@ def test_lone_dump_files_and_zipped_tensors_give_the_same_section_isolated_and_h
     isolated = compare_outputs(*archives).section
     assert isolated == compare_outputs(*archives, isolate=False).section
     assert isolated.baseline.source == "reference.zip" and isolated.first_divergence is not None
+
+
+def test_the_isolated_reader_summarises_a_large_dump_in_two_processes(tmp_path: Path) -> None:
+    """doctor's isolated reader (a fork of the warm reader: no other thread, no file may be written)
+    chooses two processes for a dump of FORK_BYTES; made to use them on a real dump, it gives the Dump
+    one process gives here, and a damaged file in the forked worker's share is one InputError naming it."""
+    from outputs.ms_dump import FORK_BYTES, processes_for, read_npy_dump
+    from sandbox.isolation import decode_dump
+
+    assert decode_dump("dump", processes_for, FORK_BYTES) == min(2, len(os.sched_getaffinity(0)))
+    here = read_npy_dump(DUMPS / "bn_train", "bn_train", processes=1)
+    assert decode_dump("bn_train", read_npy_dump, DUMPS / "bn_train", "bn_train", processes=2) == here
+    folder, victim = spoiled_dump(tmp_path / "run", 1)
+    with pytest.raises(InputError) as caught:
+        decode_dump("run", read_npy_dump, folder, "run", processes=2)
+    assert caught.value.path == victim.name and "not a readable .npy" in caught.value.problem
 
 
 @pytest.mark.parametrize("given", ["folder", "file"])

@@ -5,8 +5,10 @@ MindSpore-vs-PyTorch sample pair (../shared/samples/msprobe_dump) reads and name
 from __future__ import annotations
 
 import csv
+import os
 import shutil
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -17,7 +19,7 @@ from knowledge import evaluate
 from outputs import compare_dumps, depth_profile, find_mapping, output_symptoms, read_dump
 from outputs.compare import tensor_diff, tolerance
 from outputs.stats import TensorStats
-from tests.support.inputs import ROOT
+from tests.support.inputs import ROOT, spoiled_dump
 
 DUMPS = ROOT / "tests" / "fixtures" / "outputs"
 MSPROBE = ROOT.parent / "shared" / "samples" / "msprobe_dump"
@@ -337,3 +339,116 @@ def test_two_reader_threads_give_the_same_dump_and_the_same_errors(tmp_path: Pat
     with pytest.raises(InputError) as caught:
         read_npy_dump(folder, "run", readers=2)
     assert caught.value.path == victim.name
+
+
+@pytest.mark.parametrize("share", [0, 1], ids=["this process", "forked worker"])
+def test_two_processes_give_the_serial_dump_and_name_a_damaged_file_in_either_share(
+    tmp_path: Path, share: int
+) -> None:
+    """This process summarises one share of the files while a forked worker summarises the other and
+    pickles its statistics back: the dump is the one a single reader gives, and a damaged file is an
+    InputError naming it whether this process or the worker met it (the worker's share is then read
+    here)."""
+    from outputs.ms_dump import read_npy_dump
+
+    for name in ("bn_train", "big_fp16"):  # float32 with weights (CRC), float16 and bool tensors
+        serial = read_npy_dump(DUMPS / name, name, processes=1)
+        assert read_npy_dump(DUMPS / name, name, processes=2) == serial and len(serial.layers) > 5
+    folder, victim = spoiled_dump(tmp_path / "run", share)
+    with pytest.raises(InputError) as caught:
+        read_npy_dump(folder, "run", processes=2)
+    assert caught.value.path == victim.name
+
+
+def test_a_worker_that_dies_has_its_share_summarised_here(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A worker stopped by a limit (here: killed as it starts) sends nothing: its share is summarised in
+    the calling process, so the dump is still whole, and a damaged file in that share is an InputError
+    naming it (the limit or the error stops the caller, which names the file)."""
+    import signal
+
+    from outputs.ms_dump import read_npy_dump
+
+    serial = read_npy_dump(DUMPS / "bn_train", "b", processes=1)
+    real_fork, forked = os.fork, []
+
+    def dying_fork() -> int:
+        pid = real_fork()
+        if pid == 0:
+            os.kill(os.getpid(), signal.SIGKILL)
+        forked.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", dying_fork)
+    assert read_npy_dump(DUMPS / "bn_train", "b", processes=2) == serial
+    folder, victim = spoiled_dump(tmp_path / "run", 1)
+    with pytest.raises(InputError) as caught:
+        read_npy_dump(folder, "run", processes=2)
+    monkeypatch.setattr(os, "fork", real_fork)
+    assert caught.value.path == victim.name and len(forked) == 2
+
+
+def test_a_large_dump_is_summarised_in_two_processes_only_where_no_other_thread_runs() -> None:
+    """Two processes (at most the CPUs) for a dump of FORK_BYTES or more in a single-threaded process such
+    as doctor's isolated reader; one while another thread runs (a threaded server must not fork) and for
+    a smaller dump (two forks cost more than they save)."""
+    import threading
+
+    from core.forks import in_forks
+    from outputs.ms_dump import FORK_BYTES, processes_for
+
+    def alone(sizes: Sequence[int]) -> list[int]:  # in a fork: its one thread (pytest may run others)
+        return [processes_for(size) for size in sizes]
+
+    cpus = len(os.sched_getaffinity(0))
+    assert in_forks([[FORK_BYTES, FORK_BYTES - 1]], alone) == [[min(2, cpus), 1]]
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        assert processes_for(10 * FORK_BYTES) == 1
+    finally:
+        release.set()
+        other.join()
+
+
+UNDER_NO_FILE_WRITES = """
+import errno, multiprocessing, os, resource, signal, sys
+from pathlib import Path
+from outputs.ms_dump import read_npy_dump
+
+folder = Path(sys.argv[1])
+serial = read_npy_dump(folder, "run", processes=1)
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))  # as doctor's isolated reader
+try:
+    multiprocessing.get_context("fork").Lock()
+    lock = "made"
+except OSError as error:
+    lock = errno.errorcode[error.errno]
+forks = []
+fork = os.fork
+os.fork = lambda: forks.append(1) or fork()
+forked = read_npy_dump(folder, "run", processes=2)
+print(lock, len(forks), forked == serial, len(serial.layers))
+"""
+
+
+def test_two_processes_summarise_a_dump_where_no_file_may_be_written() -> None:
+    """A process that may write no file (RLIMIT_FSIZE=0, as the isolated reader) cannot make a
+    multiprocessing lock (a POSIX semaphore, a file it cannot size); a worker forked to answer over a
+    pipe summarises half the files there and the dump is the serial one."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-c", UNDER_NO_FILE_WRITES, str(DUMPS / "bn_train")],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    lock, forks, equal, layers = done.stdout.split()
+    assert (lock, forks, equal) == ("EFBIG", "1", "True") and int(layers) > 5

@@ -14,6 +14,7 @@ RESNET = MINDIR / "resnet50_noweights.mindir"
 EXAMPLE = ROOT / "assets" / "examples" / "amp_train_vs_fp32_infer"
 XSS = "<img src=x onerror=window.__xss=1>"
 RENAMED_OP = "Default/block1-Block/conv-Conv2d/Conv2D-op0"
+DUMPS = ROOT / "tests" / "fixtures" / "outputs"  # real MindSpore 2.10 CPU tensor dumps (their generate.py)
 
 
 def free_port() -> int:
@@ -40,3 +41,16 @@ def poison_profile(source: Path, dest: Path, new_name: str = XSS, old_name: str 
                 renamed += 1
     assert renamed >= 3, "the operator to rename was not found: the fixture changed"
     return dest
+
+
+def spoiled_dump(dest: Path, share: int, name: str = "reference") -> tuple[Path, Path]:
+    """A copy at `dest` of a real tensor dump with its `share`-th tensor file (in the reader's order)
+    spoiled: with the files dealt out every other one into two shares, the file is in that share.
+    Returns (the folder, the spoiled file)."""
+    from outputs.ms_dump import tensor_files
+
+    folder = Path(shutil.copytree(DUMPS / name, dest))
+    victim = Path(list(tensor_files(folder))[share].path)
+    victim.chmod(0o600)
+    victim.write_bytes(b"\x93NUMPY garbage")
+    return folder, victim
