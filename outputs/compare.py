@@ -4,6 +4,7 @@ part ways (the first layer, in execution order, whose outputs differ beyond the 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -16,6 +17,9 @@ from outputs.stats import TensorStats
 TOLERANCES = {"float64": 1e-6, "float32": 1e-6, "float16": 1e-3, "bfloat16": 1e-2}
 EXACT = 0.0
 STATS = ("max", "min", "mean", "norm")
+# MindSpore ops that write their first input in place (a Ref input: ScatterNdAdd, ScatterAdd, InplaceIndexAdd,
+# Assign ...). The dump saves an op's inputs after the op ran, so that input holds the op's own output.
+IN_PLACE = re.compile(r"^(Scatter\w*|Inplace\w*|Assign\w*)$")
 
 
 @dataclass(frozen=True)
@@ -88,9 +92,18 @@ def compare_dumps(baseline: Dump, target: Dump) -> OutputsComparison:
 
 def _data(layer: Layer) -> tuple[TensorStats | None, ...]:
     """A layer's data input: its first floating-point input, not the weights, moving statistics, flags and
-    attributes an op dump also lists as inputs (BatchNorm's mean, variance and is_training, axes ...)."""
+    attributes an op dump also lists as inputs (BatchNorm's mean, variance and is_training, axes ...), nor
+    the buffer an in-place op wrote (ScatterNdAdd's accumulator: its data input is the updates)."""
     floating = ("float", "bfloat")
-    return tuple(t for t in layer.inputs if t is not None and t.dtype.startswith(floating))[:1]
+    inputs = layer.inputs[1:] if _wrote_first_input(layer) else layer.inputs
+    return tuple(t for t in inputs if t is not None and t.dtype.startswith(floating))[:1]
+
+
+def _wrote_first_input(layer: Layer) -> bool:
+    """An in-place op whose dumped first input is one of its outputs: the buffer after the op wrote it,
+    which differs wherever the op's result differs, so it cannot say whether what went in differed."""
+    first = layer.inputs[0] if layer.inputs else None
+    return first is not None and bool(IN_PLACE.match(layer.op_type)) and first in layer.outputs
 
 
 def worst(

@@ -18,6 +18,7 @@ from diagnosis import Limits, Workspace
 from knowledge import evaluate
 from outputs import compare_dumps, depth_profile, find_mapping, output_symptoms, read_dump
 from outputs.compare import tensor_diff, tolerance
+from outputs.layers import Dump, Layer
 from outputs.stats import TensorStats
 from tests.support.inputs import ROOT, spoiled_dump
 
@@ -31,6 +32,7 @@ PAIRS = [
     ("reference", "fp16", "outputs-precision-mode"),
     ("reference", "weights", "outputs-weights-differ"),
     ("big_fp32", "big_fp16", "outputs-fp16-overflow"),
+    ("readout_1thread", "readout_2threads", "outputs-nondeterministic"),
 ]
 
 
@@ -92,6 +94,64 @@ def test_batchnorm_moving_statistics_are_not_taken_for_changed_weights() -> None
     assert "output-weights-differ" not in kinds
     changed = {d.baseline.name for d in comparison.of_role("weight") if d.diverged}
     assert changed == {"bn_moving_mean", "bn_moving_variance"}  # training-mode BN updated them
+
+
+def test_atomic_scatter_adds_part_ways_first_at_the_scatter_by_a_few_tolerances() -> None:
+    """One CPU kernel thread against two (real runs): ScatterNdAdd's atomic adds summed the same 8192
+    node vectors in another order, so the first layer that parts ways is the scatter, by a few float32
+    tolerances, while the nodes it summed and the weights are equal."""
+    comparison = _compare(DUMPS / "readout_1thread", DUMPS / "readout_2threads")
+    first = comparison.first
+    assert first is not None and first.output is not None and first.baseline.op_type == "ScatterNdAdd"
+    assert first.output.tolerance < first.output.rel_diff < 10 * first.output.tolerance
+    assert not first.inputs_diverged  # the updates (node vectors) are equal
+    assert not any(d.diverged for d in comparison.of_role("input") + comparison.of_role("weight"))
+    (divergence,) = output_symptoms(comparison)
+    assert divergence.values["family"] == "reduction" and divergence.values["inputs_differ"] is False
+
+
+def test_the_buffer_an_in_place_op_wrote_is_not_taken_for_its_input() -> None:
+    """MindSpore dumps ScatterNdAdd's accumulator (input 0) after the op ran: it differs as the output
+    does, so the data input is the updates; an accumulator dumped before the op stays the data input."""
+    comparison = _compare(DUMPS / "readout_1thread", DUMPS / "readout_2threads")
+    first = comparison.first
+    assert first is not None
+    buffer, other = first.baseline.inputs[0], first.target.inputs[0]
+    assert buffer is not None and other is not None and buffer in first.baseline.outputs
+    written = tensor_diff(buffer, other)
+    assert written is not None and written.diverged
+    baseline = Dump("baseline", "test", "mindspore", (_scatter(0.0, 5.0, 2.0),))
+    target = Dump("target", "test", "mindspore", (_scatter(1.0, 6.0, 2.0),))
+    (pair,) = compare_dumps(baseline, target).diffs
+    assert pair.inputs_diverged  # the accumulator that went in differs
+
+
+def _scatter(buffer: float, out: float, update: float) -> Layer:
+    """A ScatterNdAdd layer with a one-element accumulator, indices, updates and output."""
+    stats = [TensorStats("float32", (1,), v, v, v, abs(v)) for v in (buffer, update, out)]
+    index = TensorStats("int32", (1, 1), 0.0, 0.0, 0.0, 0.0)
+    name = "Default_ScatterNdAdd-op0"
+    return Layer(
+        name,
+        "ScatterNdAdd:" + name,
+        "ScatterNdAdd",
+        0,
+        inputs=(stats[0], index, stats[1]),
+        outputs=(stats[2],),
+    )
+
+
+def test_the_same_atomic_scatter_on_one_thread_twice_stays_quiet() -> None:
+    """A trait both runs share: the same atomic ScatterNdAdd, one CPU kernel thread on both sides (two
+    real runs, each in its own process) adds in the same order, so the runs are bit-identical and the
+    non-deterministic cause, first against the two-thread run, is not raised."""
+    comparison = _compare(DUMPS / "readout_1thread", DUMPS / "readout_1thread_repeat")
+    symptoms = output_symptoms(comparison)
+    diagnosis = evaluate(symptoms, [], ["pair"])
+    assert comparison.first is None and symptoms == [] and diagnosis.nothing_found
+    assert "outputs-nondeterministic" not in [c.id for c in diagnosis.causes]
+    assert all(d.output is not None and d.output.rel_diff == 0.0 for d in comparison.diffs)
+    assert [d.baseline.op_type for d in comparison.layers] == ["ScatterNdAdd", "MatMul", "BiasAdd", "Assign"]
 
 
 def test_msprobe_sample_pair_reads_and_names_its_first_divergent_api() -> None:
