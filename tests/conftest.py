@@ -17,6 +17,12 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
+# The protobuf backend, as the app gets it (graph/__init__ sets upb before anything imports MindSpore). A
+# test that imports MindSpore first (knowledge.verify's name resolution) would otherwise leave protobuf on
+# its 'python' backend for the rest of the worker, and every later MINDIR report would carry the model
+# note that says so: the golden reports then depended on which test files ran before them in the worker.
+os.environ.setdefault("PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION", "upb")
+
 
 def module_marks(path: Path) -> set[str]:
     """The marks a test module gives all its tests (`pytestmark = pytest.mark.x` or a list of them), read

@@ -137,3 +137,59 @@ def test_graph_mode_fix_launches_fewer_kernels_per_call(
     assert all(n.count("/") >= 2 for n in names)  # Default/<cell scope>/<op>: one compiled graph
     # jit_level O1 fuses nothing on CPU: BatchNorm stays its own kernel (fusion-missing says so)
     assert sum("BatchNorm" in n for n in names) == 1
+
+
+# --- outputs-nondeterministic: the atomic adds of a ScatterNdAdd readout --------------------------------
+
+OUTPUT_FIXTURES = Path(__file__).parent / "fixtures" / "outputs"
+# The rule's fix on the readout net of tests/fixtures/outputs/generate.py (its 2-thread runs differ in the
+# last digits: ScatterNdAdd's atomic adds follow thread timing), in a fresh process of default CPU threads.
+READOUT_FIX = """
+import sys
+import mindspore as ms
+from mindspore import nn
+sys.path.insert(0, sys.argv[1])  # MindSpore imports a Cell's module by name to compile it
+import generate as gen
+ms.set_context(mode=ms.GRAPH_MODE)
+ms.set_device("CPU")
+ms.set_seed(gen.SEED)
+inner, graph_ids, x = gen.readout_net()
+
+
+class Bound(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.inner = inner
+        self.ids = graph_ids
+
+    def construct(self, nodes):
+        return self.inner(self.ids, nodes)
+
+
+net = Bound()
+exec(sys.argv[2], {"ms": ms, "net": net, "x": x, "__name__": "fix"}, scope := {})
+print(scope["out"].asnumpy().tobytes().hex())
+"""
+
+
+def _readout_with_fix(script: Path) -> bytes:
+    """The readout net's output bytes after the rule's own fix code, in a fresh MindSpore process (from a
+    file: MindSpore compiles a Cell from its source file, not from `python -c`)."""
+    import subprocess
+    import sys
+
+    script.write_text(READOUT_FIX, encoding="utf-8")
+    code = FIX["outputs-nondeterministic"]
+    cmd = [sys.executable, str(script), str(OUTPUT_FIXTURES), code]
+    done = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=300, cwd=script.parent)
+    return bytes.fromhex(done.stdout.split()[-1])
+
+
+def test_nondeterministic_fix_gives_the_one_thread_output_every_run(tmp_path: Path) -> None:
+    """On CPU the fix runs one kernel thread: three fresh runs give the 1-thread dump's output bit for bit
+    (2-thread runs gave 3 different outputs in 10, none of them this one: the fixtures' README)."""
+    import numpy as np
+
+    dumped = next((OUTPUT_FIXTURES / "readout_1thread").rglob("BiasAdd.*.output.0.*.npy"))
+    runs = {_readout_with_fix(tmp_path / "readout_fix.py") for _ in range(3)}
+    assert runs == {np.load(dumped).tobytes()}
