@@ -62,7 +62,7 @@ from diagnosis.readers.trace import DeviceTimeline, Markers, read_device_timelin
 from diagnosis.readers.traits import amp_of, infer_execution_mode, name_pairs, phase_of
 from diagnosis.readers.values import map_unique, normalise_columns, op_type_of_kernel, scope_of
 
-LAYOUT = "ascend-ms"
+LAYOUT = catalog.ASCEND_MS.name
 LAYOUTS = (LAYOUT,)
 
 # kernel_details.csv columns: canonical name, spellings (documented first, then CANN op_summary / older).

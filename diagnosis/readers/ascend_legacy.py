@@ -78,8 +78,8 @@ from diagnosis.readers.values import (
     scope_of,
 )
 
-LAYOUT = "legacy-ascend"
-LAYOUT_23 = "ascend-ms-2.3"
+LAYOUT = catalog.LEGACY_ASCEND_FLAT.name
+LAYOUT_23 = catalog.ASCEND_MS_23.name
 LAYOUTS = (LAYOUT_23, LAYOUT)
 SYSCNT_US = 0.01  # step_trace_raw values are sys-count ticks of 10 ns
 LEGACY_REMEDY = say("legacy.remedy")

@@ -53,7 +53,7 @@ from diagnosis.readers.io import (
 from diagnosis.readers.steps import assign_steps, union_lengths
 from diagnosis.readers.traits import amp_of, infer_execution_mode, name_pairs, phase_of
 
-LAYOUT = "cann-msprof"
+LAYOUT = catalog.CANN_MSPROF.name
 LAYOUTS = (LAYOUT,)
 MAX_DEPTH = 6
 _DEVICE = re.compile(r"^device_(\d+)$")

@@ -52,7 +52,7 @@ from diagnosis.readers.trace import (
 )
 from diagnosis.readers.traits import amp_of, infer_execution_mode, name_pairs, phase_of
 
-LAYOUT = "cann-msprof-timeline"
+LAYOUT = catalog.CANN_MSPROF_TIMELINE.name
 LAYOUTS = (LAYOUT,)
 TIMELINE = "timeline"
 COMPUTE_TASK = re.compile(r"^(AI_|MIX_|AIV|AIC)")  # AI_CORE, AI_CPU, AI_VECTOR_CORE, MIX_AIC, MIX_AIV ...
