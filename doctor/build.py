@@ -149,7 +149,7 @@ def pair_timing(comparison: Comparison) -> Timing:
     return Timing.of(**fields)
 
 
-def _phase_fields(phases: tuple[list[dict[str, Any]], float | None] | None) -> dict[str, Any]:
+def _phase_fields(phases: tuple[Sequence[Mapping[str, object]], float | None] | None) -> dict[str, Any]:
     """The timing's phase-by-phase comparison of a generation pair; nothing for other pairs (and no
     `phase_ratio` without a phase in common: the model leaves both out when null)."""
     if phases is None:

@@ -31,6 +31,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from core.errors import InputError, error_line
+from core.jsontypes import JsonObject
 from core.model import (
     Limitation,
     ProfilerConfig,
@@ -57,7 +58,6 @@ from diagnosis.readers.catalog import of_rank
 from diagnosis.readers.discover import discover
 from diagnosis.readers.io import (
     Col,
-    JsonObject,
     arrow_frame,
     display,
     read_csv,
@@ -543,9 +543,9 @@ def legacy_extras(
     files: list[Path],
     limitations: list[Limitation],
     patterns: dict[str, str] = catalog.LEGACY_TABLES,
-) -> dict[str, Any]:
+) -> dict[str, pd.DataFrame]:
     """Optional per-rank tables of a legacy folder; unreadable ones become limitations, not failures."""
-    extras: dict[str, Any] = {}
+    extras: dict[str, pd.DataFrame] = {}
     for key, pattern in patterns.items():
         path = folder / of_rank(pattern, rank)
         if not path.is_file():

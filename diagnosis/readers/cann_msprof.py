@@ -26,7 +26,6 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import cast
 
 import numpy as np
 import numpy.typing as npt
@@ -41,7 +40,6 @@ from diagnosis.readers.ascend import Tool, kernel_limitations, read_kernel_detai
 from diagnosis.readers.discover import classify
 from diagnosis.readers.io import (
     Col,
-    JsonObject,
     arrow_frame,
     display,
     load_json,
@@ -210,7 +208,7 @@ def read_sample(prof: Path, rank: int | None) -> tuple[ProfilerConfig, Path | No
     record = load_json(path, expected=say("msprof.sample-object"))
     if not isinstance(record, dict):
         raise InputError(say("json.not-object-is"), path=display(path), expected=say("msprof.sample-object"))
-    sample = cast(JsonObject, record)
+    sample = record
     level = _LEVELS.get(str(sample.get("prof_level") or sample.get("taskTime") or "").lower())
     metrics = sample.get("ai_core_metrics")
     return ProfilerConfig(level=level, aic_metrics=str(metrics) if metrics else None, raw=dict(sample)), path
