@@ -19,7 +19,6 @@ from core.lazy import lazy_getattr
 
 _EXPORTS: dict[str, str] = {
     "InputError": "core.errors",
-    "JsonData": "core.jsontypes",
     "JsonObject": "core.jsontypes",
     "JsonValue": "core.jsontypes",
     "AmpMarkers": "core.model",
@@ -58,7 +57,7 @@ _EXPORTS: dict[str, str] = {
 
 if TYPE_CHECKING:
     from core.errors import InputError, error_line
-    from core.jsontypes import JsonData, JsonObject, JsonValue
+    from core.jsontypes import JsonObject, JsonValue
     from core.model import (
         KERNEL_SCHEMA,
         PIPE_COUNTERS,
@@ -106,7 +105,6 @@ __all__ = [
     "VOCABULARY_FILE",
     "AmpMarkers",
     "InputError",
-    "JsonData",
     "JsonObject",
     "JsonValue",
     "Kind",
