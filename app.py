@@ -33,7 +33,7 @@ from typing import Any, Literal, TypedDict
 import gradio as gr
 from starlette.middleware import Middleware
 
-from core import InputError
+from core import InputError, JsonObject
 from desk import STATUSES, CaseBook, Given, TriageDenied
 from desk import triage_view as triage
 from doctor import (
@@ -168,6 +168,10 @@ def error_text(message: str) -> str:
     return html.escape(message, quote=False)
 
 
+# A folder upload's handler: (the files, the page's folder names, the request) -> the side's files
+FolderHandler = Callable[[list[str] | None, str | None, gr.Request], list[str] | None]
+
+
 class Failed(Exception):
     """An analysis that did not finish: for a browser page, the Markdown shown in the result area."""
 
@@ -233,8 +237,8 @@ def _attempt(
     names: Sequence[str],
     uploads: UploadLedger | None,
     request: gr.Request | None,
-    produce: Callable[[], dict[str, Any]],
-) -> dict[str, Any]:
+    produce: Callable[[], dict[str, object]],
+) -> dict[str, object]:
     """The values of a tab's results, or on failure: for a browser page, the problems in the result area
     and everything else cleared; for an API call, the error raised."""
     try:
@@ -252,7 +256,7 @@ def _below_threshold_box(elem_id: str) -> tuple[gr.Accordion, gr.Markdown]:
     return box, text
 
 
-def reprofile(report_json: dict[str, Any] | None, fixes: list[str] | None) -> gr.DownloadButton:
+def reprofile(report_json: JsonObject | None, fixes: list[str] | None) -> gr.DownloadButton:
     """A fresh reprofile.py for the shown report with the ticked fixes (webapp.files, doctor.reprofile)."""
     if not report_json:
         return script_button(None)
@@ -367,11 +371,11 @@ def compare(
     cases: CaseBook | None = None,
     uploads: UploadLedger | None = None,
     example: bool = False,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The Compare tab's values by name (webapp.present) of `diagnose_pair`; a browser page gets
     problems in its result area, any other caller an error."""
 
-    def produce() -> dict[str, Any]:
+    def produce() -> dict[str, object]:
         given = (baseline, target, mindir, rank, role)
         report, case = diagnose_pair(
             *given, request, progress, after=after, cases=cases, uploads=uploads, example=example
@@ -389,16 +393,16 @@ def inspect(
     cases: CaseBook | None = None,
     uploads: UploadLedger | None = None,
     example: bool = False,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The Inspect tab's values by name of `check_model`; problems as in `compare`."""
 
-    def produce() -> dict[str, Any]:
+    def produce() -> dict[str, object]:
         return present(*check_model(mindir, request, progress, cases=cases, uploads=uploads, example=example))
 
     return _attempt(INSPECT_OUTPUTS, uploads, request, produce)
 
 
-def _api_call(analysis: Callable[[], tuple[Report, tuple[str, str]]]) -> tuple[dict[str, Any], list[str]]:
+def _api_call(analysis: Callable[[], tuple[Report, tuple[str, str]]]) -> tuple[JsonObject, list[str]]:
     """An API endpoint's answer: the report document and its download files; a failure is an error."""
     try:
         return api_result(*analysis())
@@ -455,7 +459,9 @@ class Events:
         self.folders: dict[tuple[str, str], tuple[frozenset[str], str]] = {}
         self.folder_names: gr.Textbox | None = None  # the hidden box the page writes folder names into
 
-    def keep_folder(self, side: str) -> Callable[..., Any]:
+    def keep_folder(
+        self, side: str
+    ) -> Callable[[list[str] | None, str | None, gr.Request], list[str] | None]:
         """The handler of a side's folder upload: its files become the side's file list, and this page
         remembers the folder's name (from the #folder-names box) with the files' names, so that cases
         and reports name the folder (Gradio stores the files again under other paths)."""
@@ -498,7 +504,7 @@ class Events:
         after: list[str] | None,
         request: gr.Request,
         progress: gr.Progress = gr.Progress(),  # noqa: B008 - Gradio's documented way to receive progress
-    ) -> dict[gr.components.Component, Any]:
+    ) -> dict[gr.components.Component, object]:
         """Diagnose a baseline/target pair of profiles (archives or folder files), optionally with a
         MINDIR and an after-the-fix run; the result is kept as a case. Returns the Compare tab's values
         by component. Runs in a worker thread; a cancelled request kills its isolated decoders
@@ -515,7 +521,7 @@ class Events:
         after: list[str] | None,
         request: gr.Request,
         progress: gr.Progress = gr.Progress(),  # noqa: B008 - Gradio's documented way to receive progress
-    ) -> dict[gr.components.Component, Any]:
+    ) -> dict[gr.components.Component, object]:
         """`compare` after a click on a bundled example: its case is marked as an example's."""
         return await self._compare(baseline, target, mindir, rank, role, after, request, progress, True)
 
@@ -530,7 +536,7 @@ class Events:
         request: gr.Request,
         progress: gr.Progress,
         example: bool = False,
-    ) -> dict[gr.components.Component, Any]:
+    ) -> dict[gr.components.Component, object]:
         baseline, target = self.named("baseline", baseline, request), self.named("target", target, request)
         after = self.named("after", after, request)
         values = await run_cancellable(
@@ -555,7 +561,7 @@ class Events:
         mindir: str | None,
         request: gr.Request,
         progress: gr.Progress = gr.Progress(),  # noqa: B008 - Gradio's documented way to receive progress
-    ) -> dict[gr.components.Component, Any]:
+    ) -> dict[gr.components.Component, object]:
         """Check one MINDIR model: export hygiene and fusion chains; the result is kept as a case. A
         cancelled request kills its isolated decoder."""
         return await self._inspect(mindir, request, progress)
@@ -565,13 +571,13 @@ class Events:
         mindir: str | None,
         request: gr.Request,
         progress: gr.Progress = gr.Progress(),  # noqa: B008 - Gradio's documented way to receive progress
-    ) -> dict[gr.components.Component, Any]:
+    ) -> dict[gr.components.Component, object]:
         """`inspect` after a click on the bundled example model: its case is marked as an example's."""
         return await self._inspect(mindir, request, progress, True)
 
     async def _inspect(
         self, mindir: str | None, request: gr.Request, progress: gr.Progress, example: bool = False
-    ) -> dict[gr.components.Component, Any]:
+    ) -> dict[gr.components.Component, object]:
         cases, uploads = self.cases, self.uploads
         values = await run_cancellable(
             lambda: inspect(mindir, request, progress, cases=cases, uploads=uploads, example=example)
@@ -589,7 +595,7 @@ class Events:
         lang: str,
         request: gr.Request,
         progress: gr.Progress = gr.Progress(),  # noqa: B008 - Gradio's documented way to receive progress
-    ) -> tuple[dict[str, Any], list[str]]:
+    ) -> tuple[JsonObject, list[str]]:
         """The `/diagnose` API: the Compare tab's inputs (and the report's language) in, the report
         document and its download files (HTML, Markdown, JSON, CSV) out; the result is kept as a case."""
         given = (baseline, target, mindir, rank, role)
@@ -608,7 +614,7 @@ class Events:
         lang: str,
         request: gr.Request,
         progress: gr.Progress = gr.Progress(),  # noqa: B008 - Gradio's documented way to receive progress
-    ) -> tuple[dict[str, Any], list[str]]:
+    ) -> tuple[JsonObject, list[str]]:
         """The `/inspect_model` API: a MINDIR in, the report document and its HTML, Markdown and JSON
         files out; the result is kept as a case."""
         return await run_cancellable(
@@ -621,7 +627,7 @@ class Events:
 
     async def compare_outputs(
         self, baseline: str | None, target: str | None, mapping: str | None, lang: str
-    ) -> tuple[dict[str, Any], list[str]]:
+    ) -> tuple[JsonObject, list[str]]:
         """The `/compare_outputs` API: two dumps (and msprobe's layer mapping) in, the outputs section
         and its HTML, Markdown, JSON and CSV files out (webapp.outputs_tab); a cancelled request kills
         the isolated children parsing them (run_cancellable)."""
@@ -630,7 +636,7 @@ class Events:
             lambda: outputs_api(baseline, target, mapping, lang or LANGS[0], uploads=uploads)
         )
 
-    def case(self, case_id: str, lang: str, request: gr.Request) -> tuple[dict[str, Any], list[str]]:
+    def case(self, case_id: str, lang: str, request: gr.Request) -> tuple[JsonObject, list[str]]:
         """The `/case` API: the report of a case (its link's id) in `lang` and its download files."""
         report, banner, link = _run(
             lambda: triage.reopen_case(self.cases, case_id, lang or _lang(request), base_url(request))
@@ -649,11 +655,11 @@ class Events:
         if session is not None:
             self.uploads.end_session(session)
 
-    def input_changed(self, slot: str | None) -> Callable[..., Any]:
+    def input_changed(self, slot: str | None) -> Callable[[object, str | None, gr.Request], object]:
         """The handler of one input's change: the session holds what the input now shows (`slot` names an
         upload input; None for an option), and a result already shown is marked stale."""
 
-        def changed(value: Any, verdict: str | None, request: gr.Request) -> Any:
+        def changed(value: object, verdict: str | None, request: gr.Request) -> object:
             session = _session(request)
             if slot is not None and session is not None:
                 self.uploads.hold(session, slot, given_paths([value]))
@@ -663,7 +669,7 @@ class Events:
 
         return changed
 
-    def show_language(self, request: gr.Request) -> dict[gr.components.Component, Any]:
+    def show_language(self, request: gr.Request) -> dict[gr.components.Component, object]:
         """On page load: show the blocks of the viewer's language, hide the others; the switch shows it."""
         lang = _lang(request)
         shown = {box: gr.Column(visible=box_lang == lang) for box_lang, box in self.language_boxes}
@@ -677,10 +683,10 @@ class Events:
         rank: str | float | None,
         role: str,
         after: list[str] | None,
-        report: dict[str, Any] | None,
+        report: JsonObject | None,
         request: gr.Request,
         progress: gr.Progress = gr.Progress(),  # noqa: B008 - Gradio's documented way to receive progress
-    ) -> dict[gr.components.Component, Any]:
+    ) -> dict[gr.components.Component, object]:
         """The diagnosis after a swap; a report reopened from its case has no runs on the page, so it
         stays as it is and a notice says to upload them again (a run would only say "nothing to
         diagnose" and throw the report away)."""
@@ -690,7 +696,7 @@ class Events:
         return await self.compare(baseline, target, mindir, rank, role, after, request, progress)
 
     @staticmethod
-    def swap(report: dict[str, Any] | None, baseline: list[str] | None) -> Any:
+    def swap(report: JsonObject | None, baseline: list[str] | None) -> object:
         """The baseline option that makes the other run of the shown report the baseline (unchanged for
         a reopened report, whose runs are not on the page: see swap_compare)."""
         if report and not baseline:
@@ -699,7 +705,7 @@ class Events:
         sources = [run.get("source") for run in (report or {}).get("runs") or []]
         return swapped_choice(baseline_slot(sources, first))
 
-    def open_case(self, case_id: str, request: gr.Request) -> dict[gr.components.Component, Any]:
+    def open_case(self, case_id: str, request: gr.Request) -> dict[gr.components.Component, object]:
         """Reopen a case in the Compare tab (the Inspect tab for a model-only case): the selected tab
         and that tab's result components (the other tab's are left as they are)."""
         staff = self.config.may_triage(getattr(request, "username", None))  # status and note: staff only
@@ -712,7 +718,7 @@ class Events:
             **self.results(report.kind).keyed(present(report, (banner, link))),
         }
 
-    def open_linked_case(self, request: gr.Request) -> Any:
+    def open_linked_case(self, request: gr.Request) -> object:
         """On page load: reopen the case of a `?case=<id>` link; nothing without one."""
         params = dict(getattr(request, "query_params", None) or {})
         if "case" not in params:
@@ -730,14 +736,14 @@ class Events:
         status: str | None,
         limit: float | None,
         request: gr.Request,
-    ) -> dict[gr.components.Component, Any]:
+    ) -> dict[gr.components.Component, object]:
         """Recent cases matching the filters (cause, severity, status; empty = any), newest first, and
         the number of cases per top cause."""
         self._staff(request)
         table, groups = _run(lambda: triage.list_cases(self.cases, cause, severity, status, limit))
         return self._triage_keyed(table=dataframe(table), groups=dataframe(groups))
 
-    def _triage_keyed(self, **values: Any) -> dict[gr.components.Component, Any]:
+    def _triage_keyed(self, **values: Any) -> dict[gr.components.Component, object]:
         """Triage values by component name as Gradio's {component: value} return."""
         return {self.triage[name]: value for name, value in values.items()}
 
@@ -749,7 +755,7 @@ class Events:
         status_filter: str | None,
         limit: float | None,
         request: gr.Request,
-    ) -> dict[gr.components.Component, Any]:
+    ) -> dict[gr.components.Component, object]:
         """A triage action's confirmation beside the tables refreshed with the current filters."""
         listing = self.triage_list(cause, severity, status_filter, limit, request)
         return {**self._triage_keyed(message=message), **listing}
@@ -764,7 +770,7 @@ class Events:
         status_filter: str | None,
         limit: float | None,
         request: gr.Request,
-    ) -> dict[gr.components.Component, Any]:
+    ) -> dict[gr.components.Component, object]:
         """Set the status and note of a case; returns a confirmation and the refreshed tables."""
         self._staff(request)
         message = _run(lambda: triage.save_case(self.cases, case_id, status, note, _lang(request)))
@@ -778,7 +784,7 @@ class Events:
         status_filter: str | None,
         limit: float | None,
         request: gr.Request,
-    ) -> dict[gr.components.Component, Any]:
+    ) -> dict[gr.components.Component, object]:
         """Delete a case for good; returns a confirmation and the refreshed tables."""
         self._staff(request)
         message = _run(lambda: triage.delete_case(self.cases, case_id, _lang(request)))
@@ -793,7 +799,7 @@ class Events:
         status_filter: str | None,
         limit: float | None,
         request: gr.Request,
-    ) -> dict[gr.components.Component, Any]:
+    ) -> dict[gr.components.Component, object]:
         """Give a case its after-the-fix run (desk.triage); returns a confirmation with the resolved and
         remaining causes, and the refreshed tables."""
         self._staff(request)
@@ -805,7 +811,7 @@ class Events:
             raise failure.toast from None
         return self._confirmed(message, cause, severity, status_filter, limit, request)
 
-    def pick_case(self, event: gr.SelectData) -> dict[gr.components.Component, Any]:
+    def pick_case(self, event: gr.SelectData) -> dict[gr.components.Component, object]:
         """A clicked triage row fills the case id, status and note fields."""
         case_id, status, note = triage.selection(event.row_value)
         return self._triage_keyed(case_id=case_id, status=status, note=note)
@@ -899,7 +905,7 @@ def _rank_field() -> gr.Dropdown:
     )
 
 
-def show_ranks(report_json: dict[str, Any] | None, request: gr.Request) -> gr.Dropdown:
+def show_ranks(report_json: JsonObject | None, request: gr.Request) -> gr.Dropdown:
     """The rank field's choices for the shown report: "every rank" and each rank of its runs."""
     return gr.Dropdown(choices=rank_choices(report_json, _lang(request)))
 
@@ -1385,6 +1391,7 @@ def _keep_example_files(demo: gr.Blocks, uploads: UploadLedger) -> None:
     uploads.pin_copies({cached_copy(f): f for f in originals})
 
 
+# Any: gradio Blocks.launch takes keyword arguments of many types; these go to it as **kwargs
 def launch_kwargs(config: AppConfig, demo: gr.Blocks) -> dict[str, Any]:
     """launch() settings of an app made by build_demo, shared by `main` and the tests (server name and
     port come from the caller); the middleware records uploads so they are deleted after analysis."""
@@ -1403,7 +1410,7 @@ def launch_kwargs(config: AppConfig, demo: gr.Blocks) -> dict[str, Any]:
     }
 
 
-def serve(demo: gr.Blocks, config: AppConfig, **launch_args: Any) -> int:
+def serve(demo: gr.Blocks, config: AppConfig, **launch_args: Any) -> int:  # Any: gradio as launch_kwargs
     """Run an app made by build_demo until it is stopped, then remove what it wrote; returns the exit
     code (128 + the signal's number when SIGTERM or SIGINT stopped it).
 

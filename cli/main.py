@@ -11,7 +11,7 @@ import argparse
 import os
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -353,7 +353,7 @@ def _case_book(db: str | None) -> CaseBook:
     return CaseBook.from_config(config, path=db)
 
 
-def _tally(rows: list[dict[str, object]]) -> str:
+def _tally(rows: Sequence[Mapping[str, object]]) -> str:
     """'9 submissions: 6 diagnosed, 1 error, 2 ambiguous'."""
     if not rows:
         return "no submissions found"

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping
-from typing import Any
 
 
-def lazy_getattr(package: str, exports: Mapping[str, str], namespace: dict[str, Any]) -> Callable[[str], Any]:
+def lazy_getattr(
+    package: str, exports: Mapping[str, str], namespace: dict[str, object]
+) -> Callable[[str], object]:
     """A module `__getattr__` that imports a public name's module on first use and keeps the value in
     the package's namespace; unknown names fail as they would without it."""
 
-    def __getattr__(name: str) -> Any:
+    def __getattr__(name: str) -> object:
         module = exports.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")

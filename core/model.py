@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import TypedDict
 
 import pandas as pd
+
+from core.jsontypes import JsonObject
 
 # Canonical kernel columns and their pyarrow-backed dtypes. Readers fill what their layout has and
 # leave the rest missing (<NA>); the pipeline counters in PIPE_COUNTERS join them when the profile has them.
@@ -119,6 +121,28 @@ class Limitation:
     remedy: str = ""
 
 
+class AmpMarkers(TypedDict, total=False):
+    """Mixed-precision traces of a run's kernels (diagnosis.readers.traits.amp_markers)."""
+
+    cast_ops_per_step: float  # forward Cast kernels per step
+    output_to16_scopes: bool  # AMP's _OutputTo16 wrapper scopes seen
+    output_to32_scopes: bool
+
+
+class _SlowLinkFigures(TypedDict):
+    rank: int
+    link: str  # the link type: HCCS, RDMA, SDMA, PCIE, SIO
+    gbps: float
+    median_gbps: float  # the median of the type over the job's ranks
+
+
+class SlowLinkRecord(_SlowLinkFigures, total=False):
+    """A rank's links of one type, or one link (`pair`, '<src>-<dst>' in global ranks), under half the
+    median bandwidth of its type."""
+
+    pair: str
+
+
 @dataclass
 class ProfilerConfig:
     """Profiler settings normalised across layouts; None means the layout did not record it."""
@@ -131,8 +155,8 @@ class ProfilerConfig:
     data_process: bool | None = None
     record_shapes: bool | None = None
     data_simplification: bool | None = None  # intermediate data deleted after parsing
-    schedule: dict[str, Any] | None = None
-    raw: dict[str, Any] = field(default_factory=dict[str, Any])  # the record as written, for diffs
+    schedule: JsonObject | None = None
+    raw: JsonObject = field(default_factory=JsonObject)  # the record as written, for diffs
 
     @property
     def recorded(self) -> bool:
@@ -154,8 +178,8 @@ class RunMeta:
     jit_level: str | None = None
     execution_mode: str = "unknown"  # graph | pynative | unknown
     phase: str = "unknown"  # train | inference | unknown
-    amp: dict[str, Any] = field(default_factory=dict[str, Any])  # cast_ops_per_step, output_to16_scopes, ...
-    environment: dict[str, Any] = field(default_factory=dict[str, Any])  # profiler_metadata.json
+    amp: AmpMarkers = field(default_factory=lambda: AmpMarkers())  # empty when no kernels were read
+    environment: JsonObject = field(default_factory=JsonObject)  # profiler_metadata.json
     files: tuple[str, ...] = ()  # relative paths of the files that were read
 
 
@@ -237,8 +261,7 @@ class RankSet:
     summaries: list[RankSummary]
     chosen: int | None = None  # the rank the single-rank analysis read in full
     straggler: Straggler | None = None
-    # {rank, link, gbps, median_gbps}
-    slow_links: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
+    slow_links: list[SlowLinkRecord] = field(default_factory=list[SlowLinkRecord])
     reason: str = ""  # why no straggler test ran (too few ranks), as a said text
 
     @property

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar, Final, TypedDict
 
 # Where a symptom was seen. Rules declare which of these they apply to.
 SOURCES = ("pair", "baseline", "target", "mindir", "mindir+profile")
@@ -28,11 +28,11 @@ class Symptom:
     summary: str
     source: str = "pair"
     strength: float = 1.0
-    values: dict[str, Any] = field(default_factory=dict[str, Any])
-    evidence: tuple[dict[str, Any], ...] = ()  # operator rows or graph nodes (JSON-able dicts)
+    values: dict[str, object] = field(default_factory=dict[str, object])  # JSON-able numbers and names
+    evidence: tuple[Mapping[str, object], ...] = ()  # operator rows or graph nodes (JSON-able dicts)
     recoverable_ms_per_step: float | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """JSON-able form used by the report model."""
         return {
             "kind": self.kind,
@@ -131,9 +131,9 @@ class SymptomValues:
         """What the kind means: the class docstring."""
         return " ".join(inspect.cleandoc(cls.__doc__ or "").split())
 
-    def as_values(self) -> dict[str, Any]:
+    def as_values(self) -> dict[str, object]:
         """The JSON-able `Symptom.values`: every given field under its key, in declaration order."""
-        out: dict[str, Any] = {}
+        out: dict[str, object] = {}
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
             if "spread" in f.metadata:
@@ -142,9 +142,18 @@ class SymptomValues:
                 out[_key(f)] = value
         return out
 
-    def symptom(self, summary: str, source: str = "pair", strength: float = 1.0, **more: Any) -> Symptom:
-        """The `Symptom` of this kind with these values (`more`: evidence, recoverable_ms_per_step)."""
-        return Symptom(self.KIND.id, summary, source, strength, self.as_values(), **more)
+    def symptom(
+        self,
+        summary: str,
+        source: str = "pair",
+        strength: float = 1.0,
+        *,
+        evidence: tuple[Mapping[str, object], ...] = (),
+        recoverable_ms_per_step: float | None = None,
+    ) -> Symptom:
+        """The `Symptom` of this kind with these values, the rows that prove it and the time it costs."""
+        values = self.as_values()
+        return Symptom(self.KIND.id, summary, source, strength, values, evidence, recoverable_ms_per_step)
 
 
 def spread(keys: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
@@ -171,7 +180,7 @@ def declared_in(module: ModuleType) -> tuple[type[SymptomValues], ...]:
     )
 
 
-def vocabulary_entry(declared: type[SymptomValues], module: str) -> dict[str, Any]:
+def vocabulary_entry(declared: type[SymptomValues], module: str) -> VocabularyEntry:
     """One kind's entry in core/symptom_kinds.json, from its declaration in `module`."""
     return {
         "description": declared.description(),
@@ -180,6 +189,16 @@ def vocabulary_entry(declared: type[SymptomValues], module: str) -> dict[str, An
         "messages": list(declared.KIND.messages),
         "module": module,
     }
+
+
+class VocabularyEntry(TypedDict):
+    """One kind as core/symptom_kinds.json writes it (see `SymptomKind`)."""
+
+    description: str
+    values: list[str]
+    describes: list[str]
+    messages: list[str]
+    module: str
 
 
 @dataclass(frozen=True)
@@ -197,7 +216,7 @@ class SymptomKind:
 VOCABULARY_FILE = Path(__file__).resolve().with_name("symptom_kinds.json")
 
 
-def load_vocabulary(entries: Mapping[str, Mapping[str, Any]]) -> dict[str, SymptomKind]:
+def load_vocabulary(entries: Mapping[str, VocabularyEntry]) -> dict[str, SymptomKind]:
     """The vocabulary from its JSON entries (`vocabulary_entry`), by kind."""
     return {
         kind: SymptomKind(

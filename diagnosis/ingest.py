@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from core.errors import InputError, error_line
-from core.model import Limitation, Run
+from core.model import Limitation, RankSummary, Run
 from core.text import join, say
 from diagnosis.readers import Candidate
 from diagnosis.readers.catalog import BY_NAME, KNOWN_LAYOUTS_TEXT, LAYOUTS, SKIP_RECORD
@@ -311,14 +311,14 @@ def _broken_limitations(ranks: Any) -> list[Limitation]:
     ]
 
 
-def summarize_candidate(cand: Candidate, base: str = "") -> Any:
+def summarize_candidate(cand: Candidate, base: str = "") -> RankSummary:
     """Read one rank and reduce it to its RankSummary; a rank whose files are broken becomes a summary
     holding the problem (a worker of the process pool or of a Dask cluster runs this)."""
     quick = quick_candidate(cand, base)
     return quick if quick is not None else full_summary(cand, base)
 
 
-def quick_candidate(cand: Candidate, base: str = "") -> Any:
+def quick_candidate(cand: Candidate, base: str = "") -> RankSummary | None:
     """The rank's summary from its small files alone, or None when they do not suffice or one of them is
     damaged (then `full_summary` reads the rank and names the problem)."""
     from diagnosis.ranks import quick_summary
@@ -330,7 +330,7 @@ def quick_candidate(cand: Candidate, base: str = "") -> Any:
         return None
 
 
-def full_summary(cand: Candidate, base: str = "") -> Any:
+def full_summary(cand: Candidate, base: str = "") -> RankSummary:
     """The rank read in full by its layout's reader and reduced to its RankSummary; a rank whose files are
     broken becomes a summary holding the problem."""
     from diagnosis.ranks import broken, summarize

@@ -11,10 +11,13 @@ import os
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from core.errors import InputError
 from core.text import say
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 ENV_PREFIX = "PERF_DOCTOR_"
 MIB = 1024 * 1024
@@ -98,7 +101,7 @@ def parse_setting(name: str, raw: str, kind: type) -> int | float:
     return value
 
 
-def check_positive(settings: Any) -> None:
+def check_positive(settings: DataclassInstance) -> None:
     """Every field of a settings dataclass must be a positive number (a bool is not one here)."""
     for field in dataclasses.fields(settings):
         value = getattr(settings, field.name)

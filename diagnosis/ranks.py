@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from core.errors import InputError
-from core.model import RankSet, RankSummary, Run, StepBreakdown, Straggler
+from core.model import RankSet, RankSummary, Run, SlowLinkRecord, StepBreakdown, Straggler
 from core.text import say
 from diagnosis.readers import catalog
 from diagnosis.readers.communication import (
@@ -470,7 +470,7 @@ def _victims(summaries: list[RankSummary], slow: int) -> tuple[tuple[int, ...], 
     return tuple(int(r) for r in waiting.index), float(waiting.median()) / 1000 if len(waiting) else 0.0
 
 
-def find_slow_links(summaries: list[RankSummary]) -> list[dict[str, float | int | str]]:
+def find_slow_links(summaries: list[RankSummary]) -> list[SlowLinkRecord]:
     """Ranks whose bandwidth on a link type is below half the median of that type across ranks, then the
     links (communication_matrix.json's src-dst pairs) below half the median of their type's links."""
     return _slow_rank_links(summaries) + _slow_pairs(summaries)
@@ -501,10 +501,10 @@ def with_global_pairs(summaries: list[RankSummary]) -> list[RankSummary]:
     ]
 
 
-def _slow_pairs(summaries: list[RankSummary]) -> list[dict[str, float | int | str]]:
+def _slow_pairs(summaries: list[RankSummary]) -> list[SlowLinkRecord]:
     """Links of one type from every rank's matrix (a link seen by both its ends: the first rank's figure)
     against the median of that type; at least MIN_RANKS links of the type."""
-    out: list[dict[str, float | int | str]] = []
+    out: list[SlowLinkRecord] = []
     for link in sorted({name for s in summaries for name in s.pair_gbps}):
         values: dict[str, tuple[int, float]] = {}
         for s in summaries:
@@ -521,8 +521,8 @@ def _slow_pairs(summaries: list[RankSummary]) -> list[dict[str, float | int | st
     return out
 
 
-def _slow_rank_links(summaries: list[RankSummary]) -> list[dict[str, float | int | str]]:
-    out: list[dict[str, float | int | str]] = []
+def _slow_rank_links(summaries: list[RankSummary]) -> list[SlowLinkRecord]:
+    out: list[SlowLinkRecord] = []
     for link in sorted({name for s in summaries for name in s.link_gbps}):
         values = {s.rank: s.link_gbps[link] for s in summaries if s.ok and link in s.link_gbps}
         if len(values) < MIN_RANKS:

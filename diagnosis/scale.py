@@ -80,7 +80,7 @@ def summarize_ranks(
         with ProcessPoolExecutor(max_workers=n, mp_context=context) as pool:
             full = pool.map(summarize_rank, rest, [base] * len(rest), chunksize=1)
             done.update(zip((id(c) for c in rest), full, strict=True))
-    return [done[id(c)] for c in ordered]
+    return cast("list[RankSummary]", [done[id(c)] for c in ordered])  # every rank is summarised above
 
 
 def in_forks(cands: Sequence[Candidate], base: str, n: int) -> list[RankSummary]:

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 import pandas as pd
 
-from core import Limitation, Run, Symptom, in_lang, say
+from core import JsonObject, JsonValue, Limitation, Run, Symptom, in_lang, say
 from diagnosis import Comparison, Side, headline_timing, leaderboard, phase_timing
 from doctor.model import (
     OPERATOR_COLUMNS,
@@ -46,12 +46,21 @@ from doctor.model import (
 from doctor.model.graph import CrosslinkRow
 from doctor.text import is_missing
 
+if TYPE_CHECKING:
+    import knowledge
+    from graph import Chain as GraphChain
+    from graph import MindirModel
+
 MAX_EVIDENCE_ROWS = 25  # rows kept per piece of evidence (the operator table has them all)
 MAX_CHAIN_ITEMS = 500
 LEADERBOARD_SIZE = 10
 
 
-def jsonable(value: Any) -> Any:
+@overload
+def jsonable(value: Mapping[str, object]) -> JsonObject: ...
+@overload
+def jsonable(value: object) -> JsonValue: ...
+def jsonable(value: object) -> JsonValue:
     """`value` with numpy/pandas scalars made native, tuples made lists, NaN/inf/NA made None."""
     if isinstance(value, Mapping):
         return {str(k): jsonable(v) for k, v in value.items()}
@@ -149,7 +158,7 @@ def pair_timing(comparison: Comparison) -> Timing:
     return Timing.of(**fields)
 
 
-def _phase_fields(phases: tuple[list[dict[str, Any]], float | None] | None) -> dict[str, Any]:
+def _phase_fields(phases: tuple[Sequence[Mapping[str, object]], float | None] | None) -> dict[str, Any]:
     """The timing's phase-by-phase comparison of a generation pair; nothing for other pairs (and no
     `phase_ratio` without a phase in common: the model leaves both out when null)."""
     if phases is None:
@@ -305,7 +314,7 @@ def _ms_list(values: pd.Series, divisor: float) -> list[float | None]:
 # -------------------------------------------------------------------------------------------- causes
 
 
-def cause_records(causes: Sequence[Any], lang: str) -> list[Cause]:
+def cause_records(causes: Sequence[knowledge.Cause], lang: str) -> list[Cause]:
     """Ranked causes in `lang`, numbered from 1, with evidence rows capped."""
     out = []
     for rank, cause in enumerate(causes, start=1):
@@ -359,7 +368,7 @@ def _capped(item: dict[str, Any], rows: str, total: str) -> dict[str, Any]:
 
 
 def warning_records(
-    undecided: Sequence[Any],
+    undecided: Sequence[knowledge.Undecided],
     limitations: Sequence[tuple[str, Limitation]],
     notes: Sequence[str],
     model_warnings: Sequence[str],
@@ -413,7 +422,7 @@ def _warning(
 
 
 def graph_section(
-    model: Any, chains: Sequence[Any], name: str, links: pd.DataFrame | None, lang: str = "en"
+    model: MindirModel, chains: Sequence[GraphChain], name: str, links: pd.DataFrame | None, lang: str = "en"
 ) -> Graph:
     """What the MINDIR is, its fusion chains by pattern (why one is blocked said in `lang`), and (with a
     profile) how each chain ran."""

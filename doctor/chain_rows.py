@@ -3,7 +3,7 @@ HTML reports: a user finds a blocked or split chain and reads why, without hover
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 if TYPE_CHECKING:
     from doctor.model import Chain, ReportDocument
@@ -12,7 +12,19 @@ if TYPE_CHECKING:
 CHAIN_STATUS_ORDER = ("blocked", "split", "partly-fused", "not-found", "fusible", "fused")
 
 
-def chain_records(document: ReportDocument) -> list[dict[str, Any]]:
+class ChainRecord(TypedDict):
+    """One fusion chain as the report's chain table lists it (see chain_records)."""
+
+    index: int  # from 1, in the graph section's order
+    pattern: str
+    scope: str
+    ops: str  # the ops joined by " > "
+    status: str
+    reason: str
+    separate_us: float | None  # the separate kernels' time per step, with a profile
+
+
+def chain_records(document: ReportDocument) -> list[ChainRecord]:
     """One record per fusion chain of the graph section, whatever its pattern: pattern, scope, ops,
     status (fused / partly-fused / split / not-found from the profile cross-link, else fusible or
     blocked), the blocking reason and the separate-kernel time per step; blocked and split first.
@@ -21,7 +33,7 @@ def chain_records(document: ReportDocument) -> list[dict[str, Any]]:
     if graph is None:
         return []
     links = {row.chain: row for row in graph.crosslink or []}
-    records = []
+    records: list[ChainRecord] = []
     for index, chain in enumerate(graph.chains.items):
         link = links.get(index)
         reason = chain.blocked_reason or ""

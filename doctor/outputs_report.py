@@ -10,10 +10,10 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import outputs
-from core import in_lang, say
+from core import Symptom, in_lang, say
 from diagnosis import Limits, Workspace
 from doctor.build import cause_records, symptom_records
 from doctor.config import public_folders
@@ -22,8 +22,11 @@ from doctor.model import ReportDocument
 from doctor.model.outputs import DeterministicCost, DumpInfo, FirstDivergence, LayerPoint, OutputsSection
 from doctor.report import Report
 from doctor.text import md_code
-from knowledge import evaluate
+from knowledge import Diagnosis, evaluate
 from sandbox import isolation
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
 
 FORMATS = ("md", "json", "csv", "html")
 Source = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
@@ -147,7 +150,9 @@ def _analyse(
     return comparison, symptoms, evaluate(symptoms, [], ["pair"])
 
 
-def build_section(comparison: Any, symptoms: Sequence[Any], diagnosis: Any, lang: str) -> OutputsSection:
+def build_section(
+    comparison: outputs.OutputsComparison, symptoms: Sequence[Symptom], diagnosis: Diagnosis, lang: str
+) -> OutputsSection:
     """The typed section from a comparison, its symptoms and the engine's ranked causes."""
     return OutputsSection(
         baseline=_dump_info(comparison.baseline),
@@ -324,7 +329,7 @@ def _md(text: str) -> str:
     return html.escape(str(text).replace("|", "\\|").replace("`", "'"))
 
 
-def depth_figure(section: OutputsSection, lang: str = "en") -> Any:
+def depth_figure(section: OutputsSection, lang: str = "en") -> go.Figure:
     """The divergence along depth: relative difference per matched layer (log scale) and the tolerance.
     A layer whose difference has no finite size (1e30 in the model: shapes or inf/nan counts differ) is
     not drawn at 1e30, which would squash every real difference to the axis floor: it is a distinct

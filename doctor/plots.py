@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 import textwrap
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -19,6 +19,9 @@ from plotly.subplots import make_subplots
 from doctor.i18n import REPORT_TEXT, UI_TEXT
 from doctor.model import Step
 from doctor.report import Report
+
+if TYPE_CHECKING:
+    from graph import Chain, MindirModel
 
 TOP_N = 15
 COLORS = {"baseline": "#1f77b4", "target": "#d62728"}
@@ -321,7 +324,7 @@ def breakdown_figure(dtype: pd.DataFrame, core: pd.DataFrame, title: str, lang: 
 # ------------------------------------------------------------------------------------ chain graph
 
 
-def chain_graph_figure(model: Any, chains: list[Any], lang: str = "en") -> go.Figure:
+def chain_graph_figure(model: MindirModel, chains: list[Chain], lang: str = "en") -> go.Figure:
     """The model graph with fusion chains highlighted, its texts in `lang` (graph.view does the layout
     and escaping)."""
     from graph import overview_figure

@@ -5,16 +5,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from statistics import median
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core import in_lang
+
+if TYPE_CHECKING:
+    from core import RankSet
+    from diagnosis import Side
+    from knowledge import Cause
 from doctor.model.ranks import RankCause, RankDelta, RankJob, RankRow, Ranks, RankStep, SlowLink, SlowRank
 
 JOB_LEVEL = frozenset({"slow-rank", "slow-link", "communication-bound"})  # not a reason of one rank
 WHY_LIMIT = 3
 
 
-def slow_rank_causes(side: Any) -> list[Any]:
+def slow_rank_causes(side: Side) -> list[Cause]:
     """The causes of a job's slow rank against its typical rank (the pair engine on two ranks of one job),
     most useful first; empty without a slow rank."""
     from diagnosis import analyze_pair, compare_sides
@@ -29,7 +34,7 @@ def slow_rank_causes(side: Any) -> list[Any]:
     return [c for c in found.causes if c.id not in JOB_LEVEL and c.significant][:WHY_LIMIT]
 
 
-def ranks_section(jobs: Sequence[tuple[str, Any, Sequence[Any]]], comparison: str, lang: str) -> Ranks:
+def ranks_section(jobs: Sequence[tuple[str, RankSet, Sequence[Cause]]], comparison: str, lang: str) -> Ranks:
     """The section: one RankJob per multi-rank input (role, RankSet, the slow rank's causes)."""
     built = [_job(role, ranks, why, lang) for role, ranks, why in jobs]
     return Ranks(jobs=built, comparison=str(in_lang(comparison, lang)), by_rank=_by_rank(built))

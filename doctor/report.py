@@ -14,19 +14,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
 import pandas as pd
 
-from core import InputError, say
+from core import InputError, JsonObject, say
 from doctor.version import SCHEMA_VERSION
 
 if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
     from doctor.model import Cause, ReportDocument
 
 __all__ = ["SCHEMA_VERSION", "Report"]
 
-Document = dict[str, Any]  # the whole report document as JSON data (docs/report.schema.json)
+Document = JsonObject  # the whole report document as JSON data (docs/report.schema.json)
 
 
 @dataclass(frozen=True)
@@ -36,17 +38,17 @@ class Report:
     (`in_lang`: a switched page or a reopened case shows the figure's legend and notes in its language)."""
 
     document: ReportDocument
-    chain_figure: Any = field(default=None, repr=False, compare=False)
+    chain_figure: go.Figure | None = field(default=None, repr=False, compare=False)
     translated: Mapping[str, ReportDocument] = field(default_factory=dict, repr=False, compare=False)
-    translated_figures: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    translated_figures: Mapping[str, go.Figure] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def of(
         cls,
         document: ReportDocument,
-        chain_figure: Any = None,
+        chain_figure: go.Figure | None = None,
         translations: Mapping[str, ReportDocument] | None = None,
-        figures: Mapping[str, Any] | None = None,
+        figures: Mapping[str, go.Figure] | None = None,
     ) -> Report:
         """A report of a typed document and its typed translations (`figures`: the chain figure in
         each other language)."""
@@ -76,7 +78,7 @@ class Report:
 
     def figure_data(self) -> dict[str, str]:
         """The chain figure in each other language as plotly JSON by language (what a case keeps)."""
-        return {lang: figure.to_json() for lang, figure in self.translated_figures.items()}
+        return {lang: cast(str, figure.to_json()) for lang, figure in self.translated_figures.items()}
 
     def translation_data(self) -> dict[str, Document]:
         """The translations as plain JSON-able documents by language (what a case keeps beside the report)."""
@@ -94,10 +96,10 @@ class Report:
     @classmethod
     def from_dict(
         cls,
-        data: Mapping[str, Any],
-        chain_figure: Any = None,
-        translations: Mapping[str, Any] | None = None,
-        figures: Mapping[str, Any] | None = None,
+        data: Mapping[str, object],
+        chain_figure: go.Figure | None = None,
+        translations: Mapping[str, Mapping[str, object]] | None = None,
+        figures: Mapping[str, go.Figure] | None = None,
     ) -> Report:
         """A report from a stored document (a case, a batch result) and its stored translations (and
         chain figures by language), validated against the model."""
@@ -108,14 +110,14 @@ class Report:
         return cls(ReportDocument.model_validate(data), chain_figure, others, dict(figures or {}))
 
     @classmethod
-    def from_client(cls, data: Any) -> Report:
+    def from_client(cls, data: object) -> Report:
         """A report a client sent back (the app's private events receive the shown report from the
         browser, which may have edited it): one that does not match the model is an InputError, not a
         validation traceback."""
         from pydantic import ValidationError
 
         try:
-            return cls.from_dict(data)
+            return cls.from_dict(cast("Mapping[str, object]", data))  # anything else fails validation
         except (ValidationError, TypeError, ValueError) as error:
             count = error.error_count() if isinstance(error, ValidationError) else 1
             raise InputError(

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
@@ -47,9 +47,22 @@ PROFILING_FIXES = {
     "baseline and the target at Level1 to act on it",
 }
 SCHEDULE_KEYS = ("wait", "warmup", "active", "repeat", "skip_first")
+
+
 # Used when the baseline recorded no settings (a CPU profile never does): the configuration of
 # tests/fixtures/cpu/generate.py, Level1 so that Ascend kernels carry dtypes.
-DEFAULTS: dict[str, Any] = {
+class ProfilerDefaults(TypedDict):
+    """The profiler settings a re-profiling script uses where the baseline recorded none."""
+
+    level: str
+    aic_metrics: str
+    activities: list[str]
+    with_stack: bool
+    profile_memory: bool
+    schedule: dict[str, int]
+
+
+DEFAULTS: ProfilerDefaults = {
     "level": "Level1",
     "aic_metrics": "PipeUtilization",
     "activities": ["CPU", "NPU"],
@@ -95,8 +108,8 @@ def baseline_settings(report: Report) -> Settings:
     )
 
 
-def _flag(value: bool | None, key: str) -> bool:
-    return value if isinstance(value, bool) else bool(DEFAULTS[key])
+def _flag(value: bool | None, key: Literal["with_stack", "profile_memory"]) -> bool:
+    return value if isinstance(value, bool) else DEFAULTS[key]
 
 
 def _schedule(recorded: dict[str, Any] | None) -> dict[str, int]:

@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic.json_schema import GenerateJsonSchema
 
+from core import JsonObject
 from doctor.model import ReportDocument
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
@@ -36,7 +37,7 @@ class _Untitled(GenerateJsonSchema):
         return False
 
 
-def report_schema() -> dict[str, Any]:
+def report_schema() -> JsonObject:
     """The report document's JSON Schema: the model's, with the dialect, an id and a title on top."""
     body = ReportDocument.model_json_schema(schema_generator=_Untitled)
     body.pop("title", None)
@@ -48,7 +49,7 @@ def schema_text() -> str:
     return json.dumps(report_schema(), indent=2, ensure_ascii=False) + "\n"
 
 
-def load_schema(path: Path = SCHEMA_PATH) -> dict[str, Any]:
+def load_schema(path: Path = SCHEMA_PATH) -> JsonObject:
     """The committed schema file as a dict (what consumers and the tests validate against)."""
     return json.loads(path.read_text(encoding="utf-8"))
 
@@ -56,7 +57,7 @@ def load_schema(path: Path = SCHEMA_PATH) -> dict[str, Any]:
 # ------------------------------------------------------------------------------- field reference
 
 
-def reference_markdown(schema: dict[str, Any]) -> str:
+def reference_markdown(schema: JsonObject) -> str:
     """One table per object of the schema (the document first, then its parts A to Z): key, type and
     the model's description of each field."""
     sections = [_object_table("ReportDocument", schema)]
@@ -108,7 +109,7 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def doc_text(current: str, schema: dict[str, Any]) -> str:
+def doc_text(current: str, schema: JsonObject) -> str:
     """docs/report-schema.md with its generated part (between BEGIN and END) made current."""
     head, found, rest = current.partition(BEGIN)
     if not found:

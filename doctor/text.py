@@ -10,7 +10,6 @@ from __future__ import annotations
 import html
 import math
 import re
-from typing import Any
 
 # Characters that start inline Markdown constructs anywhere in a line (emphasis, code, links, tables,
 # strike-through, LaTeX in gr.Markdown); & < > are handled by html.escape.
@@ -82,7 +81,7 @@ def h(value: object) -> str:
     return html.escape(strip_control(str(value)), quote=True)
 
 
-def is_missing(value: Any) -> bool:
+def is_missing(value: object) -> bool:
     """None, NaN and pandas' NA all count as missing."""
     if value is None:
         return True

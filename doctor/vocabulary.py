@@ -13,19 +13,26 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TypedDict
 
 import diagnosis
 import graph
 import outputs
-from core import VOCABULARY_FILE, vocabulary_entry
+from core import VOCABULARY_FILE, VocabularyEntry, vocabulary_entry
 
 GENERATED_BY = "python -m doctor.vocabulary"
 
 
-def build() -> dict[str, Any]:
+class Vocabulary(TypedDict):
+    """core/symptom_kinds.json: the command that wrote it and every kind's entry, by kind."""
+
+    generated_by: str
+    kinds: dict[str, VocabularyEntry]
+
+
+def build() -> Vocabulary:
     """The vocabulary document: every declared kind's entry, by kind; a kind declared twice fails."""
-    kinds: dict[str, dict[str, Any]] = {}
+    kinds: dict[str, VocabularyEntry] = {}
     for stage in (diagnosis, graph, outputs):
         for module, declared in stage.symptom_declarations().items():
             for kind in declared:

@@ -9,7 +9,7 @@ Public API: load_mindir, find_chains, chain_counts, hygiene_symptoms, crosslink,
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 # Pick protobuf's fast upb backend before anything imports protobuf: MindSpore sets this variable to
 # "python" at import when it is unset, which makes every later parse in the process ~200x slower.
@@ -35,7 +35,7 @@ def symptom_declarations() -> dict[str, tuple[type[SymptomValues], ...]]:
     return {module.__name__: declared_in(module) for module in (hygiene, profile_join)}
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     """`crosslink`, `model_match` and `overview_figure` are imported on first use: they pull in pandas
     and plotly."""
     if name == "crosslink":

@@ -106,7 +106,7 @@ class Primitive:
     """A PrimitiveProto: operator type, attributes and kind (1 classic, 2 PRIMITIVE_FUNCTION)."""
 
     op: str
-    attrs: dict[str, Any]
+    attrs: dict[str, object]  # attribute name -> its Python value (graph.values.attribute_value)
     prim_type: int
     instance: str
 
@@ -202,7 +202,8 @@ class _Frame:
         self.first = first
 
 
-def expanded_calls_at_least(proto: Any, prims: dict[str, Any]) -> int:
+# Any: protobuf the MINDIR messages are built at run time from a descriptor (graph.schema): untyped
+def expanded_calls_at_least(proto: Any, prims: dict[str, Primitive]) -> int:
     """A lower bound of the calls the walk will inline: every direct `REF::<function>` call site, nested
     calls counted per site, up to MAX_CALL_DEPTH. Counted per (function, depth) in O(functions x depth),
     so a model whose functions each call the next twice (2^depth calls) is known to be too big before any
@@ -259,11 +260,12 @@ def _has_cycle(sites: dict[str, list[str]]) -> bool:
 class GraphBuilder:
     """Walks a decoded ModelProto once and produces the collapsed networkx graph."""
 
+    # Any: protobuf the MINDIR messages are built at run time from a descriptor (graph.schema): untyped
     def __init__(self, proto: Any, *, max_nodes: int = MAX_GRAPH_NODES) -> None:
         self.proto = proto
         self.max_nodes = max_nodes
-        self.nodes: list[tuple[str, dict[str, Any]]] = []
-        self.edges: list[tuple[str, str, dict[str, Any]]] = []
+        self.nodes: list[tuple[str, dict[str, object]]] = []
+        self.edges: list[tuple[str, str, dict[str, object]]] = []
         # (producer, consumer) -> outputs of a multi-output producer the consumer reads: a DiGraph keeps
         # one edge per pair, so a * b from one Split would look like a * a without it
         self.tuple_reads: dict[tuple[str, str], set[int]] = {}
@@ -280,11 +282,11 @@ class GraphBuilder:
 
     # ------------------------------------------------------------------ entry point
 
-    def add_source(self, node_id: str, **attrs: Any) -> None:
+    def add_source(self, node_id: str, **attrs: object) -> None:
         """Add a graph input or parameter node (before build)."""
         self.nodes.append((node_id, attrs))
 
-    def build(self, main_env: dict[str, Any]) -> OpGraph:
+    def build(self, main_env: dict[str, object]) -> OpGraph:
         """Walk the main graph (and every call it makes); `main_env` binds inputs and parameters."""
         main = self.proto.graph
         if expanded_calls_at_least(self.proto, self.prims) > self.max_nodes:
@@ -390,7 +392,7 @@ class GraphBuilder:
         """Record one graph node with the attributes documented in graph.model."""
         types = output_types(node)
         dtype, shape = types[0] if types else (None, None)
-        data = {
+        data: dict[str, object] = {
             "kind": kind,
             "op": op,
             "name": node.name,

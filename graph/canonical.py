@@ -23,7 +23,7 @@ hide a value the rest of the graph uses.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -108,7 +108,7 @@ def canonicalise(g: OpGraph, nodes: list[str]) -> Canon:
 # ------------------------------------------------------------------------------------------ helpers
 
 
-def scalars(data: dict[str, Any]) -> dict[str, float]:
+def scalars(data: Mapping[str, object]) -> dict[str, float]:
     """The numeric scalar constant arguments of a node, by argument name."""
     out: dict[str, float] = {}
     for name, value in node_args(data).items():

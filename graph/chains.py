@@ -21,8 +21,9 @@ chains as the walk alone.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from core.text import join, say
 from graph.model import Chain, MindirModel, OpGraph
@@ -229,13 +230,15 @@ def _training_bn(data: dict[str, Any]) -> bool:
     return bool(args.get("is_training", args.get("training", False)))
 
 
-def is_depthwise(data: dict[str, Any]) -> bool:
+def is_depthwise(data: Mapping[str, object]) -> bool:
     """A convolution with one group per output channel (group == out_channel > 1)."""
     if data.get("op") not in OP_GROUPS["conv"]:
         return False
-    attrs: dict[str, Any] = data.get("attrs") or {}
+    attrs = cast("dict[str, object]", data.get("attrs") or {})  # the builder's attribute values by name
     group = attrs.get("group", attrs.get("groups", 1))
     channels = attrs.get("out_channel")
-    if channels is None and data.get("shape") and len(data["shape"]) >= 2:
-        channels = data["shape"][1]
+    shape = data.get("shape")
+    dims = cast("Sequence[object]", shape) if isinstance(shape, tuple | list) else ()
+    if channels is None and len(dims) >= 2:
+        channels = dims[1]
     return isinstance(group, int) and group > 1 and group == channels

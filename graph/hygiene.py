@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from core.symptoms import Emits, Kind, Symptom, SymptomValues, spread
 from core.text import join, say
@@ -202,7 +202,7 @@ def hygiene_symptoms(model: MindirModel, chains: list[Chain]) -> list[Symptom]:
     return [s for s in (check() for check in checks) if s is not None]
 
 
-def node_evidence(g: OpGraph, node: str, **extra: Any) -> dict[str, Any]:
+def node_evidence(g: OpGraph, node: str, **extra: object) -> dict[str, object]:
     """JSON-able description of one graph node (id, op, scope, dtype, shape)."""
     data = g.nodes[node]
     shape = data.get("shape")
@@ -296,7 +296,7 @@ def precision(model: MindirModel) -> Symptom | None:
 
 
 def _cast_targets(g: OpGraph, casts: list[str]) -> set[str]:
-    return {node_args(g.nodes[n]).get("dst_dtype", "?") for n in casts}
+    return cast("set[str]", {node_args(g.nodes[n]).get("dst_dtype", "?") for n in casts})  # dtype names
 
 
 def _input_evidence(info: TensorInfo) -> dict[str, Any]:

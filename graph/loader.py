@@ -53,6 +53,7 @@ def load_mindir(path: str | os.PathLike[str], *, max_bytes: int = MAX_FILE_BYTES
     return model_from_proto(decode(_read(file), file), file, size)
 
 
+# Any: protobuf the MINDIR messages are built at run time from a descriptor (graph.schema): untyped
 def model_from_proto(proto: Any, file: Path, size: int = 0) -> MindirModel:
     """Check a decoded ModelProto and turn it into a MindirModel (drops parameter bytes from `proto`)."""
     validate(proto, file)
@@ -156,6 +157,7 @@ def _read(file: Path) -> bytes:
         ) from None
 
 
+# Any: protobuf the MINDIR messages are built at run time from a descriptor (graph.schema): untyped
 def decode(data: bytes, file: Path | str = "<bytes>") -> Any:
     """Decode MINDIR bytes into a ModelProto message; garbage raises InputError."""
     try:
@@ -170,6 +172,7 @@ def decode(data: bytes, file: Path | str = "<bytes>") -> Any:
         ) from None
 
 
+# Any: protobuf the MINDIR messages are built at run time from a descriptor (graph.schema): untyped
 def validate(proto: Any, file: Path | str) -> None:
     """Refuse messages that decode but are not MindSpore graphs (wrong producer, no graph)."""
     producer = text(proto.producer_name)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeAlias
+from typing import TypeAlias, cast
 
 import networkx as nx
 
@@ -28,10 +28,10 @@ OpGraph: TypeAlias = "nx.DiGraph[str]"
 # Edge attributes: index (input position in the consumer), out_index (producer output, None = whole).
 
 
-def node_args(data: Mapping[str, Any]) -> dict[str, Any]:
+def node_args(data: Mapping[str, object]) -> dict[str, object]:
     """A node's constant arguments (`args`), {} when it has none: one typed read of the attribute."""
-    args: dict[str, Any] = data.get("args") or {}
-    return args
+    args: object = data.get("args") or {}
+    return cast("dict[str, object]", args)  # the builder writes `args` as a dict by argument name
 
 
 @dataclass(frozen=True)
@@ -125,9 +125,9 @@ class Chain:
         """The first node (the Conv/MatMul; a DAG pattern's first member slot)."""
         return self.nodes[0]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """JSON-able form used as symptom evidence."""
-        return {
+        out: dict[str, object] = {
             "pattern": self.pattern,
             "nodes": list(self.nodes),
             "scopes": list(self.scopes),
@@ -136,4 +136,7 @@ class Chain:
             "blocked_reason": self.blocked_reason,
             "depthwise": self.depthwise,
             "casts": len(self.casts),
-        } | ({"replaced_by": self.replaced_by} if self.replaced_by else {})
+        }
+        if self.replaced_by:
+            out["replaced_by"] = self.replaced_by
+        return out

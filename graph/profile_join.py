@@ -272,7 +272,8 @@ def _split_symptom(table: pd.DataFrame, steps: int, run: Run, approximate: bool)
     )
     top = split.sort_values("separate_us_per_step", ascending=False).head(MAX_EVIDENCE)
     evidence = tuple(
-        {k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()} for row in top.to_dict("records")
+        {str(k): (v.item() if hasattr(v, "item") else v) for k, v in row.items()}
+        for row in top.to_dict("records")
     )
     return ChainsRanSplit(
         chains=len(table),

@@ -53,7 +53,8 @@ def text(value: str | bytes) -> str:
     return value if isinstance(value, str) else value.decode("utf-8", "replace")
 
 
-def attribute_value(attr: Any, depth: int = 0) -> Any:
+# Any: protobuf the MINDIR messages are built at run time from a descriptor (graph.schema): untyped
+def attribute_value(attr: Any, depth: int = 0) -> object:
     """The Python value of an AttributeProto (MONAD for side-effect tokens)."""
     kind = attr.type
     if kind in INT_TYPES:
@@ -117,7 +118,8 @@ def _untyped(attr: Any, depth: int) -> Any:
     return attr.i or attr.f or attr.d or None
 
 
-def tensor_value(tensor: Any) -> Any:
+# Any: protobuf the MINDIR messages are built at run time from a descriptor (graph.schema): untyped
+def tensor_value(tensor: Any) -> object:
     """A constant tensor: a scalar or flat list when small and decodable, else a description."""
     dtype = tensor_dtype(tensor.data_type)
     shape = tuple(tensor.dims)
@@ -133,6 +135,7 @@ def tensor_value(tensor: Any) -> Any:
     return {"tensor": dtype, "shape": list(shape)}
 
 
+# Any: protobuf the MINDIR messages are built at run time from a descriptor (graph.schema): untyped
 def output_types(node: Any) -> list[tuple[str | None, tuple[int, ...] | None]]:
     """(dtype, shape) of each output of a NodeProto from its `shape` attribute ([] when none)."""
     for attr in node.attribute:

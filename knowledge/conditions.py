@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence, Sized
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, TypeGuard, cast
 
 from knowledge.errors import RuleError
 
@@ -47,10 +47,10 @@ class Compare:
 
     path: tuple[str, ...]
     op: str
-    threshold: Any
+    threshold: object  # a YAML number, string or bool, a list of them, or a Ref
     count: bool = False
 
-    def holds(self, values: Mapping[str, Any]) -> bool:
+    def holds(self, values: Mapping[str, object]) -> bool:
         left = lookup(values, self.path)
         if left is _MISSING or left is None:
             return False
@@ -90,7 +90,7 @@ class AllOf:
 
     items: tuple[Condition, ...]
 
-    def holds(self, values: Mapping[str, Any]) -> bool:
+    def holds(self, values: Mapping[str, object]) -> bool:
         return all(item.holds(values) for item in self.items)
 
     def keys(self) -> set[str]:
@@ -106,7 +106,7 @@ class AnyOf:
 
     items: tuple[Condition, ...]
 
-    def holds(self, values: Mapping[str, Any]) -> bool:
+    def holds(self, values: Mapping[str, object]) -> bool:
         return any(item.holds(values) for item in self.items)
 
     def keys(self) -> set[str]:
@@ -119,9 +119,9 @@ class AnyOf:
 Condition = Compare | AllOf | AnyOf
 
 
-def lookup(values: Mapping[str, Any], path: tuple[str, ...]) -> Any:
+def lookup(values: Mapping[str, object], path: tuple[str, ...]) -> object:
     """The value at a dotted path, or the _MISSING sentinel when any step is absent."""
-    current: Any = values
+    current: object = values
     for part in path:
         if not isinstance(current, Mapping) or part not in current:
             return _MISSING
@@ -129,7 +129,7 @@ def lookup(values: Mapping[str, Any], path: tuple[str, ...]) -> Any:
     return current
 
 
-def parse_condition(raw: Any, field: str) -> Condition:
+def parse_condition(raw: object, field: str) -> Condition:
     """Validate one `when` block from a rule file and turn it into a condition tree."""
     if isinstance(raw, list):
         return AllOf(_parse_items(raw, field))
@@ -211,7 +211,7 @@ def _apply(op: str, left: Any, right: Any) -> bool:
     return member if op == "in" else not member
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: object) -> TypeGuard[float]:
     """Real numbers, and booleans as 0/1 (a graph flag such as bn_training may be a bool)."""
     return isinstance(value, (int, float)) and not (isinstance(value, float) and math.isnan(value))
 

@@ -8,10 +8,11 @@ ranking and verdict are documented in knowledge/README.md ("Scoring and ranking"
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar, cast
 
+from core.jsontypes import JsonObject
 from core.model import Limitation
 from core.symptoms import SYMPTOM_KINDS, Symptom
 from core.text import in_lang
@@ -84,13 +85,13 @@ class Evidence:
     summary: str
     strength: float
     weight: float
-    values: dict[str, Any]
-    rows: tuple[dict[str, Any], ...]
+    values: dict[str, object]  # the symptom's numbers
+    rows: tuple[Mapping[str, object], ...]  # the rows that prove it
     recoverable_ms_per_step: float | None
     basis: str = "differential"  # see BASES
     baseline_summary: str | None = None  # the baseline's symptom of the same kind, when subtracted
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         """JSON-able form."""
         return {
             "symptom": self.symptom,
@@ -157,7 +158,7 @@ class Cause:
         """The fix as runnable MindSpore 2.10 code."""
         return self.fix.code
 
-    def to_dict(self, lang: str = "en") -> dict[str, Any]:
+    def to_dict(self, lang: str = "en") -> JsonObject:
         """JSON-able form with user-facing text in `lang`."""
         return {
             "id": self.id,
@@ -204,7 +205,7 @@ class Undecided:
         """'Cannot decide, because ...' in `lang`."""
         return CANNOT_DECIDE.get(lang).format(reason=self.reason.get(lang))
 
-    def to_dict(self, lang: str = "en") -> dict[str, Any]:
+    def to_dict(self, lang: str = "en") -> JsonObject:
         """JSON-able form with user-facing text in `lang`."""
         return {
             "id": self.id,
@@ -239,7 +240,7 @@ class Diagnosis:
         text = {"problem": VERDICT_FOUND, "findings": VERDICT_FINDINGS, "nothing-found": VERDICT_NOTHING}
         return text[self.status].get(lang)
 
-    def to_dict(self, lang: str = "en") -> dict[str, Any]:
+    def to_dict(self, lang: str = "en") -> JsonObject:
         """JSON-able form with user-facing text in `lang` ("en" or "zh")."""
         return {
             "nothing_found": self.nothing_found,

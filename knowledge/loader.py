@@ -116,9 +116,10 @@ def _parse_yaml(data: bytes, source: str) -> Any:
         raise RuleError(f"not valid YAML: {exc}", source=source) from None
 
 
-def parse_rule(raw: Any, source: str = "") -> Rule:
+def parse_rule(data: object, source: str = "") -> Rule:
     """Validate one rule mapping (already parsed from YAML) into a Rule."""
-    _mapping(raw, RULE_KEYS, "")
+    _mapping(data, RULE_KEYS, "")
+    raw = cast("dict[str, Any]", data)  # a mapping with the rule's keys: each value is checked below
     rule_id = raw["id"]
     if not isinstance(rule_id, str) or not ID_PATTERN.match(rule_id):
         raise RuleError(f"{rule_id!r} is not a kebab-case id (a-z, 0-9, single hyphens)", field="id")

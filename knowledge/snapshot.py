@@ -16,10 +16,24 @@ import hashlib
 import json
 from functools import cache
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypedDict, cast
 
 SNAPSHOT_NAME = "snapshot.json"
 FORMAT = 1
+
+
+class SnapshotEntry(TypedDict):
+    """One rule file in the snapshot: the SHA-256 of its bytes and its YAML parsed (JSON-exact)."""
+
+    sha256: str
+    raw: object
+
+
+class Snapshot(TypedDict):
+    """The snapshot document: its format and every rule file's entry, by file name."""
+
+    format: int
+    rules: dict[str, SnapshotEntry]
 
 
 def digest(data: bytes) -> str:
@@ -27,7 +41,7 @@ def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def parse_yaml(text: str) -> Any:
+def parse_yaml(text: str) -> object:
     """One rule file's YAML, read with libyaml's C parser when PyYAML has it (same safe semantics)."""
     import yaml  # only when a file is not in the snapshot: the packaged rules need no YAML parser
 
@@ -47,7 +61,7 @@ def _entries(directory: Path) -> dict[str, dict[str, Any]]:
     return cast("dict[str, dict[str, Any]]", entries) if isinstance(entries, dict) else {}
 
 
-def cached_raw(directory: Path, name: str, data: bytes) -> Any | None:
+def cached_raw(directory: Path, name: str, data: bytes) -> object:
     """The parsed content of rule file `name` when the snapshot holds these exact bytes, else None."""
     entry = _entries(directory).get(name)
     if isinstance(entry, dict) and entry.get("sha256") == digest(data):
@@ -55,9 +69,9 @@ def cached_raw(directory: Path, name: str, data: bytes) -> Any | None:
     return None
 
 
-def build(directory: Path) -> dict[str, Any]:
+def build(directory: Path) -> Snapshot:
     """The snapshot document of every *.yaml file in `directory`, parsed from YAML."""
-    rules = {}
+    rules: dict[str, SnapshotEntry] = {}
     for path in sorted(directory.glob("*.yaml")):
         data = path.read_bytes()
         raw = parse_yaml(data.decode("utf-8"))
@@ -87,7 +101,7 @@ def _same(a: Any, b: Any) -> bool:
     return a == b
 
 
-def render(document: dict[str, Any]) -> str:
+def render(document: Snapshot) -> str:
     """The snapshot file's text: stable key order, readable diffs."""
     return json.dumps(document, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
 

@@ -16,7 +16,7 @@ import sys
 import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from knowledge.schema import Rule
 
@@ -67,12 +67,25 @@ def forbidden_hits(text: str) -> list[str]:
     return [f"{why}: {m.group(0)!r}" for why, pattern in FORBIDDEN_APIS for m in pattern.finditer(text)]
 
 
-def run_fixes(rules: Iterable[Rule], timeout: float = 900.0) -> dict[str, dict[str, Any]]:
+class _Ran(TypedDict):
+    ok: bool
+    error: str  # the exception and its traceback when not ok
+    seconds: float
+
+
+class SnippetResult(_Ran, total=False):
+    """What the fix runner reports for one snippet (knowledge._fixrunner)."""
+
+    path: str  # --export: the .mindir; --profile: the profiler's output folder
+    steps: int  # --profile: the calls recorded
+
+
+def run_fixes(rules: Iterable[Rule], timeout: float = 900.0) -> dict[str, SnippetResult]:
     """Execute the fixes of `rules` on CPU in ONE subprocess with real MindSpore; per-rule results."""
     return run_snippets({rule.id: rule.fix.code for rule in rules}, timeout)
 
 
-def run_snippets(snippets: dict[str, str], timeout: float = 900.0) -> dict[str, dict[str, Any]]:
+def run_snippets(snippets: dict[str, str], timeout: float = 900.0) -> dict[str, SnippetResult]:
     """Execute snippets (name -> code) against the preamble in one subprocess; results by name:
     {"ok": bool, "error": str, "seconds": float}."""
     return _run_runner([], snippets, timeout)
@@ -80,7 +93,7 @@ def run_snippets(snippets: dict[str, str], timeout: float = 900.0) -> dict[str, 
 
 def export_snippets(
     snippets: dict[str, str], out_dir: Path, net: str = "SmallNet", timeout: float = 900.0
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, SnippetResult]:
     """Run each snippet against a fresh preamble (`net` names a class of knowledge._fixnet), then export
     its `net` on its `x` with real ``ms.export(..., file_format="MINDIR")``; all in one subprocess.
     Results by name add "path", the .mindir written into `out_dir` (load it with graph.load_mindir)."""
@@ -90,7 +103,7 @@ def export_snippets(
 
 def profile_snippet(
     name: str, code: str, out_dir: Path, net: str = "SmallNet", timeout: float = 900.0
-) -> dict[str, Any]:
+) -> SnippetResult:
     """Run one snippet in its own subprocess, then profile calls of its `net` on its `x` with the real
     CPU profiler into `out_dir`/`name` (read it with diagnosis.ingest.read_folder). Adds "path" and
     "steps" (the recorded calls) to the result."""
@@ -99,7 +112,7 @@ def profile_snippet(
 
 def _run_runner(
     mode: list[str], payload: dict[str, Any], timeout: float, out_dir: Path | None = None
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, SnippetResult]:
     """`python -m knowledge._fixrunner [mode] in.json out.json [out_dir]` in a fresh process."""
     repo = Path(__file__).resolve().parent.parent
     with tempfile.TemporaryDirectory(prefix="fixcheck-") as work:
@@ -118,7 +131,7 @@ def _run_runner(
         )
         if proc.returncode != 0 or not out.exists():
             raise RuntimeError(f"fix runner failed ({proc.returncode}): {proc.stderr[-2000:]}")
-        return json.loads(out.read_text(encoding="utf-8"))
+        return cast("dict[str, SnippetResult]", json.loads(out.read_text(encoding="utf-8")))
 
 
 def resolve_problems(code: str) -> list[str]:
@@ -219,7 +232,7 @@ def _resolve_once(dotted: str, checked: set[str]) -> list[str]:
     return []
 
 
-def resolve(dotted: str) -> Any:
+def resolve(dotted: str) -> object:
     """The object at a dotted path: import the longest importable module prefix, then getattr."""
     parts = dotted.split(".")
     for cut in range(len(parts), 0, -1):
@@ -249,7 +262,10 @@ def _call_problems(call: ast.Call, scope: _Scope, checked: set[str]) -> list[str
     if missing:
         return missing
     try:
-        signature = inspect.signature(resolve(dotted))
+        target = resolve(dotted)
+        if not callable(target):
+            return []  # a constant or a module: no call to check
+        signature = inspect.signature(target)
     except (ImportError, AttributeError):
         return []  # reported once already
     except (TypeError, ValueError):

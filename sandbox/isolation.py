@@ -42,10 +42,16 @@ import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, BinaryIO, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar, cast
 
 from core import InputError, say
 from diagnosis import MIB, Limits, Source, Workspace, check_positive, env_name, settings_from_env
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from core import Run
+    from graph import MindirModel
 
 T = TypeVar("T")
 ISOLATION_PREFIX = "isolation_"
@@ -100,9 +106,9 @@ class Task:
 def run_isolated(
     task: Task,
     func: Callable[..., T],
-    *args: Any,
+    *args: object,
     limits: IsolationLimits | None = None,
-    **kwargs: Any,
+    **kwargs: object,
 ) -> T:
     """Call the module-level function ``func(*args, **kwargs)`` in a child under `limits`.
 
@@ -763,7 +769,7 @@ def _apply_limits(rlimits: dict[str, int | None]) -> None:
 # The isolated tasks
 
 
-def load_mindir(path: str | os.PathLike[str], *, limits: IsolationLimits | None = None) -> Any:
+def load_mindir(path: str | os.PathLike[str], *, limits: IsolationLimits | None = None) -> MindirModel:
     """graph.load_mindir in a child under the limits; returns the MindirModel."""
     task = Task(subject=Path(path).name, failure=say("isolation.model-failed"))
     return run_isolated(task, _load_mindir_child, _plain(path), limits=limits)
@@ -802,16 +808,18 @@ def materialize(
     return result
 
 
-def decode_dump(subject: str, func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+def decode_dump(subject: str, func: Callable[..., T], *args: object, **kwargs: object) -> T:
     """A reader of the outputs comparison's dumps (outputs.read_dump_at, which the caller passes: this
     module never imports outputs, a sibling stage) in a fork of the warm reader under the limits, writing
     no file; the caller gives it `say_reading` as its watcher, so that a limit names the file it parsed.
     The Dump comes back through the reply's allow-list."""
     task = Task(subject=subject, failure=say("isolation.dump-failed"), warm=True)
-    return run_isolated(task, func, *args, **kwargs)
+    return run_isolated(
+        task, func, *args, **cast("dict[str, Any]", kwargs)
+    )  # `limits` among them is the caller's
 
 
-def decode_mapping(subject: str, func: Callable[..., T], *args: Any) -> T:
+def decode_mapping(subject: str, func: Callable[..., T], *args: object) -> T:
     """The outputs comparison's layer mapping (a YAML file; outputs.load_mapping, passed by the caller)
     read in a fork of the warm reader under the limits, writing no file: a YAML of nested aliases grows
     without bound. The names come back as a plain dict."""
@@ -858,7 +866,7 @@ def _materialize_child(source: Source, root: str, budget: Limits) -> str:
 
 def read_profile(
     folder: Path, *, rank: int | None, source: str, scheduler: str | None, workspace: Workspace
-) -> tuple[Any, Any]:
+) -> tuple[Run, Run | None]:
     """diagnosis.read_folder of an unpacked or local profile folder in a child under the limits, and the
     run of the typical rank when the job has a slow rank (else None): (run, typical).
 
@@ -930,7 +938,7 @@ _EXTRA = "extras/"  # the key prefix of Run.extras tables on the wire
 _RANK_POOL = "PERF_DOCTOR_RANK_POOL"  # diagnosis.scale's pool kind
 
 
-def _run_from_wire(wire: tuple[Any, dict[str, bytes]]) -> Any:
+def _run_from_wire(wire: tuple[Any, dict[str, bytes]]) -> Run:
     """The run `_run_to_wire` encoded, with its tables read back from their Arrow streams."""
     run, frames = wire
     for name, data in frames.items():
@@ -979,7 +987,7 @@ def _compact(column: Any, field: Any) -> tuple[Any, Any]:
     return encoded, pa.field(field.name, encoded.type, field.nullable, _DICTIONARY)
 
 
-def _frame(data: bytes) -> Any:
+def _frame(data: bytes) -> pd.DataFrame:
     """The DataFrame of one Arrow IPC stream `_ipc` wrote (its dictionary-encoded columns decoded)."""
     import pyarrow as pa
 
@@ -994,7 +1002,7 @@ def _frame(data: bytes) -> Any:
     return table.to_pandas()
 
 
-def read_npu_smi(path: str | os.PathLike[str]) -> Any:
+def read_npu_smi(path: str | os.PathLike[str]) -> pd.DataFrame:
     """diagnosis.read_npu_smi of an `npu-smi` text file in a fork of the warm reader under the limits;
     the readings come back as an Arrow IPC stream."""
     task = Task(subject=Path(path).name, failure=say("isolation.profile-failed"), warm=True)

@@ -3,6 +3,7 @@ registered, the catalogue knows every file a reader opens, and every canonical t
 
 from __future__ import annotations
 
+import ast
 import importlib
 import pkgutil
 import re
@@ -78,6 +79,32 @@ def test_every_reader_module_is_registered_and_every_layout_has_one_reader() -> 
     assert all(ingest.reader_of(name).LAYOUTS.count(name) == 1 for name in catalog.BY_NAME)
     for layout in catalog.LAYOUTS:
         assert ingest.reader_of(layout.name).__name__ == f"diagnosis.readers.{layout.reader}", layout.name
+
+
+def test_a_layout_name_is_written_once_in_the_catalogue() -> None:
+    """A reader (and discovery) takes a layout's name from its catalogue entry, so a renamed or new layout
+    is written in catalog.py alone: no other module of the package has the name as a string literal
+    (docstrings, which describe the layouts, aside)."""
+
+    names = set(catalog.BY_NAME)
+    written = []
+    for path in sorted(Path(catalog.__file__).parent.glob("*.py")):
+        if path.name == "catalog.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstrings = {
+            id(node.body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+        }
+        written += [
+            f"{path.name}:{node.lineno} {node.value}"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and node.value in names and id(node) not in docstrings
+        ]
+    assert not written, written
 
 
 @pytest.mark.parametrize("template", ["framework_raw_{r}.csv", "aicore_intermediate_{r}_type.csv"])

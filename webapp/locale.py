@@ -8,15 +8,9 @@ language; Gradio then starts in it ("zh-CN": Gradio's own Chinese, falling back 
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
 from urllib.parse import parse_qs
 
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 LOCALES = {"zh": "zh-CN", "en": "en-US"}  # ?lang= -> the locale the browser reports to Gradio
 MAX_PAGE_BYTES = 2 << 20  # the app page is a few kB; anything larger streams through untouched

@@ -16,7 +16,7 @@ from typing import Any
 
 import gradio as gr
 
-from core import InputError, error_line, in_lang, say
+from core import InputError, JsonObject, error_line, in_lang, say
 from doctor.i18n import LANGUAGE_NAMES
 from doctor.outputs_report import compare_outputs, depth_figure, render_outputs
 from sandbox import run_cancellable
@@ -28,7 +28,7 @@ SLOTS = ("outputs-baseline", "outputs-target", "outputs-mapping")  # upload slot
 
 
 def outputs_tab(
-    label: Any, language: gr.components.Component | None = None, uploads: UploadLedger | None = None
+    label: gr.I18n, language: gr.components.Component | None = None, uploads: UploadLedger | None = None
 ) -> list[gr.components.Component]:
     """The tab's components (inside an open gr.Tab); `label` is the app's gr.I18n, `language` its switch,
     `uploads` the app's upload ledger (None: uploads are left to Gradio's cache sweep). Returns its
@@ -46,8 +46,8 @@ def outputs_tab(
     inputs = [baseline, target, mapping] + ([language] if language is not None else [])
 
     async def compare(
-        request: gr.Request, baseline: Any, target: Any, mapping: Any, language: str | None = None
-    ) -> tuple[Any, Any]:
+        request: gr.Request, baseline: object, target: object, mapping: object, language: str | None = None
+    ) -> tuple[gr.Markdown, gr.Plot]:
         """The Compare button: a cancelled request (a closed page) kills the children parsing the dumps."""
         session = getattr(request, "session_hash", None)
         return await run_cancellable(
@@ -76,14 +76,14 @@ def _holder(uploads: UploadLedger, slot: str) -> Any:
 
 
 def run_outputs(
-    baseline: Any,
-    target: Any,
-    mapping: Any,
+    baseline: object,
+    target: object,
+    mapping: object,
     language: str | None = None,
     *,
     uploads: UploadLedger | None = None,
     session: str | None = None,
-) -> tuple[Any, Any]:
+) -> tuple[gr.Markdown, gr.Plot]:
     """Compare two uploaded dumps; an InputError is said as one line (in the page's language), no plot.
     With `uploads`, the run holds its files while it runs (holding) and `session`'s inputs keep them."""
     lang = next((code for code, name in LANGUAGE_NAMES.items() if name == language), "en")
@@ -102,8 +102,8 @@ def run_outputs(
 
 
 def outputs_api(
-    baseline: Any, target: Any, mapping: Any, lang: str, *, uploads: UploadLedger | None = None
-) -> tuple[dict[str, Any], list[str]]:
+    baseline: object, target: object, mapping: object, lang: str, *, uploads: UploadLedger | None = None
+) -> tuple[JsonObject, list[str]]:
     """The `/compare_outputs` API: the outputs section (JSON) of two dumps and its HTML, Markdown, JSON
     and CSV files; bad input is one escaped gr.Error line."""
     first, second, third = _path(baseline), _path(target), _path(mapping)

@@ -14,6 +14,7 @@ from typing import Any
 import gradio as gr
 from gradio.components import Component
 
+from core import JsonObject
 from doctor import Report
 from webapp.files import ReportFiles, case_id_of
 from webapp.views import ReportView, Table, baseline_note, baseline_slot, report_view
@@ -98,7 +99,7 @@ class Results:
     def outputs(self) -> list[Component]:
         return list(self.parts.values())
 
-    def keyed(self, values: Mapping[str, Any]) -> dict[Component, Any]:
+    def keyed(self, values: Mapping[str, object]) -> dict[Component, object]:
         """Values by name as Gradio's {component: value} return; every output must have one."""
         if set(values) != set(self.parts):
             raise ValueError(f"values for {sorted(values)}, outputs are {sorted(self.parts)}")
@@ -107,7 +108,7 @@ class Results:
 
 def present(
     report: Report, case: tuple[str, str] = NO_CASE, choice: str | None = None, first: str | None = None
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The UI update of a report: the values of its tab's result components by name (the Inspect tab's
     for a model-only report, else the Compare tab's); `case` is the (banner, link) of the case it is
     kept as, `choice` the baseline option and `first` the name of the Baseline box's upload."""
@@ -116,7 +117,7 @@ def present(
     return compare_values(report, case, choice, first)
 
 
-def api_result(report: Report, case: tuple[str, str] = NO_CASE) -> tuple[dict[str, Any], list[str]]:
+def api_result(report: Report, case: tuple[str, str] = NO_CASE) -> tuple[JsonObject, list[str]]:
     """What the named API endpoints return: the report document (carrying its case when one was kept)
     and the paths of its download files (HTML, Markdown, JSON and, for runs, CSV)."""
     kept = _with_case(report, case)
@@ -131,7 +132,7 @@ def _with_case(report: Report, case: tuple[str, str]) -> Report:
     return report.with_case(case_id, case[1]) if case_id else report
 
 
-def cleared_values(names: Sequence[str]) -> dict[str, Any]:
+def cleared_values(names: Sequence[str]) -> dict[str, object]:
     """An empty result area: no verdict, causes, tables, plots, downloads or case link."""
     values: dict[str, Any] = {}
     for name in names:
@@ -160,7 +161,7 @@ def _plot(view: ReportView, key: str) -> gr.Plot:
     return gr.Plot(value=figure, visible=figure is not None)
 
 
-def _shared_values(report: Report, view: ReportView, case: tuple[str, str]) -> dict[str, Any]:
+def _shared_values(report: Report, view: ReportView, case: tuple[str, str]) -> dict[str, object]:
     """What both tabs show of a report: verdict, causes (those below the threshold in a box shown only
     when it has some), warnings, chains, report files, the case banner and link, and the JSON report."""
     banner, link = case
@@ -184,7 +185,7 @@ def _shared_values(report: Report, view: ReportView, case: tuple[str, str]) -> d
 
 def compare_values(
     report: Report, case: tuple[str, str] = NO_CASE, choice: str | None = None, first: str | None = None
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Values of the Compare tab's result components by name (COMPARE_OUTPUTS); `case` is the
     (banner, link) of the case the report is kept as, `choice` the baseline option and `first` the name
     of the Baseline box's upload (which run became the baseline, and why)."""
@@ -215,7 +216,7 @@ def script_button(path: Path | None) -> gr.DownloadButton:
     return gr.DownloadButton(value=None if path is None else str(path), visible=path is not None)
 
 
-def inspect_values(report: Report, case: tuple[str, str] = NO_CASE) -> dict[str, Any]:
+def inspect_values(report: Report, case: tuple[str, str] = NO_CASE) -> dict[str, object]:
     """Values of the Inspect tab's result components by name (INSPECT_OUTPUTS; no CSV download)."""
     view = report_view(report)
     values = {**_shared_values(report, view, case), "graph": view.graph}

@@ -20,10 +20,11 @@ import stat
 import threading
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, MutableMapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from core import InputError, say
 
@@ -31,12 +32,6 @@ LOG = logging.getLogger("perf_doctor.uploads")
 UPLOAD_ROUTE = "/gradio_api/upload"  # gradio.routes: APIRouter(prefix=API_PREFIX).post("/upload")
 MAX_ANSWER_BYTES = 4 << 20  # the upload route answers a JSON list of at most 1,000 paths
 GONE = say("uploads.gone")
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 class UploadLedger:

@@ -9,10 +9,11 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from core import JsonObject
 from doctor.chain_rows import chain_records
 from doctor.i18n import UI_TEXT, t, word
 from doctor.model import BoardRow, RunInfo
@@ -30,6 +31,9 @@ from doctor.report import Report
 from doctor.table import Table
 from doctor.text import is_missing, md_code
 
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
 DISPLAY_DIGITS = 3
 
 
@@ -46,7 +50,7 @@ class ReportView:
     top_target: Table
     chains: Table
     graph: str
-    figures: dict[str, Any]
+    figures: dict[str, go.Figure]
     runs: Table
     after: str = ""  # the after-the-fix section ("" without an after run)
     fixes: list[tuple[str, str]] = field(default_factory=list)  # (label, cause id) reprofile.py can apply
@@ -256,7 +260,7 @@ def _as_int(value: float) -> int | None:
     return None if pd.isna(value) else int(value)
 
 
-def rank_choices(data: dict[str, Any] | None, lang: str) -> list[tuple[str, str]]:
+def rank_choices(data: JsonObject | None, lang: str) -> list[tuple[str, str]]:
     """The rank field's choices after a report (its JSON data): "every rank" (the empty value), then
     each rank either run holds, so one click drills into that rank; none for a one-rank report."""
     runs = (data or {}).get("runs") or []
@@ -266,7 +270,7 @@ def rank_choices(data: dict[str, Any] | None, lang: str) -> list[tuple[str, str]
     return [(UI_TEXT[lang]["rank_every"], ""), *((str(rank), str(rank)) for rank in ranks)]
 
 
-def themed(figure: Any) -> Any:
+def themed(figure: go.Figure) -> go.Figure:
     """A copy of a figure for the page: transparent backgrounds, so a plot follows the page's light or dark
     theme (the app's CSS lightens its text and grid in dark mode); report files keep their white plots."""
     shown = copy.deepcopy(figure)

@@ -11,15 +11,15 @@ import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol, TypedDict
 
-from core import InputError, say
+from core import InputError, JsonObject, say
 from doctor.text import one_line
 
 if TYPE_CHECKING:
     from doctor.model import After, Input, Ranks, ReportDocument, RunInfo
 
-Documents = Mapping[str, Mapping[str, Any]]  # report documents by language
+Documents = Mapping[str, Mapping[str, object]]  # report documents (JSON data) by language
 
 STATUSES = ("new", "in progress", "answered")
 # What a submission turned out to be; the last two have no report.
@@ -94,9 +94,7 @@ class CaseMeta:
     figure: str | None = None  # the fusion-chain figure as plotly JSON (it is not part of the report)
     uploads: tuple[Upload, ...] = ()
     created: datetime | None = None  # default: now
-    translations: Mapping[str, Mapping[str, Any]] = field(
-        default_factory=dict
-    )  # the report by other language
+    translations: Documents = field(default_factory=dict)  # the report by other language
     example: bool = False  # a run of a bundled example (kept apart from the users' submissions)
     figures: Mapping[str, str] = field(default_factory=dict)  # the chain figure by other language (JSON)
 
@@ -133,12 +131,10 @@ class Case:
     chain figure and the names of the kept uploads."""
 
     summary: CaseSummary
-    report: dict[str, Any] | None
+    report: JsonObject | None  # as stored: JSON data
     figure: str | None = None
     uploads: tuple[tuple[str, str, int], ...] = ()  # (role, name, size in bytes)
-    translations: Mapping[str, Mapping[str, Any]] = field(
-        default_factory=dict
-    )  # the report by other language
+    translations: Documents = field(default_factory=dict)  # the report by other language
     figures: Mapping[str, str] = field(default_factory=dict)  # the chain figure by other language (JSON)
 
 
@@ -155,7 +151,7 @@ class CaseFilter:
 class CaseStore(Protocol):
     """Where cases are kept. Implementations must be safe to use from several threads and processes."""
 
-    def put(self, report: Mapping[str, Any] | None, meta: CaseMeta) -> str:
+    def put(self, report: Mapping[str, object] | None, meta: CaseMeta) -> str:
         """Store a new case; returns its id."""
         ...
 
@@ -174,7 +170,7 @@ class CaseStore(Protocol):
     def replace_report(
         self,
         case_id: str,
-        report: Mapping[str, Any],
+        report: Mapping[str, object],
         translations: Documents | None = None,
     ) -> CaseSummary:
         """Store a new report for a case (its diagnosis with the after run) and the summary it gives;
@@ -194,7 +190,30 @@ class CaseStore(Protocol):
         ...
 
 
-def summarize(report: ReportDocument | None) -> dict[str, Any]:
+class AfterFacts(TypedDict):
+    """The triage columns of a report's after section (after_facts)."""
+
+    resolved: str  # the resolved causes' ids, joined by ", "
+    remaining: str
+    gain_ms: float | None
+    predicted_gain_ms: float | None
+
+
+class ReportFacts(AfterFacts):
+    """The triage columns a report determines (summarize)."""
+
+    source: str
+    kind: str
+    layouts: str
+    verdict: str
+    top_cause: str | None
+    severity: str | None
+    confidence: float | None  # in [0, 1]
+    recoverable_ms: float | None
+    ranks: int | None
+
+
+def summarize(report: ReportDocument | None) -> ReportFacts:
     """The triage columns a report determines: kind, layouts, verdict, top cause with its severity and
     confidence, recoverable time and the input names. Empty values without a report."""
     if report is None:
@@ -244,7 +263,7 @@ def rank_count(runs: Sequence[RunInfo]) -> int | None:
     return max(counts) if counts else None
 
 
-def after_facts(after: After | None) -> dict[str, Any]:
+def after_facts(after: After | None) -> AfterFacts:
     """The triage columns of a report's after section: resolved and remaining causes, measured and
     predicted gain (empty without an after run)."""
     if after is None:

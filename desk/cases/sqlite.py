@@ -162,7 +162,7 @@ class SqliteCaseStore:
 
     # ------------------------------------------------------------------------------------ operations
 
-    def put(self, report: Mapping[str, Any] | None, meta: CaseMeta) -> str:
+    def put(self, report: Mapping[str, object] | None, meta: CaseMeta) -> str:
         """Store a new case (the report as compressed JSON); returns its new id. The summary columns are
         said in English whatever language the report was made in (the triage list is one list)."""
         facts = summarize(english(report, meta.translations))
@@ -265,7 +265,7 @@ class SqliteCaseStore:
     def replace_report(
         self,
         case_id: str,
-        report: Mapping[str, Any],
+        report: Mapping[str, object],
         translations: Documents | None = None,
     ) -> CaseSummary:
         """Store a case's new report (its diagnosis with the after run), its translations (the old ones
@@ -278,7 +278,7 @@ class SqliteCaseStore:
             changed = conn.execute(
                 f"UPDATE cases SET {assignments}, report = ?, translations = ?, updated = ? WHERE id = ?",
                 (
-                    *(facts[name] for name in columns),
+                    *(dict(facts)[name] for name in columns),
                     _pack(report),
                     _pack(dict(translations)) if translations else None,
                     time.time(),
@@ -322,7 +322,7 @@ def _create_file(path: Path) -> None:
         raise InputError(say("case.db-create", reason=error.strerror), path=DB_HINT) from None
 
 
-def _pack(report: Mapping[str, Any]) -> bytes:
+def _pack(report: Mapping[str, object]) -> bytes:
     """The report as compressed JSON (NaN refused: the report is valid JSON by construction)."""
     return zlib.compress(json.dumps(report, ensure_ascii=False, allow_nan=False).encode("utf-8"))
 
@@ -347,7 +347,7 @@ def _where(filters: CaseFilter) -> tuple[str, tuple[Any, ...]]:
     return (" WHERE " + " AND ".join(clauses) if clauses else ""), tuple(params)
 
 
-def english(report: Mapping[str, Any] | None, translations: Documents | None) -> ReportDocument | None:
+def english(report: Mapping[str, object] | None, translations: Documents | None) -> ReportDocument | None:
     """The English document of a stored report (the report itself when it is English or has no
     translation), read as the typed model: the summary columns come from it."""
     if report is None:

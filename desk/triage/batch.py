@@ -20,20 +20,30 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from tqdm import tqdm
 
-from core import InputError
+from core import InputError, JsonObject
 from desk.cases import STATUSES, CaseBook, summarize
 from desk.triage.inbox import Ambiguous, plan_submission, submissions
-from desk.triage.view import when_text
+from desk.triage.view import TriageRow, when_text
 from diagnosis import Workspace
 from doctor.config import public_folders
 from doctor.facade import diagnose
 from doctor.report import Report
 
-Result = dict[str, Any]  # kind, message, report (dict or None), figure (plotly JSON or None)
+
+class Result(TypedDict):
+    """What diagnosing one submission gave: its kind, why there is no report (or how the inputs were
+    understood), the report as JSON data and the chain figure as plotly JSON (None when absent)."""
+
+    kind: str
+    message: str
+    report: JsonObject | None
+    figure: str | None
+
+
 Work = Callable[[str, str], Result]
 DEFAULT_JOBS = 2
 DEFAULT_TIMEOUT_S = 600.0
@@ -177,7 +187,7 @@ def _start(ctx: Any, work: Work, index: int, items: Sequence[str], lang: str, ti
 # ---------------------------------------------------------------------------------------------- inbox
 
 
-def result_row(name: str, result: Result, when: datetime, case_id: str = "") -> dict[str, Any]:
+def result_row(name: str, result: Result, when: datetime, case_id: str = "") -> TriageRow:
     """The triage row (TRIAGE_COLUMNS) of one submission."""
     report = None if result["report"] is None else Report.from_dict(result["report"])
     facts = summarize(None if report is None else report.document)
@@ -192,7 +202,10 @@ def result_row(name: str, result: Result, when: datetime, case_id: str = "") -> 
         "severity": facts["severity"],
         "confidence": facts["confidence"],
         "recoverable_ms": facts["recoverable_ms"],
-        **{name: facts[name] for name in ("resolved", "remaining", "gain_ms", "predicted_gain_ms")},
+        "resolved": facts["resolved"],
+        "remaining": facts["remaining"],
+        "gain_ms": facts["gain_ms"],
+        "predicted_gain_ms": facts["predicted_gain_ms"],
         "ranks": facts["ranks"],
         "status": STATUSES[0],
         "note": "",
@@ -222,11 +235,11 @@ def triage_inbox(
     book: CaseBook | None = None,
     progress: bool = True,
     work: Work = triage_submission,
-) -> list[dict[str, Any]]:
+) -> list[TriageRow]:
     """One triage row per submission of `inbox`, in name order; with `book`, each is also kept as a
     case. A progress bar goes to stderr."""
     paths = submissions(inbox)
-    rows: list[dict[str, Any] | None] = [None] * len(paths)
+    rows: list[TriageRow | None] = [None] * len(paths)
     with _progress_bar(len(paths), progress) as bar:
 
         def done(index: int, result: Result) -> None:

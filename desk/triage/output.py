@@ -27,12 +27,12 @@ def output_format(path: Path) -> str:
     return fmt
 
 
-def rows_csv(rows: Sequence[Mapping[str, Any]]) -> str:
+def rows_csv(rows: Sequence[Mapping[str, object]]) -> str:
     """The rows as CSV: text cells formula-safe, numbers left numeric, empty cells for missing values."""
     return safe_frame(rows_frame(rows)).to_csv(index=False, lineterminator="\n")
 
 
-def rows_json(rows: Sequence[Mapping[str, Any]]) -> str:
+def rows_json(rows: Sequence[Mapping[str, object]]) -> str:
     """The rows as a JSON document {generator, columns, rows}; missing values are null."""
     clean = [{name: _plain(row.get(name)) for name in COLUMN_NAMES} for row in rows]
     generator = {"name": "perf-doctor", "version": VERSION}
@@ -40,7 +40,7 @@ def rows_json(rows: Sequence[Mapping[str, Any]]) -> str:
     return json.dumps(document, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
 
 
-def render_rows(rows: Sequence[Mapping[str, Any]], fmt: str) -> str:
+def render_rows(rows: Sequence[Mapping[str, object]], fmt: str) -> str:
     """The rows in `fmt` ('csv' or 'json')."""
     return rows_json(rows) if fmt == "json" else rows_csv(rows)
 

@@ -13,7 +13,7 @@ import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 import pandas as pd
 import plotly.io
@@ -80,7 +80,30 @@ def when_text(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%d %H:%M:%SZ")
 
 
-def summary_row(summary: CaseSummary) -> dict[str, Any]:
+class TriageRow(TypedDict):
+    """One row of the triage list (TRIAGE_COLUMNS): a stored case or a submission just diagnosed."""
+
+    when: str
+    case: str
+    submission: str
+    kind: str
+    layouts: str
+    verdict: str
+    top_cause: str | None
+    severity: str | None
+    confidence: float | None
+    recoverable_ms: float | None
+    resolved: str
+    remaining: str
+    gain_ms: float | None
+    predicted_gain_ms: float | None
+    status: str
+    note: str
+    message: str
+    ranks: int | None
+
+
+def summary_row(summary: CaseSummary) -> TriageRow:
     """One triage row (TRIAGE_COLUMNS keys) from a stored case."""
     return {
         "when": when_text(summary.created),
@@ -104,7 +127,7 @@ def summary_row(summary: CaseSummary) -> dict[str, Any]:
     }
 
 
-def rows_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+def rows_frame(rows: Iterable[Mapping[str, object]]) -> pd.DataFrame:
     """Triage rows as a DataFrame with exactly TRIAGE_COLUMNS: numbers as floats (rounded), text as str."""
     frame = pd.DataFrame(list(rows), columns=list(COLUMN_NAMES))
     for name, kind in TRIAGE_COLUMNS:
@@ -177,12 +200,12 @@ def read_limit(limit: float | None, default: int = 200) -> int:
     return int(limit)
 
 
-def selection(row: Sequence[Any] | None) -> tuple[str, str, str]:
+def selection(row: Sequence[object] | None) -> tuple[str, str, str]:
     """(case id, status, note) of a clicked triage row, so staff can open or annotate that case."""
     if not row or len(row) != len(TABLE_COLUMNS):
         return "", STATUSES[0], ""
     values = dict(zip(TABLE_COLUMNS, row, strict=True))
-    status = values["status"] if values["status"] in STATUSES else STATUSES[0]
+    status = str(values["status"]) if values["status"] in STATUSES else STATUSES[0]
     return str(values["case"] or ""), status, str(values["note"] or "")
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import cast
 
 from core.model import ProfilerConfig
 from core.symptoms import Emits, Kind, Symptom, SymptomValues
@@ -29,8 +29,8 @@ class ProfilerConfigDiff(SymptomValues):
     data_simplification); window_differences notes a different schedule, which is no evidence."""
 
     KIND = Kind("profiler-config-diff", ("pair",), ("profiler-config-diff",))
-    differences: dict[str, Any]
-    window_differences: dict[str, Any]
+    differences: dict[str, list[object]]  # name -> [baseline value, target value]
+    window_differences: dict[str, list[object]]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -45,7 +45,7 @@ class ProfilerLevelLow(SymptomValues):
             "profiler-level-low.many",
         ),
     )
-    runs: list[Any]
+    runs: list[str]  # the roles (baseline, target) profiled at Level0
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -8,7 +8,7 @@ run as ``run.npu_smi`` (core.model.NPU_SMI_SCHEMA).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -29,7 +29,7 @@ class AiCpuOps(SymptomValues):
     KIND = Kind("ai-cpu-ops", ("run",), ("ai-cpu-ops",))
     aicpu_share: float | None
     aicpu_ms_per_step: float | None
-    ops: list[Any]
+    ops: list[str]  # operator names
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -38,7 +38,7 @@ class CoreChange(SymptomValues):
     AI_CPU)."""
 
     KIND = Kind("core-change", ("pair",), ("core-change",))
-    ops: list[Any]
+    ops: list[str]  # operator names
     ms_per_step: float | None
 
 

@@ -8,9 +8,11 @@ script recorded counts too, as does the CANN version the reader adds.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
+from core.jsontypes import JsonObject
 from core.symptoms import Emits, Kind, Symptom, SymptomValues
 from core.text import Text, join, say
 from diagnosis.analyzers import pair_analyzer, run_analyzer
@@ -33,7 +35,7 @@ class EnvironmentDiff(SymptomValues):
             "environment-diff",
         ),
     )
-    variables: dict[str, Any]
+    variables: Mapping[str, object]  # name -> its value, or (baseline, target) values
 
 
 # The symptom kinds this module emits, each declared above with its values and messages.
@@ -54,7 +56,7 @@ DEBUG_SETTINGS: dict[str, tuple[tuple[str, ...], Text]] = {
 }
 
 
-def environment_variables(meta_env: dict[str, Any]) -> dict[str, str]:
+def environment_variables(meta_env: JsonObject) -> dict[str, str]:
     """Flat {name: value-as-text} of the recorded environment variables and deterministic flags."""
     found: dict[str, str] = {}
     for key, value in meta_env.items():

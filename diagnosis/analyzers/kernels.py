@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -125,7 +124,7 @@ class Float64Input(SymptomValues):
     """DOUBLE inputs reach the device (Cast from DOUBLE, AI CPU ops on DOUBLE/INT64)."""
 
     KIND = Kind("float64-input", ("run",), ("float64-input",))
-    ops: list[Any]
+    ops: list[str]  # operator names
     ms_per_step: float | None
 
 

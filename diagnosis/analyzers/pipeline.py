@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -36,7 +35,7 @@ class RandomAugmentation(SymptomValues):
     """Random augmentation operations run in the inference data pipeline."""
 
     KIND = Kind("random-augmentation", ("run",), ("random-augmentation",))
-    ops: list[Any]
+    ops: list[str]  # the Random* transforms found
 
 
 # The symptom kinds this module emits, each declared above with its values and messages.
@@ -54,7 +53,7 @@ RANDOM_OP = re.compile(r"\bRandom(?!Sampler|Accessor|Seed|State)[A-Z][A-Za-z0-9]
 # ------------------------------------------------------------------------------------ data waiting
 
 
-def queue_samples(cell: Any) -> np.ndarray:
+def queue_samples(cell: object) -> np.ndarray:
     """Sampled queue sizes from a minddata `output_queue_size` cell (`[12, 3, 0]`); empty if not a list."""
     text = "" if cell is None or cell is pd.NA else str(cell)
     if "[" not in text:

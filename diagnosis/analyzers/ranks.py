@@ -5,7 +5,6 @@ others wait for (diagnosis/ranks.py computes the per-rank breakdown and the stra
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -42,7 +41,7 @@ class SlowRank(SymptomValues):
     compute_ratio: float | None
     extra_ms_per_step: float | None
     stable_share: float | None
-    victims: list[Any]
+    victims: list[int]  # the ranks that wait for it
     wait_ms_per_step: float | None
     ranks: int
 
@@ -192,7 +191,7 @@ def slow_link(side: Side, role: str) -> list[Symptom]:
                 role=say(f"role.{role}"),
                 n=len(ranks.slow_links),
                 rank=worst["rank"],
-                link=f"{worst['link']} {worst['pair']}" if worst.get("pair") else worst["link"],
+                link=f"{worst['link']} {pair}" if (pair := worst.get("pair")) else worst["link"],
                 gbps=worst["gbps"],
                 median=worst["median_gbps"],
             ),

@@ -5,7 +5,7 @@ outliers, idle time and host-bound execution. Every test is robust to the run's 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 import pandas as pd
@@ -833,7 +833,25 @@ def _phase_gap(b: np.ndarray, t: np.ndarray) -> tuple[float, bool]:
     return ratio, significant
 
 
-def phase_rows(c: Comparison) -> list[dict[str, Any]] | None:
+class PhaseRow(TypedDict):
+    """One phase of a generation pair (phase_rows): steps and median step time (ms) of each side, the
+    target / baseline ratio (None for a phase only the target has) and whether it is slower beyond noise."""
+
+    phase: str
+    baseline_steps: int
+    target_steps: int
+    baseline_ms_per_step: float | None
+    target_ms_per_step: float | None
+    ratio: float | None
+    slower: bool
+
+
+def _ms(row: PhaseRow) -> float:
+    """A phase's target median step time (ms); a row with a ratio has one on both sides."""
+    return row["target_ms_per_step"] or 0.0
+
+
+def phase_rows(c: Comparison) -> list[PhaseRow] | None:
     """Per phase of a generation pair (None when neither run is one): steps and median step time (ms)
     on each side, the target / baseline ratio and whether the target is slower beyond noise; a phase
     only one run has gets no ratio. Per step of the phase, never per sample: the batch guess (the first
@@ -842,7 +860,7 @@ def phase_rows(c: Comparison) -> list[dict[str, Any]] | None:
     matched = pair_phases(c)
     if matched is None:
         return None
-    rows: list[dict[str, Any]] = []
+    rows: list[PhaseRow] = []
     for phase, (b_steps, t_steps) in matched.items():
         b = _step_walls(c.baseline, b_steps).to_numpy(dtype="float64")
         t = _step_walls(c.target, t_steps).to_numpy(dtype="float64")
@@ -858,7 +876,7 @@ def phase_rows(c: Comparison) -> list[dict[str, Any]] | None:
     return rows
 
 
-def _phase_row(phase: str, b: np.ndarray, t: np.ndarray, ratio: float | None, slower: bool) -> dict[str, Any]:
+def _phase_row(phase: str, b: np.ndarray, t: np.ndarray, ratio: float | None, slower: bool) -> PhaseRow:
     return {
         "phase": phase,
         "baseline_steps": int(b.size),
@@ -870,18 +888,18 @@ def _phase_row(phase: str, b: np.ndarray, t: np.ndarray, ratio: float | None, sl
     }
 
 
-def matched_ratio(rows: list[dict[str, Any]]) -> float | None:
+def matched_ratio(rows: list[PhaseRow]) -> float | None:
     """The target's time at its own phase mix against the baseline's phases at that mix (the phases
     both runs have), or None when they have none in common."""
     both = [r for r in rows if r["ratio"] is not None]
     if not both:
         return None
-    t = sum(r["target_steps"] * r["target_ms_per_step"] for r in both)
-    b = sum(r["target_steps"] * r["target_ms_per_step"] / max(r["ratio"], 1e-9) for r in both)
+    t = sum(r["target_steps"] * _ms(r) for r in both)
+    b = sum(r["target_steps"] * _ms(r) / max(r["ratio"] or 0.0, 1e-9) for r in both)
     return t / max(b, 1e-9)
 
 
-def phase_timing(c: Comparison) -> tuple[list[dict[str, Any]], float | None] | None:
+def phase_timing(c: Comparison) -> tuple[list[PhaseRow], float | None] | None:
     """(per-phase rows, matched ratio) of a pair when either run is a generation, else None: what the
     report's timing and verdict state instead of a phase-blind ratio of the average steps."""
     rows = phase_rows(c)
@@ -898,7 +916,7 @@ def phase_step_gap(c: Comparison) -> list[Symptom]:
     if not slower:
         return []
     t_all, b_all = _step_walls(c.target, None), _step_walls(c.baseline, None)
-    lost = sum(r["target_steps"] * r["target_ms_per_step"] * (1 - 1 / r["ratio"]) for r in slower)
+    lost = sum(r["target_steps"] * _ms(r) * (1 - 1 / (r["ratio"] or 1.0)) for r in slower)
     return [
         _phase_symptom(c, rows or [], [r["phase"] for r in slower], lost / max(len(t_all), 1), b_all, t_all)
     ]
@@ -906,7 +924,7 @@ def phase_step_gap(c: Comparison) -> list[Symptom]:
 
 def _phase_symptom(
     c: Comparison,
-    rows: list[dict[str, Any]],
+    rows: list[PhaseRow],
     slower: list[str],
     lost_ms: float,
     b_all: pd.Series,
@@ -914,7 +932,9 @@ def _phase_symptom(
 ) -> Symptom:
     """The phase-step-gap symptom from its per-phase rows."""
     counts = {
-        f"{role}_{r['phase']}_steps": r[f"{role}_steps"] for r in rows for role in ("baseline", "target")
+        f"{role}_{r['phase']}_steps": dict(r)[f"{role}_steps"]
+        for r in rows
+        for role in ("baseline", "target")
     }
     by = {r["phase"]: r for r in rows if r["ratio"] is not None}
     mixed = float(t_all.mean() / max(b_all.mean(), 1e-9))
@@ -927,8 +947,8 @@ def _phase_symptom(
         },
         "phases_compared": "+".join(by),
         "slower_phases": "+".join(slower),
-        **{f"{p}_{k}": by[p][k] if p in by else None for p in PHASES for k in PHASE_VALUES},
-        "slower_ratio": max(by[p]["ratio"] for p in slower),
+        **{f"{p}_{k}": dict(by[p])[k] if p in by else None for p in PHASES for k in PHASE_VALUES},
+        "slower_ratio": max(by[p]["ratio"] or 0.0 for p in slower),
         "matched_ratio": rnd(mix),
         "mixed_ratio": rnd(mixed),
         "target_ms_per_step": rnd(float(t_all.mean()) / 1000, 4),
@@ -954,7 +974,7 @@ def _phase_symptom(
     return PhaseStepGap(**values).symptom(
         say("phase-step-gap", slower=join(slower, "sep.and"), parts=parts, mix=mix, mixed=mixed, tail=tail),
         "pair",
-        min(1.0, (max(by[p]["ratio"] for p in slower) - 1.0) / 0.5),
+        min(1.0, (max(by[p]["ratio"] or 0.0 for p in slower) - 1.0) / 0.5),
         evidence=tuple(rows),
         recoverable_ms_per_step=rnd(lost_ms),
     )
@@ -965,7 +985,29 @@ def _phase_symptom(
 HEADLINE_STATISTIC = "median"
 
 
-def headline_timing(c: Comparison) -> dict[str, Any]:
+class HeadlineTiming(TypedDict):
+    """The verdict's slowdown (headline_timing): doctor.model's Headline has each field's meaning."""
+
+    measure: str
+    statistic: str
+    per_sample: bool
+    baseline_ms: float | None
+    target_ms: float | None
+    ratio: float | None
+    baseline_p10_ms: float | None
+    target_p10_ms: float | None
+    baseline_spread: float | None
+    target_spread: float | None
+    baseline_steps: int
+    target_steps: int
+    beyond_noise: bool | None
+    operator_delta_ms: float | None
+    gap_delta_ms: float | None
+    slower_steps: int | None
+    same_run: bool
+
+
+def headline_timing(c: Comparison) -> HeadlineTiming:
     """The slowdown the user feels, as the verdict states it: the median step time on one measure (wall
     time where both runs record it and neither is a training step, else the compared operator time),
     per sample when the batches differ, with each run's spread, whether the gap is beyond both runs'

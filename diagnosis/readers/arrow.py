@@ -11,11 +11,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 # A table's column as pyarrow types it (Table.column: its element type is known only at run time).
-Column: TypeAlias = "pa.ChunkedArray[Any]"
+Column: TypeAlias = (
+    "pa.ChunkedArray[Any]"  # Any: pyarrow Table.column's element type is known only at run time
+)
 StringColumn: TypeAlias = "pa.ChunkedArray[pa.StringScalar]"
 Int32Column: TypeAlias = "pa.ChunkedArray[pa.Int32Scalar]"
 # An array or chunked column of any element type, and the named columns a table is built from.
-AnyArray: TypeAlias = "pa.Array[Any] | Column"
+AnyArray: TypeAlias = (
+    "pa.Array[Any] | Column"  # Any: pyarrow an array's element type is known only at run time
+)
 NamedColumns: TypeAlias = "dict[str, AnyArray]"
 
 

@@ -13,7 +13,6 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -21,6 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from core.errors import InputError, error_line
+from core.jsontypes import JsonObject
 from core.model import (
     KERNEL_SCHEMA,
     PIPE_COUNTERS,
@@ -39,7 +39,6 @@ from diagnosis.readers.communication import communication_summary, matrix_table
 from diagnosis.readers.discover import discover
 from diagnosis.readers.io import (
     Col,
-    JsonObject,
     display,
     load_json,
     read_csv,
@@ -62,7 +61,7 @@ from diagnosis.readers.trace import DeviceTimeline, Markers, read_device_timelin
 from diagnosis.readers.traits import amp_of, infer_execution_mode, name_pairs, phase_of
 from diagnosis.readers.values import map_unique, normalise_columns, op_type_of_kernel, scope_of
 
-LAYOUT = "ascend-ms"
+LAYOUT = catalog.ASCEND_MS.name
 LAYOUTS = (LAYOUT,)
 
 # kernel_details.csv columns: canonical name, spellings (documented first, then CANN op_summary / older).
@@ -164,7 +163,7 @@ def no_config_limitation(tool: Tool) -> Limitation:
     )
 
 
-def read_metadata(root: Path, out: Output) -> dict[str, Any]:
+def read_metadata(root: Path, out: Output) -> JsonObject:
     """profiler_metadata.json (user metadata, parallel_group_info) -> meta.environment."""
     path = root / catalog.PROFILER_METADATA
     if not path.is_file():
@@ -177,7 +176,7 @@ def read_metadata(root: Path, out: Output) -> dict[str, Any]:
         return {}
     out.files.append(path)
     out.limitations.extend(duplicate_key_limitations(path, list(dict.fromkeys(duplicates)), "extras"))
-    return cast(JsonObject, data) if isinstance(data, dict) else {"metadata": data}
+    return data if isinstance(data, dict) else {"metadata": data}
 
 
 def build_meta(
@@ -186,7 +185,7 @@ def build_meta(
     candidate: Candidate,
     info: InfoRecord | None,
     out: Output,
-    environment: dict[str, Any],
+    environment: JsonObject,
 ) -> RunMeta:
     """RunMeta from the info record and the kernels (phase, AMP markers and mode are inferred)."""
     kernels = out.kernels

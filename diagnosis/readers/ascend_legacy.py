@@ -31,6 +31,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from core.errors import InputError, error_line
+from core.jsontypes import JsonObject
 from core.model import (
     Limitation,
     ProfilerConfig,
@@ -57,7 +58,6 @@ from diagnosis.readers.catalog import of_rank
 from diagnosis.readers.discover import discover
 from diagnosis.readers.io import (
     Col,
-    JsonObject,
     arrow_frame,
     display,
     read_csv,
@@ -78,8 +78,8 @@ from diagnosis.readers.values import (
     scope_of,
 )
 
-LAYOUT = "legacy-ascend"
-LAYOUT_23 = "ascend-ms-2.3"
+LAYOUT = catalog.LEGACY_ASCEND_FLAT.name
+LAYOUT_23 = catalog.ASCEND_MS_23.name
 LAYOUTS = (LAYOUT_23, LAYOUT)
 SYSCNT_US = 0.01  # step_trace_raw values are sys-count ticks of 10 ns
 LEGACY_REMEDY = say("legacy.remedy")
@@ -543,9 +543,9 @@ def legacy_extras(
     files: list[Path],
     limitations: list[Limitation],
     patterns: dict[str, str] = catalog.LEGACY_TABLES,
-) -> dict[str, Any]:
+) -> dict[str, pd.DataFrame]:
     """Optional per-rank tables of a legacy folder; unreadable ones become limitations, not failures."""
-    extras: dict[str, Any] = {}
+    extras: dict[str, pd.DataFrame] = {}
     for key, pattern in patterns.items():
         path = folder / of_rank(pattern, rank)
         if not path.is_file():

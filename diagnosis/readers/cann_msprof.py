@@ -26,7 +26,6 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import cast
 
 import numpy as np
 import numpy.typing as npt
@@ -41,7 +40,6 @@ from diagnosis.readers.ascend import Tool, kernel_limitations, read_kernel_detai
 from diagnosis.readers.discover import classify
 from diagnosis.readers.io import (
     Col,
-    JsonObject,
     arrow_frame,
     display,
     load_json,
@@ -53,7 +51,7 @@ from diagnosis.readers.io import (
 from diagnosis.readers.steps import assign_steps, union_lengths
 from diagnosis.readers.traits import amp_of, infer_execution_mode, name_pairs, phase_of
 
-LAYOUT = "cann-msprof"
+LAYOUT = catalog.CANN_MSPROF.name
 LAYOUTS = (LAYOUT,)
 MAX_DEPTH = 6
 _DEVICE = re.compile(r"^device_(\d+)$")
@@ -210,7 +208,7 @@ def read_sample(prof: Path, rank: int | None) -> tuple[ProfilerConfig, Path | No
     record = load_json(path, expected=say("msprof.sample-object"))
     if not isinstance(record, dict):
         raise InputError(say("json.not-object-is"), path=display(path), expected=say("msprof.sample-object"))
-    sample = cast(JsonObject, record)
+    sample = record
     level = _LEVELS.get(str(sample.get("prof_level") or sample.get("taskTime") or "").lower())
     metrics = sample.get("ai_core_metrics")
     return ProfilerConfig(level=level, aic_metrics=str(metrics) if metrics else None, raw=dict(sample)), path

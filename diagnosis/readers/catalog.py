@@ -36,33 +36,49 @@ class Layout:
         return f"layout.{self.name}"
 
 
+# Every layout, each named once here (a reader takes its `LAYOUT` from its entry: ``CPU_MS.name``).
+# MindSpore 2.3/2.4: profiler/ legacy files + rank-*_ascend_ms
+ASCEND_MS_23 = Layout("ascend-ms-2.3", "ascend_legacy")
+# MindSpore 2.0-2.2 flat profiler/ (Ascend)
+LEGACY_ASCEND_FLAT = Layout("legacy-ascend", "ascend_legacy", "output_timeline_data_<r>.txt")
+# MindSpore 1.x flat profiler/ with step_trace_raw (and hccl_raw) but no operator files
+LEGACY_STEPS = Layout("legacy-steps", "legacy_steps", "step_trace_raw_<r>_detail_time.csv")
+TORCH_NPU = Layout("torch-npu", "torch_npu")  # torch_npu *_ascend_pt
+# torch_npu *_ascend_pt, export_type=db only
+TORCH_NPU_DB = Layout("torch-npu-db", "torch_npu_db", "ascend_pytorch_profiler_<r>.db")
+# MindSpore 2.5+ *_ascend_ms with ASCEND_PROFILER_OUTPUT/kernel_details.csv
+ASCEND_MS = Layout("ascend-ms", "ascend")
+# MindSpore 2.5+ CPU: FRAMEWORK/cpu_*
+CPU_MS = Layout("cpu-ms", "cpu", "FRAMEWORK/cpu_op_execute_timestamp_<r>.txt")
+# MindSpore 2.0-2.4 flat profiler/ (GPU)
+LEGACY_GPU_FLAT = Layout("legacy-gpu", "gpu", "gpu_op_execute_timestamp_<r>.txt")
+# MindSpore 2.0-2.4 flat profiler/ (CPU)
+LEGACY_CPU_FLAT = Layout("legacy-cpu", "legacy_cpu", "cpu_op_execute_timestamp_<r>.txt")
+# CANN msprof: PROF_*/ (Ascend 310 through MindSpore Lite, ACL or the msprof command line)
+CANN_MSPROF = Layout("cann-msprof", "cann_msprof", "mindstudio_profiler_output/op_summary_*.csv")
+# CANN msprof's older layout: PROF_*/device_<id>/timeline/msprof_<dev>_<model>_<iter>.json, no exports
+CANN_MSPROF_TIMELINE = Layout("cann-msprof-timeline", "msprof_timeline", "timeline/msprof_*.json")
+# MindSpore 2.5+ export_type=db only
+ASCEND_MS_DB = Layout("ascend-ms-db", "sqlite_db", "ascend_mindspore_profiler.db")
+CANN_MSPROF_DB = Layout("cann-msprof-db", "sqlite_db", "msprof_*.db")  # CANN msprof --type=db only
+
 # Every layout, in detection order (ingest.READERS is their readers in this order): the most specific
 # layouts first, so that a 2.3/2.4 output (legacy profiler/ plus rank-*_ascend_ms) is not taken for a plain
 # 2.5+ one. A reader of several layouts is placed by its first.
 LAYOUTS = (
-    Layout("ascend-ms-2.3", "ascend_legacy"),  # MindSpore 2.3/2.4: profiler/ legacy files + rank-*_ascend_ms
-    # MindSpore 2.0-2.2 flat profiler/ (Ascend)
-    Layout("legacy-ascend", "ascend_legacy", "output_timeline_data_<r>.txt"),
-    # MindSpore 1.x flat profiler/ with step_trace_raw (and hccl_raw) but no operator files
-    Layout("legacy-steps", "legacy_steps", "step_trace_raw_<r>_detail_time.csv"),
-    Layout("torch-npu", "torch_npu"),  # torch_npu *_ascend_pt
-    # torch_npu *_ascend_pt, export_type=db only
-    Layout("torch-npu-db", "torch_npu_db", "ascend_pytorch_profiler_<r>.db"),
-    Layout(
-        "ascend-ms", "ascend"
-    ),  # MindSpore 2.5+ *_ascend_ms with ASCEND_PROFILER_OUTPUT/kernel_details.csv
-    # MindSpore 2.5+ CPU: FRAMEWORK/cpu_*
-    Layout("cpu-ms", "cpu", "FRAMEWORK/cpu_op_execute_timestamp_<r>.txt"),
-    # MindSpore 2.0-2.4 flat profiler/ (GPU)
-    Layout("legacy-gpu", "gpu", "gpu_op_execute_timestamp_<r>.txt"),
-    # MindSpore 2.0-2.4 flat profiler/ (CPU)
-    Layout("legacy-cpu", "legacy_cpu", "cpu_op_execute_timestamp_<r>.txt"),
-    # CANN msprof: PROF_*/ (Ascend 310 through MindSpore Lite, ACL or the msprof command line)
-    Layout("cann-msprof", "cann_msprof", "mindstudio_profiler_output/op_summary_*.csv"),
-    # CANN msprof's older layout: PROF_*/device_<id>/timeline/msprof_<dev>_<model>_<iter>.json, no exports
-    Layout("cann-msprof-timeline", "msprof_timeline", "timeline/msprof_*.json"),
-    Layout("ascend-ms-db", "sqlite_db", "ascend_mindspore_profiler.db"),  # MindSpore 2.5+ export_type=db only
-    Layout("cann-msprof-db", "sqlite_db", "msprof_*.db"),  # CANN msprof --type=db only
+    ASCEND_MS_23,
+    LEGACY_ASCEND_FLAT,
+    LEGACY_STEPS,
+    TORCH_NPU,
+    TORCH_NPU_DB,
+    ASCEND_MS,
+    CPU_MS,
+    LEGACY_GPU_FLAT,
+    LEGACY_CPU_FLAT,
+    CANN_MSPROF,
+    CANN_MSPROF_TIMELINE,
+    ASCEND_MS_DB,
+    CANN_MSPROF_DB,
 )
 BY_NAME = {entry.name: entry for entry in LAYOUTS}
 # What an unreadable upload is told we read: every layout's message, in detection order.

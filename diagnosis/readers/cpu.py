@@ -37,7 +37,7 @@ from diagnosis.readers.io import arrow_block_problem, arrow_frame, budget, check
 from diagnosis.readers.tables import memory_of_host_record
 from diagnosis.readers.traits import amp_markers, infer_execution_mode, infer_phase
 
-LAYOUT = "cpu-ms"
+LAYOUT = catalog.CPU_MS.name
 LAYOUTS = (LAYOUT,)
 _DETAIL_RE = catalog.CPU_DETAIL
 _MAX_DEPTH = 4

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from core.errors import InputError
 from core.text import say
-from diagnosis.readers import Candidate
+from diagnosis.readers import Candidate, catalog
 from diagnosis.readers.catalog import (
     APO,
     CPU_DETAIL,
@@ -139,13 +139,13 @@ def classify(folder: Path) -> list[Candidate]:
         return flat
     if KERNEL_DETAILS in files:
         note = "kernel_details.csv without its run folder: no profiler configuration record"
-        return [Candidate("ascend-ms", folder, _suffix_rank(files), note=note)]
+        return [Candidate(catalog.ASCEND_MS.name, folder, _suffix_rank(files), note=note)]
     if TRACE_VIEW in files and not dirs:
         note = "trace_view.json without its run folder: kernels from its Ascend Hardware events"
-        return [Candidate("ascend-ms", folder, None, note=note)]
+        return [Candidate(catalog.ASCEND_MS.name, folder, None, note=note)]
     if TRACE_VIEW not in files and any(MS_DB.match(f) for f in files):
         note = "ascend_mindspore_profiler db without its run folder: no profiler configuration record"
-        return [Candidate("ascend-ms-db", folder, _suffix_rank(files), note=note)]
+        return [Candidate(catalog.ASCEND_MS_DB.name, folder, _suffix_rank(files), note=note)]
     return []
 
 
@@ -158,10 +158,10 @@ def _run_root(folder: Path, files: set[str], dirs: set[str]) -> list[Candidate]:
         return [Candidate(_torch_layout(out_files), folder, rank)]
     rank_dir = RANK_DIR.match(folder.name)
     if not info_ranks and (rank_dir or _legacy_parent(folder.parent)):
-        return [Candidate("ascend-ms-2.3", folder, int(rank_dir.group(1)) if rank_dir else None)]
+        return [Candidate(catalog.ASCEND_MS_23.name, folder, int(rank_dir.group(1)) if rank_dir else None)]
     has_prof = any(d.startswith("PROF_") for d in dirs)
     if not has_prof and KERNEL_DETAILS not in out_files and _has_cpu_framework(folder):
-        return [Candidate("cpu-ms", folder, None)]
+        return [Candidate(catalog.CPU_MS.name, folder, None)]
     ascend_files = KERNEL_DETAILS in out_files or any(f.endswith(".db") for f in out_files)
     if has_prof or info_ranks or ascend_files or folder.name.endswith("_ascend_ms"):
         rank = info_ranks[0] if info_ranks else _suffix_rank(out_files)
@@ -171,12 +171,12 @@ def _run_root(folder: Path, files: set[str], dirs: set[str]) -> list[Candidate]:
 
 def _ascend_layout(out_files: set[str]) -> str:
     """MindSpore: a db-only export (ascend_mindspore_profiler*.db) is read from its SQLite database."""
-    return _export_layout(out_files, MS_DB, "ascend-ms", "ascend-ms-db")
+    return _export_layout(out_files, MS_DB, catalog.ASCEND_MS.name, catalog.ASCEND_MS_DB.name)
 
 
 def _torch_layout(out_files: set[str]) -> str:
     """torch_npu: a db-only export (ascend_pytorch_profiler_<rank>.db) is read from its SQLite database."""
-    return _export_layout(out_files, TORCH_DB, "torch-npu", "torch-npu-db")
+    return _export_layout(out_files, TORCH_DB, catalog.TORCH_NPU.name, catalog.TORCH_NPU_DB.name)
 
 
 def _export_layout(out_files: set[str], db: re.Pattern[str], text_layout: str, db_layout: str) -> str:
@@ -225,16 +225,16 @@ def _flat_legacy(folder: Path, files: set[str], dirs: set[str]) -> list[Candidat
     """MindSpore 2.0-2.4 flat `profiler/` folders: GPU, then Ascend, then CPU files decide."""
     gpu = _ids(files, LEGACY_GPU)
     if gpu:
-        return [Candidate("legacy-gpu", folder, r) for r in gpu]
+        return [Candidate(catalog.LEGACY_GPU_FLAT.name, folder, r) for r in gpu]
     if any(RANK_DIR.match(d) and d.endswith("_ascend_ms") for d in dirs):
         return []  # MindSpore 2.3/2.4: the rank folders below are the run roots
     ascend = _ids(files, LEGACY_ASCEND)
     if ascend and not _ids(files, LEGACY_OPERATORS) and _ids(files, STEP_TRACE_RAW_FILE):
         # MindSpore 1.x steps and communication without operator files (e.g. kept for cluster analysis)
-        return [Candidate("legacy-steps", folder, r) for r in _ids(files, STEP_TRACE_RAW_FILE)]
+        return [Candidate(catalog.LEGACY_STEPS.name, folder, r) for r in _ids(files, STEP_TRACE_RAW_FILE)]
     if ascend:
-        return [Candidate("legacy-ascend", folder, r) for r in ascend]
+        return [Candidate(catalog.LEGACY_ASCEND_FLAT.name, folder, r) for r in ascend]
     cpu = _ids(files, LEGACY_CPU)
     if cpu and folder.name != FRAMEWORK:
-        return [Candidate("legacy-cpu", folder, r) for r in cpu]
+        return [Candidate(catalog.LEGACY_CPU_FLAT.name, folder, r) for r in cpu]
     return []

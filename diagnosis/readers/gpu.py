@@ -33,7 +33,7 @@ from diagnosis.readers.legacy_cpu import MS_TO_US, host_kernels, host_limitation
 from diagnosis.readers.steps import no_steps
 from diagnosis.readers.tables import run_tables
 
-LAYOUT = "legacy-gpu"
+LAYOUT = catalog.LEGACY_GPU_FLAT.name
 LAYOUTS = (LAYOUT,)
 NS_US = 0.001
 

@@ -26,6 +26,7 @@ import pyarrow.csv as pacsv
 from pandas.api.extensions import ExtensionDtype
 
 from core.errors import InputError
+from core.jsontypes import JsonValue
 from core.model import PIPE_COUNTERS
 from core.text import Text, say
 from diagnosis.limits import Limits, LineCounter, env_name, is_table
@@ -443,12 +444,9 @@ def json_depth_problem(text: str, limit: int = MAX_JSON_DEPTH) -> str | None:
 _JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 
 
-JsonObject = dict[str, Any]  # a parsed JSON object: string keys, values of any JSON type (checked where read)
-# Any parsed JSON value: a local declared so narrows to JsonObject by isinstance at no run-time cost
-JsonValue = JsonObject | list[Any] | str | int | float | bool | None
-
-
-def load_json(path: Path, expected: str = "a JSON document", duplicates: list[str] | None = None) -> Any:
+def load_json(
+    path: Path, expected: str = "a JSON document", duplicates: list[str] | None = None
+) -> JsonValue:
     """Parse a (small) JSON file; empty, non-UTF-8, invalid, too deeply nested or over-long numbers
     raise InputError. Keys given twice in one object are appended to `duplicates` (the last value wins,
     as in json), so the caller can warn about them."""

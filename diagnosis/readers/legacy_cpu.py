@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 from core.errors import InputError
 from core.model import Limitation, ProfilerConfig, Run, RunMeta, conform_kernels
 from core.text import say
-from diagnosis.readers import Candidate
+from diagnosis.readers import Candidate, catalog
 from diagnosis.readers.arrow import Column, NamedColumns, sorted_by
 from diagnosis.readers.ascend import complete
 from diagnosis.readers.ascend_legacy import legacy_config_limitations, read_legacy_info
@@ -34,7 +34,7 @@ from diagnosis.readers.profiler_info import InfoRecord
 from diagnosis.readers.traits import amp_of, infer_execution_mode, phase_of
 from diagnosis.readers.values import map_unique, scope_of
 
-LAYOUT = "legacy-cpu"
+LAYOUT = catalog.LEGACY_CPU_FLAT.name
 LAYOUTS = (LAYOUT,)
 MS_TO_US = 1000.0
 

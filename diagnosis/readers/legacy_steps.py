@@ -40,7 +40,7 @@ from diagnosis.readers.io import read_table, to_frame
 from diagnosis.readers.tables import run_tables
 from diagnosis.readers.values import map_unique, op_type_of_kernel
 
-LAYOUT = "legacy-steps"
+LAYOUT = catalog.LEGACY_STEPS.name
 LAYOUTS = (LAYOUT,)
 _OP_COLUMN = re.compile(r"^stream_\d+_\d+_(?P<op>.+-op\d+)$")
 HCCL = "HCCL"

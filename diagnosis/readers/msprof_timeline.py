@@ -32,13 +32,14 @@ import numpy as np
 import pandas as pd
 
 from core.errors import InputError
+from core.jsontypes import JsonObject, JsonValue
 from core.model import Limitation, ProfilerConfig, Run, RunMeta, conform_steps
 from core.text import say
 from diagnosis.readers import Candidate, catalog
 from diagnosis.readers.ascend import kernel_limitations, kernels_from_trace
 from diagnosis.readers.cann_msprof import CANN, devices_of, op_summaries, prof_folders
 from diagnosis.readers.discover import classify
-from diagnosis.readers.io import JsonObject, JsonValue, check_file, display, load_json
+from diagnosis.readers.io import check_file, display, load_json
 from diagnosis.readers.steps import step_ids
 from diagnosis.readers.tables import run_tables
 from diagnosis.readers.trace import (
@@ -52,7 +53,7 @@ from diagnosis.readers.trace import (
 )
 from diagnosis.readers.traits import amp_of, infer_execution_mode, name_pairs, phase_of
 
-LAYOUT = "cann-msprof-timeline"
+LAYOUT = catalog.CANN_MSPROF_TIMELINE.name
 LAYOUTS = (LAYOUT,)
 TIMELINE = "timeline"
 COMPUTE_TASK = re.compile(r"^(AI_|MIX_|AIV|AIC)")  # AI_CORE, AI_CPU, AI_VECTOR_CORE, MIX_AIC, MIX_AIV ...
@@ -137,7 +138,7 @@ def _info(device: Path) -> tuple[Path, dict[str, Any] | None]:
     record = load_json(path, expected=say("timeline.info-object"))
     if not isinstance(record, dict):
         raise InputError(say("json.not-object-is"), path=display(path), expected=say("timeline.info-object"))
-    return path, cast(JsonObject, record)
+    return path, record
 
 
 def _rank(device: Path, device_id: int) -> int:

@@ -12,7 +12,7 @@ import itertools
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import pandas as pd
 
@@ -79,7 +79,19 @@ def _number(text: str) -> float | None:
         return None  # "NA", "-" and the like
 
 
-def parse_npu_smi(text: str) -> dict[str, Any]:
+Reading = str | float | int | None  # a name, a number, or a reading npu-smi left out ("NA")
+
+
+class NpuSmiReadings(TypedDict):
+    """What `npu-smi` printed (parse_npu_smi): each reading a row of names and numbers."""
+
+    version: str | None
+    devices: list[dict[str, Reading]]  # info: one row per chip
+    samples: list[dict[str, Reading]]  # info watch: one row per line
+    common: list[dict[str, Reading]]  # info -t common: one row per block
+
+
+def parse_npu_smi(text: str) -> NpuSmiReadings:
     """Readings from `npu-smi` output: {"version", "devices" (info table, one dict per chip), "samples"
     (info watch lines), "common" (info -t common blocks)}. Unrecognised lines are ignored."""
     lines = text.splitlines()
@@ -177,9 +189,13 @@ def npu_smi_frame(text: str) -> pd.DataFrame:
     common); empty when the text holds none."""
     parsed = parse_npu_smi(text)
     parts = [
-        pd.DataFrame(parsed[key]).assign(source=source)
-        for key, source in (("devices", "info"), ("samples", "watch"), ("common", "common"))
-        if parsed[key]
+        pd.DataFrame(rows).assign(source=source)
+        for rows, source in (
+            (parsed["devices"], "info"),
+            (parsed["samples"], "watch"),
+            (parsed["common"], "common"),
+        )
+        if rows
     ]
     if not parts:
         return empty_table(NPU_SMI_SCHEMA)

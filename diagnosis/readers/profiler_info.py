@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import Any, cast
 
 from core.errors import InputError
+from core.jsontypes import JsonObject
 from core.model import Limitation, ProfilerConfig
 from core.text import say
-from diagnosis.readers.io import JsonObject, display, load_json
+from diagnosis.readers.io import display, load_json
 
 # --------------------------------------------------------------------------------- profiler_info records
 
@@ -47,7 +48,7 @@ class InfoRecord:
     duplicate_keys: tuple[str, ...] = ()  # keys the file gives twice in one object (the last value is used)
 
 
-def canonical_aic_metrics(value: Any) -> str | None:
+def canonical_aic_metrics(value: object) -> str | None:
     """`ACL_AICORE_PIPE_UTILIZATION` / `PipeUtilization` -> `PipeUtilization`; None stays None."""
     if value is None:
         return None
@@ -56,7 +57,7 @@ def canonical_aic_metrics(value: Any) -> str | None:
     return _AIC_METRICS.get(key, text if text.lower() not in ("none", "") else "None")
 
 
-def canonical_level(value: Any) -> str | None:
+def canonical_level(value: object) -> str | None:
     """`ProfilerLevel.Level1` / `level1` -> `Level1`."""
     if value is None or str(value).strip() == "":
         return None
@@ -64,7 +65,7 @@ def canonical_level(value: Any) -> str | None:
     return _LEVELS.get(text.lower(), text)
 
 
-def as_bool(value: Any) -> bool | None:
+def as_bool(value: object) -> bool | None:
     """Booleans as profilers write them: true/false, "on"/"off", 1/0."""
     if isinstance(value, bool) or value is None:
         return value
@@ -116,7 +117,7 @@ def duplicate_key_limitations(path: Path, keys: tuple[str, ...] | list[str], top
     ]
 
 
-def parse_profiler_info(data: Any, path: Path) -> InfoRecord:
+def parse_profiler_info(data: object, path: Path) -> InfoRecord:
     """Normalise any profiler_info record: MindSpore 2.5+ `profiler_parameters`, torch_npu `config`,
     MindSpore 2.3/2.4 `profiling_options`, or MindSpore 2.0-2.2 (no options recorded)."""
     if not isinstance(data, dict):

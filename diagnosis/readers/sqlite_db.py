@@ -41,8 +41,8 @@ from diagnosis.readers.torch_npu_db import read_frequency
 from diagnosis.readers.traits import amp_of, infer_execution_mode, name_pairs, phase_of
 from diagnosis.readers.values import map_unique, normalise_columns, op_type_of_kernel, scope_of
 
-LAYOUT_MS = "ascend-ms-db"
-LAYOUT_CANN = "cann-msprof-db"
+LAYOUT_MS = catalog.ASCEND_MS_DB.name
+LAYOUT_CANN = catalog.CANN_MSPROF_DB.name
 LAYOUTS = (LAYOUT_MS, LAYOUT_CANN)
 TABLES = ("TASK", "COMPUTE_TASK_INFO", "STRING_IDS")
 SCHEMA = say("sqlite.schema")

@@ -23,7 +23,6 @@ import time
 from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 from urllib.parse import quote
 
 from core.errors import InputError
@@ -91,14 +90,14 @@ class Guarded:
             return self.error(say("sqlite.value-too-big", mib=MAX_VALUE_BYTES / MIB))
         return self.error(say("sqlite.cannot-read", error=str(exc)))
 
-    def execute(self, sql: str, parameters: tuple[Any, ...] = ()) -> sqlite3.Cursor:
+    def execute(self, sql: str, parameters: tuple[SqlValue, ...] = ()) -> sqlite3.Cursor:
         """Run one statement; a SQLite error becomes an InputError naming the database."""
         try:
             return self.connection.execute(sql, parameters)
         except sqlite3.Error as exc:
             raise self.translate(exc) from None
 
-    def scalar(self, sql: str) -> Any:
+    def scalar(self, sql: str) -> SqlValue:
         """The first column of the first row of a query."""
         try:
             row = self.execute(sql).fetchone()

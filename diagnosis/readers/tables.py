@@ -9,7 +9,7 @@ optional evidence, not input.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 import numpy as np
 import pandas as pd
@@ -39,7 +39,18 @@ REQUIRED_API = ("API Name", "Count")  # without them the file says nothing about
 CANONICAL_KEYS = ("memory_record", "npu_module_mem", "dataset", "minddata_pipeline", "api_statistic")
 
 
-def run_tables(raw: dict[str, pd.DataFrame], frequency: pd.DataFrame | None = None) -> dict[str, Any]:
+class RunTables(TypedDict):
+    """The optional tables of a Run, as keyword arguments (`Run(..., **run_tables(raw))`)."""
+
+    memory: pd.DataFrame
+    dataset_stages: pd.DataFrame
+    pipeline: pd.DataFrame
+    api_calls: pd.DataFrame
+    frequency: pd.DataFrame
+    extras: dict[str, pd.DataFrame]
+
+
+def run_tables(raw: dict[str, pd.DataFrame], frequency: pd.DataFrame | None = None) -> RunTables:
     """Run keyword arguments from the optional tables a reader read as written: the canonical tables,
     and `extras` with the tables no analyzer reads."""
     return {

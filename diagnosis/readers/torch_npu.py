@@ -11,11 +11,11 @@ from pathlib import Path
 
 from core.model import Run
 from core.text import say
-from diagnosis.readers import Candidate
+from diagnosis.readers import Candidate, catalog
 from diagnosis.readers.ascend import Tool, read_run
 from diagnosis.readers.discover import discover
 
-LAYOUT = "torch-npu"
+LAYOUT = catalog.TORCH_NPU.name
 LAYOUTS = (LAYOUT,)
 
 TORCH = Tool(

@@ -57,7 +57,7 @@ from diagnosis.readers.steps import no_steps, step_ids
 from diagnosis.readers.torch_npu import TORCH
 from diagnosis.readers.values import map_unique, normalise_columns, op_type_of_kernel, scope_of
 
-LAYOUT = "torch-npu-db"
+LAYOUT = catalog.TORCH_NPU_DB.name
 LAYOUTS = (LAYOUT,)
 SCHEMA = say("torchdb.schema")
 REQUIRED = {

@@ -14,7 +14,7 @@ import json
 import mmap
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -23,10 +23,9 @@ import numpy as np
 import pandas as pd
 
 from core.errors import InputError
+from core.jsontypes import JsonObject, JsonValue
 from core.text import Text, say
 from diagnosis.readers.io import (
-    JsonObject,
-    JsonValue,
     budget,
     check_file,
     display,
@@ -48,7 +47,7 @@ _SPACE = re.compile(r"[ \t\r\n]*")
 # ------------------------------------------------------------------------------------------ iter_events
 
 
-def iter_events(path: Path) -> Iterator[dict[str, Any]]:
+def iter_events(path: Path) -> Iterator[JsonObject]:
     """Yield each event of a trace_view.json list in file order; InputError on bad or truncated JSON."""
     with _open_text(path) as fh:
         reader = _ChunkReader(fh, path)
@@ -175,7 +174,7 @@ def _limit_error(exc: BaseException, where: int, path: Path) -> InputError:
 # ------------------------------------------------------------------------------------------ scan_events
 
 
-def scan_events(path: Path, markers: Sequence[bytes]) -> Iterator[dict[str, Any]]:
+def scan_events(path: Path, markers: Sequence[bytes]) -> Iterator[JsonObject]:
     """Yield the events (dicts with a "ph" key) whose JSON text contains any marker, in file order.
 
     The file is memory-mapped and searched region by region; pages already searched are released
@@ -337,7 +336,7 @@ def step_spans(spans: dict[int, list[float]]) -> pd.DataFrame:
     )
 
 
-def add_freq(ts: list[float], mhz: list[float], event: dict[str, Any]) -> None:
+def add_freq(ts: list[float], mhz: list[float], event: JsonObject) -> None:
     """Append one counter sample: `args.MHz` (or the counter's only value) at `ts`."""
     a: JsonValue = event.get("args")
     args = a if isinstance(a, dict) else {}
@@ -365,7 +364,7 @@ class DeviceTimeline:
     overlap: pd.DataFrame  # kind (Computing/Free/...), start_us, duration_us
     steps: pd.DataFrame  # step, start_us, duration_us
     freq: pd.DataFrame  # ts_us, mhz
-    processes: dict[Any, str]
+    processes: dict[Hashable, str]  # pid (a JSON number or string) -> process name
 
 
 HARDWARE = "Ascend Hardware"
@@ -411,9 +410,9 @@ def read_device_timeline(path: Path) -> DeviceTimeline:
     )
 
 
-def _process_names(path: Path) -> dict[Any, str]:
+def _process_names(path: Path) -> dict[Hashable, str]:
     """pid -> process name from the `process_name` metadata events (a marker scan, not a full parse)."""
-    names: dict[Any, str] = {}
+    names: dict[Hashable, str] = {}
     for event in scan_events(path, (b'"process_name"',)):
         if event.get("ph") == "M" and event.get("name") == "process_name":
             names[event.get("pid")] = str(cast(JsonObject, event.get("args") or {}).get("name", ""))

@@ -5,12 +5,13 @@ All functions are vectorised over the kernel table's string columns.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import cast
 
 import numpy as np
 import pandas as pd
 from pandas.api.extensions import ExtensionArray
 
+from core.model import AmpMarkers
 from diagnosis.unique import factorize
 
 # Optimizer update kernels (MindSpore and CANN spellings); their presence means a training step.
@@ -77,7 +78,7 @@ def infer_execution_mode(names: pd.Series) -> str:
     return "unknown"
 
 
-def amp_markers(kernels: pd.DataFrame, steps: int, launches: pd.Series | None = None) -> dict[str, Any]:
+def amp_markers(kernels: pd.DataFrame, steps: int, launches: pd.Series | None = None) -> AmpMarkers:
     """Cast kernels per step and AMP wrapper scopes (`_OutputTo16`/`_OutputTo32`).
 
     `launches`: how many launches each row stands for, when the rows are distinct (name, op_type) pairs
@@ -136,7 +137,7 @@ def phase_of(kernels: pd.DataFrame, pairs: pd.DataFrame | None = None) -> str:
     return infer_phase(pairs["name"], pairs["op_type"])
 
 
-def amp_of(kernels: pd.DataFrame, steps: int, pairs: pd.DataFrame | None = None) -> dict[str, Any]:
+def amp_of(kernels: pd.DataFrame, steps: int, pairs: pd.DataFrame | None = None) -> AmpMarkers:
     """amp_markers evaluated once per distinct (name, op_type), each weighted by its launches:
     the same answer as per launch (all launches of a pair look alike) without the per-launch string
     matching (~0.7 s per million launches)."""

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any, cast
+from typing import cast
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from diagnosis.readers.arrow import Column, StringColumn, index_in
+from diagnosis.readers.arrow import AnyArray, Column, StringColumn, index_in
 
 # ------------------------------------------------------------------------------------ value normalisation
 
@@ -74,7 +74,7 @@ NORMALISERS: dict[str, Callable[[str], str]] = {
 }
 
 
-def map_unique(values: Column | pa.Array[Any], fn: Callable[[str], str | None]) -> StringColumn:
+def map_unique(values: AnyArray, fn: Callable[[str], str | None]) -> StringColumn:
     """Apply a Python function to each distinct string only, then scatter the results back.
 
     When `fn` changes no value the column is returned as is (no copy): most kernel columns are

@@ -15,11 +15,13 @@ JSON report builds no schema.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated, Any, Self
+from typing import TYPE_CHECKING, Annotated, Self, cast
 
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, WithJsonSchema
 
-_OMITTED: dict[type, tuple[tuple[str, Callable[[Any], bool]], ...]] = {}  # per record class, see `omitted`
+from core import JsonObject
+
+_OMITTED: dict[type, tuple[tuple[str, Callable[[object], bool]], ...]] = {}  # per record class, see `omitted`
 
 
 class Record(BaseModel):
@@ -28,12 +30,12 @@ class Record(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     @classmethod
-    def of(cls, **fields: Any) -> Self:
+    def of(cls, **fields: object) -> Self:
         """A record of values the builders already checked, without validation (`model_construct`)."""
-        return cls.model_construct(**fields)
+        return cls.model_construct(None, **fields)
 
     @classmethod
-    def of_ordered(cls, fields: dict[str, Any]) -> Self:
+    def of_ordered(cls, fields: dict[str, object]) -> Self:
         """A record taking `fields` as its own: every field present, in declaration order (a table row
         built column by column). `model_construct` without its per-field lookups."""
         record = cls.__new__(cls)
@@ -44,7 +46,7 @@ class Record(BaseModel):
         return record
 
     @classmethod
-    def omitted(cls) -> tuple[tuple[str, Callable[[Any], bool]], ...]:
+    def omitted(cls) -> tuple[tuple[str, Callable[[object], bool]], ...]:
         """The fields left out of the JSON data when their `exclude_if` holds (e.g. an absent `after`)."""
         found = _OMITTED.get(cls)
         if found is None:
@@ -54,7 +56,7 @@ class Record(BaseModel):
             )
         return found
 
-    def fields(self) -> dict[str, Any]:
+    def fields(self) -> dict[str, object]:
         """The record's fields in declaration order as the JSON document holds them (nested records as they
         are): what `json_default` gives the JSON encoder."""
         omitted = type(self).omitted()
@@ -63,19 +65,19 @@ class Record(BaseModel):
         drop = {name for name, test in omitted if test(self.__dict__[name])}
         return {key: value for key, value in self.__dict__.items() if key not in drop}
 
-    def to_data(self) -> dict[str, Any]:
+    def to_data(self) -> JsonObject:
         """The record as plain JSON data (what `model_dump` gives, built without the core schema)."""
-        return plain(self)
+        return cast(JsonObject, plain(self))  # a record is a dict of its fields
 
 
-def json_default(value: Any) -> Any:
+def json_default(value: object) -> dict[str, object]:
     """`default` for json.dumps: a record is written as its fields (the C encoder does the rest)."""
     if isinstance(value, Record):
         return value.fields()
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
-def plain(value: Any) -> Any:
+def plain(value: object) -> object:
     """`value` with every record in it turned into its JSON data (lists and dicts copied)."""
     if isinstance(value, Record):
         return {key: plain(item) for key, item in value.fields().items()}
@@ -86,7 +88,7 @@ def plain(value: Any) -> Any:
     return value
 
 
-def number(minimum: float | None = None, maximum: float | None = None) -> Any:
+def number(minimum: float | None = None, maximum: float | None = None) -> object:
     """A JSON number that keeps its Python type: an int stays an int and a float a float, so the JSON
     text is the one the analysis wrote ("3", not "3.0"); a bool or a string is refused."""
     bounds = {k: v for k, v in (("minimum", minimum), ("maximum", maximum)) if v is not None}
@@ -97,7 +99,7 @@ def number(minimum: float | None = None, maximum: float | None = None) -> Any:
     ]
 
 
-def count(minimum: int = 0) -> Any:
+def count(minimum: int = 0) -> object:
     """A JSON integer of at least `minimum` (bools are refused, not read as 0 and 1)."""
     return Annotated[StrictInt, Field(ge=minimum)]
 
@@ -115,5 +117,5 @@ else:
     Count = count()
     Positive = count(1)  # an integer of at least 1 (ranks, step counts)
 Integer = StrictInt
-Values = dict[str, Any]  # a symptom's numbers, keyed by the names core.symptoms registers
-Row = dict[str, Any]  # an evidence row: an operator, kernel or graph node as the analyzer wrote it
+Values = dict[str, object]  # a symptom's numbers, keyed by the names core.symptoms registers
+Row = dict[str, object]  # an evidence row: an operator, kernel or graph node as the analyzer wrote it

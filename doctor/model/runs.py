@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 
@@ -35,7 +35,9 @@ class ProfilerConfig(Record):
     profile_memory: bool | None = Field(description="Whether memory was profiled.")
     data_process: bool | None = Field(description="Whether the dataset pipeline was profiled.")
     record_shapes: bool | None = Field(description="Whether input shapes were recorded.")
-    schedule: dict[str, Any] | None = Field(description="The profiler schedule (wait, warmup, active ...).")
+    schedule: dict[str, object] | None = Field(
+        description="The profiler schedule (wait, warmup, active ...)."
+    )
 
 
 class RunInfo(Record):
@@ -55,7 +57,7 @@ class RunInfo(Record):
     execution_mode: Literal["graph", "pynative", "unknown"] = Field(description="Inferred execution mode.")
     phase: Phase = Field(description="Inferred phase.")
     jit_level: str | None = Field(description="JIT level (O0, O1 ...), when recorded.")
-    amp: dict[str, Any] = Field(description="Cast counts and AMP scope markers.")
+    amp: dict[str, object] = Field(description="Cast counts and AMP scope markers.")
     profiler_config: ProfilerConfig = Field(description="The recorded profiler settings.")
     steps: Positive = Field(description="Number of steps the kernels cover.")
     batch: Integer | None = Field(description="Batch size from the first Conv/MatMul input shape.")

@@ -7,7 +7,7 @@ type) is derived from them for the builder, the CSV download, the app's table an
 from __future__ import annotations
 
 import types
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Literal, Union, get_args, get_origin
 
 from pydantic import Field
 
@@ -124,7 +124,7 @@ def _json_kind(schema: dict) -> str:
     return str(schema["type"])
 
 
-def json_kind(annotation: Any) -> str:
+def json_kind(annotation: object) -> str:
     """The JSON type of a column's annotation: "string", "number", "integer" or "boolean" (null aside)."""
     if get_origin(annotation) is Annotated:
         return json_kind(get_args(annotation)[0])
