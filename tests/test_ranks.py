@@ -470,6 +470,39 @@ def test_a_forked_worker_that_dies_has_its_ranks_read_here(
     assert got == serial and len(got) == 4
 
 
+def test_many_ranks_small_files_are_read_half_in_a_forked_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    """From QUICK_FORK_RANKS ranks on, a process running no other thread reads half the ranks' small files
+    in a forked worker: the summaries are the serial ones, one worker was forked, and none is forked by a
+    process running another thread (run alone in a fork: pytest may run other threads)."""
+    import threading
+
+    from core.forks import in_forks
+    from diagnosis import scale
+    from diagnosis.ingest import find_runs
+
+    job = CLUSTER / "straggler"
+    cands = sorted((c for c in find_runs(job) if c.rank is not None), key=lambda c: c.rank or 0)
+    serial = scale.quick_summaries(cands, str(job))
+    monkeypatch.setattr(scale, "QUICK_FORK_RANKS", 2)
+    real_fork, forked = os.fork, []
+    monkeypatch.setattr(os, "fork", lambda: forked.append(1) or real_fork())
+
+    def alone(_: object) -> tuple[bool, int]:
+        return scale.quick_summaries(cands, str(job)) == serial, len(forked)
+
+    assert in_forks([[None]], alone) == [(True, 2)]  # the fork running `alone`, then its worker
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        forked.clear()
+        assert scale.quick_summaries(cands, str(job)) == serial and forked == []
+    finally:
+        release.set()
+        other.join()
+    assert len(serial) == 4 and all(s is not None for s in serial)
+
+
 @pytest.mark.slow
 def test_the_isolated_reader_reads_a_jobs_ranks_in_forked_workers(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
