@@ -37,11 +37,8 @@ lint: $(STAMP)
 schema: $(STAMP)
 	$(PY) -m doctor.schema
 
-# The whole suite on TEST_WORKERS processes (pytest-xdist; CI has 2 cores), a test module per worker so that
-# a module's cached runs are read once and its order-dependent set-up stays in one process.
-TEST_WORKERS ?= 2
 test: $(STAMP) browser lint
-	@GRADIO_ANALYTICS_ENABLED=False PERF_DOCTOR_REQUIRE_BROWSER=1 $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile; rc=$$?; \
+	@GRADIO_ANALYTICS_ENABLED=False PERF_DOCTOR_REQUIRE_BROWSER=1 $(PY) -m pytest; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing on purpose" >&2; exit 1; fi; exit $$rc
 
 # The developers' lane: no slow, browser or MindSpore tests (CI runs everything with `make test`), on
