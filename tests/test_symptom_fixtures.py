@@ -182,8 +182,9 @@ def assert_typed(declaration: type[SymptomValues], values: dict[str, Any]) -> No
     hints = typing.get_type_hints(declaration)
     for name, value in given.items():
         allowed = typing.get_args(hints[name]) or (hints[name],)
-        if typing.get_origin(hints[name]) is dict:
-            allowed = (dict,)
+        origin = typing.get_origin(hints[name])
+        if origin in (dict, list, tuple):  # a typed container: its own type
+            allowed = (origin,)
         kinds = tuple(typing.get_origin(a) or a for a in allowed if a is not typing.Any)
         kinds += (int,) if float in kinds else ()
         assert len(kinds) < len(allowed) or isinstance(value, kinds), (
