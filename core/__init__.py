@@ -11,7 +11,8 @@ imports the symptom vocabulary, and the isolated MINDIR child (300 MB address-sp
 load the pandas that the run model pulls in; an eager import made a normal model fail to decode there.
 
 `core.forks` (work split over forked workers answering over pipes, for a process that may write no file)
-is no part of the vocabulary: the stages that fork (diagnosis.scale, outputs.ms_dump) import it by path.
+is no part of the vocabulary: the stages that fork (diagnosis.scale, outputs.ms_dump) import it by path;
+its `may_fork` (whether this process may fork a worker) is public, for the sandbox's warm reader too.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ _EXPORTS: dict[str, str] = {
     "InputError": "core.errors",
     "JsonObject": "core.jsontypes",
     "JsonValue": "core.jsontypes",
+    "may_fork": "core.forks",
     "AmpMarkers": "core.model",
     "SlowLinkRecord": "core.model",
     "KERNEL_SCHEMA": "core.model",
@@ -60,6 +62,7 @@ _EXPORTS: dict[str, str] = {
 
 if TYPE_CHECKING:
     from core.errors import InputError, error_line
+    from core.forks import may_fork
     from core.jsontypes import JsonObject, JsonValue
     from core.model import (
         KERNEL_SCHEMA,
@@ -131,6 +134,7 @@ __all__ = [
     "error_line",
     "in_lang",
     "join",
+    "may_fork",
     "say",
     "spread",
     "vocabulary_entry",

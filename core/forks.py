@@ -4,7 +4,7 @@ doctor's isolated reader runs with RLIMIT_FSIZE=0, so a multiprocessing pool can
 are POSIX semaphores, files in /dev/shm it cannot size: OSError EFBIG). A worker forked here instead
 computes its share, pickles the answer into a pipe and exits. Forking is safe only in a process that runs
 no other Python thread (another thread may hold a lock the fork inherits): callers check
-`threading.active_count() == 1`. Used by diagnosis.scale (the ranks) and outputs.ms_dump (tensor files).
+`may_fork()`. Used by diagnosis.scale (the ranks) and outputs.ms_dump (tensor files).
 """
 
 from __future__ import annotations
@@ -13,11 +13,23 @@ import contextlib
 import os
 import pickle
 import signal
+import threading
 from collections.abc import Callable, Sequence
 from typing import BinaryIO, TypeVar
 
 Item = TypeVar("Item")
 Answer = TypeVar("Answer")
+
+
+def may_fork() -> bool:
+    """Whether this process may fork a worker: it can fork and runs no other Python thread (a fork would
+    inherit any lock another thread holds)."""
+    return hasattr(os, "fork") and threading.active_count() == 1
+
+
+def cpus() -> int:
+    """The CPUs this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def in_forks(

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import threading
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
@@ -55,7 +54,7 @@ def workers(ranks: int, size: int | None = None) -> int:
         return 1
     return max(
         1,
-        min(ranks, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1),
+        min(ranks, forks.cpus()),
     )
 
 
@@ -94,7 +93,7 @@ def quick_summaries(cands: Sequence[Candidate], base: str) -> list[RankSummary |
     from diagnosis.ingest import quick_candidate
     from diagnosis.readers.io import stop_watching
 
-    if len(cands) < QUICK_FORK_RANKS or not _may_fork():
+    if len(cands) < QUICK_FORK_RANKS or not forks.may_fork() or forks.cpus() < 2:
         return [quick_candidate(c, base) for c in cands]
     shares = [list(cands[0::2]), list(cands[1::2])]
     answers = forks.in_forks(shares, partial(_quick_share, base=base), stop_watching, here=True)
@@ -102,13 +101,6 @@ def quick_summaries(cands: Sequence[Candidate], base: str) -> list[RankSummary |
     for share, summaries in zip(shares, answers, strict=True):
         found.update(zip((id(c) for c in share), summaries, strict=True))
     return [found[id(c)] for c in cands]
-
-
-def _may_fork() -> bool:
-    """Whether this process may fork a worker: it runs no other Python thread (a fork could inherit a
-    lock another thread holds) and may run on more than one CPU."""
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return hasattr(os, "fork") and threading.active_count() == 1 and cpus > 1
 
 
 def _quick_share(cands: Sequence[Candidate], base: str) -> list[RankSummary | None]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import csv
 import os
 import re
-import threading
 from collections import defaultdict
 from collections.abc import Generator, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -21,7 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from core.errors import InputError
-from core.forks import in_forks
+from core.forks import cpus, in_forks, may_fork
 from core.text import say
 from outputs.layers import Dump, Layer
 from outputs.stats import TensorStats, canonical_dtype, npy_stats
@@ -119,10 +118,9 @@ def processes_for(size: int) -> int:
     run on) in a process that runs no other Python thread, such as doctor's isolated reader (which may
     write no file: no multiprocessing pool, forked workers); 1 in a threaded process (a fork could inherit
     a lock another thread holds) and for a dump under FORK_BYTES."""
-    if not hasattr(os, "fork") or threading.active_count() != 1 or size < FORK_BYTES:
+    if not may_fork() or size < FORK_BYTES:
         return 1
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return max(1, min(PROCESSES, cpus))
+    return max(1, min(PROCESSES, cpus()))
 
 
 def _forked_stats(jobs: list[Job], processes: int) -> dict[str, TensorStats]:

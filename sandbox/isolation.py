@@ -44,7 +44,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar, cast
 
-from core import InputError, say
+from core import InputError, may_fork, say
 from diagnosis import MIB, Limits, Source, Workspace, check_positive, env_name, settings_from_env
 
 if TYPE_CHECKING:
@@ -264,7 +264,7 @@ def fork_warm_reader() -> bool:
     fork itself (another thread may hold a lock the fork inherits): with any other thread running this
     forks nothing and answers False, and the reader starts as a new interpreter on first use. The
     native pools of numpy and Arrow are fork-aware; the interpreter zygote forks with them too."""
-    if not hasattr(os, "fork") or threading.active_count() != 1:
+    if not may_fork():
         return False
     with _ZYGOTE_LOCK:
         if _ZYGOTE and _ZYGOTE[0].process.poll() is None:

@@ -199,10 +199,9 @@ class AfterFacts(TypedDict):
     predicted_gain_ms: float | None
 
 
-class ReportFacts(AfterFacts):
-    """The triage columns a report determines (summarize)."""
+class VerdictFacts(AfterFacts):
+    """The triage columns a report's verdict and top cause determine, with its after section's."""
 
-    source: str
     kind: str
     layouts: str
     verdict: str
@@ -211,6 +210,12 @@ class ReportFacts(AfterFacts):
     confidence: float | None  # in [0, 1]
     recoverable_ms: float | None
     ranks: int | None
+
+
+class ReportFacts(VerdictFacts):
+    """The triage columns a report determines (summarize)."""
+
+    source: str
 
 
 def summarize(report: ReportDocument | None) -> ReportFacts:

@@ -13,7 +13,6 @@ import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TypedDict
 
 import pandas as pd
 import plotly.io
@@ -22,6 +21,7 @@ from pydantic import ValidationError
 from core import InputError, say
 from desk.cases import NO_CAUSE, STATUSES, Case, CaseBook, CaseFilter, CaseSummary
 from desk.cases.book import Given
+from desk.cases.model import VerdictFacts
 from diagnosis import Source
 from doctor.facade import diagnose, display_name
 from doctor.i18n import t
@@ -80,27 +80,15 @@ def when_text(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%d %H:%M:%SZ")
 
 
-class TriageRow(TypedDict):
+class TriageRow(VerdictFacts):
     """One row of the triage list (TRIAGE_COLUMNS): a stored case or a submission just diagnosed."""
 
     when: str
     case: str
     submission: str
-    kind: str
-    layouts: str
-    verdict: str
-    top_cause: str | None
-    severity: str | None
-    confidence: float | None
-    recoverable_ms: float | None
-    resolved: str
-    remaining: str
-    gain_ms: float | None
-    predicted_gain_ms: float | None
     status: str
     note: str
     message: str
-    ranks: int | None
 
 
 def summary_row(summary: CaseSummary) -> TriageRow:
