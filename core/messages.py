@@ -1815,9 +1815,13 @@ MESSAGES: dict[str, dict[str, str]] = {
     "outputs.md-col-rel": {"en": "rel. diff", "zh": "相对差异"},
     "outputs.md-col-stat": {"en": "statistic", "zh": "统计量"},
     "outputs.md-col-tol": {"en": "tolerance", "zh": "容差"},
-    "outputs.md-deterministic-cost": {
+    "outputs.md-deterministic-cost-set_deterministic": {
         "en": "From the profile: deterministic kernels (ms.set_deterministic(True), the fix for run-to-run differences of reductions) can slow at most the {n} reduction and atomic operators, {ms:.3g} ms of the target's {step:.3g} ms per step ({share:.1f} %). Profile once with it on to measure.",
         "zh": "根据性能数据：确定性算子（ms.set_deterministic(True)，用于消除归约类算子的运行间差异）最多只会拖慢 {n} 个归约和原子类算子，即目标每步 {step:.3g} ms 中的 {ms:.3g} ms（{share:.1f}%）。开启后再采集一次即可实测。",
+    },
+    "outputs.md-deterministic-cost-threads_num": {
+        "en": "From the profile: on CPU the fix for run-to-run differences runs one kernel thread (ms.device_context.cpu.op_tuning.threads_num(1)), which can slow every operator: {every:.3g} ms of the target's {step:.3g} ms per step ({share:.1f} %), {ms:.3g} ms of it in the {n} reduction and atomic operators. Profile once with it on to measure.",
+        "zh": "根据性能数据：在 CPU 上，消除运行间差异的修复使用单个算子线程（ms.device_context.cpu.op_tuning.threads_num(1)），可能拖慢所有算子：目标每步 {step:.3g} ms 中的 {every:.3g} ms（{share:.1f}%），其中 {ms:.3g} ms 属于 {n} 个归约和原子类算子。开启后再采集一次即可实测。",
     },
     "outputs.md-call-site": {"en": "Called in the baseline from", "zh": "基线中的调用位置"},
     "outputs.md-target-call-site": {"en": "Called in the target from", "zh": "目标中的调用位置"},

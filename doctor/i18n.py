@@ -65,9 +65,12 @@ REPORT_TEXT: dict[str, dict[str, str]] = {
         "outputs_tolerance": "Tolerance",
         "outputs_call_site": "Called in the baseline from",
         "outputs_target_call_site": "Called in the target from",
-        "outputs_deterministic": "From the profile: deterministic kernels (ms.set_deterministic(True)) can "
-        "slow at most the {n} reduction and atomic operators, {ms} ms of the target's {step} ms per step "
-        "({share} %).",
+        "outputs_deterministic_set_deterministic": "From the profile: deterministic kernels "
+        "(ms.set_deterministic(True)) can slow at most the {n} reduction and atomic operators, {ms} ms of "
+        "the target's {step} ms per step ({share} %).",
+        "outputs_deterministic_threads_num": "From the profile: on CPU the fix runs one kernel thread "
+        "(ms.device_context.cpu.op_tuning.threads_num(1)), which can slow every operator: {every} ms of the "
+        "target's {step} ms per step ({share} %), {ms} ms of it in the {n} reduction and atomic operators.",
         "after_gain": "Measured gain: {gain} per step (target {target} → after {after}); "
         "predicted {predicted} (measured ÷ predicted {ratio}).",
         "after_per_sample": "The batches differ ({target_batch} vs {after_batch}): the gain is measured per "
@@ -327,8 +330,11 @@ REPORT_TEXT: dict[str, dict[str, str]] = {
         "outputs_tolerance": "容差",
         "outputs_call_site": "基线中的调用位置",
         "outputs_target_call_site": "目标中的调用位置",
-        "outputs_deterministic": "根据性能数据：确定性算子（ms.set_deterministic(True)）最多只会拖慢 "
-        "{n} 个归约和原子类算子，即目标每步 {step} ms 中的 {ms} ms（{share}%）。",
+        "outputs_deterministic_set_deterministic": "根据性能数据：确定性算子（ms.set_deterministic(True)）"
+        "最多只会拖慢 {n} 个归约和原子类算子，即目标每步 {step} ms 中的 {ms} ms（{share}%）。",
+        "outputs_deterministic_threads_num": "根据性能数据：在 CPU 上，修复使用单个算子线程"
+        "（ms.device_context.cpu.op_tuning.threads_num(1)），可能拖慢所有算子：目标每步 {step} ms 中的 "
+        "{every} ms（{share}%），其中 {ms} ms 属于 {n} 个归约和原子类算子。",
         "after_gain": "实测收益：每步 {gain}（目标 {target} → 修复后 {after}）；"
         "预测 {predicted}（实测 ÷ 预测 {ratio}）。",
         "after_per_sample": "两次运行的批大小不同（{target_batch} 对 {after_batch}）："

@@ -118,18 +118,23 @@ def _load_mapping(path: Path, isolate: bool) -> dict[str, str]:
 
 
 def deterministic_cost(document: ReportDocument) -> DeterministicCost | None:
-    """What deterministic kernels can slow, from a profile report's operator table: the target's time per
-    step in reduction and atomic operators, against its step; None without a timed target."""
+    """What the fix for run-to-run differences can slow, from a profile report's operator table: on Ascend
+    and GPU (ms.set_deterministic) the target's reduction and atomic operators; on CPU (one kernel thread,
+    as outputs-nondeterministic's fix does there) every operator. None without a timed target."""
     step = None if document.timing is None else document.timing.target_ms_per_step
     if not step:
         return None
     records = document.operators.records
     reductions = [r for r in records if outputs.op_family(str(r.op_type or "")) == "reduction"]
     ms = sum(float(r.target_us_per_step or 0.0) for r in reductions) / 1000.0
+    every = sum(float(r.target_us_per_step or 0.0) for r in records) / 1000.0
+    on_cpu = any(run.role == "target" and run.device == "CPU" for run in document.runs)
     return DeterministicCost(
+        setting="threads_num" if on_cpu else "set_deterministic",
         reduction_ms_per_step=round(ms, 4),
+        operator_ms_per_step=round(every, 4),
         step_ms=round(float(step), 4),
-        share=round(ms / step, 4),
+        share=round((every if on_cpu else ms) / step, 4),
         operators=len(reductions),
     )
 
@@ -288,8 +293,9 @@ def section_markdown(section: OutputsSection, lang: str, level: int = 2) -> str:
         lines += [
             "",
             _t(
-                "outputs.md-deterministic-cost",
+                f"outputs.md-deterministic-cost-{cost.setting}",
                 lang,
+                every=cost.operator_ms_per_step,
                 ms=cost.reduction_ms_per_step,
                 step=cost.step_ms,
                 share=cost.share * 100,

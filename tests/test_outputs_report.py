@@ -14,6 +14,7 @@ import pytest
 from cli.main import main
 from doctor.model.outputs import LayerPoint, OutputsSection
 from doctor.outputs_report import compare_outputs, depth_figure, render_outputs
+from doctor.render import render
 from tests.support.inputs import ROOT
 
 DUMPS = ROOT / "tests" / "fixtures" / "outputs"
@@ -170,8 +171,9 @@ def test_a_chinese_outputs_report_has_no_english_sentence(target: str) -> None:
         assert english_sentences(render_outputs(report, fmt)) == [], fmt
 
 
-def test_with_a_profile_the_deterministic_fix_cost_is_read_from_it() -> None:
-    """The target's reduction/atomic operator time per step bounds what ms.set_deterministic(True) slows."""
+def test_with_a_cpu_profile_the_fix_cost_is_every_operator_on_one_thread() -> None:
+    """On CPU the determinism fix is one kernel thread (threads_num(1)), which can slow every operator:
+    the bound is the target's whole operator time per step; the reductions' share is still given."""
     from doctor import diagnose
 
     cpu = ROOT / "tests" / "fixtures" / "cpu"
@@ -184,10 +186,33 @@ def test_with_a_profile_the_deterministic_fix_cost_is_read_from_it() -> None:
     cost = report.document.outputs.deterministic_cost
     records = report.data["operators"]["records"]
     matmul = sum(r["target_us_per_step"] for r in records if r["op_type"] == "MatMul") / 1000
-    assert cost is not None and cost.operators >= 1
+    every = sum(r["target_us_per_step"] or 0 for r in records) / 1000
+    assert cost is not None and cost.operators >= 1 and cost.setting == "threads_num"
     assert cost.reduction_ms_per_step == pytest.approx(matmul, abs=1e-3)
+    assert cost.operator_ms_per_step == pytest.approx(every, abs=1e-3) and every > matmul
     assert cost.step_ms == pytest.approx(report.data["timing"]["target_ms_per_step"], rel=1e-3)
+    assert cost.share == pytest.approx(every / cost.step_ms, abs=1e-3)
+    for lang in ("en", "zh"):
+        for fmt in ("md", "html"):
+            shown = render(report.in_lang(lang), fmt)
+            said = shown[shown.index("threads_num(1)") - 300 :][:600]  # the cost line
+            assert str(round(every, 3))[:4] in said and "set_deterministic" not in said, (lang, fmt)
     assert compare_outputs(DUMPS / "reference", DUMPS / "weights").section.deterministic_cost is None
+
+
+def test_with_an_ascend_profile_the_fix_cost_is_the_reductions() -> None:
+    """On Ascend the fix is ms.set_deterministic(True): the bound is the reduction and atomic operators."""
+    from doctor import diagnose
+    from tests.bad_inputs import generate
+
+    ascend = generate.ASCEND / "level1"
+    report = diagnose(
+        ascend / "train", ascend / "infer", isolate=False, dumps=(DUMPS / "reference", DUMPS / "weights")
+    )
+    cost = report.document.outputs.deterministic_cost
+    assert cost is not None and cost.setting == "set_deterministic"
+    assert cost.share == pytest.approx(cost.reduction_ms_per_step / cost.step_ms, abs=1e-3)
+    assert cost.reduction_ms_per_step < cost.operator_ms_per_step
 
 
 def test_the_app_tab_registers_its_uploads_with_the_upload_ledger(tmp_path: Path) -> None:

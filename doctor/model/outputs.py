@@ -3,6 +3,8 @@ first part ways, the divergence along depth, and the ranked causes (the same Cau
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 
 from doctor.model.base import Count, NonNegative, Number, Record
@@ -62,14 +64,29 @@ class FirstDivergence(Record):
 
 
 class DeterministicCost(Record):
-    """From the target's profile: the time deterministic kernels (ms.set_deterministic(True)) can slow."""
+    """From the target's profile: the time the fix for run-to-run differences can slow. On Ascend and GPU
+    the fix is ms.set_deterministic(True), which orders reductions and atomics; on CPU it is one kernel
+    thread (threads_num(1)), which can slow every operator."""
 
+    setting: Literal["set_deterministic", "threads_num"] = Field(
+        default="set_deterministic",
+        description="The fix for the target's device: `set_deterministic` (ms.set_deterministic(True), "
+        "Ascend and GPU) or `threads_num` (ms.device_context.cpu.op_tuning.threads_num(1), CPU).",
+    )
     reduction_ms_per_step: NonNegative = Field(
         description="Time per step of the target's reduction and atomic operators (ReduceSum/Mean, MatMul, "
         "AllReduce, scatter, norm, softmax): what deterministic kernels can slow at most."
     )
+    operator_ms_per_step: NonNegative = Field(
+        default=0.0,
+        description="Time per step of all the target's operators: what one CPU kernel thread can slow at "
+        "most (`setting` `threads_num`).",
+    )
     step_ms: NonNegative = Field(description="The target's time per step.")
-    share: NonNegative = Field(description="reduction_ms_per_step / step_ms.")
+    share: NonNegative = Field(
+        description="The time the setting can slow over step_ms: reduction_ms_per_step's share under "
+        "`set_deterministic`, operator_ms_per_step's under `threads_num`."
+    )
     operators: Count = Field(description="How many of the target's operators are reductions or atomics.")
 
 
@@ -93,6 +110,6 @@ class OutputsSection(Record):
     nothing_found: bool = Field(description="No significant cause: the runs agree, or nothing explains it.")
     deterministic_cost: DeterministicCost | None = Field(
         default=None,
-        description="With profiles in the same report: the target's time deterministic kernels can slow; "
+        description="With profiles in the same report: the target's time the determinism fix can slow; "
         "`null` without a profile.",
     )
