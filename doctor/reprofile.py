@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
@@ -49,29 +49,6 @@ PROFILING_FIXES = {
 SCHEDULE_KEYS = ("wait", "warmup", "active", "repeat", "skip_first")
 
 
-# Used when the baseline recorded no settings (a CPU profile never does): the configuration of
-# tests/fixtures/cpu/generate.py, Level1 so that Ascend kernels carry dtypes.
-class ProfilerDefaults(TypedDict):
-    """The profiler settings a re-profiling script uses where the baseline recorded none."""
-
-    level: str
-    aic_metrics: str
-    activities: list[str]
-    with_stack: bool
-    profile_memory: bool
-    schedule: dict[str, int]
-
-
-DEFAULTS: ProfilerDefaults = {
-    "level": "Level1",
-    "aic_metrics": "PipeUtilization",
-    "activities": ["CPU", "NPU"],
-    "with_stack": False,
-    "profile_memory": False,
-    "schedule": {"wait": 0, "warmup": 1, "active": 5, "repeat": 1, "skip_first": 3},
-}
-
-
 @dataclass(frozen=True)
 class Settings:
     """Profiler settings as the script writes them: MindSpore enum member names and plain values."""
@@ -85,6 +62,19 @@ class Settings:
     recorded: bool  # taken from the baseline's profiler_info, not the defaults
 
 
+# Used when the baseline recorded no settings (a CPU profile never does): the configuration of
+# tests/fixtures/cpu/generate.py, Level1 so that Ascend kernels carry dtypes.
+DEFAULTS = Settings(
+    level="Level1",
+    aic_metrics="PipeUtilization",
+    activities=["CPU", "NPU"],
+    with_stack=False,
+    profile_memory=False,
+    schedule={"wait": 0, "warmup": 1, "active": 5, "repeat": 1, "skip_first": 3},
+    recorded=False,
+)
+
+
 def baseline_settings(report: Report) -> Settings:
     """The baseline's recorded level, aic_metrics, activities, with_stack, profile_memory and schedule;
     a setting it did not record (or recorded as something MindSpore does not define) takes the default."""
@@ -92,11 +82,11 @@ def baseline_settings(report: Report) -> Settings:
     if not runs:
         raise InputError("a re-profiling script needs a diagnosis of two profiles", expected="a baseline")
     config = runs[0].profiler_config
-    level = config.level if config.level in LEVELS else DEFAULTS["level"]
-    metrics = AIC_METRICS.get(str(config.aic_metrics), AIC_METRICS[DEFAULTS["aic_metrics"]])
+    level = config.level if config.level in LEVELS else DEFAULTS.level
+    metrics = AIC_METRICS.get(str(config.aic_metrics), AIC_METRICS[DEFAULTS.aic_metrics])
     if config.level in LEVELS and config.aic_metrics is None:
         metrics = "AiCoreNone"  # recorded as none (Level0 resets it)
-    activities = [a for a in ACTIVITIES if a in (config.activities or [])] or list(DEFAULTS["activities"])
+    activities = [a for a in ACTIVITIES if a in (config.activities or [])] or list(DEFAULTS.activities)
     return Settings(
         level=level,
         aic_metrics=metrics,
@@ -109,12 +99,13 @@ def baseline_settings(report: Report) -> Settings:
 
 
 def _flag(value: bool | None, key: Literal["with_stack", "profile_memory"]) -> bool:
-    return value if isinstance(value, bool) else DEFAULTS[key]
+    default = DEFAULTS.with_stack if key == "with_stack" else DEFAULTS.profile_memory
+    return value if isinstance(value, bool) else default
 
 
 def _schedule(recorded: dict[str, Any] | None) -> dict[str, int]:
     """The recorded schedule's five counts (non-negative ints, active ≥ 1), else the default one."""
-    plan = dict(DEFAULTS["schedule"])
+    plan = dict(DEFAULTS.schedule)
     if not isinstance(recorded, dict):
         return plan
     counts: dict[str, int] = {}

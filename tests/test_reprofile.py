@@ -71,8 +71,8 @@ def test_settings_are_exactly_the_baselines_recorded_profiler_info():
 def test_a_baseline_without_recorded_settings_gets_the_defaults_and_says_so():
     script = reprofile_script(pynative_pair())
     got = constants(script)
-    assert got["SCHEDULE"] == DEFAULTS["schedule"]
-    assert got["LEVEL"] == f"ProfilerLevel.{DEFAULTS['level']}"
+    assert got["SCHEDULE"] == DEFAULTS.schedule
+    assert got["LEVEL"] == f"ProfilerLevel.{DEFAULTS.level}"
     assert "it recorded none, as a CPU profile never does" in script
 
 
