@@ -269,19 +269,23 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def write_results(text: str, cores: int) -> None:
-    """Replace the section of bench/RESULTS.md this script owns (bench/run.py keeps it)."""
+    """Put this run's table at the top of the section of bench/RESULTS.md this script owns (bench/run.py
+    keeps the section), above the earlier runs, which stay as the section's history."""
     results = HERE / "RESULTS.md"
     old = results.read_text(encoding="utf-8")
-    section = (
-        f"{SECTION} (bench/cluster.py)\n\n{cores} cores, load average {os.getloadavg()[0]:.1f}.\n\n{text}\n"
-    )
+    heading = f"{SECTION} (bench/cluster.py)"
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    command = " ".join(["bench/cluster.py", *sys.argv[1:]])
+    run = f"**Run of {when}:** `{command}`, {cores} cores, load average {os.getloadavg()[0]:.1f}.\n\n{text}\n"
     if SECTION not in old:
-        results.write_text(f"{old.rstrip()}\n\n{section}", encoding="utf-8")
+        results.write_text(f"{old.rstrip()}\n\n{heading}\n\n{run}", encoding="utf-8")
         return
     start = old.index(SECTION)
     end = old.find("\n## ", start + len(SECTION))  # the sections after this one are kept
-    tail = old[end:] if end >= 0 else ""
-    results.write_text(f"{old[:start]}{section}{tail}", encoding="utf-8")
+    end = end if end >= 0 else len(old)
+    body = old[start:end].split("\n", 1)[1].strip("\n") if "\n" in old[start:end] else ""
+    section = f"{heading}\n\n{run}\n{body}\n" if body else f"{heading}\n\n{run}"
+    results.write_text(f"{old[:start]}{section}{old[end:]}", encoding="utf-8")
 
 
 if __name__ == "__main__":
