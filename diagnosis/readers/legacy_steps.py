@@ -90,46 +90,49 @@ def read(candidate: Candidate) -> Run:
 
 
 def communication_ops(path: Path) -> pd.DataFrame:
-    """The per-step communication operator columns of step_trace_raw detail as kernels (µs, core HCCL)."""
+    """The per-step communication operator columns of step_trace_raw detail as kernels (µs, core HCCL).
+
+    Built from numpy arrays, one slice of rows per operator column (a 1.x rank keeps about a hundred
+    such columns: a DataFrame each cost 0.15 s of CPU for 485 kernels)."""
     frame = read_table(path)
     number = (
-        pd.to_numeric(frame["step_num"], errors="coerce")
+        pd.to_numeric(frame["step_num"], errors="coerce").to_numpy(dtype="float64")
         if "step_num" in frame
-        else pd.Series(dtype="float64")
+        else np.zeros(len(frame))
     )
-    frame = frame.loc[np.isfinite(number.astype("float64")) & (number.astype("float64") > 0)]
-    rows: list[pd.DataFrame] = []
+    keep = np.isfinite(number) & (number > 0)
+    step = number[keep].astype("int64")
+    names: list[str] = []
+    begins: list[np.ndarray] = []
+    finishes: list[np.ndarray] = []
     for column in frame.columns:
         hit = _OP_COLUMN.match(str(column))
         start, end = f"{column}_start_point", f"{column}_end_point"
         if not hit or start not in frame or end not in frame:
             continue
-        begin = pd.to_numeric(frame[start], errors="coerce").astype("float64")
-        finish = pd.to_numeric(frame[end], errors="coerce").astype("float64")
-        rows.append(
-            pd.DataFrame(
-                {
-                    "name": hit.group("op"),
-                    "step": pd.to_numeric(frame["step_num"]).astype("int64"),
-                    "start_us": begin * SYSCNT_US,
-                    "duration_us": (finish - begin) * SYSCNT_US,
-                }
-            )
-        )
-    ops = (
-        pd.concat(rows, ignore_index=True)
-        if rows
-        else pd.DataFrame(columns=["name", "step", "start_us", "duration_us"])
-    )
-    ops = ops.dropna(subset=["start_us", "duration_us"]).sort_values("start_us", kind="stable")
-    names = pa.array(ops["name"].astype(str).tolist(), type=pa.string())
+        names.append(hit.group("op"))
+        begins.append(_ticks(frame[start])[keep])
+        finishes.append(_ticks(frame[end])[keep])
+    begin = np.concatenate(begins) if begins else np.zeros(0)
+    start_us = begin * SYSCNT_US
+    duration_us = (np.concatenate(finishes) - begin) * SYSCNT_US if finishes else np.zeros(0)
+    op = np.repeat(np.arange(len(names)), len(step))
+    steps = np.tile(step, len(names))
+    kept = np.flatnonzero(~np.isnan(start_us) & ~np.isnan(duration_us))
+    order = kept[np.argsort(start_us[kept], kind="stable")]
+    labels = pa.array([names[k] for k in op[order].tolist()], type=pa.string())
     columns: NamedColumns = {
-        "name": names,
-        "op_type": map_unique(names, op_type_of_kernel),
-        "step": pa.array(ops["step"].to_numpy(dtype="int64")),
-        "start_us": pa.array(ops["start_us"].to_numpy(dtype="float64")),
-        "duration_us": pa.array(ops["duration_us"].to_numpy(dtype="float64")),
-        "core": pa.array([HCCL] * len(ops), type=pa.string()),
+        "name": labels,
+        "op_type": map_unique(labels, op_type_of_kernel),
+        "step": pa.array(steps[order].astype("int64")),
+        "start_us": pa.array(start_us[order]),
+        "duration_us": pa.array(duration_us[order]),
+        "core": pa.array([HCCL] * len(order), type=pa.string()),
     }
     table = pa.Table.from_pydict(columns)
     return conform_kernels(to_frame(complete(table)))
+
+
+def _ticks(values: pd.Series) -> np.ndarray:
+    """A column of sys-count ticks as float64 (NaN where a cell is not a number)."""
+    return pd.to_numeric(values, errors="coerce").to_numpy(dtype="float64")
