@@ -60,6 +60,20 @@ REPORT_TEXT: dict[str, dict[str, str]] = {
         "outputs_first_shape": "First at {layer} ({op_type}), layer {depth} of {n}: the two runs' outputs "
         "have different shapes.",
         "outputs_none": "No layer parts ways: all {n} matched layers agree within their dtype's tolerance.",
+        "outputs_unexplained": "No known cause fits where the outputs part ways: an unexplained divergence "
+        "at {layer}. What would decide it: {asks}.",
+        "outputs_asks_sep": "; ",
+        "outputs_ask_shapes": "the code at the two call sites and the shapes of the layer's inputs "
+        "(other shapes come from other code or other inputs, never from rounding)",
+        "outputs_ask_layer_inputs": "the layer's inputs in both dumps (msprobe's data_mode all, the "
+        "MindSpore dump's input_output 0), which tell whether the layer itself or what feeds it parts ways",
+        "outputs_ask_network_inputs": "the network's inputs of both runs (a SHA-256 of the input bytes "
+        "logged in each run, or dumps that keep them), which rule random preprocessing and other data in "
+        "or out",
+        "outputs_ask_weights": "the parameters of both runs (a checksum of the loaded checkpoint, or dumps "
+        "that keep the parameters), which rule other weights in or out",
+        "outputs_ask_repeat": "the baseline run twice on the same input and dumped both times: if those two "
+        "dumps also part ways here, the kernels are non-deterministic; if not, the target's set-up differs",
         "outputs_layer": "Layer",
         "outputs_rel": "Relative difference",
         "outputs_tolerance": "Tolerance",
@@ -325,6 +339,19 @@ REPORT_TEXT: dict[str, dict[str, str]] = {
         "outputs_first": "首次分歧于 {layer}（{op_type}），第 {depth}/{n} 层：{stat} 相对差异 {rel}，"
         "超出 {dtype} 容差 {tol}。",
         "outputs_none": "没有层出现分歧：{n} 个对应层均在其数据类型的容差之内。",
+        "outputs_unexplained": "没有已知原因能解释输出出现分歧的位置：{layer} 处的分歧无法解释。"
+        "可据以判断的数据：{asks}。",
+        "outputs_asks_sep": "；",
+        "outputs_ask_shapes": "两处调用位置的代码及该层输入的形状"
+        "（形状不同源于代码或输入不同，而非舍入误差）",
+        "outputs_ask_layer_inputs": "两份 dump 中该层的输入（msprobe 的 data_mode all，"
+        "MindSpore dump 的 input_output 0），可判断是该层本身还是其上游出现分歧",
+        "outputs_ask_network_inputs": "两次运行的网络输入（在每次运行中记录输入字节的 SHA-256，"
+        "或保留输入的 dump），可确认或排除随机预处理和数据不同",
+        "outputs_ask_weights": "两次运行的参数（所加载检查点的校验和，或保留参数的 dump），"
+        "可确认或排除权重不同",
+        "outputs_ask_repeat": "对基线在同一输入上运行两次并各 dump 一次：若这两份 dump 也在此处分歧，"
+        "则算子是非确定性的；否则是目标的配置不同",
         "outputs_layer": "层",
         "outputs_rel": "相对差异",
         "outputs_tolerance": "容差",

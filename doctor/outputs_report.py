@@ -19,9 +19,17 @@ from doctor.build import cause_records, symptom_records
 from doctor.config import public_folders
 from doctor.i18n import check_lang
 from doctor.model import ReportDocument
-from doctor.model.outputs import DeterministicCost, DumpInfo, FirstDivergence, LayerPoint, OutputsSection
+from doctor.model.outputs import (
+    DeterministicCost,
+    DumpInfo,
+    FirstDivergence,
+    LayerPoint,
+    OutputsSection,
+    UnexplainedDivergence,
+)
 from doctor.report import Report
 from doctor.text import md_code
+from doctor.wording import unexplained_text
 from knowledge import Diagnosis, evaluate
 from sandbox import isolation
 
@@ -171,7 +179,16 @@ def build_section(
         symptoms=symptom_records(symptoms, lang),
         causes=cause_records(diagnosis.causes, lang),
         nothing_found=diagnosis.nothing_found,
+        unexplained=_unexplained(comparison, diagnosis),
     )
+
+
+def _unexplained(comparison: outputs.OutputsComparison, diagnosis: Diagnosis) -> UnexplainedDivergence | None:
+    """The first divergence when no cause is significant, with what would decide it."""
+    first = comparison.first
+    if first is None or not diagnosis.nothing_found:
+        return None
+    return UnexplainedDivergence(layer=first.baseline.name, asks=list(outputs.divergence_asks(comparison)))
 
 
 def _dump_info(dump: Any) -> DumpInfo:
@@ -282,7 +299,9 @@ def section_markdown(section: OutputsSection, lang: str, level: int = 2) -> str:
         lines += _call_sites_markdown(first, lang)
     lines += ["", f"{head}# {_t('outputs.md-causes', lang)}", ""]
     ranked = [c for c in section.causes if c.significant]
-    if not ranked:
+    if section.unexplained is not None:
+        lines.append(unexplained_text(section.unexplained, lang, layer=md_code(section.unexplained.layer)))
+    elif not ranked:
         lines.append(_t("outputs.md-nothing", lang))
     for cause in ranked:
         lines += [f"{cause.rank}. **{cause.title}** ({cause.severity}, {cause.confidence:.2f})", ""]

@@ -12,6 +12,7 @@ from doctor.i18n import t
 
 if TYPE_CHECKING:
     from doctor.model import Cause, Evidence
+    from doctor.model.outputs import UnexplainedDivergence
 
 STATUS_KEYS = {
     "problem": "status_problem",
@@ -52,3 +53,11 @@ def evidence_line(role: str, summary: str, baseline_summary: str | None, lang: s
     if baseline_summary:
         text += f" ({t('baseline_showed', lang)}: {baseline_summary})"
     return text
+
+
+def unexplained_text(item: UnexplainedDivergence, lang: str, layer: str | None = None) -> str:
+    """An unexplained divergence as one sentence: where (`layer`: the name as the format shows it), and
+    what data would decide it."""
+    asks = [t(f"outputs_ask_{ask.replace('-', '_')}", lang) for ask in item.asks]
+    joined = t("outputs_asks_sep", lang).join(asks)
+    return t("outputs_unexplained", lang, layer=layer or item.layer, asks=joined)

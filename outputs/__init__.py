@@ -7,7 +7,7 @@ statistics with a dtype-aware tolerance, and emits symptoms for the knowledge en
 Public API: read_dump, find_mapping, load_mapping (reading); reads_in_place, read_dump_at, mapping_file
 (the same reading split for an isolated child that receives plain values); compare_dumps, depth_profile,
 TOLERANCES, OutputsComparison (comparing); output_symptoms, op_family, symptom_declarations (symptoms);
-Dump, Layer, TensorStats (the model).
+divergence_asks (what would decide a divergence no cause explains); Dump, Layer, TensorStats (the model).
 Names are imported on first use (PEP 562).
 """
 
@@ -31,6 +31,7 @@ _EXPORTS: dict[str, str] = {
     "output_symptoms": "outputs.symptoms",
     "op_family": "outputs.symptoms",
     "symptom_declarations": "outputs.symptoms",
+    "divergence_asks": "outputs.undecided",
     "Dump": "outputs.layers",
     "Layer": "outputs.layers",
     "TensorStats": "outputs.stats",
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
     from outputs.msprobe import load_mapping
     from outputs.stats import TensorStats
     from outputs.symptoms import op_family, output_symptoms, symptom_declarations
+    from outputs.undecided import divergence_asks
 
 __getattr__ = lazy_getattr(__name__, _EXPORTS, globals())
 
@@ -54,6 +56,7 @@ __all__ = [
     "TensorStats",
     "compare_dumps",
     "depth_profile",
+    "divergence_asks",
     "find_mapping",
     "load_mapping",
     "mapping_file",

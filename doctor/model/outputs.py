@@ -90,6 +90,22 @@ class DeterministicCost(Record):
     operators: Count = Field(description="How many of the target's operators are reductions or atomics.")
 
 
+# What would decide a divergence no known cause explains (outputs.undecided's ids, in order of action).
+DivergenceAsk = Literal["shapes", "layer-inputs", "network-inputs", "weights", "repeat"]
+
+
+class UnexplainedDivergence(Record):
+    """The outputs part ways and no known cause fits: the layer, and the data that would decide it."""
+
+    layer: str = Field(description="The first layer that parts ways.")
+    asks: list[DivergenceAsk] = Field(
+        description="What would decide it, leaving out what the dumps hold: `shapes` (the two call sites' "
+        "code and the layer's input shapes), `layer-inputs` (the layer's inputs in both dumps), "
+        "`network-inputs` (the network's inputs of both runs), `weights` (the parameters of both runs), "
+        "`repeat` (the baseline run and dumped twice on one input)."
+    )
+
+
 class OutputsSection(Record):
     """The outputs comparison of two runs."""
 
@@ -108,6 +124,11 @@ class OutputsSection(Record):
         description="Ranked causes of the difference (knowledge/rules/outputs-*.yaml)."
     )
     nothing_found: bool = Field(description="No significant cause: the runs agree, or nothing explains it.")
+    unexplained: UnexplainedDivergence | None = Field(
+        default=None,
+        description="The outputs part ways and no cause is significant: what would decide it; `null` when "
+        "they agree or a cause explains it.",
+    )
     deterministic_cost: DeterministicCost | None = Field(
         default=None,
         description="With profiles in the same report: the target's time the determinism fix can slow; "

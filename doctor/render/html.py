@@ -23,7 +23,7 @@ from doctor.i18n import t
 from doctor.plots import report_figures
 from doctor.report import Report
 from doctor.text import fmt_ms, fmt_number, fmt_percent, fmt_ratio, h
-from doctor.wording import evidence_text, severity_text
+from doctor.wording import evidence_text, severity_text, unexplained_text
 
 if TYPE_CHECKING:
     from doctor.model import ReportDocument
@@ -76,6 +76,7 @@ def environment() -> Environment:
         t=_translated,
         severity=_in_lang(severity_text),
         evidence=_in_lang(evidence_text),
+        unexplained=_in_lang(unexplained_text),
         number=fmt_number,
         ms=fmt_ms,
         ratio=fmt_ratio,
