@@ -31,6 +31,7 @@ PAIRS = [
     ("reference", "flipped", "outputs-random-preprocessing"),
     ("reference", "fp16", "outputs-precision-mode"),
     ("reference", "weights", "outputs-weights-differ"),
+    ("reference", "other_input", "outputs-different-inputs"),
     ("big_fp32", "big_fp16", "outputs-fp16-overflow"),
     ("readout_1thread", "readout_2threads", "outputs-nondeterministic"),
 ]

@@ -220,7 +220,7 @@ def test_two_dumps_lacking_the_same_data_that_agree_are_not_unexplained(tmp_path
     assert report.section.first_divergence is None and report.section.unexplained is None
 
 
-@pytest.mark.parametrize("target", ["dropout_on", "weights", "fp16"])
+@pytest.mark.parametrize("target", ["dropout_on", "weights", "fp16", "other_input"])
 def test_a_chinese_outputs_report_has_no_english_sentence(target: str) -> None:
     from tests.support.language import english_sentences
 
