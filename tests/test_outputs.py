@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 import shutil
 import zipfile
 from collections.abc import Sequence
@@ -206,8 +207,24 @@ def test_statistic_csv_gives_the_comparison_the_npy_files_give(tmp_path: Path) -
     assert from_csv.first.output.rel_diff == pytest.approx(from_npy.first.output.rel_diff, rel=1e-6)
 
 
-def _write_statistic_csv(folder: Path, out: Path) -> None:
-    """Rows with the statistic.csv header of the MindSpore dump documentation, values from the .npy files."""
+def test_layers_align_across_versions_that_number_and_scope_ops_differently(tmp_path: Path) -> None:
+    """Another MindSpore version numbers its ops otherwise (Conv2D-op0 here, Conv2D-op17 there) and writes
+    scopes with "/" (statistic.csv) where the CPU dump's file names use "_": the same run still matches
+    layer for layer and agrees everywhere, and a real difference is still found at its layer."""
+    renumber = {"reference": 17, "bn_train": 23}
+    for name, offset in renumber.items():
+        _write_statistic_csv(DUMPS / name, tmp_path / name / "statistic.csv", op_offset=offset)
+    same = _compare(DUMPS / "reference", tmp_path / "reference")
+    assert len(same.layers) == 6 and same.first is None
+    assert not same.alignment.only_baseline and not same.alignment.only_target
+    assert all(d.target.name.endswith("-op17") and not d.baseline.name.endswith("-op17") for d in same.layers)
+    other = _compare(DUMPS / "reference", tmp_path / "bn_train")
+    assert other.first is not None and other.first.target.name.endswith("BatchNorm-op23")
+
+
+def _write_statistic_csv(folder: Path, out: Path, op_offset: int = 0) -> None:
+    """Rows with the statistic.csv header of the MindSpore dump documentation, values from the .npy files
+    (`op_offset` added to every -opN number, as another version's compiler numbers ops)."""
     from outputs.ms_dump import tensor_files
     from outputs.stats import npy_stats
 
@@ -230,12 +247,18 @@ def _write_statistic_csv(folder: Path, out: Path) -> None:
         writer.writerow(header)
         for item in sorted(tensor_files(folder), key=lambda f: f.timestamp):
             s = npy_stats(item.path)
+            name = _renumbered(item.op_name.replace("_", "/", 1), op_offset)
             shape = "(" + ",".join(str(n) for n in s.shape) + ")"
             writer.writerow(
-                [item.op_type, item.op_name.replace("_", "/", 1), 0, 0, item.timestamp, item.io,
-                 item.slot, item.size, s.dtype, shape, s.max, s.min, s.mean, s.count,
+                [item.op_type, name, 0, 0, item.timestamp, item.io, item.slot, item.size, s.dtype, shape,
+                 s.max, s.min, s.mean, s.count,
                  s.nan, 0, s.inf, s.norm]
             )  # fmt: skip
+
+
+def _renumbered(op_name: str, offset: int) -> str:
+    """`op_name` with `offset` added to its trailing -opN (unchanged without one)."""
+    return re.sub(r"-op(\d+)$", lambda m: f"-op{int(m.group(1)) + offset}", op_name)
 
 
 def test_tolerance_follows_the_less_precise_dtype() -> None:
